@@ -1,0 +1,47 @@
+# grail: `make run` checks a bundled example and serves the demo; `make test` runs every test.
+# Each step skips work already done, so a warm machine is fast.
+SHELL := /bin/bash
+.DEFAULT_GOAL := help
+export CARGO_TERM_COLOR ?= never
+
+.PHONY: help run test test-rust test-python test-js test-browser deps deps-rust deps-browser build-cli bench fuzz lint
+
+help:
+	@echo "make run    build the CLI, check a bundled example, serve the web demo on localhost"
+	@echo "make test   install what tests need, run Rust, Python, JS/Node and browser tests"
+	@echo "make bench  benchmarks (not part of make test)"
+
+build-cli:
+	cargo build --release -p grail-cli
+
+run: build-cli
+	./target/release/grail check examples/lost-update.edn || true
+	@bash scripts/serve-demo.sh
+
+test: test-rust test-python test-js test-browser
+	@echo "make test: all suites passed"
+
+test-rust:
+	cargo fmt --all -- --check
+	cargo test --workspace --release
+
+test-python:
+	bash scripts/test-python.sh
+
+test-js: deps-wasm
+	bash scripts/test-js.sh
+
+test-browser: deps-browser deps-wasm
+	bash scripts/test-browser.sh
+
+deps-wasm:
+	bash scripts/deps-wasm.sh
+
+deps-browser:
+	bash scripts/deps-browser.sh
+
+bench:
+	bash scripts/bench.sh
+
+fuzz:
+	bash scripts/fuzz.sh

@@ -1,0 +1,218 @@
+//! `grail`: check a transaction history for isolation anomalies.
+//!
+//! Exit codes: 0 all requested levels hold (or, for `stats`, no anomaly), 1 a level is violated
+//! (or an anomaly was found; or a verdict is unknown), 2 bad input or usage.
+
+use clap::{Parser, Subcommand};
+use grail_core::{report::text, CheckOptions, Format, History, Level};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+#[derive(Parser)]
+#[command(name = "grail", version, about = "Check transaction histories for isolation anomalies (SER, SI, PSI, PL-2, PL-1)")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Args)]
+struct Input {
+    /// History file: Jepsen EDN, elle-cli JSON or grail's native JSON; `.gz` accepted; `-` for stdin.
+    history: PathBuf,
+    /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines).
+    #[arg(long)]
+    wal: Option<PathBuf>,
+    /// Input format.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
+    format: String,
+    /// Print phase timings to standard error.
+    #[arg(short, long)]
+    verbose: bool,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Check isolation levels; print the verdict table, or JSON.
+    Check {
+        #[command(flatten)]
+        input: Input,
+        /// Levels to check, comma-separated.
+        #[arg(long, default_value = "SER,SI,PSI,PL-2,PL-1")]
+        levels: String,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write each level's counterexample cycles as DOT files into this folder.
+        #[arg(long)]
+        dot: Option<PathBuf>,
+        /// Stop searching after this many steps (edge visits); undecided levels become unknown.
+        #[arg(long)]
+        max_steps: Option<u64>,
+        /// Stop searching after this many seconds; undecided levels become unknown.
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// At most this many cycles per anomaly (one per strongly connected component).
+        #[arg(long, default_value_t = 8)]
+        max_cycles: usize,
+    },
+    /// Print graph statistics and the anomalies found while building the graph.
+    Stats {
+        #[command(flatten)]
+        input: Input,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Print the dependency graph as JSON.
+    Graph {
+        #[command(flatten)]
+        input: Input,
+        /// Required: the graph is printed as JSON.
+        #[arg(long, required = true)]
+        json: bool,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli) {
+        Ok(code) => ExitCode::from(code),
+        Err(msg) => {
+            eprintln!("grail: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Read a file (or stdin), unzipping gzip.
+fn slurp(path: &Path) -> Result<Vec<u8>, String> {
+    let raw = if path == Path::new("-") {
+        let mut buf = Vec::new();
+        std::io::stdin().read_to_end(&mut buf).map_err(|e| format!("reading standard input: {e}"))?;
+        buf
+    } else {
+        std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?
+    };
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::with_capacity(raw.len() * 8);
+        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).map_err(|e| format!("{}: not a valid gzip file: {e}", path.display()))?;
+        Ok(out)
+    } else {
+        Ok(raw)
+    }
+}
+
+fn load(input: &Input) -> Result<History, String> {
+    let t0 = Instant::now();
+    let text = slurp(&input.history)?;
+    let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
+    let name = input.history.display();
+    let mut h = grail_core::read(&text, format).map_err(|e| format!("{name}: {e}"))?;
+    if let Some(wal) = &input.wal {
+        let log = slurp(wal)?;
+        grail_core::read_wal(&mut h, &log).map_err(|e| format!("{}: {e}", wal.display()))?;
+    }
+    if input.verbose {
+        eprintln!("read {} transactions ({} MB) in {:.3} s", h.txns.len(), text.len() / 1_000_000, t0.elapsed().as_secs_f64());
+    }
+    Ok(h)
+}
+
+fn run(cli: Cli) -> Result<u8, String> {
+    match cli.cmd {
+        Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles } => {
+            let h = load(&input)?;
+            let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
+            let t0 = Instant::now();
+            let inf = grail_core::infer(&h);
+            if input.verbose {
+                eprintln!("built the graph in {:.3} s", t0.elapsed().as_secs_f64());
+            }
+            let t1 = Instant::now();
+            let opts = CheckOptions { levels, max_steps, max_cycles };
+            let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+            let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
+            let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
+            if input.verbose {
+                eprintln!("checked in {:.3} s", t1.elapsed().as_secs_f64());
+            }
+            if let Some(dir) = dot {
+                std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                for (l, lr) in &report.levels.0 {
+                    for (i, c) in lr.cycles.iter().enumerate() {
+                        let path = dir.join(format!("{}-{}.dot", l.name(), i));
+                        std::fs::write(&path, grail_core::report::dot::cycle_dot(c)).map_err(|e| format!("{}: {e}", path.display()))?;
+                    }
+                }
+            }
+            if json {
+                println!("{}", report.to_json());
+            } else {
+                print!("{}", text::render(&report));
+            }
+            Ok(if report.valid == Some(true) { 0 } else { 1 })
+        }
+        Cmd::Stats { input, json } => {
+            let h = load(&input)?;
+            let inf = grail_core::infer(&h);
+            let report = grail_core::check_inferred(&h, &inf, &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1 }, None);
+            let findings: Vec<_> = report.anomalies.iter().filter(|a| a.cycle.is_none()).collect();
+            if json {
+                let out = serde_json::json!({
+                    "model": report.model,
+                    "stats": report.stats,
+                    "anomalies": findings,
+                    "notes": report.notes,
+                });
+                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+            } else {
+                let s = &report.stats;
+                println!("model          {}", report.model);
+                for (name, v) in [
+                    ("transactions", s.transactions),
+                    ("committed", s.committed),
+                    ("aborted", s.aborted),
+                    ("indeterminate", s.indeterminate),
+                    ("vertices", s.vertices),
+                    ("edges", s.edges),
+                    ("ww", s.ww),
+                    ("wr", s.wr),
+                    ("rw", s.rw),
+                ] {
+                    println!("{name:<14} {v}");
+                }
+                println!("{:<14} {:.4}", "density", s.density);
+                for a in &findings {
+                    println!("\n{}: {}", a.kind, a.explanation);
+                }
+                for n in &report.notes {
+                    println!("\nnote: {n}");
+                }
+            }
+            Ok(if findings.is_empty() { 0 } else { 1 })
+        }
+        Cmd::Graph { input, json: _ } => {
+            let h = load(&input)?;
+            let inf = grail_core::infer(&h);
+            let g = &inf.graph;
+            let vertices: Vec<u64> = (0..h.txns.len()).filter(|&t| g.is_vertex[t]).map(|t| h.txns[t].id).collect();
+            let edges: Vec<serde_json::Value> = g
+                .edges
+                .iter()
+                .map(|e| {
+                    serde_json::json!({
+                        "from": h.txns[e.from as usize].id,
+                        "to": h.txns[e.to as usize].id,
+                        "type": e.ty.as_str(),
+                        "key": h.value_json(h.key(e.key(&h))),
+                        "from_op": text::op_ref(&h, e.from_op),
+                        "to_op": text::op_ref(&h, e.to_op),
+                    })
+                })
+                .collect();
+            println!("{}", serde_json::json!({ "vertices": vertices, "edges": edges, "stats": g.stats(&h), "notes": inf.notes }));
+            Ok(0)
+        }
+    }
+}

@@ -1,0 +1,152 @@
+//! The dependency graph between transactions (Adya's DSG): WW, WR and RW edges with provenance.
+
+pub mod search;
+
+use crate::history::{History, KeyId, TxnId};
+use serde::{Deserialize, Serialize};
+
+/// The type of a dependency.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EdgeType {
+    /// Write dependency: `to` installed the version after `from`'s.
+    Ww = 0,
+    /// Read dependency: `to` read the version `from` installed.
+    Wr = 1,
+    /// Anti-dependency: `from` read a version that `to` overwrote.
+    Rw = 2,
+}
+
+impl EdgeType {
+    pub const ALL: [EdgeType; 3] = [EdgeType::Ww, EdgeType::Wr, EdgeType::Rw];
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EdgeType::Ww => "ww",
+            EdgeType::Wr => "wr",
+            EdgeType::Rw => "rw",
+        }
+    }
+    pub fn bit(self) -> u8 {
+        1 << (self as u8)
+    }
+}
+
+/// A dependency with its provenance: the two micro-operations that justify it (indices into
+/// [`History::ops`]); the key and the values follow from them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct Edge {
+    pub from: TxnId,
+    pub to: TxnId,
+    pub ty: EdgeType,
+    pub from_op: u32,
+    pub to_op: u32,
+}
+
+impl Edge {
+    pub fn key(&self, h: &History) -> KeyId {
+        h.ops[self.to_op as usize].key
+    }
+}
+
+/// Graph statistics as in the GRAIL thesis, Table 5.3.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Stats {
+    pub transactions: usize,
+    pub committed: usize,
+    pub aborted: usize,
+    pub indeterminate: usize,
+    /// Committed transactions, plus indeterminate ones whose writes were observed.
+    pub vertices: usize,
+    /// Distinct (from, to, type) triples.
+    pub edges: usize,
+    pub ww: usize,
+    pub wr: usize,
+    pub rw: usize,
+    /// Edges per vertex.
+    pub density: f64,
+}
+
+/// The dependency graph of a history's committed transactions.
+#[derive(Debug, Clone)]
+pub struct DependencyGraph {
+    /// Whether each transaction is a vertex (indexed by [`TxnId`]).
+    pub is_vertex: Vec<bool>,
+    /// One edge per (from, to, type, key), sorted; the provenance kept is the first found.
+    pub edges: Vec<Edge>,
+    /// CSR adjacency over distinct (from, to) pairs: `adj[offsets[v]..offsets[v+1]]` are
+    /// `(to, mask of EdgeType bits)`.
+    pub offsets: Vec<u32>,
+    pub adj: Vec<(TxnId, u8)>,
+}
+
+impl DependencyGraph {
+    /// Build from raw edges (any order, duplicates allowed; self-loops dropped).
+    pub fn new(h: &History, is_vertex: Vec<bool>, mut raw: Vec<Edge>) -> DependencyGraph {
+        raw.retain(|e| e.from != e.to);
+        raw.sort_unstable_by(|a, b| (a.from, a.to, a.ty, h.ops[a.to_op as usize].key, a.from_op, a.to_op).cmp(&(b.from, b.to, b.ty, h.ops[b.to_op as usize].key, b.from_op, b.to_op)));
+        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && h.ops[a.to_op as usize].key == h.ops[b.to_op as usize].key);
+        let n = is_vertex.len();
+        let mut offsets = vec![0u32; n + 1];
+        let mut adj: Vec<(TxnId, u8)> = Vec::new();
+        let mut i = 0;
+        for v in 0..n {
+            while i < raw.len() && raw[i].from as usize == v {
+                let to = raw[i].to;
+                let mut mask = 0u8;
+                while i < raw.len() && raw[i].from as usize == v && raw[i].to == to {
+                    mask |= raw[i].ty.bit();
+                    i += 1;
+                }
+                adj.push((to, mask));
+            }
+            offsets[v + 1] = adj.len() as u32;
+        }
+        DependencyGraph { is_vertex, edges: raw, offsets, adj }
+    }
+
+    pub fn vertex_count(&self) -> usize {
+        self.is_vertex.iter().filter(|&&v| v).count()
+    }
+
+    /// Successors of `v` with the mask of edge types to each.
+    pub fn out(&self, v: TxnId) -> &[(TxnId, u8)] {
+        &self.adj[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
+    }
+
+    /// Distinct (from, to, type) counts.
+    pub fn counts(&self) -> [usize; 3] {
+        let mut c = [0usize; 3];
+        for &(_, mask) in &self.adj {
+            for t in EdgeType::ALL {
+                if mask & t.bit() != 0 {
+                    c[t as usize] += 1;
+                }
+            }
+        }
+        c
+    }
+
+    /// The first edge (by provenance order) of a type between two transactions.
+    pub fn edge(&self, from: TxnId, to: TxnId, ty: EdgeType) -> Option<&Edge> {
+        let i = self.edges.partition_point(|e| (e.from, e.to, e.ty) < (from, to, ty));
+        self.edges.get(i).filter(|e| e.from == from && e.to == to && e.ty == ty)
+    }
+
+    pub fn stats(&self, h: &History) -> Stats {
+        let [ww, wr, rw] = self.counts();
+        let vertices = self.vertex_count();
+        let edges = ww + wr + rw;
+        Stats {
+            transactions: h.txns.len(),
+            committed: h.count(crate::history::Status::Committed),
+            aborted: h.count(crate::history::Status::Aborted),
+            indeterminate: h.count(crate::history::Status::Indeterminate),
+            vertices,
+            edges,
+            ww,
+            wr,
+            rw,
+            density: if vertices == 0 { 0.0 } else { edges as f64 / vertices as f64 },
+        }
+    }
+}

@@ -1,0 +1,183 @@
+//! Building a [`History`] operation by operation; every reader goes through it.
+
+use super::{Arg, History, Interner, KeyId, Model, Op, OpKind, Status, Sym, Transaction, Value};
+use crate::error::{Error, ErrorKind};
+use rustc_hash::FxHashMap;
+
+/// Where a reader saw something, for errors found after the fact.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Place {
+    pub line: u32,
+    pub column: u32,
+}
+
+/// Metadata of a transaction being finished.
+#[derive(Debug, Clone, Default)]
+pub struct TxnMeta {
+    pub id: Option<u64>,
+    pub process: Option<i64>,
+    pub invoke_time: Option<i64>,
+    pub complete_time: Option<i64>,
+    pub label: Option<Sym>,
+    pub line: u32,
+}
+
+/// Accumulates transactions; see [`HistoryBuilder::finish`].
+#[derive(Debug, Default)]
+pub struct HistoryBuilder {
+    h: Option<History>,
+    key_index: FxHashMap<Value, KeyId>,
+    txn_start: u32,
+    first_list: Option<Place>,
+    first_register: Option<Place>,
+}
+
+impl HistoryBuilder {
+    pub fn new() -> Self {
+        HistoryBuilder {
+            h: Some(History {
+                txns: Vec::new(),
+                ops: Vec::new(),
+                elems: Vec::new(),
+                canon: Vec::new(),
+                keys: Vec::new(),
+                strings: Interner::default(),
+                model: Model::Empty,
+                version_order: None,
+            }),
+            ..Default::default()
+        }
+    }
+
+    fn h(&mut self) -> &mut History {
+        self.h.as_mut().expect("builder used after finish")
+    }
+
+    pub fn intern(&mut self, s: &str) -> Sym {
+        self.h().strings.intern(s)
+    }
+
+    pub fn str_value(&mut self, s: &str) -> Value {
+        Value::Str(self.intern(s))
+    }
+
+    pub fn key(&mut self, v: Value) -> KeyId {
+        if let Some(&k) = self.key_index.get(&v) {
+            return k;
+        }
+        let h = self.h.as_mut().expect("builder used after finish");
+        let k = h.keys.len() as KeyId;
+        h.keys.push(v);
+        h.canon.push(Vec::new());
+        self.key_index.insert(v, k);
+        k
+    }
+
+    /// Number of operations pushed so far, to roll back a transaction that turns out not to be one.
+    pub fn mark(&self) -> usize {
+        self.h.as_ref().map_or(0, |h| h.ops.len())
+    }
+
+    pub fn rollback(&mut self, mark: usize) {
+        self.h().ops.truncate(mark);
+    }
+
+    fn note(&mut self, list: bool, place: Place) {
+        let slot = if list { &mut self.first_list } else { &mut self.first_register };
+        if slot.is_none() {
+            *slot = Some(place);
+        }
+    }
+
+    pub fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place) {
+        self.note(kind == OpKind::Append, place);
+        self.h().ops.push(Op { kind, key, arg: Arg::Val(value) });
+    }
+
+    /// A read whose result is `nil` (unknown, initial, or empty).
+    pub fn push_read_nil(&mut self, key: KeyId) {
+        self.h().ops.push(Op { kind: OpKind::Read, key, arg: Arg::Nil });
+    }
+
+    pub fn push_read_scalar(&mut self, key: KeyId, value: Value, place: Place) {
+        self.note(false, place);
+        self.h().ops.push(Op { kind: OpKind::Read, key, arg: Arg::Val(value) });
+    }
+
+    /// A list read; stored as a prefix of the key's canonical list when it is one.
+    pub fn push_read_list(&mut self, key: KeyId, elems: &[Value], place: Place) {
+        self.note(true, place);
+        let h = self.h.as_mut().expect("builder used after finish");
+        let canon = &mut h.canon[key as usize];
+        let common = canon.iter().zip(elems).take_while(|(a, b)| a == b).count();
+        let arg = if common == elems.len() {
+            Arg::Prefix(elems.len() as u32)
+        } else if common == canon.len() {
+            canon.extend_from_slice(&elems[common..]);
+            Arg::Prefix(elems.len() as u32)
+        } else {
+            let start = h.elems.len() as u32;
+            h.elems.extend_from_slice(elems);
+            Arg::List { start, len: elems.len() as u32 }
+        };
+        h.ops.push(Op { kind: OpKind::Read, key, arg });
+    }
+
+    /// Close the transaction made of the operations pushed since the last one.
+    pub fn finish_txn(&mut self, status: Status, meta: TxnMeta) -> u32 {
+        let start = self.txn_start;
+        let h = self.h.as_mut().expect("builder used after finish");
+        let end = h.ops.len() as u32;
+        let tid = h.txns.len() as u32;
+        h.txns.push(Transaction {
+            id: meta.id.unwrap_or(tid as u64),
+            process: meta.process,
+            invoke_time: meta.invoke_time,
+            complete_time: meta.complete_time,
+            label: meta.label,
+            status,
+            ops_start: start,
+            ops_end: end,
+            line: meta.line,
+        });
+        self.txn_start = end;
+        tid
+    }
+
+    /// Discard operations pushed since the last finished transaction.
+    pub fn abandon_txn(&mut self) {
+        let start = self.txn_start as usize;
+        self.h().ops.truncate(start);
+    }
+
+    pub fn txn_count(&self) -> usize {
+        self.h.as_ref().map_or(0, |h| h.txns.len())
+    }
+
+    /// The history, with its data model decided. Fails when list and register operations mix.
+    pub fn finish(mut self) -> Result<History, Error> {
+        let mut h = self.h.take().expect("builder finished twice");
+        h.model = match (self.first_list, self.first_register) {
+            (Some(l), Some(r)) => {
+                let (a, b, what) = if (l.line, l.column) > (r.line, r.column) {
+                    (l, r, "a list operation (append or list read)")
+                } else {
+                    (r, l, "a register operation (write or scalar read)")
+                };
+                return Err(Error::at(
+                    ErrorKind::MixedModel,
+                    a.line,
+                    a.column,
+                    format!(
+                        "expected the same data model throughout, found {what} after the other model's first operation at line {}, column {}",
+                        b.line, b.column
+                    ),
+                ));
+            }
+            (Some(_), None) => Model::ListAppend,
+            (None, Some(_)) => Model::RwRegister,
+            (None, None) => Model::Empty,
+        };
+        Ok(h)
+    }
+}

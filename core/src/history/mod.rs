@@ -1,0 +1,187 @@
+//! The history model: transactions of micro-operations over keys, as a database test records them.
+//!
+//! Keys and string values are interned; operations live in one flat arena so that a
+//! million-transaction history costs tens of bytes per operation. List reads are stored as a
+//! prefix length into a per-key canonical list when they are one (the common case: every
+//! correct read of a list is a prefix of the longest), and copied whole only otherwise.
+
+pub mod builder;
+mod value;
+
+pub use builder::HistoryBuilder;
+pub use value::{Interner, Sym, Value};
+
+use serde::Serialize;
+
+/// Index of a transaction in [`History::txns`].
+pub type TxnId = u32;
+/// Index of an interned key in [`History::keys`].
+pub type KeyId = u32;
+
+/// How a transaction ended, as the client saw it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Status {
+    /// `:ok`: the transaction committed.
+    Committed,
+    /// `:fail`: the transaction aborted; its writes must never be seen.
+    Aborted,
+    /// `:info` or no completion: it may or may not have committed.
+    Indeterminate,
+}
+
+impl Status {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Status::Committed => "committed",
+            Status::Aborted => "aborted",
+            Status::Indeterminate => "indeterminate",
+        }
+    }
+}
+
+/// The kind of a micro-operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OpKind {
+    Read,
+    /// Register write.
+    Write,
+    /// List append.
+    Append,
+}
+
+impl OpKind {
+    /// The name used in Jepsen histories.
+    pub fn jepsen(self) -> &'static str {
+        match self {
+            OpKind::Read => "r",
+            OpKind::Write => "w",
+            OpKind::Append => "append",
+        }
+    }
+}
+
+/// The argument or result of a micro-operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Arg {
+    /// `nil`: an unknown read result (in an invocation), the initial register value, or an empty list.
+    Nil,
+    /// A scalar: the value written or appended, or a register read's result.
+    Val(Value),
+    /// A list read equal to the first `len` elements of the key's canonical list.
+    Prefix(u32),
+    /// A list read that is not a canonical prefix, stored in [`History::elems`].
+    List { start: u32, len: u32 },
+}
+
+/// One micro-operation of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Op {
+    pub kind: OpKind,
+    pub key: KeyId,
+    pub arg: Arg,
+}
+
+/// One transaction: its operations and what is known of its execution.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Transaction {
+    /// The id users see: the Jepsen `:index` of the completion, the native `id`, or the position
+    /// of the completion in the input when neither is given.
+    pub id: u64,
+    pub process: Option<i64>,
+    pub invoke_time: Option<i64>,
+    pub complete_time: Option<i64>,
+    pub label: Option<Sym>,
+    pub status: Status,
+    /// Range of this transaction's operations in [`History::ops`].
+    pub ops_start: u32,
+    pub ops_end: u32,
+    /// 1-based line of the completion (or of the record) in the input; 0 when unknown.
+    pub line: u32,
+}
+
+/// The data model the history's operations belong to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Model {
+    ListAppend,
+    RwRegister,
+    /// Only reads of `nil`, or no operations: either model gives the same graph.
+    Empty,
+}
+
+/// Per-key version order of register writes, as a write-ahead log gives it.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct VersionOrder {
+    /// For each key, the values written, in the order they were installed.
+    pub per_key: rustc_hash::FxHashMap<KeyId, Vec<Value>>,
+}
+
+/// A whole history.
+#[derive(Debug, Clone)]
+pub struct History {
+    pub txns: Vec<Transaction>,
+    pub ops: Vec<Op>,
+    /// Element arena for list reads that are not canonical prefixes.
+    pub elems: Vec<Value>,
+    /// Canonical list per key (the longest compatible read seen); `Arg::Prefix` points into it.
+    pub canon: Vec<Vec<Value>>,
+    pub keys: Vec<Value>,
+    pub strings: Interner,
+    pub model: Model,
+    pub version_order: Option<VersionOrder>,
+}
+
+impl History {
+    pub fn ops_of(&self, t: TxnId) -> &[Op] {
+        let t = &self.txns[t as usize];
+        &self.ops[t.ops_start as usize..t.ops_end as usize]
+    }
+
+    /// The elements of a list read (empty for `nil`).
+    pub fn list(&self, op: &Op) -> &[Value] {
+        match op.arg {
+            Arg::Prefix(len) => &self.canon[op.key as usize][..len as usize],
+            Arg::List { start, len } => &self.elems[start as usize..(start + len) as usize],
+            Arg::Nil | Arg::Val(_) => &[],
+        }
+    }
+
+    /// The value a write or append operation wrote.
+    pub fn written(&self, o: u32) -> Option<Value> {
+        match self.ops.get(o as usize)?.arg {
+            Arg::Val(v) => Some(v),
+            _ => None,
+        }
+    }
+
+    pub fn key(&self, k: KeyId) -> Value {
+        self.keys[k as usize]
+    }
+
+    /// A value as text, the way Jepsen prints it (`3`, `"x"` shown bare as `x`).
+    pub fn show(&self, v: Value) -> String {
+        match v {
+            Value::Int(i) => i.to_string(),
+            Value::Str(s) => self.strings.get(s).to_string(),
+        }
+    }
+
+    /// A value as JSON (numbers stay numbers).
+    pub fn value_json(&self, v: Value) -> serde_json::Value {
+        match v {
+            Value::Int(i) => serde_json::Value::from(i),
+            Value::Str(s) => serde_json::Value::from(self.strings.get(s)),
+        }
+    }
+
+    pub fn label(&self, t: TxnId) -> Option<&str> {
+        self.txns[t as usize].label.map(|s| self.strings.get(s))
+    }
+
+    /// Count of transactions by status.
+    pub fn count(&self, status: Status) -> usize {
+        self.txns.iter().filter(|t| t.status == status).count()
+    }
+}

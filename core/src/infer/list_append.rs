@@ -1,0 +1,186 @@
+//! List-append inference: the version order of a key is its longest read (traceability), as in
+//! GRAIL (thesis Appendix D, Algorithm 11) and Elle.
+//!
+//! WW joins the writers of consecutive elements; WR joins the writer of a read's last element to
+//! the reader; RW joins a reader to the writer of the element after its last. Appends no read
+//! observed come after every observed version, in an unknown order: WW from the last observed
+//! writer and RW from its readers to each (Algorithm 11, lines 16-18). A read after the
+//! transaction's own append to the key is internal: checked, never an edge.
+
+use super::{Ctx, WriteInfo};
+use crate::anomaly::AnomalyKind;
+use crate::graph::EdgeType;
+use crate::history::{History, KeyId, OpKind, Status, TxnId, Value};
+use rustc_hash::FxHashSet;
+
+pub(crate) fn infer(h: &History, cx: &mut Ctx) {
+    let appends = cx.writes(OpKind::Append);
+    let nkeys = h.keys.len();
+    // External reads of committed transactions, per key: (txn, op).
+    let mut reads: Vec<Vec<(TxnId, u32)>> = vec![Vec::new(); nkeys];
+    // The longest trustworthy committed read per key: (len, op).
+    let mut longest: Vec<Option<(usize, u32)>> = vec![None; nkeys];
+
+    for (t, txn) in h.txns.iter().enumerate() {
+        if txn.status != Status::Committed {
+            continue;
+        }
+        let t = t as TxnId;
+        for o in txn.ops_start..txn.ops_end {
+            let op = h.ops[o as usize];
+            if op.kind != OpKind::Read {
+                continue;
+            }
+            let list = h.list(&op);
+            let (prev, own, internal) = own_view(h, txn.ops_start, o, op.key);
+            let consistent = match prev {
+                Some(p) => {
+                    let before = h.list(&h.ops[p as usize]);
+                    list.len() == before.len() + own.len() && list.starts_with(before) && list.ends_with(&own)
+                }
+                None => list.ends_with(&own),
+            };
+            if !consistent {
+                let earlier = prev.map(|p| (t, p));
+                cx.finding(AnomalyKind::Internal, Some(op.key), None, earlier, &[(t, o)]);
+            }
+            if !internal {
+                reads[op.key as usize].push((t, o));
+            }
+            // A read disagreeing with an earlier read is still an observation of the database.
+            if (consistent || !internal) && longest[op.key as usize].is_none_or(|(len, _)| list.len() > len) {
+                longest[op.key as usize] = Some((list.len(), o));
+            }
+        }
+    }
+
+    let mut by_key: Vec<Vec<WriteInfo>> = vec![Vec::new(); nkeys];
+    for (&(k, _), &w) in &appends {
+        if w.last {
+            by_key[k as usize].push(w);
+        }
+    }
+    // Promote first: an indeterminate append that anyone observed committed.
+    for k in 0..nkeys {
+        let Some((_, lop)) = longest[k] else { continue };
+        for &e in h.list(&h.ops[lop as usize]) {
+            if let Some(w) = appends.get(&(k as KeyId, e)) {
+                cx.promote(w.txn);
+            }
+        }
+    }
+    for k in 0..nkeys {
+        let mut ws = std::mem::take(&mut by_key[k]);
+        ws.sort_unstable_by_key(|w| w.op);
+        key_edges(h, cx, &appends, k as KeyId, longest[k].map(|l| l.1), &reads[k], &ws);
+    }
+}
+
+/// For a read at op `o`: the transaction's last earlier read of the key, its own appends to the
+/// key since then (or since it began), and whether it appended to the key before at all.
+fn own_view(h: &History, start: u32, o: u32, key: KeyId) -> (Option<u32>, Vec<Value>, bool) {
+    let mut prev = None;
+    let mut own = Vec::new();
+    let mut appended = false;
+    for p in start..o {
+        let op = &h.ops[p as usize];
+        if op.key != key {
+            continue;
+        }
+        match (op.kind, op.arg) {
+            (OpKind::Read, _) => {
+                prev = Some(p);
+                own.clear();
+            }
+            (_, crate::history::Arg::Val(v)) => {
+                own.push(v);
+                appended = true;
+            }
+            _ => {}
+        }
+    }
+    (prev, own, appended)
+}
+
+fn key_edges(
+    h: &History,
+    cx: &mut Ctx,
+    appends: &rustc_hash::FxHashMap<(KeyId, Value), WriteInfo>,
+    k: KeyId,
+    longest_op: Option<u32>,
+    reads: &[(TxnId, u32)],
+    last_appends: &[WriteInfo],
+) {
+    let order: &[Value] = longest_op.map_or(&[], |o| h.list(&h.ops[o as usize]));
+    let writer = |i: usize| appends.get(&(k, order[i])).copied();
+    let observed: FxHashSet<Value> = order.iter().copied().collect();
+
+    // Elements nobody appended, or an aborted transaction appended.
+    for (i, &e) in order.iter().enumerate() {
+        let w = writer(i);
+        let kind = match w {
+            None => AnomalyKind::GarbageRead,
+            Some(w) if cx.status(w.txn) == Status::Aborted => AnomalyKind::G1a,
+            _ => continue,
+        };
+        let readers: Vec<(TxnId, u32)> = reads.iter().copied().filter(|&(_, o)| h.list(&h.ops[o as usize]).len() > i).collect();
+        if !readers.is_empty() {
+            cx.finding(kind, Some(k), Some(e), w.map(|w| (w.txn, w.op)), &readers);
+        }
+    }
+    // WW between consecutive versions.
+    for i in 1..order.len() {
+        if let (Some(a), Some(b)) = (writer(i - 1), writer(i)) {
+            if good(cx, &a) && good(cx, &b) {
+                cx.edge(EdgeType::Ww, a.op, b.op);
+            }
+        }
+    }
+    let unobserved: Vec<WriteInfo> = last_appends.iter().copied().filter(|w| cx.is_vertex[w.txn as usize] && h.written(w.op).is_some_and(|v| !observed.contains(&v))).collect();
+    if let Some(last) = order.len().checked_sub(1).and_then(writer).filter(|w| good(cx, w)) {
+        for u in &unobserved {
+            cx.edge(EdgeType::Ww, last.op, u.op);
+        }
+    }
+    for &(r, o) in reads {
+        let list = h.list(&h.ops[o as usize]);
+        let n = list.len();
+        if n > order.len() || order[..n] != *list {
+            let longest = longest_op.map(|lo| (cx.op_txn[lo as usize], lo));
+            cx.finding(AnomalyKind::IncompatibleOrder, Some(k), None, longest, &[(r, o)]);
+            for &e in list {
+                if let Some(w) = appends.get(&(k, e)) {
+                    match cx.status(w.txn) {
+                        Status::Aborted => cx.finding(AnomalyKind::G1a, Some(k), Some(e), Some((w.txn, w.op)), &[(r, o)]),
+                        _ => cx.promote(w.txn),
+                    }
+                }
+            }
+            continue;
+        }
+        if n > 0 {
+            let Some(w) = writer(n - 1) else { continue };
+            if !good(cx, &w) {
+                continue; // aborted: G1a, reported above
+            }
+            if !w.last {
+                cx.finding(AnomalyKind::G1b, Some(k), Some(list[n - 1]), Some((w.txn, w.op)), &[(r, o)]);
+                continue; // an intermediate read justifies no edge (thesis 2.2, H7)
+            }
+            cx.edge(EdgeType::Wr, w.op, o);
+        }
+        if n < order.len() {
+            if let Some(next) = writer(n).filter(|w| good(cx, w)) {
+                cx.edge(EdgeType::Rw, o, next.op);
+            }
+        } else {
+            for u in &unobserved {
+                cx.edge(EdgeType::Rw, o, u.op);
+            }
+        }
+    }
+}
+
+fn good(cx: &Ctx, w: &WriteInfo) -> bool {
+    cx.is_vertex[w.txn as usize]
+}

@@ -1,0 +1,122 @@
+//! Workload inference: from a history to dependency edges and the non-cycle anomalies.
+//!
+//! One module per data model, as Elle keeps them; the graph and search code knows no workload.
+//! Rules common to both: only committed transactions are vertices, plus indeterminate ones
+//! whose writes some committed transaction observed (or the version order lists): those must
+//! have committed. Aborted writes never create edges; reading them is G1a.
+
+mod list_append;
+mod rw_register;
+
+use crate::anomaly::{AnomalyKind, Finding};
+use crate::graph::{DependencyGraph, Edge, EdgeType};
+use crate::history::{History, KeyId, Model, OpKind, Status, TxnId, Value};
+use rustc_hash::FxHashMap;
+
+/// How many readers a finding lists by name; the rest are counted.
+const MAX_READERS: usize = 8;
+
+/// The graph, the anomalies found while building it, and notes on what could not be inferred.
+#[derive(Debug, Clone)]
+pub struct Inference {
+    pub graph: DependencyGraph,
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+}
+
+/// Build the dependency graph of a history.
+pub fn infer(h: &History) -> Inference {
+    let mut cx = Ctx::new(h);
+    match h.model {
+        Model::ListAppend | Model::Empty => list_append::infer(h, &mut cx),
+        Model::RwRegister => rw_register::infer(h, &mut cx),
+    }
+    cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
+    Inference { graph: DependencyGraph::new(h, cx.is_vertex, cx.raw), findings: cx.findings, notes: cx.notes }
+}
+
+/// A write (or append) of a value to a key.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WriteInfo {
+    pub txn: TxnId,
+    pub op: u32,
+    /// Whether it is the transaction's last write to the key (the version it installs).
+    pub last: bool,
+}
+
+pub(crate) struct Ctx<'h> {
+    h: &'h History,
+    pub raw: Vec<Edge>,
+    pub findings: Vec<Finding>,
+    pub notes: Vec<String>,
+    pub is_vertex: Vec<bool>,
+    /// The transaction of each operation.
+    pub op_txn: Vec<TxnId>,
+}
+
+impl<'h> Ctx<'h> {
+    fn new(h: &'h History) -> Self {
+        let mut op_txn = vec![0; h.ops.len()];
+        for (t, txn) in h.txns.iter().enumerate() {
+            op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
+        }
+        let is_vertex = h.txns.iter().map(|t| t.status == Status::Committed).collect();
+        Ctx { h, raw: Vec::new(), findings: Vec::new(), notes: Vec::new(), is_vertex, op_txn }
+    }
+
+    pub fn status(&self, t: TxnId) -> Status {
+        self.h.txns[t as usize].status
+    }
+
+    /// An indeterminate transaction whose write was observed: it committed.
+    pub fn promote(&mut self, t: TxnId) {
+        if self.status(t) == Status::Indeterminate {
+            self.is_vertex[t as usize] = true;
+        }
+    }
+
+    pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
+        let (from, to) = (self.op_txn[from_op as usize], self.op_txn[to_op as usize]);
+        if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
+            self.raw.push(Edge { from, to, ty, from_op, to_op });
+        }
+    }
+
+    pub fn finding(&mut self, kind: AnomalyKind, key: Option<KeyId>, value: Option<Value>, writer: Option<(TxnId, u32)>, readers: &[(TxnId, u32)]) {
+        let mut txns: Vec<TxnId> = writer.iter().map(|w| w.0).collect();
+        let mut ops: Vec<u32> = writer.iter().map(|w| w.1).collect();
+        for &(t, o) in readers.iter().take(MAX_READERS) {
+            txns.push(t);
+            ops.push(o);
+        }
+        self.findings.push(Finding { kind, txns, ops, key, value, readers: readers.len() });
+    }
+
+    /// Every write or append of a committed, aborted or indeterminate transaction, by (key, value).
+    /// A value written twice to one key is a `duplicate-write`; the first write is kept.
+    pub fn writes(&mut self, kind: OpKind) -> FxHashMap<(KeyId, Value), WriteInfo> {
+        let h = self.h;
+        let mut map: FxHashMap<(KeyId, Value), WriteInfo> = FxHashMap::default();
+        let mut seen_keys: Vec<KeyId> = Vec::new();
+        for (t, txn) in h.txns.iter().enumerate() {
+            seen_keys.clear();
+            // Backwards, so the first write met per key is the transaction's last.
+            for o in (txn.ops_start..txn.ops_end).rev() {
+                let op = h.ops[o as usize];
+                let (true, crate::history::Arg::Val(v)) = (op.kind == kind, op.arg) else { continue };
+                let last = !seen_keys.contains(&op.key);
+                if last {
+                    seen_keys.push(op.key);
+                }
+                let info = WriteInfo { txn: t as TxnId, op: o, last };
+                if let Some(prev) = map.insert((op.key, v), info) {
+                    // Keep the earlier write (lower op index); report the pair.
+                    let (first, second) = if prev.op < o { (prev, info) } else { (info, prev) };
+                    map.insert((op.key, v), first);
+                    self.finding(AnomalyKind::DuplicateWrite, Some(op.key), Some(v), Some((first.txn, first.op)), &[(second.txn, second.op)]);
+                }
+            }
+        }
+        map
+    }
+}

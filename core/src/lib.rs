@@ -1,0 +1,27 @@
+//! grail-core: a checker of transaction isolation. No IO, no threads, no panics on any input.
+//!
+//! ```
+//! let text = "{:type :ok, :value [[:r :x []] [:append :x 1]]}\n{:type :ok, :value [[:r :x []] [:append :x 2]]}\n{:type :ok, :value [[:r :x [2]]]}";
+//! let history = grail_core::read(text.as_bytes(), grail_core::Format::Auto).unwrap();
+//! let report = grail_core::check(&history, &grail_core::CheckOptions::default());
+//! assert!(!report.valid); // a lost update: SER, SI and PSI are violated
+//! assert!(report.levels["PL-2"].valid);
+//! ```
+
+pub mod anomaly;
+pub mod error;
+pub mod graph;
+pub mod history;
+pub mod infer;
+pub mod level;
+pub mod read;
+pub mod report;
+
+pub use anomaly::{AnomalyKind, Finding};
+pub use error::{Error, ErrorKind};
+pub use graph::{DependencyGraph, Edge, EdgeType, Stats};
+pub use history::{History, Status, Transaction};
+pub use infer::{infer, Inference};
+pub use level::Level;
+pub use read::{read, read_wal, Format};
+pub use report::{check, check_inferred, CheckOptions, Report};

@@ -1,0 +1,248 @@
+//! JSON histories: elle-cli's form of Jepsen operations, and grail's native form.
+//!
+//! elle-cli: `[{"type": "invoke", "process": 0, "index": 1, "value": [["append", 1, 2]]}, ...]`
+//! (an array or one object a line). Native: `{"transactions": [{"id": 1, "session": 0,
+//! "status": "committed", "ops": [["append", "x", 1], ["r", "x", [1]]]}], "version_order": {...}}`
+//! or just the array of transactions. An array may mix neither: each entry is one or the other.
+
+use super::pairing::{OpType, Pairer, Pending};
+use crate::error::{Error, ErrorKind};
+use crate::history::builder::{Place, TxnMeta};
+use crate::history::{History, HistoryBuilder, OpKind, Status, Value, VersionOrder};
+use serde_json::{Map, Value as Json};
+
+/// Parse a JSON history of either kind.
+pub fn read_json(text: &[u8]) -> Result<History, Error> {
+    let (entries, version_order) = entries(text)?;
+    let mut b = HistoryBuilder::new();
+    let mut pairer: Pairer<usize> = Pairer::default();
+    for (i, e) in entries.iter().enumerate() {
+        let obj = e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"))?;
+        if obj.contains_key("ops") || obj.contains_key("status") {
+            native_txn(&mut b, i, obj)?;
+        } else {
+            elle_op(&mut b, &mut pairer, &entries, i, obj)?;
+        }
+    }
+    for p in pairer.leftovers() {
+        push_ops(&mut b, p.handle, entries[p.handle].get("value"))?;
+        let meta = TxnMeta { id: p.index, process: p.process, invoke_time: p.time, line: p.line, ..Default::default() };
+        b.finish_txn(Status::Indeterminate, meta);
+    }
+    let mut h = b.finish()?;
+    if let Some(vo) = version_order {
+        h.version_order = Some(version_order_from_json(&h, &vo)?);
+    }
+    Ok(h)
+}
+
+fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
+    let mut stream = serde_json::Deserializer::from_slice(text).into_iter::<Json>();
+    let first = match stream.next() {
+        None => return Ok((Vec::new(), None)),
+        Some(r) => r.map_err(json_err)?,
+    };
+    match first {
+        Json::Array(items) => {
+            if let Some(extra) = stream.next() {
+                extra.map_err(json_err)?;
+                return Err(Error::new(ErrorKind::Syntax, "expected the end of input after the history array"));
+            }
+            Ok((items, None))
+        }
+        Json::Object(mut obj) if obj.contains_key("transactions") => {
+            let txns = match obj.remove("transactions") {
+                Some(Json::Array(t)) => t,
+                _ => return Err(Error::new(ErrorKind::Shape, "expected \"transactions\" to be an array")),
+            };
+            Ok((txns, obj.remove("version_order")))
+        }
+        obj @ Json::Object(_) => {
+            // JSON lines: one operation object a line.
+            let mut items = vec![obj];
+            for r in stream {
+                items.push(r.map_err(json_err)?);
+            }
+            Ok((items, None))
+        }
+        _ => Err(Error::at(ErrorKind::Shape, 1, 1, "expected a JSON array of operations, or an object with \"transactions\"")),
+    }
+}
+
+fn json_err(e: serde_json::Error) -> Error {
+    Error::at(ErrorKind::Syntax, e.line() as u32, e.column() as u32, e.to_string())
+}
+
+fn entry_err(i: usize, msg: impl Into<String>) -> Error {
+    Error::new(ErrorKind::Shape, format!("entry {i} (0-based): {}", msg.into()))
+}
+
+fn int_field(obj: &Map<String, Json>, name: &str, i: usize) -> Result<Option<i64>, Error> {
+    match obj.get(name) {
+        None | Some(Json::Null) => Ok(None),
+        Some(v) => v.as_i64().map(Some).ok_or_else(|| entry_err(i, format!("expected \"{name}\" to be an integer"))),
+    }
+}
+
+fn native_txn(b: &mut HistoryBuilder, i: usize, obj: &Map<String, Json>) -> Result<(), Error> {
+    let id = int_field(obj, "id", i)?;
+    let id = match id {
+        Some(v) if v < 0 => return Err(entry_err(i, "expected \"id\" to be a non-negative integer")),
+        v => v.map(|v| v as u64),
+    };
+    let status = match obj.get("status").map(|s| s.as_str()) {
+        None => Status::Committed,
+        Some(Some("committed" | "ok")) => Status::Committed,
+        Some(Some("aborted" | "fail")) => Status::Aborted,
+        Some(Some("indeterminate" | "info")) => Status::Indeterminate,
+        Some(_) => return Err(entry_err(i, "expected \"status\" to be \"committed\", \"aborted\" or \"indeterminate\"")),
+    };
+    let process = match int_field(obj, "session", i)? {
+        Some(s) => Some(s),
+        None => int_field(obj, "process", i)?,
+    };
+    push_ops(b, i, obj.get("ops"))?;
+    let label = match obj.get("label") {
+        Some(Json::String(s)) => Some(b.intern(s)),
+        None | Some(Json::Null) => None,
+        Some(_) => return Err(entry_err(i, "expected \"label\" to be a string")),
+    };
+    let meta = TxnMeta {
+        id: Some(id.unwrap_or(i as u64)),
+        process,
+        invoke_time: int_field(obj, "start", i)?,
+        complete_time: int_field(obj, "end", i)?,
+        label,
+        line: 0,
+    };
+    b.finish_txn(status, meta);
+    Ok(())
+}
+
+fn elle_op(b: &mut HistoryBuilder, pairer: &mut Pairer<usize>, entries: &[Json], i: usize, obj: &Map<String, Json>) -> Result<(), Error> {
+    let ty = obj
+        .get("type")
+        .and_then(Json::as_str)
+        .and_then(OpType::parse)
+        .ok_or_else(|| entry_err(i, "expected \"type\" to be \"invoke\", \"ok\", \"fail\" or \"info\" (or a native transaction with \"ops\")"))?;
+    if matches!(obj.get("process"), Some(Json::String(_))) {
+        return Ok(()); // nemesis
+    }
+    let f = obj.get("f").and_then(Json::as_str);
+    if f.is_some_and(|f| f != "txn") && !is_txn_value(obj.get("value")) {
+        return Ok(()); // a client operation that is not a transaction
+    }
+    let process = int_field(obj, "process", i)?;
+    let index = int_field(obj, "index", i)?.map(|v| v.max(0) as u64);
+    let time = int_field(obj, "time", i)?;
+    if ty == OpType::Invoke {
+        pairer.invoke(Pending { index, time, process, line: i as u32, handle: i });
+        return Ok(());
+    }
+    let invoke = pairer.complete(process);
+    let value = match obj.get("value") {
+        None | Some(Json::Null) => invoke.as_ref().and_then(|p| entries[p.handle].get("value")),
+        v => v,
+    };
+    push_ops(b, i, value)?;
+    let label = obj.get("label").and_then(Json::as_str).or(f.filter(|f| *f != "txn")).map(|l| b.intern(l));
+    let status = match ty {
+        OpType::Ok => Status::Committed,
+        OpType::Fail => Status::Aborted,
+        _ => Status::Indeterminate,
+    };
+    let meta = TxnMeta {
+        id: Some(index.unwrap_or(i as u64)),
+        process,
+        invoke_time: invoke.and_then(|p| p.time),
+        complete_time: time,
+        label,
+        line: 0,
+    };
+    b.finish_txn(status, meta);
+    Ok(())
+}
+
+fn is_txn_value(v: Option<&Json>) -> bool {
+    matches!(v, Some(Json::Array(ops)) if ops.iter().all(|o| matches!(o, Json::Array(t) if t.len() == 3 && t[0].is_string())))
+}
+
+fn scalar(b: &mut HistoryBuilder, v: &Json, i: usize, what: &str) -> Result<Option<Value>, Error> {
+    match v {
+        Json::Null => Ok(None),
+        Json::String(s) => Ok(Some(b.str_value(s))),
+        Json::Number(n) => n.as_i64().map(|n| Some(Value::Int(n))).ok_or_else(|| entry_err(i, format!("expected {what} to be an integer or a string, found {n}"))),
+        _ => Err(entry_err(i, format!("expected {what} to be an integer or a string"))),
+    }
+}
+
+fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), Error> {
+    let ops = match ops {
+        None | Some(Json::Null) => return Ok(()),
+        Some(Json::Array(ops)) => ops,
+        Some(_) => return Err(entry_err(i, "expected the operations to be an array of [f, key, value]")),
+    };
+    let place = Place { line: i as u32 + 1, column: 1 };
+    let mut elems = Vec::new();
+    for (j, op) in ops.iter().enumerate() {
+        let t = match op {
+            Json::Array(t) if t.len() == 3 => t,
+            _ => return Err(entry_err(i, format!("operation {j}: expected [f, key, value] with f one of \"r\", \"w\", \"append\""))),
+        };
+        let kind = match t[0].as_str() {
+            Some("r" | "read") => OpKind::Read,
+            Some("w" | "write") => OpKind::Write,
+            Some("append") => OpKind::Append,
+            _ => return Err(entry_err(i, format!("operation {j}: expected f to be \"r\", \"w\" or \"append\", found {}", t[0]))),
+        };
+        let key = match scalar(b, &t[1], i, "the key")? {
+            Some(k) => b.key(k),
+            None => return Err(entry_err(i, format!("operation {j}: expected a key, found null"))),
+        };
+        match (kind, &t[2]) {
+            (OpKind::Read, Json::Array(list)) => {
+                elems.clear();
+                for e in list {
+                    match scalar(b, e, i, "a list element")? {
+                        Some(v) => elems.push(v),
+                        None => return Err(entry_err(i, format!("operation {j}: expected a list element, found null"))),
+                    }
+                }
+                b.push_read_list(key, &elems, place);
+            }
+            (OpKind::Read, v) => match scalar(b, v, i, "the value read")? {
+                Some(v) => b.push_read_scalar(key, v, place),
+                None => b.push_read_nil(key),
+            },
+            (_, v) => match scalar(b, v, i, "the value written")? {
+                Some(v) => b.push_write(kind, key, v, place),
+                None => return Err(entry_err(i, format!("operation {j}: expected a value to write, found null"))),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// A version order given as `{"key": [v1, v2, ...]}`; keys are matched by their text.
+fn version_order_from_json(h: &History, vo: &Json) -> Result<VersionOrder, Error> {
+    let obj = vo.as_object().ok_or_else(|| Error::new(ErrorKind::Shape, "expected \"version_order\" to be an object of key: [values]"))?;
+    let keys = super::key_index(h);
+    let mut order = VersionOrder::default();
+    for (k, vals) in obj {
+        let Some(&key) = keys.get(k.as_str()) else { continue };
+        let vals = vals.as_array().ok_or_else(|| Error::new(ErrorKind::Shape, format!("version_order[{k}]: expected an array of values")))?;
+        let mut out = Vec::with_capacity(vals.len());
+        for v in vals {
+            match v {
+                Json::Number(n) if n.is_i64() => out.push(Value::Int(n.as_i64().unwrap_or_default())),
+                Json::String(s) => match h.strings.lookup(s) {
+                    Some(sym) => out.push(Value::Str(sym)),
+                    None => continue, // nobody wrote it; cannot order anything
+                },
+                _ => return Err(Error::new(ErrorKind::Shape, format!("version_order[{k}]: expected integers or strings"))),
+            }
+        }
+        order.per_key.insert(key, out);
+    }
+    Ok(order)
+}

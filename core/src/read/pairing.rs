@@ -1,0 +1,80 @@
+//! Pairing each `:invoke` with its completion, by process (or in order when there is none).
+
+use rustc_hash::FxHashMap;
+use std::collections::VecDeque;
+
+/// Type of a Jepsen operation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OpType {
+    Invoke,
+    Ok,
+    Fail,
+    Info,
+}
+
+impl OpType {
+    pub fn parse(s: &str) -> Option<OpType> {
+        Some(match s {
+            "invoke" => OpType::Invoke,
+            "ok" => OpType::Ok,
+            "fail" => OpType::Fail,
+            "info" => OpType::Info,
+            _ => return None,
+        })
+    }
+}
+
+/// An invocation waiting for its completion; `H` is how the reader finds its operations again.
+#[derive(Debug)]
+pub struct Pending<H> {
+    pub index: Option<u64>,
+    pub time: Option<i64>,
+    pub process: Option<i64>,
+    pub line: u32,
+    pub handle: H,
+}
+
+/// Open invocations.
+#[derive(Debug)]
+pub struct Pairer<H> {
+    by_process: FxHashMap<i64, Pending<H>>,
+    anonymous: VecDeque<Pending<H>>,
+    /// Invocations displaced by a second invocation on the same process: never completed.
+    orphans: Vec<Pending<H>>,
+}
+
+impl<H> Default for Pairer<H> {
+    fn default() -> Self {
+        Pairer { by_process: FxHashMap::default(), anonymous: VecDeque::new(), orphans: Vec::new() }
+    }
+}
+
+impl<H> Pairer<H> {
+    pub fn invoke(&mut self, p: Pending<H>) {
+        match p.process {
+            Some(proc_) => {
+                if let Some(old) = self.by_process.insert(proc_, p) {
+                    self.orphans.push(old);
+                }
+            }
+            None => self.anonymous.push_back(p),
+        }
+    }
+
+    /// The invocation a completion on `process` closes, if any.
+    pub fn complete(&mut self, process: Option<i64>) -> Option<Pending<H>> {
+        match process {
+            Some(p) => self.by_process.remove(&p),
+            None => self.anonymous.pop_front(),
+        }
+    }
+
+    /// Invocations never completed, in input order: indeterminate transactions.
+    pub fn leftovers(mut self) -> Vec<Pending<H>> {
+        let mut all = self.orphans;
+        all.extend(self.by_process.drain().map(|(_, p)| p));
+        all.extend(self.anonymous);
+        all.sort_by_key(|p| p.line);
+        all
+    }
+}

@@ -1,0 +1,138 @@
+//! Running the searches a set of levels needs, and assembling the report.
+
+use super::text::{cycle_report, finding_report};
+use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report};
+use crate::anomaly::AnomalyKind;
+use crate::graph::search::{components, Budget, Outcome, Searcher};
+use crate::history::{History, Model};
+use crate::infer::{infer, Inference};
+use crate::level::{pattern, violated_by, Level};
+use rustc_hash::FxHashMap;
+
+/// Build the graph and check the levels.
+pub fn check(h: &History, opts: &CheckOptions) -> Report {
+    check_inferred(h, &infer(h), opts, None)
+}
+
+/// Check an already inferred graph; `interrupt` is polled during long searches.
+pub fn check_inferred(h: &History, inf: &Inference, opts: &CheckOptions, interrupt: Option<&mut dyn FnMut() -> bool>) -> Report {
+    let levels: Vec<Level> = if opts.levels.is_empty() {
+        Level::ALL.to_vec()
+    } else {
+        let mut l = opts.levels.clone();
+        l.sort();
+        l.dedup();
+        l
+    };
+    let mut budget = Budget::new(opts.max_steps.unwrap_or(u64::MAX), interrupt);
+    let g = &inf.graph;
+    let comps = components(g);
+    let mut comp_of: FxHashMap<u32, usize> = FxHashMap::default();
+    for (i, c) in comps.iter().enumerate() {
+        for &v in c {
+            comp_of.insert(v, i);
+        }
+    }
+    let mut searcher = Searcher::new(g);
+    // Each cycle anomaly some requested level proscribes, searched once.
+    let kinds: Vec<AnomalyKind> = AnomalyKind::ALL.into_iter().filter(|k| k.is_cycle() && levels.iter().any(|l| l.proscribes(*k))).collect();
+    let mut outcomes: Vec<(AnomalyKind, Outcome, Vec<(usize, CycleReport)>)> = Vec::new();
+    for k in kinds {
+        let Some(p) = pattern(k) else { continue };
+        let out = searcher.search(&comps, &p, &mut budget, opts.max_cycles.max(1));
+        let cycles = match &out {
+            Outcome::Violated(cs) => cs.iter().map(|c| (comp_of.get(&c.txns[0]).copied().unwrap_or(0), cycle_report(h, g, k, c))).collect(),
+            _ => Vec::new(),
+        };
+        outcomes.push((k, out, cycles));
+    }
+
+    let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
+    let mut seen_cycles = std::collections::HashSet::new();
+    for (k, _, cycles) in &outcomes {
+        for (_, c) in cycles {
+            // The same cycle matches several patterns; list it once, under its most specific name.
+            if seen_cycles.insert(c.txns.clone()) {
+                anomalies.push(AnomalyReport {
+                    kind: k.name().into(),
+                    levels: violated_by(*k),
+                    key: None,
+                    value: None,
+                    txns: c.txns.clone(),
+                    ops: Vec::new(),
+                    cycle: Some(c.clone()),
+                    explanation: c.explanation.clone(),
+                });
+            }
+        }
+    }
+
+    let mut level_reports = Vec::new();
+    for l in levels {
+        let mut names: Vec<&'static str> = Vec::new();
+        for f in &inf.findings {
+            if l.proscribes(f.kind) && !names.contains(&f.kind.name()) {
+                names.push(f.kind.name());
+            }
+        }
+        let mut best: FxHashMap<usize, &CycleReport> = FxHashMap::default();
+        let mut reason = None;
+        for (k, out, cycles) in &outcomes {
+            if !l.proscribes(*k) {
+                continue;
+            }
+            match out {
+                Outcome::Violated(_) => names.push(k.name()),
+                Outcome::Unknown(why) => reason = Some(format!("{} undecided: {why}", k.name())),
+                Outcome::Holds => {}
+            }
+            for (comp, c) in cycles {
+                let e = best.entry(*comp).or_insert(c);
+                if c.txns.len() < e.txns.len() {
+                    *e = c;
+                }
+            }
+        }
+        let mut cycles: Vec<(usize, CycleReport)> = best.into_iter().map(|(i, c)| (i, c.clone())).collect();
+        cycles.sort_by_key(|c| c.0);
+        let (valid, verdict) = match (names.is_empty(), &reason) {
+            (false, _) => (Some(false), "violated"),
+            (true, Some(_)) => (None, "unknown"),
+            (true, None) => (Some(true), "holds"),
+        };
+        level_reports.push((
+            l,
+            LevelReport {
+                valid,
+                verdict: verdict.into(),
+                anomalies: names.into_iter().map(String::from).collect(),
+                cycles: cycles.into_iter().map(|c| c.1).collect(),
+                reason: if valid.is_none() { reason } else { None },
+            },
+        ));
+    }
+    let valid = if level_reports.iter().any(|(_, r)| r.valid == Some(false)) {
+        Some(false)
+    } else if level_reports.iter().any(|(_, r)| r.valid.is_none()) {
+        None
+    } else {
+        Some(true)
+    };
+    let mut notes = inf.notes.clone();
+    if let Some(why) = &budget.exhausted {
+        notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
+    }
+    Report {
+        valid,
+        model: match h.model {
+            Model::ListAppend => "list-append",
+            Model::RwRegister => "rw-register",
+            Model::Empty => "empty",
+        }
+        .into(),
+        levels: Levels(level_reports),
+        anomalies,
+        stats: g.stats(h),
+        notes,
+    }
+}

@@ -1,0 +1,162 @@
+//! The verdict: per level valid / violated / unknown, anomalies with evidence, minimal cycles.
+//!
+//! A report is plain data (serde), the same schema for the CLI's `--json`, Python's
+//! `Report.to_dict()` and the JS package; text and DOT are rendered from it.
+
+mod build;
+pub mod dot;
+pub mod text;
+
+pub use build::{check, check_inferred};
+
+use crate::graph::Stats;
+use crate::level::Level;
+use serde::{Deserialize, Serialize};
+
+/// Options of a check.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckOptions {
+    /// Levels to check; all five when empty.
+    pub levels: Vec<Level>,
+    /// Bound on search steps (edge visits); `None` for no bound. When it runs out, undecided
+    /// levels are `unknown`, and witnesses found so far may not be minimal.
+    pub max_steps: Option<u64>,
+    /// At most this many cycles (one per strongly connected component) per anomaly.
+    pub max_cycles: usize,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions { levels: Vec::new(), max_steps: None, max_cycles: 8 }
+    }
+}
+
+/// A micro-operation as reports show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpRef {
+    /// The transaction's id.
+    pub txn: u64,
+    /// Position of the operation in its transaction (0-based).
+    pub index: u32,
+    /// Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`.
+    pub op: String,
+}
+
+/// One edge of a cycle, with the micro-operations that justify it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub from: u64,
+    pub to: u64,
+    #[serde(rename = "type")]
+    pub ty: String,
+    pub key: serde_json::Value,
+    pub from_op: OpRef,
+    pub to_op: OpRef,
+    /// Why the edge holds, in one sentence.
+    pub why: String,
+}
+
+/// A cycle in the dependency graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CycleReport {
+    /// Adya's name: G0, G1c, G-single, G-nonadjacent or G2-item.
+    pub anomaly: String,
+    /// The plain-language name (write skew, lost update, ...).
+    pub name: String,
+    pub txns: Vec<u64>,
+    pub steps: Vec<Step>,
+    /// No shorter cycle of this anomaly exists in its strongly connected component.
+    pub minimal: bool,
+    pub explanation: String,
+}
+
+/// An anomaly: a cycle, or a finding on reads and writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnomalyReport {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Levels this anomaly violates (empty: it breaks an assumption of the model instead).
+    pub levels: Vec<Level>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+    /// Transactions involved (for a read anomaly: the writer, if known, first).
+    pub txns: Vec<u64>,
+    pub ops: Vec<OpRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<CycleReport>,
+    pub explanation: String,
+}
+
+/// The verdict for one level.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LevelReport {
+    /// `true` holds, `false` violated, `null` unknown (budget ran out).
+    pub valid: Option<bool>,
+    /// `holds`, `violated` or `unknown`.
+    pub verdict: String,
+    /// Names of the anomalies found that this level proscribes.
+    pub anomalies: Vec<String>,
+    /// The shortest cycle proscribed by this level, per violating component.
+    pub cycles: Vec<CycleReport>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// Levels in strength order, serialized as an object keyed by level name.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Levels(pub Vec<(Level, LevelReport)>);
+
+impl std::ops::Index<&str> for Levels {
+    type Output = LevelReport;
+    fn index(&self, name: &str) -> &LevelReport {
+        &self.0.iter().find(|(l, _)| l.name() == name).unwrap_or_else(|| panic!("level {name} was not checked")).1
+    }
+}
+
+impl Levels {
+    pub fn get(&self, l: Level) -> Option<&LevelReport> {
+        self.0.iter().find(|(x, _)| *x == l).map(|x| &x.1)
+    }
+}
+
+impl Serialize for Levels {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut m = s.serialize_map(Some(self.0.len()))?;
+        for (l, r) in &self.0 {
+            m.serialize_entry(l.name(), r)?;
+        }
+        m.end()
+    }
+}
+
+impl<'de> Deserialize<'de> for Levels {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let m: std::collections::BTreeMap<Level, LevelReport> = Deserialize::deserialize(d)?;
+        Ok(Levels(m.into_iter().collect()))
+    }
+}
+
+/// The whole verdict.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// Every checked level holds (`null` when one is unknown and none is violated).
+    pub valid: Option<bool>,
+    /// `list-append`, `rw-register` or `empty`.
+    pub model: String,
+    pub levels: Levels,
+    /// Every anomaly found, cycles and findings alike.
+    pub anomalies: Vec<AnomalyReport>,
+    pub stats: Stats,
+    /// What could not be inferred, and other caveats.
+    pub notes: Vec<String>,
+}
+
+impl Report {
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+}
