@@ -66,7 +66,10 @@ impl AnomalyKind {
     }
 
     pub fn is_cycle(self) -> bool {
-        matches!(self, AnomalyKind::G0 | AnomalyKind::G1c | AnomalyKind::GSingle | AnomalyKind::GNonadjacent | AnomalyKind::G2Item)
+        matches!(
+            self,
+            AnomalyKind::G0 | AnomalyKind::G1c | AnomalyKind::GSingle | AnomalyKind::GNonadjacent | AnomalyKind::G2Item
+        )
     }
 }
 

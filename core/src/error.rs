@@ -20,13 +20,8 @@ pub enum ErrorKind {
 }
 
 impl ErrorKind {
-    pub const ALL: [ErrorKind; 5] = [
-        ErrorKind::Syntax,
-        ErrorKind::Shape,
-        ErrorKind::MixedModel,
-        ErrorKind::Wal,
-        ErrorKind::Usage,
-    ];
+    pub const ALL: [ErrorKind; 5] =
+        [ErrorKind::Syntax, ErrorKind::Shape, ErrorKind::MixedModel, ErrorKind::Wal, ErrorKind::Usage];
     pub fn as_str(self) -> &'static str {
         match self {
             ErrorKind::Syntax => "syntax",

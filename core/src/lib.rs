@@ -4,8 +4,8 @@
 //! let text = "{:type :ok, :value [[:r :x []] [:append :x 1]]}\n{:type :ok, :value [[:r :x []] [:append :x 2]]}\n{:type :ok, :value [[:r :x [2]]]}";
 //! let history = grail_core::read(text.as_bytes(), grail_core::Format::Auto).unwrap();
 //! let report = grail_core::check(&history, &grail_core::CheckOptions::default());
-//! assert!(!report.valid); // a lost update: SER, SI and PSI are violated
-//! assert!(report.levels["PL-2"].valid);
+//! assert_eq!(report.valid, Some(false)); // a lost update: SER, SI and PSI are violated
+//! assert_eq!(report.levels["PL-2"].valid, Some(true));
 //! ```
 
 pub mod anomaly;

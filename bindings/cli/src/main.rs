@@ -11,7 +11,11 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 #[derive(Parser)]
-#[command(name = "grail", version, about = "Check transaction histories for isolation anomalies (SER, SI, PSI, PL-2, PL-1)")]
+#[command(
+    name = "grail",
+    version,
+    about = "Check transaction histories for isolation anomalies (SER, SI, PSI, PL-2, PL-1)"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -96,7 +100,9 @@ fn slurp(path: &Path) -> Result<Vec<u8>, String> {
     };
     if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(raw.len() * 8);
-        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).map_err(|e| format!("{}: not a valid gzip file: {e}", path.display()))?;
+        flate2::read::MultiGzDecoder::new(&raw[..])
+            .read_to_end(&mut out)
+            .map_err(|e| format!("{}: not a valid gzip file: {e}", path.display()))?;
         Ok(out)
     } else {
         Ok(raw)
@@ -114,7 +120,12 @@ fn load(input: &Input) -> Result<History, String> {
         grail_core::read_wal(&mut h, &log).map_err(|e| format!("{}: {e}", wal.display()))?;
     }
     if input.verbose {
-        eprintln!("read {} transactions ({} MB) in {:.3} s", h.txns.len(), text.len() / 1_000_000, t0.elapsed().as_secs_f64());
+        eprintln!(
+            "read {} transactions ({} MB) in {:.3} s",
+            h.txns.len(),
+            text.len() / 1_000_000,
+            t0.elapsed().as_secs_f64()
+        );
     }
     Ok(h)
 }
@@ -142,7 +153,8 @@ fn run(cli: Cli) -> Result<u8, String> {
                 for (l, lr) in &report.levels.0 {
                     for (i, c) in lr.cycles.iter().enumerate() {
                         let path = dir.join(format!("{}-{}.dot", l.name(), i));
-                        std::fs::write(&path, grail_core::report::dot::cycle_dot(c)).map_err(|e| format!("{}: {e}", path.display()))?;
+                        std::fs::write(&path, grail_core::report::dot::cycle_dot(c))
+                            .map_err(|e| format!("{}: {e}", path.display()))?;
                     }
                 }
             }
@@ -156,7 +168,12 @@ fn run(cli: Cli) -> Result<u8, String> {
         Cmd::Stats { input, json } => {
             let h = load(&input)?;
             let inf = grail_core::infer(&h);
-            let report = grail_core::check_inferred(&h, &inf, &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1 }, None);
+            let report = grail_core::check_inferred(
+                &h,
+                &inf,
+                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1 },
+                None,
+            );
             let findings: Vec<_> = report.anomalies.iter().filter(|a| a.cycle.is_none()).collect();
             if json {
                 let out = serde_json::json!({
@@ -211,7 +228,10 @@ fn run(cli: Cli) -> Result<u8, String> {
                     })
                 })
                 .collect();
-            println!("{}", serde_json::json!({ "vertices": vertices, "edges": edges, "stats": g.stats(&h), "notes": inf.notes }));
+            println!(
+                "{}",
+                serde_json::json!({ "vertices": vertices, "edges": edges, "stats": g.stats(&h), "notes": inf.notes })
+            );
             Ok(0)
         }
     }

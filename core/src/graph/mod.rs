@@ -80,11 +80,12 @@ pub struct DependencyGraph {
 }
 
 impl DependencyGraph {
-    /// Build from raw edges (any order, duplicates allowed; self-loops dropped).
-    pub fn new(h: &History, is_vertex: Vec<bool>, mut raw: Vec<Edge>) -> DependencyGraph {
+    /// Build from raw edges (any order, duplicates allowed; self-loops dropped), keeping one
+    /// edge per (from, to, type, key); `key_of` gives the key of an edge.
+    pub fn new(is_vertex: Vec<bool>, mut raw: Vec<Edge>, key_of: impl Fn(&Edge) -> KeyId) -> DependencyGraph {
         raw.retain(|e| e.from != e.to);
-        raw.sort_unstable_by(|a, b| (a.from, a.to, a.ty, h.ops[a.to_op as usize].key, a.from_op, a.to_op).cmp(&(b.from, b.to, b.ty, h.ops[b.to_op as usize].key, b.from_op, b.to_op)));
-        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && h.ops[a.to_op as usize].key == h.ops[b.to_op as usize].key);
+        raw.sort_unstable_by_key(|e| (e.from, e.to, e.ty, key_of(e), e.from_op, e.to_op));
+        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && key_of(a) == key_of(b));
         let n = is_vertex.len();
         let mut offsets = vec![0u32; n + 1];
         let mut adj: Vec<(TxnId, u8)> = Vec::new();

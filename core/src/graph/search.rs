@@ -182,10 +182,12 @@ impl<'g> Searcher<'g> {
     /// Edges inside the current component: (from local, to local, type).
     fn inner_edges<'s>(&'s self, comp: &'s [TxnId], mask: u8) -> impl Iterator<Item = (u32, u32, EdgeType)> + 's {
         comp.iter().enumerate().flat_map(move |(i, &v)| {
-            self.g.out(v).iter().filter(move |(w, m)| self.local[*w as usize] != u32::MAX && m & mask != 0).flat_map(move |&(w, m)| {
-                let wl = self.local[w as usize];
-                bits(m & mask).map(move |t| (i as u32, wl, t))
-            })
+            self.g.out(v).iter().filter(move |(w, m)| self.local[*w as usize] != u32::MAX && m & mask != 0).flat_map(
+                move |&(w, m)| {
+                    let wl = self.local[w as usize];
+                    bits(m & mask).map(move |t| (i as u32, wl, t))
+                },
+            )
         })
     }
 
@@ -299,7 +301,8 @@ impl<'g> Searcher<'g> {
     fn witness(&mut self, comp: &[TxnId], p: &Pattern, hint: TxnId, budget: &mut Budget) -> Option<Cycle> {
         let mut best: Option<Vec<(u32, EdgeType)>> = None;
         let mut minimal = true;
-        let starts = std::iter::once(self.local[hint as usize]).chain((0..comp.len() as u32).filter(|&v| v != self.local[hint as usize]));
+        let starts = std::iter::once(self.local[hint as usize])
+            .chain((0..comp.len() as u32).filter(|&v| v != self.local[hint as usize]));
         let adjacent_starts: &[u32] = if p.no_adjacent != 0 { &[0, 1] } else { &[0] };
         let starts: Vec<u32> = starts.collect();
         'outer: for s in starts {
@@ -329,7 +332,16 @@ impl<'g> Searcher<'g> {
     /// Shortest closed walk from `s` (entered in adjacency state `a0`) matching the pattern, of
     /// length at most `bound`.
     #[allow(clippy::too_many_arguments)]
-    fn bfs(&mut self, comp: &[TxnId], p: &Pattern, s: u32, a0: u32, bound: usize, budget: &mut Budget, charge: bool) -> Bfs {
+    fn bfs(
+        &mut self,
+        comp: &[TxnId],
+        p: &Pattern,
+        s: u32,
+        a0: u32,
+        bound: usize,
+        budget: &mut Budget,
+        charge: bool,
+    ) -> Bfs {
         self.epoch = self.epoch.wrapping_add(1);
         if self.epoch == 0 {
             self.seen.iter_mut().for_each(|x| *x = 0);
@@ -441,7 +453,9 @@ fn simplify(p: &Pattern, mut walk: Vec<(u32, EdgeType)>) -> (Vec<(u32, EdgeType)
                 }
             }
         }
-        let Some((i, j)) = split else { return (walk, simple) };
+        let Some((i, j)) = split else {
+            return (walk, simple);
+        };
         simple = false;
         let inner: Vec<(u32, EdgeType)> = walk[i..j].to_vec();
         let outer: Vec<(u32, EdgeType)> = walk[j..].iter().chain(&walk[..i]).copied().collect();

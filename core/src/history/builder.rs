@@ -30,6 +30,11 @@ pub struct HistoryBuilder {
     txn_start: u32,
     first_list: Option<Place>,
     first_register: Option<Place>,
+    /// The same for the transaction being built; they count only once it is finished, so that
+    /// operations abandoned (a nemesis value, a client operation that is not a transaction)
+    /// cannot make a history look mixed.
+    txn_list: Option<Place>,
+    txn_register: Option<Place>,
 }
 
 impl HistoryBuilder {
@@ -83,10 +88,23 @@ impl HistoryBuilder {
     }
 
     fn note(&mut self, list: bool, place: Place) {
-        let slot = if list { &mut self.first_list } else { &mut self.first_register };
+        let slot = if list { &mut self.txn_list } else { &mut self.txn_register };
         if slot.is_none() {
             *slot = Some(place);
         }
+    }
+
+    /// The earliest place of each model among finished transactions.
+    fn keep_notes(&mut self) {
+        fn earliest(first: &mut Option<Place>, txn: Option<Place>) {
+            if let Some(p) = txn {
+                if first.is_none_or(|f| (p.line, p.column) < (f.line, f.column)) {
+                    *first = Some(p);
+                }
+            }
+        }
+        earliest(&mut self.first_list, self.txn_list.take());
+        earliest(&mut self.first_register, self.txn_register.take());
     }
 
     pub fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place) {
@@ -141,6 +159,7 @@ impl HistoryBuilder {
             line: meta.line,
         });
         self.txn_start = end;
+        self.keep_notes();
         tid
     }
 
@@ -148,6 +167,8 @@ impl HistoryBuilder {
     pub fn abandon_txn(&mut self) {
         let start = self.txn_start as usize;
         self.h().ops.truncate(start);
+        self.txn_list = None;
+        self.txn_register = None;
     }
 
     pub fn txn_count(&self) -> usize {

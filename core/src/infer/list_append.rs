@@ -123,7 +123,8 @@ fn key_edges(
             Some(w) if cx.status(w.txn) == Status::Aborted => AnomalyKind::G1a,
             _ => continue,
         };
-        let readers: Vec<(TxnId, u32)> = reads.iter().copied().filter(|&(_, o)| h.list(&h.ops[o as usize]).len() > i).collect();
+        let readers: Vec<(TxnId, u32)> =
+            reads.iter().copied().filter(|&(_, o)| h.list(&h.ops[o as usize]).len() > i).collect();
         if !readers.is_empty() {
             cx.finding(kind, Some(k), Some(e), w.map(|w| (w.txn, w.op)), &readers);
         }
@@ -136,7 +137,11 @@ fn key_edges(
             }
         }
     }
-    let unobserved: Vec<WriteInfo> = last_appends.iter().copied().filter(|w| cx.is_vertex[w.txn as usize] && h.written(w.op).is_some_and(|v| !observed.contains(&v))).collect();
+    let unobserved: Vec<WriteInfo> = last_appends
+        .iter()
+        .copied()
+        .filter(|w| cx.is_vertex[w.txn as usize] && h.written(w.op).is_some_and(|v| !observed.contains(&v)))
+        .collect();
     if let Some(last) = order.len().checked_sub(1).and_then(writer).filter(|w| good(cx, w)) {
         for u in &unobserved {
             cx.edge(EdgeType::Ww, last.op, u.op);
@@ -151,7 +156,9 @@ fn key_edges(
             for &e in list {
                 if let Some(w) = appends.get(&(k, e)) {
                     match cx.status(w.txn) {
-                        Status::Aborted => cx.finding(AnomalyKind::G1a, Some(k), Some(e), Some((w.txn, w.op)), &[(r, o)]),
+                        Status::Aborted => {
+                            cx.finding(AnomalyKind::G1a, Some(k), Some(e), Some((w.txn, w.op)), &[(r, o)])
+                        }
                         _ => cx.promote(w.txn),
                     }
                 }

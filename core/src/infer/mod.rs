@@ -32,7 +32,11 @@ pub fn infer(h: &History) -> Inference {
         Model::RwRegister => rw_register::infer(h, &mut cx),
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
-    Inference { graph: DependencyGraph::new(h, cx.is_vertex, cx.raw), findings: cx.findings, notes: cx.notes }
+    Inference {
+        graph: DependencyGraph::new(cx.is_vertex, cx.raw, |e| h.ops[e.to_op as usize].key),
+        findings: cx.findings,
+        notes: cx.notes,
+    }
 }
 
 /// A write (or append) of a value to a key.
@@ -82,7 +86,14 @@ impl<'h> Ctx<'h> {
         }
     }
 
-    pub fn finding(&mut self, kind: AnomalyKind, key: Option<KeyId>, value: Option<Value>, writer: Option<(TxnId, u32)>, readers: &[(TxnId, u32)]) {
+    pub fn finding(
+        &mut self,
+        kind: AnomalyKind,
+        key: Option<KeyId>,
+        value: Option<Value>,
+        writer: Option<(TxnId, u32)>,
+        readers: &[(TxnId, u32)],
+    ) {
         let mut txns: Vec<TxnId> = writer.iter().map(|w| w.0).collect();
         let mut ops: Vec<u32> = writer.iter().map(|w| w.1).collect();
         for &(t, o) in readers.iter().take(MAX_READERS) {
@@ -103,7 +114,9 @@ impl<'h> Ctx<'h> {
             // Backwards, so the first write met per key is the transaction's last.
             for o in (txn.ops_start..txn.ops_end).rev() {
                 let op = h.ops[o as usize];
-                let (true, crate::history::Arg::Val(v)) = (op.kind == kind, op.arg) else { continue };
+                let (true, crate::history::Arg::Val(v)) = (op.kind == kind, op.arg) else {
+                    continue;
+                };
                 let last = !seen_keys.contains(&op.key);
                 if last {
                     seen_keys.push(op.key);
@@ -113,7 +126,13 @@ impl<'h> Ctx<'h> {
                     // Keep the earlier write (lower op index); report the pair.
                     let (first, second) = if prev.op < o { (prev, info) } else { (info, prev) };
                     map.insert((op.key, v), first);
-                    self.finding(AnomalyKind::DuplicateWrite, Some(op.key), Some(v), Some((first.txn, first.op)), &[(second.txn, second.op)]);
+                    self.finding(
+                        AnomalyKind::DuplicateWrite,
+                        Some(op.key),
+                        Some(v),
+                        Some((first.txn, first.op)),
+                        &[(second.txn, second.op)],
+                    );
                 }
             }
         }

@@ -73,9 +73,15 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             };
             match writes.get(&(op.key, v)) {
                 None => cx.finding(AnomalyKind::GarbageRead, Some(op.key), Some(v), None, &[(t, o)]),
-                Some(w) if cx.status(w.txn) == Status::Aborted => cx.finding(AnomalyKind::G1a, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)]),
-                Some(w) if w.txn == t => cx.finding(AnomalyKind::Internal, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)]),
-                Some(w) if !w.last => cx.finding(AnomalyKind::G1b, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)]),
+                Some(w) if cx.status(w.txn) == Status::Aborted => {
+                    cx.finding(AnomalyKind::G1a, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)])
+                }
+                Some(w) if w.txn == t => {
+                    cx.finding(AnomalyKind::Internal, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)])
+                }
+                Some(w) if !w.last => {
+                    cx.finding(AnomalyKind::G1b, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)])
+                }
                 Some(w) => {
                     cx.promote(w.txn);
                     readers.entry((op.key, Some(v))).or_default().push((t, o));
@@ -112,7 +118,12 @@ fn rw_from(cx: &mut Ctx, readers: &Readers, version: (KeyId, Option<Value>), to_
     }
 }
 
-fn with_order(cx: &mut Ctx, writes: &FxHashMap<(KeyId, Value), WriteInfo>, readers: &Readers, vo: &crate::history::VersionOrder) {
+fn with_order(
+    cx: &mut Ctx,
+    writes: &FxHashMap<(KeyId, Value), WriteInfo>,
+    readers: &Readers,
+    vo: &crate::history::VersionOrder,
+) {
     let mut listed: FxHashSet<(KeyId, Value)> = FxHashSet::default();
     let mut keys: Vec<&KeyId> = vo.per_key.keys().collect();
     keys.sort_unstable();
@@ -126,7 +137,9 @@ fn with_order(cx: &mut Ctx, writes: &FxHashMap<(KeyId, Value), WriteInfo>, reade
     for &k in keys {
         let mut prev: Option<(Value, WriteInfo)> = None;
         for &v in &vo.per_key[&k] {
-            let Some(&w) = writes.get(&(k, v)) else { continue };
+            let Some(&w) = writes.get(&(k, v)) else {
+                continue;
+            };
             if !w.last || !cx.is_vertex[w.txn as usize] || !listed.insert((k, v)) {
                 continue; // intermediate writes are not versions
             }
@@ -137,7 +150,8 @@ fn with_order(cx: &mut Ctx, writes: &FxHashMap<(KeyId, Value), WriteInfo>, reade
             prev = Some((v, w));
         }
     }
-    let missing = writes.iter().filter(|(kv, w)| w.last && cx.is_vertex[w.txn as usize] && !listed.contains(kv)).count();
+    let missing =
+        writes.iter().filter(|(kv, w)| w.last && cx.is_vertex[w.txn as usize] && !listed.contains(kv)).count();
     if missing > 0 {
         cx.notes.push(format!(
             "{missing} committed writes are absent from the version order; they are left unordered (no WW or RW edges to them)"
@@ -145,7 +159,12 @@ fn with_order(cx: &mut Ctx, writes: &FxHashMap<(KeyId, Value), WriteInfo>, reade
     }
 }
 
-fn without_order(cx: &mut Ctx, writes: &FxHashMap<(KeyId, Value), WriteInfo>, readers: &Readers, read_then_write: &[(KeyId, Option<Value>, u32)]) {
+fn without_order(
+    cx: &mut Ctx,
+    writes: &FxHashMap<(KeyId, Value), WriteInfo>,
+    readers: &Readers,
+    read_then_write: &[(KeyId, Option<Value>, u32)],
+) {
     cx.notes.push(
         "no version order (write-ahead log) was given for this register history: only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed".into(),
     );

@@ -96,15 +96,15 @@ impl Level {
             n => n,
         }
         .to_string();
-        Level::ALL
-            .into_iter()
-            .find(|l| l.name() == norm)
-            .ok_or_else(|| Error::new(ErrorKind::Usage, format!("unknown level {s:?}: expected SER, SI, PSI, PL-2 or PL-1")))
+        Level::ALL.into_iter().find(|l| l.name() == norm).ok_or_else(|| {
+            Error::new(ErrorKind::Usage, format!("unknown level {s:?}: expected SER, SI, PSI, PL-2 or PL-1"))
+        })
     }
 
     /// Parse a comma-separated list such as `SER,SI`.
     pub fn parse_list(s: &str) -> Result<Vec<Level>, Error> {
-        let mut out: Vec<Level> = s.split(',').filter(|x| !x.trim().is_empty()).map(Level::parse).collect::<Result<_, _>>()?;
+        let mut out: Vec<Level> =
+            s.split(',').filter(|x| !x.trim().is_empty()).map(Level::parse).collect::<Result<_, _>>()?;
         out.sort();
         out.dedup();
         Ok(out)

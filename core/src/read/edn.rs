@@ -97,12 +97,23 @@ impl<'a> Scanner<'a> {
                 b'"' => {
                     let raw = &self.s[start..self.pos];
                     self.pos += 1;
-                    let text = std::str::from_utf8(raw).map_err(|_| self.err(start, "expected UTF-8 text in a string"))?;
+                    let text =
+                        std::str::from_utf8(raw).map_err(|_| self.err(start, "expected UTF-8 text in a string"))?;
                     return Ok(if escaped { unescape(text).into() } else { text.into() });
                 }
                 b'\\' => {
+                    // Skip the escaped byte, but count it if it is a line break.
                     escaped = true;
-                    self.pos += 2;
+                    self.pos += 1;
+                    match self.s.get(self.pos) {
+                        Some(b'\n') => {
+                            self.pos += 1;
+                            self.line += 1;
+                            self.line_start = self.pos;
+                        }
+                        Some(_) => self.pos += 1,
+                        None => {}
+                    }
                 }
                 b'\n' => {
                     self.pos += 1;
@@ -122,7 +133,9 @@ impl<'a> Scanner<'a> {
             None => Err(self.err(start, "unexpected end of input: expected a value")),
             Some(b'"') => Ok(Atom::Str(self.string()?)),
             Some(b'[' | b'{' | b'(' | b'#') => Ok(Atom::Other),
-            Some(b']' | b'}' | b')') => Err(self.err(start, format!("unexpected '{}': expected a value", self.s[start] as char))),
+            Some(b']' | b'}' | b')') => {
+                Err(self.err(start, format!("unexpected '{}': expected a value", self.s[start] as char)))
+            }
             Some(b':') => {
                 self.pos += 1;
                 let t = self.token();
@@ -133,12 +146,25 @@ impl<'a> Scanner<'a> {
                 Ok(Atom::Keyword(name))
             }
             Some(b'\\') => {
+                // A character literal: `\a`, `\newline`, `\u00e9`; the first character may be a
+                // delimiter (`\(`). At the end of input there is none (it used to slice past it).
                 self.pos += 1;
-                self.pos += 1;
+                match self.s.get(self.pos) {
+                    None => return Err(self.err(start, "expected a character after '\\'")),
+                    Some(b'\n') => {
+                        self.pos += 1;
+                        self.line += 1;
+                        self.line_start = self.pos;
+                    }
+                    Some(_) => self.pos += 1,
+                }
                 self.token();
                 Ok(Atom::Other)
             }
-            Some(b) if b.is_ascii_digit() || ((b == b'-' || b == b'+') && self.s.get(start + 1).is_some_and(u8::is_ascii_digit)) => {
+            Some(b)
+                if b.is_ascii_digit()
+                    || ((b == b'-' || b == b'+') && self.s.get(start + 1).is_some_and(u8::is_ascii_digit)) =>
+            {
                 let t = self.token();
                 let digits = if t[0] == b'+' { &t[1..] } else { t };
                 let digits = digits.strip_suffix(b"N").unwrap_or(digits);
@@ -170,7 +196,9 @@ impl<'a> Scanner<'a> {
             match self.peek() {
                 None => {
                     return Err(match stack.last() {
-                        Some(&(close, open)) => self.err(open, format!("collection is not closed: expected '{}'", close as char)),
+                        Some(&(close, open)) => {
+                            self.err(open, format!("collection is not closed: expected '{}'", close as char))
+                        }
                         None => self.err(at, "unexpected end of input: expected a value"),
                     })
                 }
@@ -205,7 +233,9 @@ impl<'a> Scanner<'a> {
                 }
                 Some(c @ (b']' | b')' | b'}')) => match stack.pop() {
                     Some((close, _)) if close == c => self.pos += 1,
-                    Some((close, _)) => return Err(self.err(at, format!("expected '{}', found '{}'", close as char, c as char))),
+                    Some((close, _)) => {
+                        return Err(self.err(at, format!("expected '{}', found '{}'", close as char, c as char)))
+                    }
                     None => return Err(self.err(at, format!("unexpected '{}'", c as char))),
                 },
                 Some(_) => {
@@ -244,6 +274,15 @@ struct Reader<'a> {
     elems: Vec<Value>,
 }
 
+/// Where an invocation's `:value` is, to read it again if its completion has none.
+#[derive(Debug, Clone, Copy)]
+struct InvokeValue {
+    offset: Option<usize>,
+    line: u32,
+    /// The operation's `:f` is neither `:txn` nor absent.
+    not_txn_f: bool,
+}
+
 /// What an operation map says, gathered before deciding what it is.
 #[derive(Default)]
 struct OpMap {
@@ -262,7 +301,7 @@ struct OpMap {
 
 impl<'a> Reader<'a> {
     fn run(&mut self) -> Result<(), Error> {
-        let mut pairer: Pairer<(usize, u32)> = Pairer::default();
+        let mut pairer: Pairer<InvokeValue> = Pairer::default();
         let mut ordinal: u64 = 0;
         self.s.ws();
         let whole_vector = self.s.peek() == Some(b'[');
@@ -292,9 +331,16 @@ impl<'a> Reader<'a> {
             ordinal += 1;
         }
         for p in pairer.leftovers() {
-            let (offset, line) = p.handle;
-            self.reparse_value(offset, line)?;
-            let meta = TxnMeta { id: p.index, process: p.process, invoke_time: p.time, line: p.line, ..Default::default() };
+            if !self.take_invocation_value(&p.handle)? {
+                continue; // a client operation that is not a transaction
+            }
+            let meta = TxnMeta {
+                id: Some(p.index.unwrap_or(p.seq)),
+                process: p.process,
+                invoke_time: p.time,
+                line: p.line,
+                ..Default::default()
+            };
             self.b.finish_txn(Status::Indeterminate, meta);
         }
         Ok(())
@@ -337,10 +383,22 @@ impl<'a> Reader<'a> {
                 "type" => match self.s.atom()? {
                     Atom::Keyword(t) => {
                         m.ty = Some(OpType::parse(t).ok_or_else(|| {
-                            Error::at_offset(ErrorKind::Shape, self.s.s, at, format!("expected :type to be :invoke, :ok, :fail or :info, found :{t}"))
+                            Error::at_offset(
+                                ErrorKind::Shape,
+                                self.s.s,
+                                at,
+                                format!("expected :type to be :invoke, :ok, :fail or :info, found :{t}"),
+                            )
                         })?)
                     }
-                    _ => return Err(Error::at_offset(ErrorKind::Shape, self.s.s, at, "expected :type to be a keyword (:invoke, :ok, :fail or :info)")),
+                    _ => {
+                        return Err(Error::at_offset(
+                            ErrorKind::Shape,
+                            self.s.s,
+                            at,
+                            "expected :type to be a keyword (:invoke, :ok, :fail or :info)",
+                        ))
+                    }
                 },
                 "process" => match self.s.atom()? {
                     Atom::Int(p) => m.process = Some(p),
@@ -351,7 +409,14 @@ impl<'a> Reader<'a> {
                 "index" => match self.s.atom()? {
                     Atom::Int(i) if i >= 0 => m.index = Some(i as u64),
                     Atom::Other => self.skip_at(at)?,
-                    _ => return Err(Error::at_offset(ErrorKind::Shape, self.s.s, at, "expected :index to be a non-negative integer")),
+                    _ => {
+                        return Err(Error::at_offset(
+                            ErrorKind::Shape,
+                            self.s.s,
+                            at,
+                            "expected :index to be a non-negative integer",
+                        ))
+                    }
                 },
                 "time" => match self.s.atom()? {
                     Atom::Int(t) => m.time = Some(t),
@@ -401,7 +466,11 @@ impl<'a> Reader<'a> {
         self.s.skip_form()
     }
 
-    fn handle(&mut self, m: OpMap, line: u32, ordinal: u64, pairer: &mut Pairer<(usize, u32)>) -> Result<(), Error> {
+    /// Decide what an operation map is. A transaction is an operation whose `:f` is `:txn` or
+    /// absent, or whose value is a vector of micro-operations; a completion whose `:value` is
+    /// `nil` or absent takes its invocation's. Other client operations are skipped, together
+    /// with their invocation; so are operations of a keyword process (the nemesis).
+    fn handle(&mut self, m: OpMap, line: u32, ordinal: u64, pairer: &mut Pairer<InvokeValue>) -> Result<(), Error> {
         let ty = match m.ty {
             Some(t) => t,
             None => {
@@ -414,31 +483,35 @@ impl<'a> Reader<'a> {
             self.b.abandon_txn(); // nemesis and other non-client operations
             return Ok(());
         }
-        // An invoke's value was skipped; a completion's was parsed (if it was a transaction).
-        let value_ok = match (&m.parsed, ty) {
-            (_, OpType::Invoke) => true,
-            (Some(Ok(())), _) => true,
-            (Some(Err(_)), _) | (None, _) if not_txn_f => {
-                self.b.abandon_txn();
-                return Ok(()); // a client operation that is not a transaction
-            }
-            (Some(Err(mm)), _) => return Err(Error::at_offset(ErrorKind::Shape, self.s.s, mm.offset, mm.message.clone())),
-            (None, _) => false,
-        };
         let label = m.label.as_deref().or(m.f.as_deref().filter(|f| *f != "txn")).map(|l| self.b.intern(l));
         if ty == OpType::Invoke {
+            // An invocation's value is skipped, and read again only if its completion has none.
             self.b.abandon_txn(); // a value read before :type said this is an invocation
-            let handle = (m.value_at.unwrap_or(usize::MAX), m.value_line);
-            pairer.invoke(Pending { index: m.index, time: m.time, process: m.process, line, handle });
+            let handle = InvokeValue { offset: m.value_at, line: m.value_line, not_txn_f };
+            pairer.invoke(Pending { index: m.index, time: m.time, process: m.process, line, seq: ordinal, handle });
             return Ok(());
         }
         let invoke = pairer.complete(m.process);
-        if !value_ok || self.value_is_nil(&m) {
-            // A completion without operations: use the invocation's.
-            self.b.abandon_txn();
-            if let Some(p) = &invoke {
-                self.reparse_value(p.handle.0, p.handle.1)?;
+        let value_nil = m.value_at.is_none() || self.value_is_nil(&m);
+        match &m.parsed {
+            Some(Ok(())) => {}
+            _ if value_nil => {
+                // A completion without operations: use the invocation's.
+                self.b.abandon_txn();
+                let from = match &invoke {
+                    Some(p) => InvokeValue { not_txn_f, ..p.handle },
+                    None => InvokeValue { offset: None, line, not_txn_f },
+                };
+                if !self.take_invocation_value(&from)? {
+                    return Ok(()); // a client operation that is not a transaction
+                }
             }
+            Some(Err(_)) | None if not_txn_f => {
+                self.b.abandon_txn();
+                return Ok(()); // a client operation that is not a transaction
+            }
+            Some(Err(mm)) => return Err(Error::at_offset(ErrorKind::Shape, self.s.s, mm.offset, mm.message.clone())),
+            None => {}
         }
         let status = match ty {
             OpType::Ok => Status::Committed,
@@ -458,29 +531,35 @@ impl<'a> Reader<'a> {
     }
 
     fn value_is_nil(&self, m: &OpMap) -> bool {
-        m.value_at.is_some_and(|at| self.s.s[at..].starts_with(b"nil") && self.s.s.get(at + 3).is_none_or(|&b| is_delim(b)))
+        m.value_at.is_some_and(|at| self.is_nil_at(at))
     }
 
-    /// Parse the value at `offset` again (an invocation's), pushing its operations.
-    fn reparse_value(&mut self, offset: usize, line: u32) -> Result<(), Error> {
-        if offset == usize::MAX {
-            return Ok(());
-        }
+    fn is_nil_at(&self, at: usize) -> bool {
+        self.s.s.get(at..).is_some_and(|s| s.starts_with(b"nil")) && self.s.s.get(at + 3).is_none_or(|&b| is_delim(b))
+    }
+
+    /// Push the operations of an invocation's value (read again). `Ok(false)` when it is not a
+    /// transaction and its operation's `:f` says it need not be one: then nothing is pushed.
+    /// A missing or `nil` value is a transaction without operations, unless `:f` is not `:txn`.
+    fn take_invocation_value(&mut self, v: &InvokeValue) -> Result<bool, Error> {
+        let Some(offset) = v.offset.filter(|&at| !self.is_nil_at(at)) else {
+            return Ok(!v.not_txn_f);
+        };
         let saved = (self.s.pos, self.s.line, self.s.line_start);
         self.s.pos = offset;
-        self.s.line = line;
+        self.s.line = v.line;
         self.s.line_start = line_start_of(self.s.s, offset);
         let r = self.txn_value()?;
         (self.s.pos, self.s.line, self.s.line_start) = saved;
         match r {
-            Ok(()) => Ok(()),
+            Ok(()) => Ok(true),
+            Err(_) if v.not_txn_f => {
+                self.b.abandon_txn();
+                Ok(false)
+            }
             Err(mm) => {
                 self.b.abandon_txn();
-                if self.s.s[offset..].starts_with(b"nil") {
-                    Ok(())
-                } else {
-                    Err(Error::at_offset(ErrorKind::Shape, self.s.s, mm.offset, mm.message))
-                }
+                Err(Error::at_offset(ErrorKind::Shape, self.s.s, mm.offset, mm.message))
             }
         }
     }
@@ -492,7 +571,12 @@ impl<'a> Reader<'a> {
         let close = match self.s.peek() {
             Some(b'[') => b']',
             Some(b'(') => b')',
-            _ => return Ok(Err(Mismatch { offset: open, message: "expected :value to be a vector of micro-operations like [:r k v]".into() })),
+            _ => {
+                return Ok(Err(Mismatch {
+                    offset: open,
+                    message: "expected :value to be a vector of micro-operations like [:r k v]".into(),
+                }))
+            }
         };
         self.s.pos += 1;
         loop {
@@ -509,7 +593,12 @@ impl<'a> Reader<'a> {
                         return Ok(Err(mm));
                     }
                 }
-                Some(_) => return Ok(Err(Mismatch { offset: at, message: "expected a micro-operation like [:r k v], [:w k v] or [:append k v]".into() })),
+                Some(_) => {
+                    return Ok(Err(Mismatch {
+                        offset: at,
+                        message: "expected a micro-operation like [:r k v], [:w k v] or [:append k v]".into(),
+                    }))
+                }
             }
         }
     }
@@ -525,15 +614,30 @@ impl<'a> Reader<'a> {
                 "r" | "read" => OpKind::Read,
                 "w" | "write" => OpKind::Write,
                 "append" => OpKind::Append,
-                _ => return Ok(Err(Mismatch { offset: f_at, message: format!("expected :r, :w or :append, found {f}") })),
+                _ => {
+                    return Ok(Err(Mismatch {
+                        offset: f_at,
+                        message: format!("expected :r, :w or :append, found {f}"),
+                    }))
+                }
             },
-            _ => return Ok(Err(Mismatch { offset: f_at, message: "expected the micro-operation's function :r, :w or :append".into() })),
+            _ => {
+                return Ok(Err(Mismatch {
+                    offset: f_at,
+                    message: "expected the micro-operation's function :r, :w or :append".into(),
+                }))
+            }
         };
         self.s.ws();
         let key_at = self.s.pos;
         let key = match self.scalar(key_at)? {
             Ok(Some(v)) => self.b.key(v),
-            Ok(None) => return Ok(Err(Mismatch { offset: key_at, message: "expected a key (an integer or a string), found nil".into() })),
+            Ok(None) => {
+                return Ok(Err(Mismatch {
+                    offset: key_at,
+                    message: "expected a key (an integer or a string), found nil".into(),
+                }))
+            }
             Err(mm) => return Ok(Err(mm)),
         };
         self.s.ws();
@@ -552,7 +656,15 @@ impl<'a> Reader<'a> {
                 Ok(Some(v)) if kind == OpKind::Read => self.b.push_read_scalar(key, v, place),
                 Ok(Some(v)) => self.b.push_write(kind, key, v, place),
                 Ok(None) if kind == OpKind::Read => self.b.push_read_nil(key),
-                Ok(None) => return Ok(Err(Mismatch { offset: v_at, message: format!("expected a value to {}, found nil", if kind == OpKind::Append { "append" } else { "write" }) })),
+                Ok(None) => {
+                    return Ok(Err(Mismatch {
+                        offset: v_at,
+                        message: format!(
+                            "expected a value to {}, found nil",
+                            if kind == OpKind::Append { "append" } else { "write" }
+                        ),
+                    }))
+                }
                 Err(mm) => return Ok(Err(mm)),
             },
         }
@@ -563,7 +675,10 @@ impl<'a> Reader<'a> {
                 Ok(Ok(()))
             }
             None => Err(self.s.err(open, format!("micro-operation is not closed: expected '{}'", close as char))),
-            _ => Ok(Err(Mismatch { offset: self.s.pos, message: format!("expected '{}' after [f k v]: a micro-operation has three elements", close as char) })),
+            _ => Ok(Err(Mismatch {
+                offset: self.s.pos,
+                message: format!("expected '{}' after [f k v]: a micro-operation has three elements", close as char),
+            })),
         }
     }
 
@@ -574,7 +689,9 @@ impl<'a> Reader<'a> {
             Atom::Str(s) => self.b.str_value(&s),
             Atom::Keyword(k) | Atom::Symbol(k) => self.b.str_value(k),
             Atom::Nil => return Ok(Ok(None)),
-            Atom::Other => return Ok(Err(Mismatch { offset: at, message: "expected an integer, a string or nil".into() })),
+            Atom::Other => {
+                return Ok(Err(Mismatch { offset: at, message: "expected an integer, a string or nil".into() }))
+            }
         })))
     }
 
@@ -594,7 +711,9 @@ impl<'a> Reader<'a> {
                 }
                 _ => match self.scalar(at)? {
                     Ok(Some(v)) => self.elems.push(v),
-                    Ok(None) => return Ok(Err(Mismatch { offset: at, message: "expected a list element, found nil".into() })),
+                    Ok(None) => {
+                        return Ok(Err(Mismatch { offset: at, message: "expected a list element, found nil".into() }))
+                    }
                     Err(mm) => return Ok(Err(mm)),
                 },
             }

@@ -17,7 +17,8 @@ pub fn read_json(text: &[u8]) -> Result<History, Error> {
     let mut b = HistoryBuilder::new();
     let mut pairer: Pairer<usize> = Pairer::default();
     for (i, e) in entries.iter().enumerate() {
-        let obj = e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"))?;
+        let obj =
+            e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"))?;
         if obj.contains_key("ops") || obj.contains_key("status") {
             native_txn(&mut b, i, obj)?;
         } else {
@@ -25,8 +26,17 @@ pub fn read_json(text: &[u8]) -> Result<History, Error> {
         }
     }
     for p in pairer.leftovers() {
-        push_ops(&mut b, p.handle, entries[p.handle].get("value"))?;
-        let meta = TxnMeta { id: p.index, process: p.process, invoke_time: p.time, line: p.line, ..Default::default() };
+        let invocation = &entries[p.handle];
+        if !push_txn_ops(&mut b, p.handle, invocation.get("value"), not_txn_f(invocation.get("f")))? {
+            continue; // a client operation that is not a transaction
+        }
+        let meta = TxnMeta {
+            id: Some(p.index.unwrap_or(p.seq)),
+            process: p.process,
+            invoke_time: p.time,
+            line: p.line,
+            ..Default::default()
+        };
         b.finish_txn(Status::Indeterminate, meta);
     }
     let mut h = b.finish()?;
@@ -65,7 +75,12 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
             }
             Ok((items, None))
         }
-        _ => Err(Error::at(ErrorKind::Shape, 1, 1, "expected a JSON array of operations, or an object with \"transactions\"")),
+        _ => Err(Error::at(
+            ErrorKind::Shape,
+            1,
+            1,
+            "expected a JSON array of operations, or an object with \"transactions\"",
+        )),
     }
 }
 
@@ -95,7 +110,9 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, obj: &Map<String, Json>) -> Resu
         Some(Some("committed" | "ok")) => Status::Committed,
         Some(Some("aborted" | "fail")) => Status::Aborted,
         Some(Some("indeterminate" | "info")) => Status::Indeterminate,
-        Some(_) => return Err(entry_err(i, "expected \"status\" to be \"committed\", \"aborted\" or \"indeterminate\"")),
+        Some(_) => {
+            return Err(entry_err(i, "expected \"status\" to be \"committed\", \"aborted\" or \"indeterminate\""))
+        }
     };
     let process = match int_field(obj, "session", i)? {
         Some(s) => Some(s),
@@ -119,24 +136,35 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, obj: &Map<String, Json>) -> Resu
     Ok(())
 }
 
-fn elle_op(b: &mut HistoryBuilder, pairer: &mut Pairer<usize>, entries: &[Json], i: usize, obj: &Map<String, Json>) -> Result<(), Error> {
-    let ty = obj
-        .get("type")
-        .and_then(Json::as_str)
-        .and_then(OpType::parse)
-        .ok_or_else(|| entry_err(i, "expected \"type\" to be \"invoke\", \"ok\", \"fail\" or \"info\" (or a native transaction with \"ops\")"))?;
+/// One elle-cli operation; the same rules as the EDN reader's: a transaction is an operation whose
+/// `f` is `"txn"` or absent, or whose value is an array of micro-operations; a completion whose
+/// `value` is null or absent takes its invocation's; other client operations are skipped with
+/// their invocation, and so are operations of a string process (the nemesis).
+fn elle_op(
+    b: &mut HistoryBuilder,
+    pairer: &mut Pairer<usize>,
+    entries: &[Json],
+    i: usize,
+    obj: &Map<String, Json>,
+) -> Result<(), Error> {
+    let ty = obj.get("type").and_then(Json::as_str).and_then(OpType::parse).ok_or_else(|| {
+        entry_err(
+            i,
+            "expected \"type\" to be \"invoke\", \"ok\", \"fail\" or \"info\" (or a native transaction with \"ops\")",
+        )
+    })?;
     if matches!(obj.get("process"), Some(Json::String(_))) {
         return Ok(()); // nemesis
     }
     let f = obj.get("f").and_then(Json::as_str);
-    if f.is_some_and(|f| f != "txn") && !is_txn_value(obj.get("value")) {
-        return Ok(()); // a client operation that is not a transaction
-    }
     let process = int_field(obj, "process", i)?;
-    let index = int_field(obj, "index", i)?.map(|v| v.max(0) as u64);
+    let index = match int_field(obj, "index", i)? {
+        Some(v) if v < 0 => return Err(entry_err(i, "expected \"index\" to be a non-negative integer")),
+        v => v.map(|v| v as u64),
+    };
     let time = int_field(obj, "time", i)?;
     if ty == OpType::Invoke {
-        pairer.invoke(Pending { index, time, process, line: i as u32, handle: i });
+        pairer.invoke(Pending { index, time, process, line: i as u32, seq: i as u64, handle: i });
         return Ok(());
     }
     let invoke = pairer.complete(process);
@@ -144,7 +172,9 @@ fn elle_op(b: &mut HistoryBuilder, pairer: &mut Pairer<usize>, entries: &[Json],
         None | Some(Json::Null) => invoke.as_ref().and_then(|p| entries[p.handle].get("value")),
         v => v,
     };
-    push_ops(b, i, value)?;
+    if !push_txn_ops(b, i, value, not_txn_f(obj.get("f")))? {
+        return Ok(()); // a client operation that is not a transaction
+    }
     let label = obj.get("label").and_then(Json::as_str).or(f.filter(|f| *f != "txn")).map(|l| b.intern(l));
     let status = match ty {
         OpType::Ok => Status::Committed,
@@ -163,15 +193,37 @@ fn elle_op(b: &mut HistoryBuilder, pairer: &mut Pairer<usize>, entries: &[Json],
     Ok(())
 }
 
-fn is_txn_value(v: Option<&Json>) -> bool {
-    matches!(v, Some(Json::Array(ops)) if ops.iter().all(|o| matches!(o, Json::Array(t) if t.len() == 3 && t[0].is_string())))
+fn not_txn_f(f: Option<&Json>) -> bool {
+    f.and_then(Json::as_str).is_some_and(|f| f != "txn")
+}
+
+/// Push a transaction's operations. `Ok(false)`, pushing nothing, when the value is not a
+/// transaction (null included) and `f` says the operation need not be one.
+fn push_txn_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>, not_txn_f: bool) -> Result<bool, Error> {
+    if matches!(ops, None | Some(Json::Null)) {
+        return Ok(!not_txn_f);
+    }
+    match push_ops(b, i, ops) {
+        Ok(()) => Ok(true),
+        Err(_) if not_txn_f => {
+            b.abandon_txn();
+            Ok(false)
+        }
+        Err(e) => {
+            b.abandon_txn();
+            Err(e)
+        }
+    }
 }
 
 fn scalar(b: &mut HistoryBuilder, v: &Json, i: usize, what: &str) -> Result<Option<Value>, Error> {
     match v {
         Json::Null => Ok(None),
         Json::String(s) => Ok(Some(b.str_value(s))),
-        Json::Number(n) => n.as_i64().map(|n| Some(Value::Int(n))).ok_or_else(|| entry_err(i, format!("expected {what} to be an integer or a string, found {n}"))),
+        Json::Number(n) => n
+            .as_i64()
+            .map(|n| Some(Value::Int(n)))
+            .ok_or_else(|| entry_err(i, format!("expected {what} to be an integer or a string, found {n}"))),
         _ => Err(entry_err(i, format!("expected {what} to be an integer or a string"))),
     }
 }
@@ -187,13 +239,23 @@ fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), 
     for (j, op) in ops.iter().enumerate() {
         let t = match op {
             Json::Array(t) if t.len() == 3 => t,
-            _ => return Err(entry_err(i, format!("operation {j}: expected [f, key, value] with f one of \"r\", \"w\", \"append\""))),
+            _ => {
+                return Err(entry_err(
+                    i,
+                    format!("operation {j}: expected [f, key, value] with f one of \"r\", \"w\", \"append\""),
+                ))
+            }
         };
         let kind = match t[0].as_str() {
             Some("r" | "read") => OpKind::Read,
             Some("w" | "write") => OpKind::Write,
             Some("append") => OpKind::Append,
-            _ => return Err(entry_err(i, format!("operation {j}: expected f to be \"r\", \"w\" or \"append\", found {}", t[0]))),
+            _ => {
+                return Err(entry_err(
+                    i,
+                    format!("operation {j}: expected f to be \"r\", \"w\" or \"append\", found {}", t[0]),
+                ))
+            }
         };
         let key = match scalar(b, &t[1], i, "the key")? {
             Some(k) => b.key(k),
@@ -205,7 +267,9 @@ fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), 
                 for e in list {
                     match scalar(b, e, i, "a list element")? {
                         Some(v) => elems.push(v),
-                        None => return Err(entry_err(i, format!("operation {j}: expected a list element, found null"))),
+                        None => {
+                            return Err(entry_err(i, format!("operation {j}: expected a list element, found null")))
+                        }
                     }
                 }
                 b.push_read_list(key, &elems, place);
@@ -225,12 +289,18 @@ fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), 
 
 /// A version order given as `{"key": [v1, v2, ...]}`; keys are matched by their text.
 fn version_order_from_json(h: &History, vo: &Json) -> Result<VersionOrder, Error> {
-    let obj = vo.as_object().ok_or_else(|| Error::new(ErrorKind::Shape, "expected \"version_order\" to be an object of key: [values]"))?;
+    let obj = vo
+        .as_object()
+        .ok_or_else(|| Error::new(ErrorKind::Shape, "expected \"version_order\" to be an object of key: [values]"))?;
     let keys = super::key_index(h);
     let mut order = VersionOrder::default();
     for (k, vals) in obj {
-        let Some(&key) = keys.get(k.as_str()) else { continue };
-        let vals = vals.as_array().ok_or_else(|| Error::new(ErrorKind::Shape, format!("version_order[{k}]: expected an array of values")))?;
+        let Some(&key) = keys.get(k.as_str()) else {
+            continue;
+        };
+        let vals = vals
+            .as_array()
+            .ok_or_else(|| Error::new(ErrorKind::Shape, format!("version_order[{k}]: expected an array of values")))?;
         let mut out = Vec::with_capacity(vals.len());
         for v in vals {
             match v {
@@ -239,7 +309,12 @@ fn version_order_from_json(h: &History, vo: &Json) -> Result<VersionOrder, Error
                     Some(sym) => out.push(Value::Str(sym)),
                     None => continue, // nobody wrote it; cannot order anything
                 },
-                _ => return Err(Error::new(ErrorKind::Shape, format!("version_order[{k}]: expected integers or strings"))),
+                _ => {
+                    return Err(Error::new(
+                        ErrorKind::Shape,
+                        format!("version_order[{k}]: expected integers or strings"),
+                    ))
+                }
             }
         }
         order.per_key.insert(key, out);

@@ -31,6 +31,9 @@ pub struct Pending<H> {
     pub time: Option<i64>,
     pub process: Option<i64>,
     pub line: u32,
+    /// Position of the invocation among all operations of the input (0-based): its id when it
+    /// has no `:index`, and the order of [`Pairer::leftovers`].
+    pub seq: u64,
     pub handle: H,
 }
 
@@ -69,12 +72,13 @@ impl<H> Pairer<H> {
         }
     }
 
-    /// Invocations never completed, in input order: indeterminate transactions.
+    /// Invocations never completed, in input order: indeterminate transactions. (Sorted by
+    /// position, not line: a whole history on one line must not come out in hash-map order.)
     pub fn leftovers(mut self) -> Vec<Pending<H>> {
         let mut all = self.orphans;
         all.extend(self.by_process.drain().map(|(_, p)| p));
         all.extend(self.anonymous);
-        all.sort_by_key(|p| p.line);
+        all.sort_by_key(|p| p.seq);
         all
     }
 }

@@ -22,8 +22,9 @@ pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let rec: Json = serde_json::from_slice(line)
-            .map_err(|e| Error::at(ErrorKind::Wal, line_no, e.column() as u32, format!("expected a JSON object a line: {e}")))?;
+        let rec: Json = serde_json::from_slice(line).map_err(|e| {
+            Error::at(ErrorKind::Wal, line_no, e.column() as u32, format!("expected a JSON object a line: {e}"))
+        })?;
         let tid = rec.get("tid").and_then(|t| match t {
             Json::String(s) => Some(s.clone()),
             Json::Number(n) => Some(n.to_string()),
@@ -37,7 +38,9 @@ pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
                 committed.extend(tid);
             }
             Some(2300) => {
-                let data = rec.get("data").ok_or_else(|| Error::at(ErrorKind::Wal, line_no, 1, "expected \"data\" in a 2300 (document write) record"))?;
+                let data = rec.get("data").ok_or_else(|| {
+                    Error::at(ErrorKind::Wal, line_no, 1, "expected \"data\" in a 2300 (document write) record")
+                })?;
                 let key = match data.get("_key") {
                     Some(Json::String(s)) => s.clone(),
                     Some(Json::Number(n)) => n.to_string(),
@@ -50,12 +53,21 @@ pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
                         Some(sym) => Value::Str(sym),
                         None => continue,
                     },
-                    _ => return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected data.rwAttr (the value written) in a 2300 record")),
+                    _ => {
+                        return Err(Error::at(
+                            ErrorKind::Wal,
+                            line_no,
+                            1,
+                            "expected data.rwAttr (the value written) in a 2300 record",
+                        ))
+                    }
                 };
                 writes.push((tid, key, value));
             }
             Some(_) => {}
-            None => return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected a numeric \"type\" in each log record")),
+            None => {
+                return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected a numeric \"type\" in each log record"))
+            }
         }
     }
     let mut order = VersionOrder { per_key: FxHashMap::default() };

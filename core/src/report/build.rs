@@ -15,7 +15,12 @@ pub fn check(h: &History, opts: &CheckOptions) -> Report {
 }
 
 /// Check an already inferred graph; `interrupt` is polled during long searches.
-pub fn check_inferred(h: &History, inf: &Inference, opts: &CheckOptions, interrupt: Option<&mut dyn FnMut() -> bool>) -> Report {
+pub fn check_inferred(
+    h: &History,
+    inf: &Inference,
+    opts: &CheckOptions,
+    interrupt: Option<&mut dyn FnMut() -> bool>,
+) -> Report {
     let levels: Vec<Level> = if opts.levels.is_empty() {
         Level::ALL.to_vec()
     } else {
@@ -35,13 +40,16 @@ pub fn check_inferred(h: &History, inf: &Inference, opts: &CheckOptions, interru
     }
     let mut searcher = Searcher::new(g);
     // Each cycle anomaly some requested level proscribes, searched once.
-    let kinds: Vec<AnomalyKind> = AnomalyKind::ALL.into_iter().filter(|k| k.is_cycle() && levels.iter().any(|l| l.proscribes(*k))).collect();
+    let kinds: Vec<AnomalyKind> =
+        AnomalyKind::ALL.into_iter().filter(|k| k.is_cycle() && levels.iter().any(|l| l.proscribes(*k))).collect();
     let mut outcomes: Vec<(AnomalyKind, Outcome, Vec<(usize, CycleReport)>)> = Vec::new();
     for k in kinds {
         let Some(p) = pattern(k) else { continue };
         let out = searcher.search(&comps, &p, &mut budget, opts.max_cycles.max(1));
         let cycles = match &out {
-            Outcome::Violated(cs) => cs.iter().map(|c| (comp_of.get(&c.txns[0]).copied().unwrap_or(0), cycle_report(h, g, k, c))).collect(),
+            Outcome::Violated(cs) => {
+                cs.iter().map(|c| (comp_of.get(&c.txns[0]).copied().unwrap_or(0), cycle_report(h, g, k, c))).collect()
+            }
             _ => Vec::new(),
         };
         outcomes.push((k, out, cycles));

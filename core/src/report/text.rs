@@ -63,11 +63,15 @@ pub fn op_ref(h: &History, o: u32) -> OpRef {
 /// A transaction as Jepsen prints it, operations shortened.
 pub fn txn_text(h: &History, t: TxnId) -> String {
     let txn = &h.txns[t as usize];
-    let mut s = format!("{{:index {}, :type :{}", txn.id, match txn.status {
-        crate::history::Status::Committed => "ok",
-        crate::history::Status::Aborted => "fail",
-        crate::history::Status::Indeterminate => "info",
-    });
+    let mut s = format!(
+        "{{:index {}, :type :{}",
+        txn.id,
+        match txn.status {
+            crate::history::Status::Committed => "ok",
+            crate::history::Status::Aborted => "fail",
+            crate::history::Status::Indeterminate => "info",
+        }
+    );
     if let Some(p) = txn.process {
         let _ = write!(s, ", :process {p}");
     }
@@ -89,11 +93,25 @@ pub fn why(h: &History, e: &Edge) -> String {
     let written = |o: u32| h.written(o).map_or_else(|| "nil".to_string(), |v| h.show(v));
     let list = h.model != Model::RwRegister;
     match (e.ty, list) {
-        (EdgeType::Ww, true) => format!("{to}'s append of {} to key {k} comes after {from}'s append of {} in the key's version order", written(e.to_op), written(e.from_op)),
-        (EdgeType::Ww, false) => format!("{to} wrote key {k} = {}, a version after {from}'s {}", written(e.to_op), written(e.from_op)),
-        (EdgeType::Wr, true) => format!("{to} read key {k} = {}, which ends with {from}'s append of {}", read_text(h, e.to_op), written(e.from_op)),
+        (EdgeType::Ww, true) => format!(
+            "{to}'s append of {} to key {k} comes after {from}'s append of {} in the key's version order",
+            written(e.to_op),
+            written(e.from_op)
+        ),
+        (EdgeType::Ww, false) => {
+            format!("{to} wrote key {k} = {}, a version after {from}'s {}", written(e.to_op), written(e.from_op))
+        }
+        (EdgeType::Wr, true) => format!(
+            "{to} read key {k} = {}, which ends with {from}'s append of {}",
+            read_text(h, e.to_op),
+            written(e.from_op)
+        ),
         (EdgeType::Wr, false) => format!("{to} read key {k} = {}, written by {from}", written(e.from_op)),
-        (EdgeType::Rw, true) => format!("{from} read key {k} = {}, which does not include {to}'s append of {}", read_text(h, e.from_op), written(e.to_op)),
+        (EdgeType::Rw, true) => format!(
+            "{from} read key {k} = {}, which does not include {to}'s append of {}",
+            read_text(h, e.from_op),
+            written(e.to_op)
+        ),
         (EdgeType::Rw, false) => {
             let r = read_text(h, e.from_op);
             let r = if r == "nil" { "nil (the initial value)".to_string() } else { r };
@@ -131,7 +149,14 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, c: &Cyc
     for (i, e) in edges.iter().enumerate() {
         let lead = if i + 1 == edges.len() { "However, " } else { "" };
         let tail = if i + 1 == edges.len() { ": a contradiction!" } else { "." };
-        let _ = writeln!(text, "  - {lead}{} < {} ({}), because {}{tail}", txn_name(h, e.from), txn_name(h, e.to), e.ty.as_str(), why(h, e));
+        let _ = writeln!(
+            text,
+            "  - {lead}{} < {} ({}), because {}{tail}",
+            txn_name(h, e.from),
+            txn_name(h, e.to),
+            e.ty.as_str(),
+            why(h, e)
+        );
     }
     let _ = write!(text, "\nThe cycle is {} ({name}).", kind.name());
     CycleReport {
@@ -191,7 +216,15 @@ pub fn render(r: &Report) -> String {
     for (l, lr) in &r.levels.0 {
         if let Some(c) = lr.cycles.first() {
             if shown.insert(c.txns.clone()) {
-                let _ = writeln!(s, "\n{} is violated by this {} cycle ({}{}):\n{}", l.name(), c.anomaly, c.name, if c.minimal { ", minimal" } else { "" }, c.explanation);
+                let _ = writeln!(
+                    s,
+                    "\n{} is violated by this {} cycle ({}{}):\n{}",
+                    l.name(),
+                    c.anomaly,
+                    c.name,
+                    if c.minimal { ", minimal" } else { "" },
+                    c.explanation
+                );
             }
         }
     }

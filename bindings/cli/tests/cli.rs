@@ -1,0 +1,126 @@
+//! The `grail` binary: exit codes, JSON schema, gzip input, DOT output.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn grail(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_grail")).args(args).output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into(),
+        String::from_utf8_lossy(&out.stderr).into(),
+    )
+}
+
+fn case(p: &str) -> String {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases").join(p).to_string_lossy().into()
+}
+
+fn corpus() -> Option<PathBuf> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../shared/corpus");
+    if dir.is_dir() {
+        Some(dir)
+    } else if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("corpus required under CI=true: {}", dir.display())
+    } else {
+        eprintln!("SKIPPED: no corpus at {}", dir.display());
+        None
+    }
+}
+
+#[test]
+fn check_json_has_the_documented_schema_and_exit_codes() {
+    let (code, out, _) = grail(&["check", &case("G-single/lost-update.edn"), "--json"]);
+    assert_eq!(code, 1);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["valid"], false);
+    // Levels appear strongest first in the output.
+    let pos: Vec<usize> = ["\"SER\": {", "\"SI\": {", "\"PSI\": {", "\"PL-2\": {", "\"PL-1\": {"]
+        .iter()
+        .map(|k| out.find(k).unwrap())
+        .collect();
+    assert!(pos.windows(2).all(|w| w[0] < w[1]), "{pos:?}");
+    for l in ["SER", "SI", "PSI", "PL-2", "PL-1"] {
+        assert!(r["levels"][l]["valid"].is_boolean());
+        assert!(r["levels"][l]["anomalies"].is_array() && r["levels"][l]["cycles"].is_array());
+    }
+    assert_eq!(r["levels"]["PSI"]["valid"], false);
+    assert_eq!(r["levels"]["PL-2"]["valid"], true);
+    let cyc = &r["levels"]["SER"]["cycles"][0];
+    assert_eq!(cyc["name"], "lost update");
+    assert!(cyc["steps"][0]["from_op"]["op"].as_str().unwrap().starts_with("[:"));
+    for k in ["vertices", "edges", "ww", "wr", "rw"] {
+        assert!(r["stats"][k].is_u64(), "stats.{k}");
+    }
+    let (code, _, _) = grail(&["check", &case("valid/serial.edn")]);
+    assert_eq!(code, 0);
+    // Only the requested levels are checked: PL-2 holds here.
+    let (code, out, _) = grail(&["check", &case("G-single/lost-update.edn"), "--levels", "PL-2,PL-1", "--json"]);
+    assert_eq!(code, 0);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["levels"].as_object().unwrap().len(), 2);
+}
+
+#[test]
+fn bad_input_and_usage_exit_2_with_a_place() {
+    let dir = std::env::temp_dir().join(format!("grail-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let bad = dir.join("bad.edn");
+    std::fs::write(&bad, "{:type :ok, :value [[:r 1 nil]]}\n{:type :ok :value [[:r 1 [1 2]]\n").unwrap();
+    let (code, _, err) = grail(&["check", bad.to_str().unwrap()]);
+    assert_eq!(code, 2);
+    assert!(err.contains("line 2"), "{err}");
+    let (code, _, err) = grail(&["check", &case("valid/serial.edn"), "--levels", "XYZ"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown level"), "{err}");
+    let (code, _, _) = grail(&["check", "/nonexistent/file.edn"]);
+    assert_eq!(code, 2);
+    let (code, _, _) = grail(&["frobnicate"]);
+    assert_eq!(code, 2);
+}
+
+#[test]
+fn stats_and_graph() {
+    let (code, out, _) = grail(&["stats", &case("G1a/aborted-read.edn"), "--json"]);
+    assert_eq!(code, 1, "an anomaly was found");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["stats"]["aborted"], 1);
+    assert_eq!(s["anomalies"][0]["type"], "G1a");
+    let (code, out, _) = grail(&["graph", &case("G2-item/write-skew.edn"), "--json"]);
+    assert_eq!(code, 0);
+    let g: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(g["vertices"], serde_json::json!([0, 1]));
+    let types: Vec<&str> = g["edges"].as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["rw", "rw"]);
+    assert_eq!(g["edges"][0]["key"], "y");
+}
+
+#[test]
+fn dot_files_are_written() {
+    let dir = std::env::temp_dir().join(format!("grail-dot-{}", std::process::id()));
+    let (code, _, _) = grail(&["check", &case("G-nonadjacent/long-fork.edn"), "--dot", dir.to_str().unwrap()]);
+    assert_eq!(code, 1);
+    let si = std::fs::read_to_string(dir.join("SI-0.dot")).unwrap();
+    assert!(si.starts_with("digraph") && si.contains("rw"), "{si}");
+    assert!(!dir.join("PSI-0.dot").exists(), "PSI holds: no cycle file");
+}
+
+#[test]
+fn gzip_corpus_history_with_stats() {
+    let Some(c) = corpus() else { return };
+    let p = c.join("grail/anti-patterns/lost-update/history.edn.gz");
+    let (code, out, err) = grail(&["stats", p.to_str().unwrap(), "--json"]);
+    assert!(code == 0 || code == 1, "{err}");
+    let s: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(s["stats"]["transactions"], 9570);
+    let (code, out, _) = grail(&["check", p.to_str().unwrap(), "--json", "--max-steps", "0"]);
+    assert_eq!(code, 1);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    // With no steps to spend, verdicts are unknown (with a reason), never guesses.
+    assert!(r["valid"].is_null());
+    for l in ["SER", "SI", "PSI", "PL-2", "PL-1"] {
+        assert_eq!(r["levels"][l]["verdict"], "unknown");
+        assert!(r["levels"][l]["valid"].is_null());
+        assert!(r["levels"][l]["reason"].as_str().unwrap().contains("budget"));
+    }
+}

@@ -1,0 +1,66 @@
+//! Shared helpers for tests that read `../shared/corpus` in place.
+#![allow(dead_code)]
+
+use grail_core::{CheckOptions, Format, History, Report};
+use std::io::Read;
+use std::path::{Path, PathBuf};
+
+/// The corpus folder, or `None` (with a message) when it is absent outside CI.
+pub fn corpus() -> Option<PathBuf> {
+    let dir = std::env::var_os("GRAIL_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus"));
+    if dir.join("grail").is_dir() {
+        return Some(dir);
+    }
+    if std::env::var("CI").is_ok_and(|v| v == "true") {
+        panic!("the corpus is required under CI=true but {} is absent", dir.display());
+    }
+    eprintln!(
+        "SKIPPED: corpus not found at {} (set GRAIL_CORPUS or place ../shared beside the checkout)",
+        dir.display()
+    );
+    None
+}
+
+pub fn slurp(path: &Path) -> Vec<u8> {
+    let raw = std::fs::read(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if raw.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut out).unwrap();
+        out
+    } else {
+        raw
+    }
+}
+
+pub fn load(path: &Path, wal: Option<&Path>) -> History {
+    let mut h = grail_core::read(&slurp(path), Format::Auto).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    if let Some(w) = wal {
+        grail_core::read_wal(&mut h, &slurp(w)).unwrap_or_else(|e| panic!("{}: {e}", w.display()));
+    }
+    h
+}
+
+pub fn check(h: &History) -> Report {
+    grail_core::check(h, &CheckOptions::default())
+}
+
+pub const LEVELS: [&str; 5] = ["SER", "SI", "PSI", "PL-2", "PL-1"];
+
+/// Rows of a CSV file as maps from column to value.
+pub fn csv_rows(path: &Path) -> Vec<std::collections::HashMap<String, String>> {
+    let mut r = csv::Reader::from_path(path).unwrap();
+    let headers = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| headers.iter().zip(rec.unwrap().iter()).map(|(h, v)| (h.to_string(), v.to_string())).collect())
+        .collect()
+}
+
+pub fn violated(r: &Report, level: &str) -> bool {
+    r.levels[level].valid == Some(false)
+}
+
+pub fn kinds(r: &Report) -> std::collections::BTreeSet<String> {
+    r.anomalies.iter().map(|a| a.kind.clone()).collect()
+}
