@@ -38,14 +38,17 @@ fn synthetic(n: usize, seed: u64) -> String {
             let slot = (next() % 64) as usize;
             let k = active[slot];
             if next() % 2 == 0 {
-                let v = lists.get(&k).map_or(0, |l| l.len()) as u64 + appended.iter().filter(|a| a.0 == k).count() as u64 + 1;
+                let v = lists.get(&k).map_or(0, |l| l.len()) as u64
+                    + appended.iter().filter(|a| a.0 == k).count() as u64
+                    + 1;
                 let v = v * 1000 + (i as u64 % 1000); // unique per key
                 let _ = write!(inv, "[:append {k} {v}] ");
                 let _ = write!(ok, "[:append {k} {v}] ");
                 appended.push((k, v));
             } else {
                 let visible = i.saturating_sub(lag);
-                let mut seen: Vec<u64> = log.get(&k).map_or(Vec::new(), |l| l.iter().filter(|(c, _)| *c < visible).map(|x| x.1).collect());
+                let mut seen: Vec<u64> =
+                    log.get(&k).map_or(Vec::new(), |l| l.iter().filter(|(c, _)| *c < visible).map(|x| x.1).collect());
                 seen.extend(appended.iter().filter(|a| a.0 == k).map(|a| a.1));
                 let _ = write!(inv, "[:r {k} nil] ");
                 let body: Vec<String> = seen.iter().map(|v| v.to_string()).collect();
@@ -64,9 +67,19 @@ fn synthetic(n: usize, seed: u64) -> String {
                 next_key += 1;
             }
         }
-        let _ = writeln!(out, "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {process}, :index {index}}}", inv.trim_end(), i * 1000);
+        let _ = writeln!(
+            out,
+            "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {process}, :index {index}}}",
+            inv.trim_end(),
+            i * 1000
+        );
         index += 1;
-        let _ = writeln!(out, "{{:type :ok, :f :txn, :value [{}], :time {}, :process {process}, :index {index}}}", ok.trim_end(), i * 1000 + 500);
+        let _ = writeln!(
+            out,
+            "{{:type :ok, :f :txn, :value [{}], :time {}, :process {process}, :index {index}}}",
+            ok.trim_end(),
+            i * 1000 + 500
+        );
         index += 1;
     }
     out
@@ -75,7 +88,9 @@ fn synthetic(n: usize, seed: u64) -> String {
 fn peak_rss_mb() -> f64 {
     std::fs::read_to_string("/proc/self/status")
         .ok()
-        .and_then(|s| s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok()))
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
         .map_or(0.0, |kb| kb / 1024.0)
 }
 
@@ -88,7 +103,13 @@ fn bench(name: &str, text: &[u8]) {
     let build = t.elapsed().as_secs_f64();
     let n = h.txns.len() as f64;
     let s = inf.graph.stats(&h);
-    println!("{name}: {} transactions, {:.1} MB, {} vertices, {} edges", h.txns.len(), text.len() as f64 / 1e6, s.vertices, s.edges);
+    println!(
+        "{name}: {} transactions, {:.1} MB, {} vertices, {} edges",
+        h.txns.len(),
+        text.len() as f64 / 1e6,
+        s.vertices,
+        s.edges
+    );
     println!("  parse  {parse:>7.3} s  {:>12.0} txn/s  {:>6.0} MB/s", n / parse, text.len() as f64 / 1e6 / parse);
     println!("  build  {build:>7.3} s  {:>12.0} txn/s", n / build);
     let mut all = 0.0;
@@ -102,12 +123,21 @@ fn bench(name: &str, text: &[u8]) {
     let t = Instant::now();
     let r = grail_core::check_inferred(&h, &inf, &CheckOptions::default(), None);
     let five = t.elapsed().as_secs_f64();
-    println!("  all five levels in one check {five:.3} s (sum of single-level checks {all:.3} s); valid = {:?}", r.valid);
-    println!("  parse + build + check {:.3} s  ({:.0} txn/s end to end); peak RSS so far {:.0} MB", parse + build + five, n / (parse + build + five), peak_rss_mb());
+    println!(
+        "  all five levels in one check {five:.3} s (sum of single-level checks {all:.3} s); valid = {:?}",
+        r.valid
+    );
+    println!(
+        "  parse + build + check {:.3} s  ({:.0} txn/s end to end); peak RSS so far {:.0} MB",
+        parse + build + five,
+        n / (parse + build + five),
+        peak_rss_mb()
+    );
 }
 
 fn main() {
-    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../shared/corpus/grail/anti-patterns/lost-update/history.edn.gz");
+    let corpus = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../shared/corpus/grail/anti-patterns/lost-update/history.edn.gz");
     if let Ok(raw) = std::fs::read(&corpus) {
         let mut text = Vec::new();
         flate2::read::MultiGzDecoder::new(&raw[..]).read_to_end(&mut text).unwrap();
@@ -119,5 +149,8 @@ fn main() {
     let t = Instant::now();
     let text = synthetic(n, 0x9e3779b97f4a7c15);
     println!("\n(generated {n} synthetic transactions in {:.1} s)", t.elapsed().as_secs_f64());
+    if let Ok(path) = std::env::var("GRAIL_BENCH_SAVE") {
+        std::fs::write(&path, &text).expect("writing GRAIL_BENCH_SAVE");
+    }
     bench(&format!("synthetic list-append, {n} transactions"), text.as_bytes());
 }

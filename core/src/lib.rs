@@ -11,6 +11,7 @@
 pub mod anomaly;
 pub mod error;
 pub mod graph;
+pub mod hash;
 pub mod history;
 pub mod infer;
 pub mod level;

@@ -32,11 +32,11 @@ fn graph(n: usize, edges: &[(u32, u32, u8)]) -> DependencyGraph {
     for &(a, b, mask) in edges {
         for t in EdgeType::ALL {
             if mask & t.bit() != 0 {
-                raw.push(Edge { from: a, to: b, ty: t, from_op: 0, to_op: 0 });
+                raw.push(Edge { from: a, to: b, ty: t, key: 0, from_op: 0, to_op: 0 });
             }
         }
     }
-    DependencyGraph::new(vec![true; n], raw, |_| 0)
+    DependencyGraph::new(vec![true; n], raw)
 }
 
 /// Every simple cycle (as a vertex list starting at its least vertex), each with every word.

@@ -38,13 +38,16 @@ pub struct Edge {
     pub from: TxnId,
     pub to: TxnId,
     pub ty: EdgeType,
+    /// The key both operations are on.
+    pub key: KeyId,
     pub from_op: u32,
     pub to_op: u32,
 }
 
 impl Edge {
-    pub fn key(&self, h: &History) -> KeyId {
-        h.ops[self.to_op as usize].key
+    /// The key (kept as a method for callers that have the history at hand).
+    pub fn key(&self, _h: &History) -> KeyId {
+        self.key
     }
 }
 
@@ -81,11 +84,14 @@ pub struct DependencyGraph {
 
 impl DependencyGraph {
     /// Build from raw edges (any order, duplicates allowed; self-loops dropped), keeping one
-    /// edge per (from, to, type, key); `key_of` gives the key of an edge.
-    pub fn new(is_vertex: Vec<bool>, mut raw: Vec<Edge>, key_of: impl Fn(&Edge) -> KeyId) -> DependencyGraph {
+    /// edge per (from, to, type, key): the first by operation order.
+    pub fn new(is_vertex: Vec<bool>, mut raw: Vec<Edge>) -> DependencyGraph {
         raw.retain(|e| e.from != e.to);
-        raw.sort_unstable_by_key(|e| (e.from, e.to, e.ty, key_of(e), e.from_op, e.to_op));
-        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && key_of(a) == key_of(b));
+        let rank = |e: &Edge| {
+            ((e.from as u128) << 96 | (e.to as u128) << 64 | (e.ty as u128) << 32 | e.key as u128, e.from_op, e.to_op)
+        };
+        raw.sort_unstable_by_key(rank);
+        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && a.key == b.key);
         let n = is_vertex.len();
         let mut offsets = vec![0u32; n + 1];
         let mut adj: Vec<(TxnId, u8)> = Vec::new();

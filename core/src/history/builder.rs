@@ -2,7 +2,7 @@
 
 use super::{Arg, History, Interner, KeyId, Model, Op, OpKind, Status, Sym, Transaction, Value};
 use crate::error::{Error, ErrorKind};
-use rustc_hash::FxHashMap;
+use crate::hash::Map;
 
 /// Where a reader saw something, for errors found after the fact.
 #[derive(Debug, Clone, Copy, Default)]
@@ -26,7 +26,7 @@ pub struct TxnMeta {
 #[derive(Debug, Default)]
 pub struct HistoryBuilder {
     h: Option<History>,
-    key_index: FxHashMap<Value, KeyId>,
+    key_index: Map<Value, KeyId>,
     txn_start: u32,
     first_list: Option<Place>,
     first_register: Option<Place>,

@@ -115,7 +115,7 @@ pub enum Model {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VersionOrder {
     /// For each key, the values written, in the order they were installed.
-    pub per_key: rustc_hash::FxHashMap<KeyId, Vec<Value>>,
+    pub per_key: crate::hash::Map<KeyId, Vec<Value>>,
 }
 
 /// A whole history.

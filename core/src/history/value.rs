@@ -1,6 +1,6 @@
 //! Keys and values: integers, or strings interned to a small symbol.
 
-use rustc_hash::FxHashMap;
+use crate::hash::Map;
 
 /// An interned string.
 pub type Sym = u32;
@@ -17,7 +17,7 @@ pub enum Value {
 #[derive(Debug, Clone, Default)]
 pub struct Interner {
     strings: Vec<Box<str>>,
-    index: FxHashMap<Box<str>, Sym>,
+    index: Map<Box<str>, Sym>,
 }
 
 impl Interner {

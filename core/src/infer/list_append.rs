@@ -11,7 +11,6 @@ use super::{Ctx, WriteInfo};
 use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
 use crate::history::{History, KeyId, OpKind, Status, TxnId, Value};
-use rustc_hash::FxHashSet;
 
 pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let appends = cx.writes(OpKind::Append);
@@ -21,6 +20,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     // The longest trustworthy committed read per key: (len, op).
     let mut longest: Vec<Option<(usize, u32)>> = vec![None; nkeys];
 
+    let mut own = Vec::new();
     for (t, txn) in h.txns.iter().enumerate() {
         if txn.status != Status::Committed {
             continue;
@@ -32,7 +32,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
                 continue;
             }
             let list = h.list(&op);
-            let (prev, own, internal) = own_view(h, txn.ops_start, o, op.key);
+            let (prev, internal) = own_view(h, txn.ops_start, o, op.key, &mut own);
             let consistent = match prev {
                 Some(p) => {
                     let before = h.list(&h.ops[p as usize]);
@@ -60,27 +60,30 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             by_key[k as usize].push(w);
         }
     }
-    // Promote first: an indeterminate append that anyone observed committed.
-    for k in 0..nkeys {
-        let Some((_, lop)) = longest[k] else { continue };
-        for &e in h.list(&h.ops[lop as usize]) {
-            if let Some(w) = appends.get(&(k as KeyId, e)) {
-                cx.promote(w.txn);
-            }
-        }
+    // The appender of each element of each key's order, looked up once. Promote first: an
+    // indeterminate append that anyone observed committed.
+    let writers: Vec<Vec<Option<WriteInfo>>> = (0..nkeys)
+        .map(|k| {
+            let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
+            order.iter().map(|&e| appends.get(&(k as KeyId, e)).copied()).collect()
+        })
+        .collect();
+    for w in writers.iter().flatten().flatten() {
+        cx.promote(w.txn);
     }
     for k in 0..nkeys {
         let mut ws = std::mem::take(&mut by_key[k]);
         ws.sort_unstable_by_key(|w| w.op);
-        key_edges(h, cx, &appends, k as KeyId, longest[k].map(|l| l.1), &reads[k], &ws);
+        let order = longest[k].map(|l| l.1);
+        key_edges(h, cx, &appends, k as KeyId, order, &writers[k], &reads[k], &ws);
     }
 }
 
 /// For a read at op `o`: the transaction's last earlier read of the key, its own appends to the
 /// key since then (or since it began), and whether it appended to the key before at all.
-fn own_view(h: &History, start: u32, o: u32, key: KeyId) -> (Option<u32>, Vec<Value>, bool) {
+fn own_view(h: &History, start: u32, o: u32, key: KeyId, own: &mut Vec<Value>) -> (Option<u32>, bool) {
     let mut prev = None;
-    let mut own = Vec::new();
+    own.clear();
     let mut appended = false;
     for p in start..o {
         let op = &h.ops[p as usize];
@@ -99,21 +102,24 @@ fn own_view(h: &History, start: u32, o: u32, key: KeyId) -> (Option<u32>, Vec<Va
             _ => {}
         }
     }
-    (prev, own, appended)
+    (prev, appended)
 }
 
+#[allow(clippy::too_many_arguments)]
 fn key_edges(
     h: &History,
     cx: &mut Ctx,
-    appends: &rustc_hash::FxHashMap<(KeyId, Value), WriteInfo>,
+    appends: &crate::hash::Map<(KeyId, Value), WriteInfo>,
     k: KeyId,
     longest_op: Option<u32>,
+    writers: &[Option<WriteInfo>],
     reads: &[(TxnId, u32)],
     last_appends: &[WriteInfo],
 ) {
     let order: &[Value] = longest_op.map_or(&[], |o| h.list(&h.ops[o as usize]));
-    let writer = |i: usize| appends.get(&(k, order[i])).copied();
-    let observed: FxHashSet<Value> = order.iter().copied().collect();
+    let writer = |i: usize| writers[i];
+    let mut observed: Vec<Value> = order.to_vec();
+    observed.sort_unstable();
 
     // Elements nobody appended, or an aborted transaction appended.
     for (i, &e) in order.iter().enumerate() {
@@ -140,7 +146,9 @@ fn key_edges(
     let unobserved: Vec<WriteInfo> = last_appends
         .iter()
         .copied()
-        .filter(|w| cx.is_vertex[w.txn as usize] && h.written(w.op).is_some_and(|v| !observed.contains(&v)))
+        .filter(|w| {
+            cx.is_vertex[w.txn as usize] && h.written(w.op).is_some_and(|v| observed.binary_search(&v).is_err())
+        })
         .collect();
     if let Some(last) = order.len().checked_sub(1).and_then(writer).filter(|w| good(cx, w)) {
         for u in &unobserved {

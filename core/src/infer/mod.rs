@@ -10,8 +10,8 @@ mod rw_register;
 
 use crate::anomaly::{AnomalyKind, Finding};
 use crate::graph::{DependencyGraph, Edge, EdgeType};
+use crate::hash::Map;
 use crate::history::{History, KeyId, Model, OpKind, Status, TxnId, Value};
-use rustc_hash::FxHashMap;
 
 /// How many readers a finding lists by name; the rest are counted.
 const MAX_READERS: usize = 8;
@@ -32,11 +32,7 @@ pub fn infer(h: &History) -> Inference {
         Model::RwRegister => rw_register::infer(h, &mut cx),
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
-    Inference {
-        graph: DependencyGraph::new(cx.is_vertex, cx.raw, |e| h.ops[e.to_op as usize].key),
-        findings: cx.findings,
-        notes: cx.notes,
-    }
+    Inference { graph: DependencyGraph::new(cx.is_vertex, cx.raw), findings: cx.findings, notes: cx.notes }
 }
 
 /// A write (or append) of a value to a key.
@@ -82,7 +78,7 @@ impl<'h> Ctx<'h> {
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
         let (from, to) = (self.op_txn[from_op as usize], self.op_txn[to_op as usize]);
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
-            self.raw.push(Edge { from, to, ty, from_op, to_op });
+            self.raw.push(Edge { from, to, ty, key: self.h.ops[to_op as usize].key, from_op, to_op });
         }
     }
 
@@ -105,9 +101,10 @@ impl<'h> Ctx<'h> {
 
     /// Every write or append of a committed, aborted or indeterminate transaction, by (key, value).
     /// A value written twice to one key is a `duplicate-write`; the first write is kept.
-    pub fn writes(&mut self, kind: OpKind) -> FxHashMap<(KeyId, Value), WriteInfo> {
+    pub fn writes(&mut self, kind: OpKind) -> Map<(KeyId, Value), WriteInfo> {
         let h = self.h;
-        let mut map: FxHashMap<(KeyId, Value), WriteInfo> = FxHashMap::default();
+        let count = h.ops.iter().filter(|o| o.kind == kind).count();
+        let mut map: Map<(KeyId, Value), WriteInfo> = Map::with_capacity_and_hasher(count, Default::default());
         let mut seen_keys: Vec<KeyId> = Vec::new();
         for (t, txn) in h.txns.iter().enumerate() {
             seen_keys.clear();

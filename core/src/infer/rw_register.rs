@@ -11,14 +11,14 @@
 use super::{Ctx, WriteInfo};
 use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
+use crate::hash::{Map, Set};
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
-use rustc_hash::{FxHashMap, FxHashSet};
 
-type Readers = FxHashMap<(KeyId, Option<Value>), Vec<(TxnId, u32)>>;
+type Readers = Map<(KeyId, Option<Value>), Vec<(TxnId, u32)>>;
 
 pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let writes = cx.writes(OpKind::Write);
-    let mut readers: Readers = FxHashMap::default();
+    let mut readers: Readers = Map::default();
     // (key, value first read externally, op of the transaction's last write to the key after it)
     let mut read_then_write: Vec<(KeyId, Option<Value>, u32)> = Vec::new();
 
@@ -120,11 +120,11 @@ fn rw_from(cx: &mut Ctx, readers: &Readers, version: (KeyId, Option<Value>), to_
 
 fn with_order(
     cx: &mut Ctx,
-    writes: &FxHashMap<(KeyId, Value), WriteInfo>,
+    writes: &Map<(KeyId, Value), WriteInfo>,
     readers: &Readers,
     vo: &crate::history::VersionOrder,
 ) {
-    let mut listed: FxHashSet<(KeyId, Value)> = FxHashSet::default();
+    let mut listed: Set<(KeyId, Value)> = Set::default();
     let mut keys: Vec<&KeyId> = vo.per_key.keys().collect();
     keys.sort_unstable();
     for &k in &keys {
@@ -161,14 +161,14 @@ fn with_order(
 
 fn without_order(
     cx: &mut Ctx,
-    writes: &FxHashMap<(KeyId, Value), WriteInfo>,
+    writes: &Map<(KeyId, Value), WriteInfo>,
     readers: &Readers,
     read_then_write: &[(KeyId, Option<Value>, u32)],
 ) {
     cx.notes.push(
         "no version order (write-ahead log) was given for this register history: only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed".into(),
     );
-    let mut has_pred: FxHashSet<u32> = FxHashSet::default();
+    let mut has_pred: Set<u32> = Set::default();
     for &(k, v1, wop) in read_then_write {
         let Some(v1) = v1 else { continue };
         if let Some(w1) = writes.get(&(k, v1)).filter(|w| w.last) {

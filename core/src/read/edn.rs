@@ -37,15 +37,29 @@ struct Scanner<'a> {
     pos: usize,
     line: u32,
     line_start: usize,
+    /// Reused by `skip_form`.
+    stack: Vec<(u8, usize)>,
 }
 
+/// Bytes that end a token, as a table: the tokenizer's inner loop.
+const DELIM: [bool; 256] = {
+    let mut t = [false; 256];
+    let ds = b" \t\n\r,()[]{}\";";
+    let mut i = 0;
+    while i < ds.len() {
+        t[ds[i] as usize] = true;
+        i += 1;
+    }
+    t
+};
+
 fn is_delim(b: u8) -> bool {
-    matches!(b, b' ' | b'\t' | b'\n' | b'\r' | b',' | b'(' | b')' | b'[' | b']' | b'{' | b'}' | b'"' | b';')
+    DELIM[b as usize]
 }
 
 impl<'a> Scanner<'a> {
     fn new(s: &'a [u8]) -> Self {
-        Scanner { s, pos: 0, line: 1, line_start: 0 }
+        Scanner { s, pos: 0, line: 1, line_start: 0, stack: Vec::new() }
     }
 
     fn err(&self, offset: usize, msg: impl Into<String>) -> Error {
@@ -56,7 +70,27 @@ impl<'a> Scanner<'a> {
         Place { line: self.line, column: (self.pos - self.line_start + 1) as u32 }
     }
 
+    /// Skip whitespace, commas, comments and discarded forms (`#_ form`), so that a discard may
+    /// stand anywhere a form may, as in EDN. A malformed discarded form is left in place: the
+    /// caller then reports it as it reports any malformed form.
     fn ws(&mut self) {
+        loop {
+            self.ws_plain();
+            if self.s.get(self.pos) != Some(&b'#') || self.s.get(self.pos + 1) != Some(&b'_') {
+                return;
+            }
+            let saved = (self.pos, self.line, self.line_start);
+            self.pos += 2;
+            if self.skip_form().is_err() {
+                (self.pos, self.line, self.line_start) = saved;
+                return;
+            }
+        }
+    }
+
+    /// Skip whitespace, commas and comments; `skip_form` uses it, handling `#_` itself without
+    /// recursion.
+    fn ws_plain(&mut self) {
         while let Some(&b) = self.s.get(self.pos) {
             match b {
                 b'\n' => {
@@ -75,15 +109,41 @@ impl<'a> Scanner<'a> {
         }
     }
 
+    /// Skip a backslash and the byte it escapes in a string, counting a line break (and never
+    /// stepping past the end).
+    fn escape(&mut self) {
+        self.pos += 1;
+        match self.s.get(self.pos) {
+            Some(b'\n') => {
+                self.pos += 1;
+                self.line += 1;
+                self.line_start = self.pos;
+            }
+            Some(_) => self.pos += 1,
+            None => {}
+        }
+    }
+
+    /// Skip a character literal: `\a`, `\newline`, `\u00e9`; its first character may be a
+    /// delimiter (`\(`). A backslash at the very end of the input used to slice past it.
+    fn char_literal(&mut self) -> Result<(), Error> {
+        let start = self.pos;
+        if self.pos + 1 >= self.s.len() {
+            return Err(self.err(start, "expected a character after '\\'"));
+        }
+        self.escape();
+        self.token();
+        Ok(())
+    }
+
     fn peek(&self) -> Option<u8> {
         self.s.get(self.pos).copied()
     }
 
     fn token(&mut self) -> &'a [u8] {
         let start = self.pos;
-        while self.pos < self.s.len() && !is_delim(self.s[self.pos]) {
-            self.pos += 1;
-        }
+        let len = self.s[start..].iter().position(|&b| is_delim(b)).unwrap_or(self.s.len() - start);
+        self.pos = start + len;
         &self.s[start..self.pos]
     }
 
@@ -102,18 +162,8 @@ impl<'a> Scanner<'a> {
                     return Ok(if escaped { unescape(text).into() } else { text.into() });
                 }
                 b'\\' => {
-                    // Skip the escaped byte, but count it if it is a line break.
                     escaped = true;
-                    self.pos += 1;
-                    match self.s.get(self.pos) {
-                        Some(b'\n') => {
-                            self.pos += 1;
-                            self.line += 1;
-                            self.line_start = self.pos;
-                        }
-                        Some(_) => self.pos += 1,
-                        None => {}
-                    }
+                    self.escape();
                 }
                 b'\n' => {
                     self.pos += 1;
@@ -146,19 +196,7 @@ impl<'a> Scanner<'a> {
                 Ok(Atom::Keyword(name))
             }
             Some(b'\\') => {
-                // A character literal: `\a`, `\newline`, `\u00e9`; the first character may be a
-                // delimiter (`\(`). At the end of input there is none (it used to slice past it).
-                self.pos += 1;
-                match self.s.get(self.pos) {
-                    None => return Err(self.err(start, "expected a character after '\\'")),
-                    Some(b'\n') => {
-                        self.pos += 1;
-                        self.line += 1;
-                        self.line_start = self.pos;
-                    }
-                    Some(_) => self.pos += 1,
-                }
-                self.token();
+                self.char_literal()?;
                 Ok(Atom::Other)
             }
             Some(b)
@@ -166,14 +204,26 @@ impl<'a> Scanner<'a> {
                     || ((b == b'-' || b == b'+') && self.s.get(start + 1).is_some_and(u8::is_ascii_digit)) =>
             {
                 let t = self.token();
-                let digits = if t[0] == b'+' { &t[1..] } else { t };
+                let (neg, digits) = match t[0] {
+                    b'-' => (true, &t[1..]),
+                    b'+' => (false, &t[1..]),
+                    _ => (false, t),
+                };
                 let digits = digits.strip_suffix(b"N").unwrap_or(digits);
-                match std::str::from_utf8(digits).ok().and_then(|d| d.parse::<i64>().ok()) {
-                    Some(i) => Ok(Atom::Int(i)),
-                    None if t.iter().all(|c| c.is_ascii_digit() || matches!(c, b'-' | b'+' | b'N')) => {
-                        Err(self.err(start, "integer out of the 64-bit range"))
+                if digits.is_empty() || !digits.iter().all(u8::is_ascii_digit) {
+                    return Ok(Atom::Other); // floats, ratios, bigdecimals
+                }
+                // Accumulate negatively, so that i64::MIN fits.
+                let mut acc: i64 = 0;
+                for &d in digits {
+                    match acc.checked_mul(10).and_then(|a| a.checked_sub((d - b'0') as i64)) {
+                        Some(a) => acc = a,
+                        None => return Err(self.err(start, "integer out of the 64-bit range")),
                     }
-                    None => Ok(Atom::Other), // floats, ratios, bigdecimals
+                }
+                match if neg { Some(acc) } else { acc.checked_neg() } {
+                    Some(i) => Ok(Atom::Int(i)),
+                    None => Err(self.err(start, "integer out of the 64-bit range")),
                 }
             }
             Some(_) => {
@@ -187,34 +237,68 @@ impl<'a> Scanner<'a> {
         }
     }
 
-    /// Skip one form of any kind, iteratively (no recursion on deep nesting).
+    /// Skip a string without decoding it.
+    fn skip_string(&mut self) -> Result<(), Error> {
+        let open = self.pos;
+        self.pos += 1;
+        while let Some(&b) = self.s.get(self.pos) {
+            match b {
+                b'"' => {
+                    self.pos += 1;
+                    return Ok(());
+                }
+                b'\\' => self.escape(),
+                b'\n' => {
+                    self.pos += 1;
+                    self.line += 1;
+                    self.line_start = self.pos;
+                }
+                _ => self.pos += 1,
+            }
+        }
+        Err(self.err(open, "string is not closed: expected '\"'"))
+    }
+
+    /// Skip one form of any kind, iteratively (no recursion on deep nesting), checking only the
+    /// brackets: nothing inside a skipped form is used.
     fn skip_form(&mut self) -> Result<(), Error> {
-        let mut stack: Vec<(u8, usize)> = Vec::new();
+        let mut stack = std::mem::take(&mut self.stack);
+        stack.clear();
+        let r = self.skip_with(&mut stack);
+        self.stack = stack;
+        r
+    }
+
+    fn skip_with(&mut self, stack: &mut Vec<(u8, usize)>) -> Result<(), Error> {
+        // Forms left to skip at the outer level: `#_` there adds the discarded one.
+        let mut pending = 1u32;
         loop {
-            self.ws();
+            self.ws_plain();
             let at = self.pos;
-            match self.peek() {
-                None => {
-                    return Err(match stack.last() {
-                        Some(&(close, open)) => {
-                            self.err(open, format!("collection is not closed: expected '{}'", close as char))
-                        }
-                        None => self.err(at, "unexpected end of input: expected a value"),
-                    })
-                }
-                Some(b'[') => {
+            let Some(b) = self.peek() else {
+                return Err(match stack.last() {
+                    Some(&(close, open)) => {
+                        self.err(open, format!("collection is not closed: expected '{}'", close as char))
+                    }
+                    None => self.err(at, "unexpected end of input: expected a value"),
+                });
+            };
+            match b {
+                b'[' | b'(' | b'{' => {
                     self.pos += 1;
-                    stack.push((b']', at));
+                    stack.push((
+                        if b == b'[' {
+                            b']'
+                        } else if b == b'(' {
+                            b')'
+                        } else {
+                            b'}'
+                        },
+                        at,
+                    ));
+                    continue;
                 }
-                Some(b'(') => {
-                    self.pos += 1;
-                    stack.push((b')', at));
-                }
-                Some(b'{') => {
-                    self.pos += 1;
-                    stack.push((b'}', at));
-                }
-                Some(b'#') => {
+                b'#' => {
                     self.pos += 1;
                     match self.peek() {
                         Some(b'{') => {
@@ -223,7 +307,9 @@ impl<'a> Scanner<'a> {
                         }
                         Some(b'_') => {
                             self.pos += 1;
-                            self.skip_form()?; // the discarded form
+                            if stack.is_empty() {
+                                pending += 1;
+                            }
                         }
                         _ => {
                             self.token(); // a tag: the next form is its value
@@ -231,19 +317,26 @@ impl<'a> Scanner<'a> {
                     }
                     continue;
                 }
-                Some(c @ (b']' | b')' | b'}')) => match stack.pop() {
-                    Some((close, _)) if close == c => self.pos += 1,
+                b']' | b')' | b'}' => match stack.pop() {
+                    Some((close, _)) if close == b => self.pos += 1,
                     Some((close, _)) => {
-                        return Err(self.err(at, format!("expected '{}', found '{}'", close as char, c as char)))
+                        return Err(self.err(at, format!("expected '{}', found '{}'", close as char, b as char)))
                     }
-                    None => return Err(self.err(at, format!("unexpected '{}'", c as char))),
+                    None => return Err(self.err(at, format!("unexpected '{}': expected a value", b as char))),
                 },
-                Some(_) => {
-                    self.atom()?;
+                b'"' => self.skip_string()?,
+                b'\\' => self.char_literal()?,
+                _ => {
+                    if self.token().is_empty() {
+                        return Err(self.err(at, format!("unexpected character '{}'", b as char)));
+                    }
                 }
             }
             if stack.is_empty() {
-                return Ok(());
+                pending -= 1;
+                if pending == 0 {
+                    return Ok(());
+                }
             }
         }
     }
@@ -285,14 +378,14 @@ struct InvokeValue {
 
 /// What an operation map says, gathered before deciding what it is.
 #[derive(Default)]
-struct OpMap {
+struct OpMap<'a> {
     ty: Option<OpType>,
     process: Option<i64>,
     process_is_keyword: bool,
     index: Option<u64>,
     time: Option<i64>,
-    f: Option<String>,
-    label: Option<String>,
+    f: Option<std::borrow::Cow<'a, str>>,
+    label: Option<std::borrow::Cow<'a, str>>,
     /// Offset of `:value`'s form, and whether it parsed as a transaction (ops pushed).
     value_at: Option<usize>,
     value_line: u32,
@@ -346,7 +439,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
-    fn op_map(&mut self) -> Result<OpMap, Error> {
+    fn op_map(&mut self) -> Result<OpMap<'a>, Error> {
         let open = self.s.pos;
         self.s.pos += 1;
         let mut m = OpMap::default();
@@ -425,8 +518,8 @@ impl<'a> Reader<'a> {
                 },
                 "f" | "label" => {
                     let name = match self.s.atom()? {
-                        Atom::Keyword(k) | Atom::Symbol(k) => Some(k.to_string()),
-                        Atom::Str(s) => Some(s.into_owned()),
+                        Atom::Keyword(k) | Atom::Symbol(k) => Some(std::borrow::Cow::Borrowed(k)),
+                        Atom::Str(s) => Some(s),
                         Atom::Other => {
                             self.skip_at(at)?;
                             None
@@ -470,7 +563,7 @@ impl<'a> Reader<'a> {
     /// absent, or whose value is a vector of micro-operations; a completion whose `:value` is
     /// `nil` or absent takes its invocation's. Other client operations are skipped, together
     /// with their invocation; so are operations of a keyword process (the nemesis).
-    fn handle(&mut self, m: OpMap, line: u32, ordinal: u64, pairer: &mut Pairer<InvokeValue>) -> Result<(), Error> {
+    fn handle(&mut self, m: OpMap<'a>, line: u32, ordinal: u64, pairer: &mut Pairer<InvokeValue>) -> Result<(), Error> {
         let ty = match m.ty {
             Some(t) => t,
             None => {
@@ -609,6 +702,12 @@ impl<'a> Reader<'a> {
         self.s.pos += 1;
         self.s.ws();
         let f_at = self.s.pos;
+        if is_close(self.s.peek()) {
+            return Ok(Err(Mismatch {
+                offset: f_at,
+                message: "expected the micro-operation's function :r, :w or :append".into(),
+            }));
+        }
         let kind = match self.s.atom()? {
             Atom::Keyword(f) | Atom::Symbol(f) => match f {
                 "r" | "read" => OpKind::Read,
@@ -684,6 +783,10 @@ impl<'a> Reader<'a> {
 
     /// An integer, string, symbol or keyword as a value; `None` for nil.
     fn scalar(&mut self, at: usize) -> Result<Result<Option<Value>, Mismatch>, Error> {
+        if is_close(self.s.peek()) {
+            // `[:r 1]`: well-formed, but not [f k v] (a stray bracket is reported when skipped).
+            return Ok(Err(Mismatch { offset: at, message: "expected an integer, a string or nil".into() }));
+        }
         Ok(Ok(Some(match self.s.atom()? {
             Atom::Int(i) => Value::Int(i),
             Atom::Str(s) => self.b.str_value(&s),
@@ -719,6 +822,10 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
+
+fn is_close(b: Option<u8>) -> bool {
+    matches!(b, Some(b']' | b')' | b'}'))
 }
 
 fn line_start_of(s: &[u8], offset: usize) -> usize {

@@ -50,12 +50,12 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
     let mut stream = serde_json::Deserializer::from_slice(text).into_iter::<Json>();
     let first = match stream.next() {
         None => return Ok((Vec::new(), None)),
-        Some(r) => r.map_err(json_err)?,
+        Some(r) => r.map_err(|e| json_err(text, &e))?,
     };
     match first {
         Json::Array(items) => {
             if let Some(extra) = stream.next() {
-                extra.map_err(json_err)?;
+                extra.map_err(|e| json_err(text, &e))?;
                 return Err(Error::new(ErrorKind::Syntax, "expected the end of input after the history array"));
             }
             Ok((items, None))
@@ -71,7 +71,7 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
             // JSON lines: one operation object a line.
             let mut items = vec![obj];
             for r in stream {
-                items.push(r.map_err(json_err)?);
+                items.push(r.map_err(|e| json_err(text, &e))?);
             }
             Ok((items, None))
         }
@@ -84,8 +84,9 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
     }
 }
 
-fn json_err(e: serde_json::Error) -> Error {
-    Error::at(ErrorKind::Syntax, e.line() as u32, e.column() as u32, e.to_string())
+fn json_err(text: &[u8], e: &serde_json::Error) -> Error {
+    let (line, column) = super::serde_place(text, e);
+    Error::at(ErrorKind::Syntax, line, column, e.to_string())
 }
 
 fn entry_err(i: usize, msg: impl Into<String>) -> Error {

@@ -10,8 +10,8 @@ pub use json::read_json;
 pub use wal::read_wal;
 
 use crate::error::{Error, ErrorKind};
+use crate::hash::Map;
 use crate::history::{History, KeyId, Value};
-use rustc_hash::FxHashMap;
 use serde::{Deserialize, Serialize};
 
 /// The format of a history.
@@ -80,7 +80,7 @@ pub fn read(text: &[u8], format: Format) -> Result<History, Error> {
 }
 
 /// History keys by their text (`1` and `"1"` alike), to match logs that print keys as strings.
-pub(crate) fn key_index(h: &History) -> FxHashMap<String, KeyId> {
+pub(crate) fn key_index(h: &History) -> Map<String, KeyId> {
     h.keys
         .iter()
         .enumerate()
@@ -92,4 +92,20 @@ pub(crate) fn key_index(h: &History) -> FxHashMap<String, KeyId> {
             (text, i as KeyId)
         })
         .collect()
+}
+
+/// The place of a serde_json error as grail gives places: 1-based line and column in characters.
+/// (serde_json counts bytes, and puts an end of input right after a line break at column 0.)
+pub(crate) fn serde_place(text: &[u8], e: &serde_json::Error) -> (u32, u32) {
+    let line = e.line().max(1);
+    let line_start = if line == 1 {
+        0
+    } else {
+        text.iter().enumerate().filter(|&(_, &b)| b == b'\n').nth(line - 2).map_or(text.len(), |(i, _)| i + 1)
+    };
+    let mut offset = (line_start + e.column().max(1) - 1).min(text.len());
+    while offset > line_start && text.get(offset).is_some_and(|&b| b & 0xC0 == 0x80) {
+        offset -= 1; // back to the first byte of a character
+    }
+    crate::error::line_col(text, offset)
 }

@@ -1,6 +1,6 @@
 //! Pairing each `:invoke` with its completion, by process (or in order when there is none).
 
-use rustc_hash::FxHashMap;
+use crate::hash::Map;
 use std::collections::VecDeque;
 
 /// Type of a Jepsen operation.
@@ -40,7 +40,7 @@ pub struct Pending<H> {
 /// Open invocations.
 #[derive(Debug)]
 pub struct Pairer<H> {
-    by_process: FxHashMap<i64, Pending<H>>,
+    by_process: Map<i64, Pending<H>>,
     anonymous: VecDeque<Pending<H>>,
     /// Invocations displaced by a second invocation on the same process: never completed.
     orphans: Vec<Pending<H>>,
@@ -48,7 +48,7 @@ pub struct Pairer<H> {
 
 impl<H> Default for Pairer<H> {
     fn default() -> Self {
-        Pairer { by_process: FxHashMap::default(), anonymous: VecDeque::new(), orphans: Vec::new() }
+        Pairer { by_process: Map::default(), anonymous: VecDeque::new(), orphans: Vec::new() }
     }
 }
 

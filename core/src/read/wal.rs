@@ -6,15 +6,15 @@
 //! matched to the history by (key, value), since the log's `tid` is the database's own id.
 
 use crate::error::{Error, ErrorKind};
+use crate::hash::{Map, Set};
 use crate::history::{History, KeyId, Value, VersionOrder};
-use rustc_hash::{FxHashMap, FxHashSet};
 use serde_json::Value as Json;
 
 /// Read a WAL and attach it to `h` as its version order.
 pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
     let keys = super::key_index(h);
-    let mut began: FxHashSet<String> = FxHashSet::default();
-    let mut committed: FxHashSet<String> = FxHashSet::default();
+    let mut began: Set<String> = Set::default();
+    let mut committed: Set<String> = Set::default();
     // (tid, key, value) in log order
     let mut writes: Vec<(Option<String>, KeyId, Value)> = Vec::new();
     for (n, line) in text.split(|&b| b == b'\n').enumerate() {
@@ -23,7 +23,12 @@ pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
             continue;
         }
         let rec: Json = serde_json::from_slice(line).map_err(|e| {
-            Error::at(ErrorKind::Wal, line_no, e.column() as u32, format!("expected a JSON object a line: {e}"))
+            Error::at(
+                ErrorKind::Wal,
+                line_no,
+                super::serde_place(line, &e).1,
+                format!("expected a JSON object a line: {e}"),
+            )
         })?;
         let tid = rec.get("tid").and_then(|t| match t {
             Json::String(s) => Some(s.clone()),
@@ -70,7 +75,7 @@ pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
             }
         }
     }
-    let mut order = VersionOrder { per_key: FxHashMap::default() };
+    let mut order = VersionOrder { per_key: Map::default() };
     for (tid, key, value) in writes {
         let keep = match &tid {
             Some(t) if began.contains(t) => committed.contains(t),

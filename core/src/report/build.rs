@@ -4,10 +4,10 @@ use super::text::{cycle_report, finding_report};
 use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report};
 use crate::anomaly::AnomalyKind;
 use crate::graph::search::{components, Budget, Outcome, Searcher};
+use crate::hash::Map;
 use crate::history::{History, Model};
 use crate::infer::{infer, Inference};
 use crate::level::{pattern, violated_by, Level};
-use rustc_hash::FxHashMap;
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
@@ -32,7 +32,7 @@ pub fn check_inferred(
     let mut budget = Budget::new(opts.max_steps.unwrap_or(u64::MAX), interrupt);
     let g = &inf.graph;
     let comps = components(g);
-    let mut comp_of: FxHashMap<u32, usize> = FxHashMap::default();
+    let mut comp_of: Map<u32, usize> = Map::default();
     for (i, c) in comps.iter().enumerate() {
         for &v in c {
             comp_of.insert(v, i);
@@ -83,7 +83,7 @@ pub fn check_inferred(
                 names.push(f.kind.name());
             }
         }
-        let mut best: FxHashMap<usize, &CycleReport> = FxHashMap::default();
+        let mut best: Map<usize, &CycleReport> = Map::default();
         let mut reason = None;
         for (k, out, cycles) in &outcomes {
             if !l.proscribes(*k) {
