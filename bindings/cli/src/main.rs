@@ -31,9 +31,20 @@ struct Input {
     /// Input format.
     #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
     format: String,
-    /// Print phase timings to standard error.
+    /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
     verbose: bool,
+}
+
+impl Input {
+    /// Report a phase on standard error: always with `-v`, and for inputs over 20 MB when
+    /// standard error is a terminal, so that long work shows progress.
+    fn progress(&self, size: usize, msg: std::fmt::Arguments) {
+        use std::io::IsTerminal;
+        if self.verbose || (size > 20_000_000 && std::io::stderr().is_terminal()) {
+            eprintln!("grail: {msg}");
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -109,9 +120,10 @@ fn slurp(path: &Path) -> Result<Vec<u8>, String> {
     }
 }
 
-fn load(input: &Input) -> Result<History, String> {
+fn load(input: &Input) -> Result<(History, usize), String> {
     let t0 = Instant::now();
     let text = slurp(&input.history)?;
+    input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
     let name = input.history.display();
     let mut h = grail_core::read(&text, format).map_err(|e| format!("{name}: {e}"))?;
@@ -119,35 +131,27 @@ fn load(input: &Input) -> Result<History, String> {
         let log = slurp(wal)?;
         grail_core::read_wal(&mut h, &log).map_err(|e| format!("{}: {e}", wal.display()))?;
     }
-    if input.verbose {
-        eprintln!(
-            "read {} transactions ({} MB) in {:.3} s",
-            h.txns.len(),
-            text.len() / 1_000_000,
-            t0.elapsed().as_secs_f64()
-        );
-    }
-    Ok(h)
+    input.progress(
+        text.len(),
+        format_args!("read {} transactions in {:.3} s", h.txns.len(), t0.elapsed().as_secs_f64()),
+    );
+    Ok((h, text.len()))
 }
 
 fn run(cli: Cli) -> Result<u8, String> {
     match cli.cmd {
         Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles } => {
-            let h = load(&input)?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
+            let (h, size) = load(&input)?;
             let t0 = Instant::now();
             let inf = grail_core::infer(&h);
-            if input.verbose {
-                eprintln!("built the graph in {:.3} s", t0.elapsed().as_secs_f64());
-            }
+            input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
             let t1 = Instant::now();
             let opts = CheckOptions { levels, max_steps, max_cycles };
             let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
             let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
             let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
-            if input.verbose {
-                eprintln!("checked in {:.3} s", t1.elapsed().as_secs_f64());
-            }
+            input.progress(size, format_args!("checked in {:.3} s", t1.elapsed().as_secs_f64()));
             if let Some(dir) = dot {
                 std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
                 for (l, lr) in &report.levels.0 {
@@ -166,7 +170,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
         Cmd::Stats { input, json } => {
-            let h = load(&input)?;
+            let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             let report = grail_core::check_inferred(
                 &h,
@@ -210,7 +214,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(if findings.is_empty() { 0 } else { 1 })
         }
         Cmd::Graph { input, json: _ } => {
-            let h = load(&input)?;
+            let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             let g = &inf.graph;
             let vertices: Vec<u64> = (0..h.txns.len()).filter(|&t| g.is_vertex[t]).map(|t| h.txns[t].id).collect();
