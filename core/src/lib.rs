@@ -10,6 +10,7 @@
 
 pub mod anomaly;
 pub mod error;
+pub mod generate;
 pub mod graph;
 pub mod hash;
 pub mod history;

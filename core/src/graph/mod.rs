@@ -87,9 +87,9 @@ impl DependencyGraph {
     /// edge per (from, to, type, key): the first by operation order.
     pub fn new(is_vertex: Vec<bool>, mut raw: Vec<Edge>) -> DependencyGraph {
         raw.retain(|e| e.from != e.to);
-        let rank = |e: &Edge| {
-            ((e.from as u128) << 96 | (e.to as u128) << 64 | (e.ty as u128) << 32 | e.key as u128, e.from_op, e.to_op)
-        };
+        // Two u64 words, not a u128: wasm32 emulates 128-bit arithmetic.
+        let rank =
+            |e: &Edge| ((e.from as u64) << 32 | e.to as u64, (e.ty as u64) << 32 | e.key as u64, e.from_op, e.to_op);
         raw.sort_unstable_by_key(rank);
         raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && a.key == b.key);
         let n = is_vertex.len();

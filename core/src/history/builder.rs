@@ -176,7 +176,14 @@ impl HistoryBuilder {
     }
 
     /// The history, with its data model decided. Fails when list and register operations mix.
-    pub fn finish(mut self) -> Result<History, Error> {
+    pub fn finish(self) -> Result<History, Error> {
+        self.finish_with(|p| p)
+    }
+
+    /// [`HistoryBuilder::finish`], for a reader whose places are cheap to take but not final:
+    /// `place` turns one into the line and column errors show (the EDN reader counts columns in
+    /// bytes while it reads, and in characters only for an error).
+    pub fn finish_with(mut self, place: impl Fn(Place) -> Place) -> Result<History, Error> {
         let mut h = self.h.take().expect("builder finished twice");
         h.model = match (self.first_list, self.first_register) {
             (Some(l), Some(r)) => {
@@ -185,6 +192,7 @@ impl HistoryBuilder {
                 } else {
                     (r, l, "a register operation (write or scalar read)")
                 };
+                let (a, b) = (place(a), place(b));
                 return Err(Error::at(
                     ErrorKind::MixedModel,
                     a.line,

@@ -13,7 +13,23 @@ use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
 pub fn read_edn(text: &[u8]) -> Result<History, Error> {
     let mut r = Reader { s: Scanner::new(text), b: HistoryBuilder::new(), elems: Vec::new() };
     r.run()?;
-    r.b.finish()
+    r.b.finish_with(|p| char_place(text, p))
+}
+
+/// A place whose column counts bytes (as the scanner keeps it) with its column in characters.
+fn char_place(text: &[u8], p: Place) -> Place {
+    let line_start = if p.line <= 1 {
+        0
+    } else {
+        text.iter()
+            .enumerate()
+            .filter(|&(_, &b)| b == b'\n')
+            .nth(p.line as usize - 2)
+            .map_or(text.len(), |(i, _)| i + 1)
+    };
+    let offset = (line_start + (p.column.max(1) as usize - 1)).min(text.len());
+    let (line, column) = crate::error::line_col(text, offset);
+    Place { line, column }
 }
 
 /// A shape mismatch found while trying to read a transaction value; turned into an [`Error`]

@@ -1,0 +1,574 @@
+//! The simulation behind [`super::generate`].
+
+use super::{DataModel, GenOptions, Generated, Injection, Isolation, KeyDistribution, Output};
+use crate::hash::Map;
+use std::fmt::Write;
+
+/// xorshift64*: small, fast, and the same everywhere (wasm included).
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 >> 12;
+        self.0 ^= self.0 << 25;
+        self.0 ^= self.0 >> 27;
+        self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n.max(1) as u64) as usize
+    }
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+    fn chance(&mut self, p: f64) -> bool {
+        self.unit() < p
+    }
+}
+
+/// A micro-operation as executed: key, and for reads the result.
+#[derive(Clone)]
+enum Done {
+    Read(u64, Option<Vec<i64>>),
+    Write(u64, i64),
+}
+
+/// What a transaction can see.
+#[derive(Clone, Copy)]
+enum Snapshot {
+    /// Everything committed (read committed; serializable at commit).
+    Latest,
+    /// Commits with timestamp <= ts (snapshot isolation).
+    At(u64),
+    /// Own site's commits up to `own`, the other site's up to `remote` (PSI).
+    Site { site: u8, own: u64, remote: u64 },
+}
+
+impl Snapshot {
+    fn sees(self, ts: u64, site: u8) -> bool {
+        match self {
+            Snapshot::Latest => true,
+            Snapshot::At(s) => ts <= s,
+            Snapshot::Site { site: mine, own, remote } => ts <= if site == mine { own } else { remote },
+        }
+    }
+}
+
+struct Txn {
+    process: usize,
+    plan: Vec<(bool, u64)>,
+    done: Vec<Done>,
+    snapshot: Snapshot,
+    site: u8,
+    client_abort: bool,
+    /// Read committed: a write found its key locked by another transaction (no-wait: abort).
+    lock_conflict: bool,
+}
+
+/// Committed writes of a key, in commit order: (commit timestamp, site, value).
+type Versions = Vec<(u64, u8, i64)>;
+
+struct Sim<'o> {
+    o: &'o GenOptions,
+    rng: Rng,
+    store: Map<u64, Versions>,
+    next_value: Map<u64, i64>,
+    active: Vec<u64>,
+    next_key: u64,
+    cdf: Vec<f64>,
+    ts: u64,
+    index: u64,
+    time: u64,
+    out: String,
+    wal: String,
+    native: Vec<String>,
+    committed: usize,
+    aborted: usize,
+    /// Register version order for the native form: key -> values in commit order.
+    order: Map<u64, Vec<i64>>,
+    /// PSI: how far each site has seen the other site's commits.
+    remote_seen: [u64; 2],
+    /// Read committed: write locks held to commit, by process.
+    locks: Map<u64, usize>,
+}
+
+/// Generate a history.
+pub fn generate(o: &GenOptions) -> Generated {
+    let keys = o.keys.max(1);
+    let cdf = match o.distribution {
+        KeyDistribution::Uniform => Vec::new(),
+        KeyDistribution::Zipfian(s) => {
+            let w: Vec<f64> = (1..=keys).map(|i| 1.0 / (i as f64).powf(s)).collect();
+            let total: f64 = w.iter().sum();
+            w.iter()
+                .scan(0.0, |acc, x| {
+                    *acc += x / total;
+                    Some(*acc)
+                })
+                .collect()
+        }
+        KeyDistribution::Hotspot(p) => {
+            let hot = (keys / 10).max(1);
+            (0..keys)
+                .map(|i| {
+                    if i < hot {
+                        p * (i + 1) as f64 / hot as f64
+                    } else {
+                        p + (1.0 - p) * (i + 1 - hot) as f64 / (keys - hot).max(1) as f64
+                    }
+                })
+                .collect()
+        }
+    };
+    let mut sim = Sim {
+        o,
+        rng: Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
+        store: Map::default(),
+        next_value: Map::default(),
+        active: (0..keys as u64).collect(),
+        next_key: keys as u64,
+        cdf,
+        ts: 0,
+        index: 0,
+        time: 0,
+        out: String::new(),
+        wal: String::new(),
+        native: Vec::new(),
+        committed: 0,
+        aborted: 0,
+        order: Map::default(),
+        remote_seen: [0; 2],
+        locks: Map::default(),
+    };
+    sim.run();
+    let history = match o.output {
+        Output::Edn => std::mem::take(&mut sim.out),
+        Output::Native => {
+            let mut s = String::from("{\"transactions\": [\n");
+            s.push_str(&sim.native.join(",\n"));
+            s.push_str("\n]");
+            if o.model == DataModel::RwRegister {
+                let mut keys: Vec<&u64> = sim.order.keys().collect();
+                keys.sort_unstable();
+                let parts: Vec<String> = keys
+                    .iter()
+                    .map(|k| {
+                        format!(
+                            "\"{k}\": [{}]",
+                            sim.order[k].iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")
+                        )
+                    })
+                    .collect();
+                let _ = write!(s, ",\n\"version_order\": {{{}}}", parts.join(", "));
+            }
+            s.push_str("}\n");
+            s
+        }
+    };
+    let wal = (o.model == DataModel::RwRegister && o.output == Output::Edn).then(|| std::mem::take(&mut sim.wal));
+    Generated { history, wal, committed: sim.committed, aborted: sim.aborted }
+}
+
+impl Sim<'_> {
+    fn pick_key(&mut self) -> u64 {
+        let slot = if self.cdf.is_empty() {
+            self.rng.below(self.active.len())
+        } else {
+            let u = self.rng.unit();
+            self.cdf.partition_point(|&c| c < u).min(self.active.len() - 1)
+        };
+        self.active[slot]
+    }
+
+    fn fresh_value(&mut self, k: u64) -> i64 {
+        let v = self.next_value.entry(k).or_insert(0);
+        *v += 1;
+        *v
+    }
+
+    fn run(&mut self) {
+        let o = self.o;
+        let sessions = o.sessions.max(1);
+        // Where each injected instance goes: after this many regular completions.
+        let mut injections: Vec<(usize, Injection)> = Vec::new();
+        for &(inj, count) in &o.inject {
+            for _ in 0..count {
+                injections.push((self.rng.below(o.transactions + 1), inj));
+            }
+        }
+        injections.sort_by_key(|x| x.0);
+        let mut injections = injections.into_iter().peekable();
+        let mut txns: Vec<Option<Txn>> = (0..sessions).map(|_| None).collect();
+        let (mut started, mut finished) = (0usize, 0usize);
+        while finished < o.transactions {
+            while injections.peek().is_some_and(|x| x.0 <= finished) {
+                let (_, inj) = injections.next().expect("peeked");
+                self.inject(inj);
+            }
+            let s = self.rng.below(sessions);
+            match txns[s].take() {
+                None if started < o.transactions => {
+                    txns[s] = Some(self.begin(s));
+                    started += 1;
+                }
+                None => {}
+                Some(mut t) => {
+                    if t.done.len() < t.plan.len() && o.isolation != Isolation::Serializable {
+                        self.step(&mut t);
+                        txns[s] = Some(t);
+                    } else {
+                        self.commit(t);
+                        finished += 1;
+                    }
+                }
+            }
+        }
+        for (_, inj) in injections {
+            self.inject(inj);
+        }
+    }
+
+    fn begin(&mut self, process: usize) -> Txn {
+        let o = self.o;
+        let n = o.min_ops.max(1) + self.rng.below(o.max_ops.max(o.min_ops).max(1) - o.min_ops.max(1) + 1);
+        let plan: Vec<(bool, u64)> = (0..n).map(|_| (self.rng.chance(o.read_ratio), self.pick_key())).collect();
+        let site = (process % 2) as u8;
+        let snapshot = match o.isolation {
+            Isolation::SnapshotIsolation => Snapshot::At(self.ts),
+            Isolation::ParallelSnapshotIsolation => {
+                // The other site's commits arrive a few commits late, in order, and never go
+                // back: a site's view stays causally closed.
+                let lag = 1 + self.rng.below(4) as u64;
+                let remote = self.ts.saturating_sub(lag).max(self.remote_seen[site as usize]);
+                self.remote_seen[site as usize] = remote;
+                Snapshot::Site { site, own: self.ts, remote }
+            }
+            _ => Snapshot::Latest,
+        };
+        let client_abort = self.rng.chance(o.abort_rate);
+        let t = Txn { process, plan, done: Vec::new(), snapshot, site, client_abort, lock_conflict: false };
+        self.time += 1000;
+        self.invoke_line(&t);
+        t
+    }
+
+    fn write_fn(&self) -> &'static str {
+        match self.o.model {
+            DataModel::ListAppend => ":append",
+            DataModel::RwRegister => ":w",
+        }
+    }
+
+    /// The value a read sees: the snapshot's versions, then the transaction's own writes.
+    fn read(&self, t: &Txn, k: u64) -> Option<Vec<i64>> {
+        let snap = t.snapshot;
+        let seen = self.store.get(&k).map_or(&[][..], |v| &v[..]);
+        let own = t.done.iter().filter_map(|d| match d {
+            Done::Write(kk, v) if *kk == k => Some(*v),
+            _ => None,
+        });
+        match self.o.model {
+            DataModel::ListAppend => {
+                let mut l: Vec<i64> = seen.iter().filter(|(ts, site, _)| snap.sees(*ts, *site)).map(|x| x.2).collect();
+                l.extend(own);
+                Some(l)
+            }
+            DataModel::RwRegister => own
+                .last()
+                .or_else(|| seen.iter().rev().find(|(ts, site, _)| snap.sees(*ts, *site)).map(|x| x.2))
+                .map(|v| vec![v]),
+        }
+    }
+
+    fn step(&mut self, t: &mut Txn) {
+        let (is_read, k) = t.plan[t.done.len()];
+        let d = if is_read {
+            Done::Read(k, self.read(t, k))
+        } else {
+            if self.o.isolation == Isolation::ReadCommitted {
+                // A write lock held to commit, as PL-1 asks: no other write to k in between.
+                match self.locks.get(&k) {
+                    Some(&holder) if holder != t.process => t.lock_conflict = true,
+                    _ => {
+                        self.locks.insert(k, t.process);
+                    }
+                }
+            }
+            let v = self.fresh_value(k);
+            Done::Write(k, v)
+        };
+        t.done.push(d);
+    }
+
+    /// Whether committing `t` would lose another transaction's write (first committer wins).
+    fn conflicts(&self, t: &Txn) -> bool {
+        if !matches!(self.o.isolation, Isolation::SnapshotIsolation | Isolation::ParallelSnapshotIsolation) {
+            return false;
+        }
+        t.done.iter().any(|d| match d {
+            Done::Write(k, _) => {
+                self.store.get(k).and_then(|v| v.last()).is_some_and(|&(ts, site, _)| !t.snapshot.sees(ts, site))
+            }
+            Done::Read(..) => false,
+        })
+    }
+
+    fn commit(&mut self, mut t: Txn) {
+        while t.done.len() < t.plan.len() {
+            self.step(&mut t); // serializable: the whole transaction at its commit
+        }
+        let ok = !t.client_abort && !t.lock_conflict && !self.conflicts(&t);
+        let process = t.process;
+        self.locks.retain(|_, holder| *holder != process);
+        self.time += 1000;
+        if ok {
+            self.ts += 1;
+            let ts = self.ts;
+            let tid = self.index;
+            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", ts * 10);
+            let mut last: Map<u64, i64> = Map::default();
+            for d in &t.done {
+                if let Done::Write(k, v) = d {
+                    match self.o.model {
+                        DataModel::ListAppend => self.store.entry(*k).or_default().push((ts, t.site, *v)),
+                        DataModel::RwRegister => {
+                            last.insert(*k, *v);
+                        }
+                    }
+                    let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2300,\"tid\":\"{tid}\",\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}", ts * 10 + 1);
+                }
+            }
+            let mut last: Vec<(u64, i64)> = last.into_iter().collect();
+            last.sort_unstable();
+            for (k, v) in last {
+                self.store.entry(k).or_default().push((ts, t.site, v));
+                self.order.entry(k).or_default().push(v);
+            }
+            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2201,\"tid\":\"{tid}\"}}", ts * 10 + 2);
+            self.committed += 1;
+            self.retire_keys();
+        } else {
+            self.aborted += 1;
+        }
+        self.completion_line(&t, ok);
+    }
+
+    /// A list key retires after `max_writes_per_key` appends (Jepsen does the same).
+    fn retire_keys(&mut self) {
+        if self.o.model != DataModel::ListAppend {
+            return;
+        }
+        for slot in 0..self.active.len() {
+            let k = self.active[slot];
+            if self.store.get(&k).is_some_and(|v| v.len() >= self.o.max_writes_per_key.max(1)) {
+                self.active[slot] = self.next_key;
+                self.next_key += 1;
+            }
+        }
+    }
+
+    fn op_text(&self, d: &Done, invoke: bool) -> String {
+        match d {
+            Done::Write(k, v) => format!("[{} {k} {v}]", self.write_fn()),
+            Done::Read(k, _) if invoke => format!("[:r {k} nil]"),
+            Done::Read(k, None) => format!("[:r {k} nil]"),
+            Done::Read(k, Some(l)) => match self.o.model {
+                DataModel::ListAppend => {
+                    format!("[:r {k} [{}]]", l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "))
+                }
+                DataModel::RwRegister => format!("[:r {k} {}]", l[0]),
+            },
+        }
+    }
+
+    fn invoke_line(&mut self, t: &Txn) {
+        // The written values are not known yet: Jepsen's invocations carry them, so the
+        // invocation is completed with the planned micro-operations and placeholder values,
+        // which grail ignores once the completion arrives.
+        let ops: Vec<String> = t
+            .plan
+            .iter()
+            .map(|&(r, k)| if r { format!("[:r {k} nil]") } else { format!("[{} {k} 0]", self.write_fn()) })
+            .collect();
+        if self.o.output == Output::Edn {
+            let _ = writeln!(
+                self.out,
+                "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {}, :index {}}}",
+                ops.join(" "),
+                self.time,
+                t.process,
+                self.index
+            );
+        }
+        self.index += 1;
+    }
+
+    fn completion_line(&mut self, t: &Txn, ok: bool) {
+        let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, !ok)).collect();
+        match self.o.output {
+            Output::Edn => {
+                let _ = writeln!(
+                    self.out,
+                    "{{:type {}, :f :txn, :value [{}], :time {}, :process {}, :index {}}}",
+                    if ok { ":ok" } else { ":fail" },
+                    ops.join(" "),
+                    self.time,
+                    t.process,
+                    self.index
+                );
+            }
+            Output::Native => {
+                let ops: Vec<String> = t.done.iter().map(|d| self.native_op(d, !ok)).collect();
+                self.native.push(format!(
+                    "  {{\"id\": {}, \"session\": {}, \"status\": \"{}\", \"ops\": [{}]}}",
+                    self.index,
+                    t.process,
+                    if ok { "committed" } else { "aborted" },
+                    ops.join(", ")
+                ));
+            }
+        }
+        self.index += 1;
+    }
+
+    fn native_op(&self, d: &Done, invoke: bool) -> String {
+        let f = if self.o.model == DataModel::ListAppend { "append" } else { "w" };
+        match d {
+            Done::Write(k, v) => format!("[\"{f}\", {k}, {v}]"),
+            Done::Read(k, _) if invoke => format!("[\"r\", {k}, null]"),
+            Done::Read(k, None) => format!("[\"r\", {k}, null]"),
+            Done::Read(k, Some(l)) => match self.o.model {
+                DataModel::ListAppend => {
+                    format!("[\"r\", {k}, [{}]]", l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
+                }
+                DataModel::RwRegister => format!("[\"r\", {k}, {}]", l[0]),
+            },
+        }
+    }
+
+    /// A whole transaction at once, on its own process (outside the regular sessions).
+    fn emit(&mut self, process: usize, ops: Vec<Done>, ok: bool) {
+        let t = Txn {
+            process,
+            plan: ops.iter().map(|d| (matches!(d, Done::Read(..)), 0)).collect(),
+            done: ops,
+            snapshot: Snapshot::Latest,
+            site: 0,
+            client_abort: false,
+            lock_conflict: false,
+        };
+        self.time += 1000;
+        self.invoke_line_done(&t);
+        self.time += 1000;
+        if ok {
+            self.ts += 1;
+            let tid = self.index;
+            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", self.ts * 10);
+            for d in &t.done {
+                if let Done::Write(k, v) = d {
+                    let _ = writeln!(
+                        self.wal,
+                        "{{\"tick\":\"{}\",\"type\":2300,\"tid\":\"{tid}\",\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}",
+                        self.ts * 10 + 1
+                    );
+                }
+            }
+            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2201,\"tid\":\"{tid}\"}}", self.ts * 10 + 2);
+            self.committed += 1;
+        } else {
+            self.aborted += 1;
+        }
+        self.completion_line(&t, ok);
+    }
+
+    fn invoke_line_done(&mut self, t: &Txn) {
+        let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, true)).collect();
+        if self.o.output == Output::Edn {
+            let _ = writeln!(
+                self.out,
+                "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {}, :index {}}}",
+                ops.join(" "),
+                self.time,
+                t.process,
+                self.index
+            );
+        }
+        self.index += 1;
+    }
+
+    /// Splice in one minimal instance of an anomaly, on fresh keys, by extra processes.
+    fn inject(&mut self, inj: Injection) {
+        let (a, b) = (self.next_key + 1_000_000_000, self.next_key + 1_000_000_001);
+        self.next_key += 2;
+        let p = self.o.sessions.max(1) + 1000 + self.index as usize * 8;
+        let list = self.o.model == DataModel::ListAppend;
+        // A read of key k returning these values (list) or the last of them (register).
+        let r = |k: u64, vals: &[i64]| {
+            Done::Read(k, if list { Some(vals.to_vec()) } else { vals.last().map(|v| vec![*v]) })
+        };
+        let w = Done::Write;
+        // Register version orders are the WAL's: the order transactions commit in below.
+        match inj {
+            Injection::LostUpdate => {
+                // Both read the initial state and write; the second's write is after the first's.
+                self.emit(p, vec![r(a, &[]), w(a, 1)], true);
+                self.emit(p + 1, vec![r(a, &[]), w(a, 2)], true);
+                self.emit(p + 2, vec![r(a, &[1, 2])], true);
+                self.order_push(a, &[1, 2]);
+            }
+            Injection::WriteSkew => {
+                self.emit(p, vec![r(a, &[]), r(b, &[]), w(a, 1)], true);
+                self.emit(p + 1, vec![r(a, &[]), r(b, &[]), w(b, 1)], true);
+                self.order_push(a, &[1]);
+                self.order_push(b, &[1]);
+            }
+            Injection::LongFork => {
+                self.emit(p, vec![w(a, 1)], true);
+                self.emit(p + 1, vec![w(b, 1)], true);
+                self.emit(p + 2, vec![r(a, &[1]), r(b, &[])], true);
+                self.emit(p + 3, vec![r(a, &[]), r(b, &[1])], true);
+                self.order_push(a, &[1]);
+                self.order_push(b, &[1]);
+            }
+            Injection::AbortedRead => {
+                self.emit(p, vec![w(a, 1)], false);
+                self.emit(p + 1, vec![r(a, &[1])], true);
+            }
+            Injection::IntermediateRead => {
+                self.emit(p, vec![w(a, 1), w(a, 2)], true);
+                self.emit(p + 1, vec![r(a, &[1])], true);
+                self.order_push(a, &[2]);
+            }
+            Injection::WriteCycle => {
+                if list {
+                    self.emit(p, vec![w(a, 1), w(b, 1)], true);
+                    self.emit(p + 1, vec![w(a, 2), w(b, 2)], true);
+                    self.emit(p + 2, vec![r(a, &[1, 2]), r(b, &[2, 1])], true);
+                } else {
+                    // The log orders a as 1, 2 and b as 2, 1: each write overwrote the other.
+                    self.emit(p, vec![w(a, 1), w(b, 1)], true);
+                    self.emit(p + 1, vec![w(a, 2), w(b, 2)], true);
+                    self.fix_wal_order(b);
+                }
+                self.order_push(a, &[1, 2]);
+                self.order_push(b, &[2, 1]);
+            }
+        }
+    }
+
+    fn order_push(&mut self, k: u64, vals: &[i64]) {
+        if self.o.model == DataModel::RwRegister {
+            self.order.entry(k).or_default().extend_from_slice(vals);
+        }
+    }
+
+    /// Swap the last two WAL writes of key `k` (to build a write cycle).
+    fn fix_wal_order(&mut self, k: u64) {
+        let needle = format!("\"_key\":\"{k}\"");
+        let mut lines: Vec<String> = self.wal.lines().map(String::from).collect();
+        let idx: Vec<usize> = lines.iter().enumerate().filter(|(_, l)| l.contains(&needle)).map(|(i, _)| i).collect();
+        if let [.., i, j] = idx[..] {
+            lines.swap(i, j);
+        }
+        self.wal = lines.join("\n") + "\n";
+    }
+}
