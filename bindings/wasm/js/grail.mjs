@@ -1,0 +1,315 @@
+// grail's JS API over the wasm-bindgen module. Imported by node.mjs (Node) and web.mjs
+// (browsers, bundlers, workers), which load the WebAssembly and re-export what is public here.
+//
+// Responsibilities of this layer: turn strings and gzip into bytes; check and split the options
+// object; turn errors into GrailError; pass progress events to the user's callback (catching
+// what it throws); and, after a panic or a trap, re-instantiate the module so it stays usable.
+
+import * as raw from './grail_wasm.js';
+
+/** The five levels, strongest first. */
+export const LEVELS = Object.freeze(['SER', 'SI', 'PSI', 'PL-2', 'PL-1']);
+
+const READ_KEYS = ['format', 'wal'];
+const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout'];
+const CALL_KEYS = ['progress', 'progress_interval_ms'];
+
+const encoder = new TextEncoder();
+
+const env = {
+    /** The WebAssembly module is instantiated. */
+    ready: false,
+    /** Synchronous gunzip (Node's zlib), or null where there is none (browsers). */
+    gunzipSync: null,
+    /** Counts resets; a History read before a reset cannot be used after it. */
+    epoch: 0,
+};
+
+/** Internal: called by node.mjs / web.mjs once the module is instantiated. */
+export function _configure(settings) {
+    Object.assign(env, settings);
+}
+
+/**
+ * An error from grail: bad input (with line and column), bad options, a cancelled check, or a
+ * panic (after which the module was reset and still works).
+ */
+export class GrailError extends Error {
+    constructor(message, { kind = 'usage', line = null, column = null, txn = null, cause } = {}) {
+        super(message, cause === undefined ? undefined : { cause });
+        this.name = 'GrailError';
+        this.kind = kind;
+        this.line = line;
+        this.column = column;
+        this.txn = txn;
+    }
+}
+
+function usage(message) {
+    return new GrailError(message, { kind: 'usage' });
+}
+
+function ensureReady() {
+    if (!env.ready) {
+        throw usage('the grail WebAssembly module is not loaded yet: call `await init()` first');
+    }
+}
+
+/** Re-instantiate the module after a panic or trap: its memory may be inconsistent. */
+function reset() {
+    env.epoch += 1;
+    raw.__wbg_reset_state();
+}
+
+/** Run a call into the module, turning what it throws into a GrailError. */
+function guard(fn) {
+    ensureReady();
+    try {
+        return fn();
+    } catch (e) {
+        if (e instanceof Error && e.name === 'GrailError' && typeof e.kind === 'string') {
+            // Thrown by the module on purpose; only a panic leaves it in a bad state.
+            if (e.kind === 'panic') {
+                reset();
+            }
+            return rethrow(new GrailError(e.message, { kind: e.kind, line: e.line, column: e.column, txn: e.txn, cause: e.kind === 'panic' ? e : undefined }));
+        }
+        // Anything else escaped mid-call (a trap: unreachable, out of memory, stack overflow).
+        reset();
+        const what = e instanceof Error ? `${e.name}: ${e.message}` : String(e);
+        return rethrow(new GrailError(`grail's WebAssembly module trapped (${what}); it has been reset`, { kind: 'panic', cause: e }));
+    }
+}
+
+function rethrow(e) {
+    throw e;
+}
+
+function isGzip(b) {
+    return b.length >= 2 && b[0] === 0x1f && b[1] === 0x8b;
+}
+
+/** Text or bytes (gzip is unpacked) as a Uint8Array. */
+function toBytes(input, what) {
+    let b;
+    if (typeof input === 'string') {
+        return encoder.encode(input);
+    } else if (input instanceof Uint8Array) {
+        b = input;
+    } else if (input instanceof ArrayBuffer) {
+        b = new Uint8Array(input);
+    } else if (ArrayBuffer.isView(input)) {
+        b = new Uint8Array(input.buffer, input.byteOffset, input.byteLength);
+    } else {
+        throw usage(`${what} must be a string, a Uint8Array or an ArrayBuffer, not ${input === null ? 'null' : typeof input}`);
+    }
+    if (isGzip(b)) {
+        if (!env.gunzipSync) {
+            throw usage(`${what} is gzip-compressed: decompress it first, with \`await gunzip(bytes)\``);
+        }
+        try {
+            b = env.gunzipSync(b);
+        } catch (e) {
+            throw new GrailError(`${what} is not a valid gzip file: ${e.message}`, { kind: 'usage', cause: e });
+        }
+    }
+    return b;
+}
+
+/** Check an options object against the keys a function takes. */
+function options(opts, allowed, fn) {
+    if (opts === undefined || opts === null) {
+        return {};
+    }
+    if (typeof opts !== 'object' || Array.isArray(opts)) {
+        throw usage(`${fn}: options must be an object`);
+    }
+    for (const k of Object.keys(opts)) {
+        if (!allowed.includes(k)) {
+            throw usage(`${fn}: unknown option \`${k}\`: expected one of ${allowed.map((a) => `\`${a}\``).join(', ')}`);
+        }
+    }
+    const o = opts;
+    if (o.format !== undefined && typeof o.format !== 'string') throw usage('option `format` must be "auto", "edn" or "json"');
+    if (o.timeout !== undefined && o.timeout !== null && !(typeof o.timeout === 'number' && o.timeout >= 0)) {
+        throw usage('option `timeout` must be a number of seconds (>= 0)');
+    }
+    if (o.progress !== undefined && o.progress !== null && typeof o.progress !== 'function') {
+        throw usage('option `progress` must be a function');
+    }
+    if (o.progress_interval_ms !== undefined && !(typeof o.progress_interval_ms === 'number' && o.progress_interval_ms >= 0)) {
+        throw usage('option `progress_interval_ms` must be a number (>= 0)');
+    }
+    return o;
+}
+
+/**
+ * The progress callback handed to the module: adds elapsed_ms since the user's call began,
+ * keeps what the user's callback throws (to rethrow it after the module returns) and turns a
+ * `false` return into cancellation.
+ */
+class Progress {
+    constructor(callback) {
+        this.callback = callback ?? null;
+        this.t0 = Date.now();
+        this.thrown = undefined;
+        this.hasThrown = false;
+        this.fn = this.callback
+            ? (ev) => {
+                  ev.elapsed_ms = Date.now() - this.t0;
+                  try {
+                      return this.callback(ev) !== false;
+                  } catch (e) {
+                      this.thrown = e;
+                      this.hasThrown = true;
+                      return false;
+                  }
+              }
+            : undefined;
+    }
+
+    /** Call into the module; rethrow what the callback threw, if it did. */
+    run(fn) {
+        try {
+            return guard(fn);
+        } catch (e) {
+            if (this.hasThrown) {
+                throw this.thrown;
+            }
+            throw e;
+        }
+    }
+}
+
+function checkArgs(o) {
+    const check = {};
+    for (const k of ['levels', 'max_steps', 'max_cycles']) {
+        if (o[k] !== undefined) check[k] = o[k];
+    }
+    return check;
+}
+
+const token = Symbol('grail.History');
+
+/** A history read into the WebAssembly module's memory. */
+export class History {
+    #raw;
+    #epoch;
+
+    constructor(key, rawHistory) {
+        if (key !== token) {
+            throw new TypeError('History cannot be constructed directly: use read(text)');
+        }
+        this.#raw = rawHistory;
+        this.#epoch = env.epoch;
+    }
+
+    #get() {
+        if (this.#raw === null) {
+            throw usage('this History was freed');
+        }
+        if (this.#epoch !== env.epoch) {
+            throw usage('this History was read before the module was reset after a panic: read it again');
+        }
+        return this.#raw;
+    }
+
+    /** `list-append`, `rw-register` or `empty`. */
+    get model() {
+        const h = this.#get();
+        return guard(() => h.model);
+    }
+
+    /** Number of transactions (committed, aborted and indeterminate). */
+    get transactionCount() {
+        const h = this.#get();
+        return guard(() => h.transactionCount);
+    }
+
+    /** Check isolation levels; the report has the schema of `grail check --json`. */
+    check(opts) {
+        const o = options(opts, [...CHECK_KEYS, ...CALL_KEYS], 'History.check');
+        return this._check(o, new Progress(o.progress));
+    }
+
+    _check(o, progress) {
+        const h = this.#get();
+        return progress.run(() => h.check(checkArgs(o), o.timeout ?? undefined, progress.fn, o.progress_interval_ms));
+    }
+
+    /** The dependency graph (schema of `grail graph --json`): vertices and edges with provenance. */
+    graph() {
+        const h = this.#get();
+        return guard(() => h.graph());
+    }
+
+    /** Statistics and the anomalies found without a cycle search (schema of `grail stats --json`). */
+    stats() {
+        const h = this.#get();
+        return guard(() => h.stats());
+    }
+
+    /** Every transaction, with its operations in Jepsen notation. */
+    transactions() {
+        const h = this.#get();
+        return guard(() => h.transactions());
+    }
+
+    /** Release the module memory the history holds. Idempotent. */
+    free() {
+        const h = this.#raw;
+        this.#raw = null;
+        if (h !== null && this.#epoch === env.epoch) {
+            guard(() => h.free());
+        }
+    }
+
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+        this.free();
+    }
+}
+
+function readWith(input, o, progress) {
+    const text = toBytes(input, 'the history');
+    const wal = o.wal === undefined || o.wal === null ? undefined : toBytes(o.wal, 'the write-ahead log');
+    const h = progress.run(() => raw.read(text, o.format, wal, progress.fn, o.progress_interval_ms));
+    return new History(token, h);
+}
+
+/** Read a history (Jepsen EDN, elle JSON or grail's native JSON; text, bytes or gzip bytes). */
+export function read(input, opts) {
+    const o = options(opts, [...READ_KEYS, ...CALL_KEYS], 'read');
+    return readWith(input, o, new Progress(o.progress));
+}
+
+/** Read and check a history in one call; the report has the schema of `grail check --json`. */
+export function check(input, opts) {
+    const o = options(opts, [...READ_KEYS, ...CHECK_KEYS, ...CALL_KEYS], 'check');
+    const progress = new Progress(o.progress);
+    const h = readWith(input, o, progress);
+    try {
+        return h._check(o, progress);
+    } finally {
+        h.free();
+    }
+}
+
+/** The report as terminal text (what `grail check` prints without `--json`). */
+export function renderText(report) {
+    return guard(() => raw.renderText(report));
+}
+
+/** Graphviz DOT of a cycle (`report.levels.SER.cycles[0]`, or an anomaly's `cycle`). */
+export function cycleDot(cycle) {
+    return guard(() => raw.cycleDot(cycle));
+}
+
+/** grail's version. */
+export function version() {
+    return guard(() => raw.version());
+}
+
+/** Internal, for tests: panic inside the module. */
+export function _panicForTest(message) {
+    return guard(() => raw.__testPanic(message));
+}

@@ -1,0 +1,284 @@
+// Types of grail's JS package (both entries: node.mjs and web.mjs). Reports, graphs and stats
+// have the schema of the CLI's JSON (`grail check --json`, `grail graph --json`,
+// `grail stats --json`); field names are snake_case as there.
+
+/** An isolation level, strongest first: serializability, snapshot isolation, parallel SI, Adya's PL-2 and PL-1. */
+export type Level = 'SER' | 'SI' | 'PSI' | 'PL-2' | 'PL-1';
+
+/** The five levels, strongest first. */
+export declare const LEVELS: readonly ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'];
+
+/** A level's verdict; `unknown` when the step or time budget ran out first. */
+export type Verdict = 'holds' | 'violated' | 'unknown';
+
+/** Adya's cycle anomalies. */
+export type CycleAnomaly = 'G0' | 'G1c' | 'G-single' | 'G-nonadjacent' | 'G2-item';
+
+/** Every anomaly type a report lists: the cycles, and the findings on reads and writes. */
+export type AnomalyType =
+    | CycleAnomaly
+    | 'G1a'
+    | 'G1b'
+    | 'internal'
+    | 'garbage-read'
+    | 'duplicate-write'
+    | 'incompatible-order';
+
+/** The plain-language name of a cycle. */
+export type CycleName =
+    | 'write cycle'
+    | 'circular information flow'
+    | 'non-repeatable read'
+    | 'lost update'
+    | 'write skew'
+    | 'long fork';
+
+/** Dependency types: write-write, write-read, read-write (anti-dependency). */
+export type EdgeType = 'ww' | 'wr' | 'rw';
+
+/** The data model of a history. */
+export type Model = 'list-append' | 'rw-register' | 'empty';
+
+/** A key or value as the history has it. */
+export type Value = number | string;
+
+/** The format of a history; `auto` decides from the first characters. */
+export type Format = 'auto' | 'edn' | 'json';
+
+/** History text: a string, or bytes (gzip-compressed bytes are unpacked in Node; see `gunzip`). */
+export type Input = string | Uint8Array | ArrayBuffer | ArrayBufferView;
+
+/** A micro-operation as reports show it. */
+export interface OpRef {
+    /** The transaction's id. */
+    txn: number;
+    /** Position of the operation in its transaction (0-based). */
+    index: number;
+    /** Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`. */
+    op: string;
+}
+
+/** One edge of a cycle, with the micro-operations that justify it. */
+export interface Step {
+    from: number;
+    to: number;
+    type: EdgeType;
+    key: Value;
+    from_op: OpRef;
+    to_op: OpRef;
+    /** Why the edge holds, in one sentence. */
+    why: string;
+}
+
+/** A cycle in the dependency graph. */
+export interface Cycle {
+    anomaly: CycleAnomaly;
+    name: CycleName;
+    /** Transaction ids along the cycle. */
+    txns: number[];
+    steps: Step[];
+    /** No shorter cycle of this anomaly exists in its strongly connected component. */
+    minimal: boolean;
+    explanation: string;
+}
+
+/** An anomaly: a cycle, or a finding on reads and writes. */
+export interface Anomaly {
+    type: AnomalyType;
+    /** Levels this anomaly violates (empty: it breaks an assumption of the model instead). */
+    levels: Level[];
+    key?: Value;
+    value?: Value;
+    /** Transactions involved (for a read anomaly: the writer, if known, first). */
+    txns: number[];
+    ops: OpRef[];
+    /** Present for cycle anomalies. */
+    cycle?: Cycle;
+    explanation: string;
+}
+
+/** The verdict for one level. */
+export interface LevelReport {
+    /** `true` holds, `false` violated, `null` unknown. */
+    valid: boolean | null;
+    verdict: Verdict;
+    /** Anomalies found that this level proscribes. */
+    anomalies: AnomalyType[];
+    /** The shortest proscribed cycle per violating component. */
+    cycles: Cycle[];
+    /** Why the verdict is unknown. */
+    reason?: string;
+}
+
+/** Graph statistics (GRAIL thesis, Table 5.3). */
+export interface Stats {
+    transactions: number;
+    committed: number;
+    aborted: number;
+    indeterminate: number;
+    /** Committed transactions, plus indeterminate ones whose writes were observed. */
+    vertices: number;
+    /** Distinct (from, to, type) triples. */
+    edges: number;
+    ww: number;
+    wr: number;
+    rw: number;
+    /** Edges per vertex. */
+    density: number;
+}
+
+/** The whole verdict (schema of `grail check --json`). `L` is the set of levels checked. */
+export interface Report<L extends Level = Level> {
+    /** Every checked level holds; `null` when one is unknown and none is violated. */
+    valid: boolean | null;
+    model: Model;
+    /** One entry per checked level, strongest first. */
+    levels: { [K in L]: LevelReport };
+    /** Every anomaly found, cycles and findings alike. */
+    anomalies: Anomaly[];
+    stats: Stats;
+    /** What could not be inferred, and other caveats. */
+    notes: string[];
+}
+
+/** An edge of the dependency graph with its provenance. */
+export interface GraphEdge {
+    from: number;
+    to: number;
+    type: EdgeType;
+    key: Value;
+    from_op: OpRef;
+    to_op: OpRef;
+}
+
+/** The dependency graph (schema of `grail graph --json`). */
+export interface Graph {
+    /** Ids of the transactions that are vertices. */
+    vertices: number[];
+    /** One edge per (from, to, type, key), sorted; the provenance kept is the first found. */
+    edges: GraphEdge[];
+    stats: Stats;
+    notes: string[];
+}
+
+/** Statistics and the anomalies found without a cycle search (schema of `grail stats --json`). */
+export interface HistoryStats {
+    model: Model;
+    stats: Stats;
+    anomalies: Anomaly[];
+    notes: string[];
+}
+
+/** A transaction of the history. */
+export interface Transaction {
+    /** The id reports use: Jepsen's `:index`, the native `id`, or the position in the input. */
+    id: number;
+    status: 'committed' | 'aborted' | 'indeterminate';
+    /** Whether it is a vertex of the dependency graph. */
+    vertex: boolean;
+    process: number | null;
+    invoke_time: number | null;
+    complete_time: number | null;
+    label: string | null;
+    /** 1-based line of the completion in the input. */
+    line: number | null;
+    /** Operations in Jepsen notation. */
+    ops: string[];
+}
+
+/** What a progress callback receives. `elapsed_ms` counts from the start of the call. */
+export type ProgressEvent =
+    | { phase: 'read'; done: false; elapsed_ms: number; bytes: number }
+    | { phase: 'read'; done: true; elapsed_ms: number; transactions: number; model: Model }
+    | { phase: 'infer'; done: false; elapsed_ms: number }
+    | { phase: 'infer'; done: true; elapsed_ms: number; vertices: number; edges: number }
+    | { phase: 'check'; done: false; elapsed_ms: number; /** Search steps so far (approximate). */ steps: number }
+    | { phase: 'check'; done: true; elapsed_ms: number; steps: number; valid: boolean | null };
+
+/**
+ * Called at each phase boundary and, while searching, about every `progress_interval_ms`.
+ * Return `false` to cancel: the call then throws a `GrailError` of kind `cancelled`. What it
+ * throws is rethrown by the call (and stops it).
+ */
+export type ProgressCallback = (event: ProgressEvent) => boolean | void;
+
+export interface CallOptions {
+    progress?: ProgressCallback | null;
+    /** Least time between two progress events while searching (default 100 ms). */
+    progress_interval_ms?: number;
+}
+
+export interface ReadOptions extends CallOptions {
+    format?: Format;
+    /** Write-ahead log giving the version order of a register history. */
+    wal?: Input | null;
+}
+
+export interface CheckOptions<L extends Level = Level> extends CallOptions {
+    /** Levels to check; all five when absent or empty. */
+    levels?: readonly L[];
+    /** Bound on search steps; undecided levels become `unknown` when it runs out. */
+    max_steps?: number | null;
+    /** At most this many cycles per anomaly (one per strongly connected component); default 8. */
+    max_cycles?: number;
+    /** Time budget of the cycle search in seconds (like the CLI's `--timeout`). */
+    timeout?: number | null;
+}
+
+/** Kinds of GrailError. */
+export type ErrorKind =
+    | 'syntax'
+    | 'shape'
+    | 'mixed-model'
+    | 'wal'
+    | 'usage'
+    | 'cancelled'
+    | 'panic';
+
+/**
+ * An error from grail. `message` includes the place (`line 3, column 7: ...`); `line` and
+ * `column` (1-based) and `txn` are also properties, `null` when unknown. After an error of kind
+ * `panic` the module has been reset: it works, but History objects read before must be read again.
+ */
+export declare class GrailError extends Error {
+    constructor(message: string, options?: { kind?: ErrorKind; line?: number | null; column?: number | null; txn?: number | null; cause?: unknown });
+    readonly name: 'GrailError';
+    kind: ErrorKind;
+    line: number | null;
+    column: number | null;
+    txn: number | null;
+}
+
+/** A history read into the WebAssembly module's memory. Call `free()` when done with it. */
+export declare class History {
+    private constructor();
+    readonly model: Model;
+    readonly transactionCount: number;
+    check<L extends Level = Level>(options?: CheckOptions<L>): Report<L>;
+    graph(): Graph;
+    stats(): HistoryStats;
+    transactions(): Transaction[];
+    free(): void;
+    [Symbol.dispose](): void;
+}
+
+/** Load the WebAssembly module (browsers: fetches it; Node: already loaded). */
+export declare function init(input?: string | URL | Request | Response | BufferSource | WebAssembly.Module): Promise<void>;
+
+/** Decompress gzip bytes. */
+export declare function gunzip(bytes: Uint8Array | ArrayBuffer): Promise<Uint8Array>;
+
+/** Read a history: Jepsen EDN, elle-cli JSON or grail's native JSON. */
+export declare function read(input: Input, options?: ReadOptions): History;
+
+/** Read and check a history in one call. */
+export declare function check<L extends Level = Level>(input: Input, options?: ReadOptions & CheckOptions<L>): Report<L>;
+
+/** A report as terminal text (what `grail check` prints without `--json`). */
+export declare function renderText<L extends Level>(report: Report<L>): string;
+
+/** Graphviz DOT of a cycle. */
+export declare function cycleDot(cycle: Cycle): string;
+
+/** grail's version. */
+export declare function version(): string;

@@ -1,0 +1,393 @@
+//! grail for WebAssembly: the low-level bindings under the JS package in `js/`.
+//!
+//! The functions here take bytes and plain JS values and return plain JS values with the same
+//! schema as the CLI's `--json` output. The hand-written wrapper (`js/grail.mjs`) is the public
+//! API: it turns strings and gzip into bytes, splits the options object, turns the errors thrown
+//! here into `GrailError`s, and resets the module after a panic.
+//!
+//! Errors are JS `Error`s with `name = "GrailError"` and the properties `kind`, `line`,
+//! `column` and `txn`. A panic never aborts silently: the hook throws a `GrailError` of kind
+//! `panic` straight out of the module (the Rust stack is not unwound, so the wrapper then
+//! re-instantiates the module with wasm-bindgen's `__wbg_reset_state`).
+
+use grail_core::report::{dot, text, CycleReport};
+use grail_core::{CheckOptions, Format, Inference, Report};
+use js_sys::{Date, Function, Object, Reflect};
+use serde::Serialize;
+use std::cell::OnceCell;
+use wasm_bindgen::prelude::*;
+
+/// The interrupt closure of the core is polled once per this many search steps.
+const STEPS_PER_POLL: u64 = 4096;
+
+/// Run when the module is instantiated (and again after each reset): install the panic hook.
+#[wasm_bindgen(start)]
+fn install_panic_hook() {
+    std::panic::set_hook(Box::new(|info| {
+        let place =
+            info.location().map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
+        let message = info.payload_as_str().unwrap_or("(no message)");
+        let err = grail_error("panic", &format!("grail panicked{place}: {message}"), None, None, None);
+        // Leave the module at once: the wrapper resets it (its stack and borrows are not unwound).
+        wasm_bindgen::throw_val(err);
+    }));
+}
+
+/// A JS `Error` named `GrailError` with `kind`, `line`, `column`, `txn` (`null` when unknown).
+fn grail_error(kind: &str, message: &str, line: Option<u32>, column: Option<u32>, txn: Option<u64>) -> JsValue {
+    let err = js_sys::Error::new(message);
+    err.set_name("GrailError");
+    let num = |v: Option<f64>| v.map_or(JsValue::NULL, JsValue::from_f64);
+    let obj: &JsValue = err.as_ref();
+    let _ = Reflect::set(obj, &"kind".into(), &kind.into());
+    let _ = Reflect::set(obj, &"line".into(), &num(line.map(f64::from)));
+    let _ = Reflect::set(obj, &"column".into(), &num(column.map(f64::from)));
+    let _ = Reflect::set(obj, &"txn".into(), &num(txn.map(|t| t as f64)));
+    err.into()
+}
+
+fn core_error(e: grail_core::Error) -> JsValue {
+    grail_error(e.kind.as_str(), &e.to_string(), e.line, e.column, e.txn)
+}
+
+fn usage(message: String) -> JsValue {
+    grail_error("usage", &message, None, None, None)
+}
+
+/// The message of a serde-wasm-bindgen error (which wraps a JS `Error`).
+fn serde_message(e: serde_wasm_bindgen::Error) -> String {
+    let v = JsValue::from(e);
+    match v.dyn_ref::<js_sys::Error>() {
+        Some(err) => err.message().into(),
+        None => format!("{v:?}"),
+    }
+}
+
+/// Plain JS data with the CLI's JSON schema: objects (not `Map`s) and `null` for `None`.
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| usage(format!("cannot represent the result in JavaScript: {}", serde_message(e))))
+}
+
+/// The progress callback: phase events, throttled while searching; it may cancel.
+struct Progress {
+    callback: Option<Function>,
+    interval_ms: f64,
+    start: f64,
+    last: f64,
+    /// The callback returned `false`.
+    cancelled: bool,
+    /// What the callback threw.
+    thrown: Option<JsValue>,
+    /// Deadline of the check (`Date.now()` milliseconds).
+    deadline: Option<f64>,
+}
+
+impl Progress {
+    fn new(callback: Option<Function>, interval_ms: Option<f64>) -> Progress {
+        let now = Date::now();
+        Progress {
+            callback,
+            interval_ms: interval_ms.unwrap_or(100.0).max(0.0),
+            start: now,
+            last: now,
+            cancelled: false,
+            thrown: None,
+            deadline: None,
+        }
+    }
+
+    fn stopped(&self) -> bool {
+        self.cancelled || self.thrown.is_some()
+    }
+
+    /// Send `{phase, done, elapsed_ms, ...fields}`; true when the work should stop.
+    fn emit(&mut self, phase: &str, done: bool, fields: &[(&str, JsValue)]) -> bool {
+        let Some(f) = &self.callback else {
+            return false;
+        };
+        if self.stopped() {
+            return true;
+        }
+        let now = Date::now();
+        self.last = now;
+        let ev = Object::new();
+        let _ = Reflect::set(&ev, &"phase".into(), &phase.into());
+        let _ = Reflect::set(&ev, &"done".into(), &done.into());
+        let _ = Reflect::set(&ev, &"elapsed_ms".into(), &(now - self.start).into());
+        for (k, v) in fields {
+            let _ = Reflect::set(&ev, &(*k).into(), v);
+        }
+        match f.call1(&JsValue::UNDEFINED, &ev) {
+            Ok(r) if r == JsValue::FALSE => self.cancelled = true,
+            Ok(_) => {}
+            Err(e) => self.thrown = Some(e),
+        }
+        self.stopped()
+    }
+
+    /// The end of a call: rethrow what the callback threw, or report the cancellation.
+    fn finish(&mut self) -> Result<(), JsValue> {
+        if let Some(e) = self.thrown.take() {
+            return Err(e);
+        }
+        if self.cancelled {
+            return Err(grail_error("cancelled", "the check was cancelled by the progress callback", None, None, None));
+        }
+        Ok(())
+    }
+}
+
+/// Read a history: `format` is `auto` (default), `edn` or `json`; `wal` the write-ahead log
+/// giving the version order of a register history.
+#[wasm_bindgen]
+pub fn read(
+    text: &[u8],
+    format: Option<String>,
+    wal: Option<Vec<u8>>,
+    progress: Option<Function>,
+    progress_interval_ms: Option<f64>,
+) -> Result<History, JsValue> {
+    let format = Format::parse(format.as_deref().unwrap_or("auto")).map_err(core_error)?;
+    let mut p = Progress::new(progress, progress_interval_ms);
+    if p.emit("read", false, &[("bytes", (text.len() as f64).into())]) {
+        p.finish()?;
+    }
+    let mut h = grail_core::read(text, format).map_err(core_error)?;
+    if let Some(wal) = wal {
+        grail_core::read_wal(&mut h, &wal).map_err(core_error)?;
+    }
+    let h = History { h, inference: OnceCell::new() };
+    p.emit("read", true, &[("transactions", (h.h.txns.len() as f64).into()), ("model", h.model().into())]);
+    p.finish()?;
+    Ok(h)
+}
+
+/// A history read into the module's memory. Free it with `free()` when done (or let the
+/// garbage collector's finalizer do it).
+#[wasm_bindgen]
+pub struct History {
+    h: grail_core::History,
+    /// The dependency graph, built on first use.
+    inference: OnceCell<Inference>,
+}
+
+#[derive(Serialize)]
+struct EdgeOut {
+    from: u64,
+    to: u64,
+    #[serde(rename = "type")]
+    ty: &'static str,
+    key: serde_json::Value,
+    from_op: grail_core::report::OpRef,
+    to_op: grail_core::report::OpRef,
+}
+
+#[derive(Serialize)]
+struct GraphOut<'a> {
+    vertices: Vec<u64>,
+    edges: Vec<EdgeOut>,
+    stats: grail_core::Stats,
+    notes: &'a [String],
+}
+
+#[derive(Serialize)]
+struct TxnOut<'a> {
+    id: u64,
+    status: &'static str,
+    /// Whether the transaction is a vertex of the dependency graph.
+    vertex: bool,
+    process: Option<i64>,
+    invoke_time: Option<i64>,
+    complete_time: Option<i64>,
+    label: Option<&'a str>,
+    line: Option<u32>,
+    ops: Vec<String>,
+}
+
+#[wasm_bindgen]
+impl History {
+    /// `list-append`, `rw-register` or `empty`.
+    #[wasm_bindgen(getter)]
+    pub fn model(&self) -> String {
+        match self.h.model {
+            grail_core::history::Model::ListAppend => "list-append",
+            grail_core::history::Model::RwRegister => "rw-register",
+            grail_core::history::Model::Empty => "empty",
+        }
+        .into()
+    }
+
+    /// Number of transactions (committed, aborted and indeterminate).
+    #[wasm_bindgen(getter, js_name = transactionCount)]
+    pub fn transaction_count(&self) -> usize {
+        self.h.txns.len()
+    }
+
+    /// The dependency graph, built on first use.
+    fn graph_of(&self) -> &Inference {
+        self.inference.get_or_init(|| grail_core::infer(&self.h))
+    }
+
+    /// The dependency graph, with progress events when it is built; `None` when cancelled first.
+    fn inference(&self, p: &mut Progress) -> Option<&Inference> {
+        if let Some(inf) = self.inference.get() {
+            return Some(inf);
+        }
+        if p.emit("infer", false, &[]) {
+            return None;
+        }
+        let inf = self.graph_of();
+        if p.callback.is_some() {
+            let s = inf.graph.stats(&self.h);
+            p.emit("infer", true, &[("vertices", (s.vertices as f64).into()), ("edges", (s.edges as f64).into())]);
+        }
+        Some(inf)
+    }
+
+    /// Check isolation levels. `options` is a `CheckOptions` object (`levels`, `max_steps`,
+    /// `max_cycles`; unknown fields are an error); `timeout` in seconds, like the CLI's `--timeout`.
+    pub fn check(
+        &self,
+        options: JsValue,
+        timeout: Option<f64>,
+        progress: Option<Function>,
+        progress_interval_ms: Option<f64>,
+    ) -> Result<JsValue, JsValue> {
+        let opts: CheckOptions = if options.is_undefined() || options.is_null() {
+            CheckOptions::default()
+        } else {
+            serde_wasm_bindgen::from_value(options)
+                .map_err(|e| usage(format!("invalid check options: {}", serde_message(e))))?
+        };
+        let mut p = Progress::new(progress, progress_interval_ms);
+        let Some(inf) = self.inference(&mut p) else {
+            p.finish()?;
+            return Err(grail_error("cancelled", "the check was cancelled by the progress callback", None, None, None));
+        };
+        if p.stopped() {
+            p.finish()?;
+        }
+        let report = self.run_check(inf, &opts, timeout, &mut p);
+        p.finish()?;
+        to_js(&report)
+    }
+
+    fn run_check(&self, inf: &Inference, opts: &CheckOptions, timeout: Option<f64>, p: &mut Progress) -> Report {
+        p.deadline = timeout.map(|s| Date::now() + (s.max(0.0) * 1000.0));
+        p.emit("check", false, &[("steps", 0.into())]);
+        let mut polls: u64 = 0;
+        let mut interrupt = || {
+            polls += 1;
+            let now = Date::now();
+            if p.deadline.is_some_and(|d| now >= d) {
+                return true;
+            }
+            if p.callback.is_some() && now - p.last >= p.interval_ms {
+                return p.emit("check", false, &[("steps", ((polls * STEPS_PER_POLL) as f64).into())]);
+            }
+            p.stopped()
+        };
+        let report = grail_core::check_inferred(&self.h, inf, opts, Some(&mut interrupt));
+        let valid = report.valid.map_or(JsValue::NULL, JsValue::from_bool);
+        p.emit("check", true, &[("steps", ((polls * STEPS_PER_POLL) as f64).into()), ("valid", valid)]);
+        report
+    }
+
+    /// The dependency graph as the CLI's `graph --json` prints it: `vertices` (transaction ids),
+    /// `edges` (`from`, `to`, `type`, `key`, `from_op`, `to_op`), `stats`, `notes`.
+    pub fn graph(&self) -> Result<JsValue, JsValue> {
+        let h = &self.h;
+        let inf = self.graph_of();
+        let g = &inf.graph;
+        let vertices = (0..h.txns.len()).filter(|&t| g.is_vertex[t]).map(|t| h.txns[t].id).collect();
+        let edges = g
+            .edges
+            .iter()
+            .map(|e| EdgeOut {
+                from: h.txns[e.from as usize].id,
+                to: h.txns[e.to as usize].id,
+                ty: e.ty.as_str(),
+                key: h.value_json(h.key(e.key(h))),
+                from_op: text::op_ref(h, e.from_op),
+                to_op: text::op_ref(h, e.to_op),
+            })
+            .collect();
+        to_js(&GraphOut { vertices, edges, stats: g.stats(h), notes: &inf.notes })
+    }
+
+    /// Graph statistics and the anomalies found while building the graph (no cycle search),
+    /// as the CLI's `stats --json` prints them: `model`, `stats`, `anomalies`, `notes`.
+    pub fn stats(&self) -> Result<JsValue, JsValue> {
+        let inf = self.graph_of();
+        let opts = CheckOptions { levels: vec![grail_core::Level::Pl1], max_steps: Some(0), max_cycles: 1 };
+        let report = grail_core::check_inferred(&self.h, inf, &opts, None);
+        #[derive(Serialize)]
+        struct StatsOut<'a> {
+            model: &'a str,
+            stats: grail_core::Stats,
+            anomalies: Vec<&'a grail_core::report::AnomalyReport>,
+            notes: &'a [String],
+        }
+        to_js(&StatsOut {
+            model: &report.model,
+            stats: report.stats,
+            anomalies: report.anomalies.iter().filter(|a| a.cycle.is_none()).collect(),
+            notes: &report.notes,
+        })
+    }
+
+    /// Every transaction: `id`, `status`, `vertex`, `process`, `invoke_time`, `complete_time`,
+    /// `label`, `line` and `ops` (Jepsen notation, long lists shortened).
+    pub fn transactions(&self) -> Result<JsValue, JsValue> {
+        let h = &self.h;
+        let inf = self.graph_of();
+        let out: Vec<TxnOut> = h
+            .txns
+            .iter()
+            .enumerate()
+            .map(|(t, txn)| TxnOut {
+                id: txn.id,
+                status: txn.status.as_str(),
+                vertex: inf.graph.is_vertex[t],
+                process: txn.process,
+                invoke_time: txn.invoke_time,
+                complete_time: txn.complete_time,
+                label: h.label(t as u32),
+                line: (txn.line > 0).then_some(txn.line),
+                ops: (txn.ops_start..txn.ops_end).map(|o| text::op_text(h, o)).collect(),
+            })
+            .collect();
+        to_js(&out)
+    }
+}
+
+/// The terminal text of a report (the CLI's output without `--json`).
+#[wasm_bindgen(js_name = renderText)]
+pub fn render_text(report: JsValue) -> Result<String, JsValue> {
+    let report: Report = serde_wasm_bindgen::from_value(report)
+        .map_err(|e| usage(format!("not a grail report: {}", serde_message(e))))?;
+    Ok(text::render(&report))
+}
+
+/// Graphviz DOT of one cycle of a report (`report.levels.SER.cycles[0]`, or an anomaly's `cycle`).
+#[wasm_bindgen(js_name = cycleDot)]
+pub fn cycle_dot(cycle: JsValue) -> Result<String, JsValue> {
+    let cycle: CycleReport =
+        serde_wasm_bindgen::from_value(cycle).map_err(|e| usage(format!("not a grail cycle: {}", serde_message(e))))?;
+    Ok(dot::cycle_dot(&cycle))
+}
+
+/// The version of grail.
+#[wasm_bindgen]
+pub fn version() -> String {
+    env!("CARGO_PKG_VERSION").into()
+}
+
+/// Panics on purpose, so that tests can check that a panic becomes a `GrailError` of kind
+/// `panic` and that the module works afterwards. Not part of the public API.
+#[wasm_bindgen(js_name = "__testPanic")]
+pub fn test_panic(message: String) {
+    panic!("{message}");
+}

@@ -1,0 +1,219 @@
+// The package's API besides the verdicts: graph, stats and text equal to the CLI's; the
+// History object; inputs (string, bytes, gzip, ArrayBuffer); progress, cancellation and budgets.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { gzipSync } from 'node:zlib';
+import * as grail from '../pkg/node.mjs';
+import { cli, cliPath, conformanceCases, skipOrFail } from './helpers.mjs';
+
+const cases = conformanceCases();
+const lostUpdate = cases.find((c) => c.name === 'G-single/lost-update.edn');
+
+/** A ring of `n` transactions, each reading the next one's key before its append: one big
+ * strongly connected component of rw edges whose shortest-cycle search takes many steps. */
+function ring(n) {
+    const lines = [];
+    for (let i = 0; i < n; i++) {
+        lines.push(`{:type :ok, :process ${i % 10}, :value [[:append ${i} 1] [:r ${i} [1]] [:r ${(i + 1) % n} []]]}`);
+    }
+    return lines.join('\n');
+}
+
+test('version and levels', () => {
+    assert.match(grail.version(), /^\d+\.\d+\.\d+/);
+    assert.deepEqual([...grail.LEVELS], ['SER', 'SI', 'PSI', 'PL-2', 'PL-1']);
+});
+
+test('init() resolves in Node (the module is loaded at import)', async () => {
+    await grail.init();
+    assert.equal(grail.check('').valid, true);
+});
+
+for (const c of cases) {
+    test(`graph, stats and text of ${c.name} equal the CLI's`, (t) => {
+        if (!cliPath && skipOrFail(t, 'the grail CLI is not built (cargo build --release -p grail-cli)')) return;
+        const wal = c.wal ? ['--wal', c.wal] : [];
+        const h = grail.read(readFileSync(c.history, 'utf8'), c.wal ? { wal: readFileSync(c.wal, 'utf8') } : {});
+        try {
+            assert.deepEqual(h.graph(), JSON.parse(cli(['graph', c.history, '--json', ...wal])));
+            assert.deepEqual(h.stats(), JSON.parse(cli(['stats', c.history, '--json', ...wal])));
+            const report = h.check();
+            assert.equal(grail.renderText(report), cli(['check', c.history, ...wal]));
+            assert.equal(h.model, report.model);
+            assert.equal(h.transactionCount, report.stats.transactions);
+        } finally {
+            h.free();
+        }
+    });
+}
+
+test('transactions(): ids, statuses, vertices and operations', () => {
+    const h = grail.read(readFileSync(lostUpdate.history));
+    const txns = h.transactions();
+    const graph = h.graph();
+    const report = h.check();
+    h.free();
+    assert.equal(txns.length, report.stats.transactions);
+    assert.deepEqual(txns.filter((t) => t.vertex).map((t) => t.id), graph.vertices);
+    assert.equal(txns.filter((t) => t.status === 'committed').length, report.stats.committed);
+    // Every operation a cycle step cites is that transaction's operation at that index.
+    const byId = new Map(txns.map((t) => [t.id, t]));
+    const steps = report.levels.SER.cycles.flatMap((c) => c.steps);
+    assert.ok(steps.length > 0);
+    for (const s of steps) {
+        assert.equal(byId.get(s.from_op.txn).ops[s.from_op.index], s.from_op.op);
+        assert.equal(byId.get(s.to_op.txn).ops[s.to_op.index], s.to_op.op);
+    }
+    for (const t of txns) {
+        assert.ok(t.line === null || t.line >= 1);
+        assert.ok(t.ops.every((op) => /^\[:(r|w|append) /.test(op)), t.ops.join(' '));
+    }
+});
+
+test('graph edges carry provenance that matches the cycles of the report', () => {
+    const h = grail.read(readFileSync(lostUpdate.history));
+    const { edges, vertices, stats } = h.graph();
+    const report = h.check();
+    h.free();
+    assert.equal(vertices.length, stats.vertices);
+    for (const s of report.levels.SER.cycles[0].steps) {
+        const e = edges.find((e) => e.from === s.from && e.to === s.to && e.type === s.type && e.key === s.key);
+        assert.ok(e, `no graph edge for step ${JSON.stringify(s)}`);
+        assert.deepEqual([e.from_op, e.to_op], [s.from_op, s.to_op]);
+    }
+});
+
+test('cycleDot draws a cycle of the report', () => {
+    const cycle = grail.check(readFileSync(lostUpdate.history)).levels.SER.cycles[0];
+    const dot = grail.cycleDot(cycle);
+    assert.match(dot, /^digraph /);
+    for (const t of cycle.txns) assert.ok(dot.includes(`T${t}`), `T${t} missing from ${dot}`);
+    assert.throws(() => grail.cycleDot({ not: 'a cycle' }), { name: 'GrailError', kind: 'usage' });
+});
+
+test('renderText rejects what is not a report', () => {
+    assert.throws(() => grail.renderText({ valid: true }), (e) => e instanceof grail.GrailError && e.kind === 'usage' && /not a grail report/.test(e.message));
+});
+
+test('input as string, Uint8Array, ArrayBuffer, DataView and gzip give the same report', () => {
+    const text = readFileSync(lostUpdate.history, 'utf8');
+    const bytes = new TextEncoder().encode(text);
+    const expected = grail.check(text);
+    assert.equal(expected.valid, false);
+    assert.deepEqual(grail.check(bytes), expected);
+    assert.deepEqual(grail.check(bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)), expected);
+    assert.deepEqual(grail.check(new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength)), expected);
+    assert.deepEqual(grail.check(gzipSync(bytes)), expected);
+    // A sub-view of a larger buffer: only the view's bytes are read.
+    const padded = new Uint8Array(bytes.length + 10).fill(0x41);
+    padded.set(bytes, 5);
+    assert.deepEqual(grail.check(padded.subarray(5, 5 + bytes.length)), expected);
+});
+
+test('gunzip() unpacks gzip bytes', async () => {
+    const out = await grail.gunzip(gzipSync(Buffer.from('hello grail')));
+    assert.ok(out instanceof Uint8Array);
+    assert.equal(new TextDecoder().decode(out), 'hello grail');
+});
+
+test('format and wal options', () => {
+    const reg = cases.find((c) => c.wal);
+    const withWal = grail.check(readFileSync(reg.history), { wal: readFileSync(reg.wal), format: 'edn' });
+    const withoutWal = grail.check(readFileSync(reg.history), { format: 'edn' });
+    assert.notDeepEqual(withWal.stats, withoutWal.stats, 'the log should change the graph');
+    assert.throws(() => grail.check(readFileSync(reg.history), { format: 'json' }), { name: 'GrailError', kind: 'syntax' });
+    assert.throws(() => grail.check('{}', { format: 'yaml' }), (e) => e.kind === 'usage' && /unknown format/.test(e.message));
+});
+
+test('levels, max_cycles and max_steps', () => {
+    const text = readFileSync(lostUpdate.history);
+    const r = grail.check(text, { levels: ['PL-1', 'SER'] });
+    assert.deepEqual(Object.keys(r.levels), ['SER', 'PL-1']);
+    assert.equal(grail.check(text, { levels: ['PL-2'] }).valid, true);
+
+    const big = ring(60);
+    const unlimited = grail.check(big, { levels: ['SER'] });
+    assert.equal(unlimited.levels.SER.verdict, 'violated');
+    const starved = grail.check(big, { levels: ['SER'], max_steps: 0 });
+    assert.equal(starved.levels.SER.verdict, 'unknown');
+    assert.equal(starved.levels.SER.valid, null);
+    assert.equal(starved.valid, null);
+    assert.match(starved.levels.SER.reason, /undecided/);
+    assert.ok(starved.notes.some((n) => /step budget/.test(n)), starved.notes.join('; '));
+});
+
+test('History: check twice, free, use after free', () => {
+    const h = grail.read(readFileSync(lostUpdate.history));
+    assert.equal(h.model, 'list-append');
+    const a = h.check({ levels: ['SER'] });
+    const b = h.check();
+    assert.deepEqual(a.levels.SER, b.levels.SER);
+    h.free();
+    h.free(); // idempotent
+    assert.throws(() => h.check(), (e) => e instanceof grail.GrailError && /freed/.test(e.message));
+    assert.throws(() => new grail.History(), TypeError);
+});
+
+test('progress: phases in order, with counts that match the report', () => {
+    const events = [];
+    const report = grail.check(readFileSync(lostUpdate.history), { progress: (e) => void events.push(structuredClone(e)) });
+    assert.deepEqual(events.map((e) => `${e.phase}:${e.done}`), ['read:false', 'read:true', 'infer:false', 'infer:true', 'check:false', 'check:true']);
+    const done = Object.fromEntries(events.filter((e) => e.done).map((e) => [e.phase, e]));
+    assert.equal(done.read.transactions, report.stats.transactions);
+    assert.equal(done.read.model, report.model);
+    assert.equal(done.infer.vertices, report.stats.vertices);
+    assert.equal(done.infer.edges, report.stats.edges);
+    assert.equal(done.check.valid, report.valid);
+    assert.ok(events[0].bytes > 0);
+    for (let i = 1; i < events.length; i++) assert.ok(events[i].elapsed_ms >= events[i - 1].elapsed_ms);
+});
+
+test('progress during a long search, then cancel from the callback', () => {
+    const text = ring(400);
+    const steps = [];
+    grail.check(text, { levels: ['SER'], progress: (e) => void (e.phase === 'check' && steps.push(e.steps)), progress_interval_ms: 0 });
+    assert.ok(steps.length > 4, `only ${steps.length} check events`);
+    for (let i = 1; i < steps.length; i++) assert.ok(steps[i] >= steps[i - 1]);
+
+    let calls = 0;
+    assert.throws(
+        () =>
+            grail.check(text, {
+                levels: ['SER'],
+                progress_interval_ms: 0,
+                progress: (e) => (e.phase === 'check' && !e.done && ++calls === 3 ? false : undefined),
+            }),
+        (e) => e instanceof grail.GrailError && e.kind === 'cancelled',
+    );
+    assert.equal(calls, 3, 'no event after the cancellation');
+    // A cancel before the search (at a phase boundary) stops as well.
+    assert.throws(() => grail.check(text, { progress: (e) => e.phase !== 'infer' }), { kind: 'cancelled' });
+    assert.equal(grail.check(readFileSync(lostUpdate.history)).valid, false);
+});
+
+test('an exception in the progress callback comes out of the call as it was thrown', () => {
+    const mine = new RangeError('stop here');
+    for (const phase of ['read', 'infer', 'check']) {
+        assert.throws(
+            () => grail.check(ring(50), { progress: (e) => { if (e.phase === phase) throw mine; } }),
+            (e) => e === mine,
+        );
+    }
+    // And the module still works.
+    assert.equal(grail.check(ring(50), { levels: ['SER'] }).levels.SER.verdict, 'violated');
+});
+
+test('timeout cuts the search short', () => {
+    const text = ring(400);
+    let full;
+    grail.check(text, { levels: ['SER'], progress: (e) => void (e.done && e.phase === 'check' && (full = e.steps)), progress_interval_ms: 0 });
+    let cut;
+    const r = grail.check(text, { levels: ['SER'], timeout: 0, progress: (e) => void (e.done && e.phase === 'check' && (cut = e.steps)), progress_interval_ms: 0 });
+    assert.ok(cut < full, `timeout 0 searched ${cut} steps, the full search ${full}`);
+    assert.ok(r.notes.some((n) => /time budget/.test(n)), r.notes.join('; '));
+    const full2 = grail.check(text, { levels: ['SER'] });
+    assert.equal(full2.levels.SER.cycles[0].minimal, true);
+    assert.ok(!full2.notes.some((n) => /cut short/.test(n)));
+});

@@ -1,0 +1,83 @@
+// Type-checked by tests/types.test.mjs (tsc --noEmit): the package's types are precise enough
+// that these uses compile and the marked misuses do not.
+import {
+    check,
+    read,
+    init,
+    gunzip,
+    renderText,
+    cycleDot,
+    version,
+    LEVELS,
+    GrailError,
+    History,
+    type Report,
+    type Level,
+    type Verdict,
+    type ProgressEvent,
+    type AnomalyType,
+    type EdgeType,
+} from 'grail-wasm';
+
+export async function main(text: string, bytes: Uint8Array): Promise<void> {
+    await init();
+    const all: Report = check(text);
+    const v: Verdict = all.levels.SER.verdict;
+    const valid: boolean | null = all.levels['PL-1'].valid;
+    const kinds: AnomalyType[] = all.anomalies.map((a) => a.type);
+    const firstStep = all.levels.SER.cycles[0]?.steps[0];
+    const edgeType: EdgeType | undefined = firstStep?.type;
+
+    const some = check(bytes, { levels: ['SER', 'SI'], max_steps: 1000, timeout: 2.5 });
+    const ser: Verdict = some.levels.SER.verdict;
+    // @ts-expect-error PSI was not checked
+    some.levels.PSI;
+
+    // @ts-expect-error not a level
+    check(text, { levels: ['SERIALIZABLE'] });
+    // @ts-expect-error misspelt option
+    check(text, { level: ['SER'] });
+    // @ts-expect-error read takes no check options
+    read(text, { max_steps: 5 });
+    // @ts-expect-error History is made by read()
+    new History();
+
+    const h = read(await gunzip(bytes), {
+        format: 'edn',
+        progress: (e: ProgressEvent) => {
+            if (e.phase === 'read' && e.done) {
+                const n: number = e.transactions;
+                void n;
+            }
+            if (e.phase === 'check' && !e.done) {
+                const steps: number = e.steps;
+                return steps < 1e9;
+            }
+            // @ts-expect-error only check events carry steps
+            void e.steps;
+        },
+    });
+    const graph = h.graph();
+    const t: EdgeType | undefined = graph.edges[0]?.type;
+    const from: number | undefined = graph.edges[0]?.from_op.txn;
+    const txns = h.transactions();
+    const status: 'committed' | 'aborted' | 'indeterminate' | undefined = txns[0]?.status;
+    const report = h.check({ levels: ['PL-2'] });
+    const pl2: boolean | null = report.levels['PL-2'].valid;
+    h.free();
+
+    try {
+        check('{');
+    } catch (e) {
+        if (e instanceof GrailError) {
+            const line: number | null = e.line;
+            const kind: 'syntax' | 'shape' | 'mixed-model' | 'wal' | 'usage' | 'cancelled' | 'panic' = e.kind;
+            void [line, kind];
+        }
+    }
+    const levels: readonly Level[] = LEVELS;
+    const text2: string = renderText(some) + renderText(all) + version();
+    const cycle = all.levels.SER.cycles[0];
+    if (cycle) cycleDot(cycle);
+    void [v, valid, kinds, edgeType, ser, t, from, status, pl2, levels, text2];
+}

@@ -1,0 +1,61 @@
+"""Type stubs of the native module grail._grail (checked against it by mypy.stubtest)."""
+
+from typing import Any, Dict, List, Optional, final
+
+__all__ = [
+    "read",
+    "parse_levels",
+    "_panic_for_tests",
+    "History",
+    "Graph",
+    "Report",
+    "ERROR_KINDS",
+    "LEVELS",
+    "ANOMALY_KINDS",
+    "EDGE_COLOURS",
+    "__version__",
+]
+
+__version__: str
+ERROR_KINDS: List[str]
+LEVELS: List[str]
+ANOMALY_KINDS: List[str]
+EDGE_COLOURS: Dict[str, str]
+
+@final
+class History:
+    def __len__(self) -> int: ...
+    @property
+    def model(self) -> str: ...
+    @property
+    def has_version_order(self) -> bool: ...
+    def check(
+        self,
+        levels: Optional[str] = None,
+        max_steps: Optional[int] = None,
+        max_cycles: int = 8,
+        budget: Optional[float] = None,
+    ) -> Report: ...
+    def graph(self) -> Graph: ...
+    def op_columns(self) -> Dict[str, List[Any]]: ...
+    def txn_text(self, id: int) -> Optional[str]: ...
+
+@final
+class Graph:
+    def __len__(self) -> int: ...
+    def vertex_columns(self) -> Dict[str, List[Any]]: ...
+    def edge_columns(self) -> Dict[str, List[Any]]: ...
+    def stats_json(self) -> str: ...
+    @property
+    def notes(self) -> List[str]: ...
+
+@final
+class Report:
+    def to_json(self) -> str: ...
+    def explain(self) -> str: ...
+    @property
+    def valid(self) -> Optional[bool]: ...
+
+def read(data: bytes, format: str = "auto", wal: Optional[bytes] = None) -> History: ...
+def parse_levels(levels: str) -> List[str]: ...
+def _panic_for_tests() -> None: ...

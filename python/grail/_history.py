@@ -1,0 +1,292 @@
+"""Histories and their dependency graphs, over the native module."""
+
+from __future__ import annotations
+
+import json
+import math
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+
+from . import _grail
+from ._errors import UsageError
+from ._input import HistorySource, LogSource, to_bytes
+from ._report import Report, Stats, _import
+
+if TYPE_CHECKING:  # pragma: no cover
+    import networkx
+    import pandas
+
+__all__ = ["History", "Graph", "read", "check"]
+
+Levels = Union[None, str, Iterable[str]]
+
+
+def _levels_arg(levels: Levels) -> Optional[str]:
+    if levels is None:
+        return None
+    if isinstance(levels, str):
+        return levels
+    items = list(levels)
+    for item in items:
+        if not isinstance(item, str):
+            raise TypeError(f"levels must be names such as 'SER' or 'PL-2', not {item!r}")
+        if "," in item:
+            raise UsageError(f"unknown level {item!r}: give one name per item", kind="usage")
+    if not items:
+        raise UsageError("levels is empty: give at least one level, or None for all five", kind="usage")
+    return ",".join(items)
+
+
+class History:
+    """A parsed history, to check once or many times (the dependency graph is built once).
+
+    Create one with :func:`grail.read`.
+
+    >>> import grail
+    >>> h = grail.read([
+    ...     {"id": 1, "status": "committed", "ops": [["r", "x", []], ["append", "x", 1]]},
+    ...     {"id": 2, "status": "committed", "ops": [["r", "x", []], ["append", "x", 2]]},
+    ...     {"id": 3, "status": "committed", "ops": [["r", "x", [2]]]},
+    ... ])
+    >>> len(h), h.model
+    (3, 'list-append')
+    >>> h.check(levels="PL-2").valid
+    True
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, native: _grail.History) -> None:
+        if not isinstance(native, _grail.History):
+            raise TypeError("use grail.read(...) to make a History")
+        self._native = native
+
+    def __len__(self) -> int:
+        return len(self._native)
+
+    @property
+    def model(self) -> str:
+        """The data model: "list-append", "rw-register" or "empty"."""
+        return self._native.model
+
+    @property
+    def has_version_order(self) -> bool:
+        """Whether a version order is attached (a write-ahead log, or the native form's
+        ``"version_order"``)."""
+        return self._native.has_version_order
+
+    def check(
+        self,
+        *,
+        levels: Levels = None,
+        budget: Optional[float] = None,
+        max_steps: Optional[int] = None,
+        max_cycles: int = 8,
+    ) -> Report:
+        """Check isolation levels; see :func:`grail.check`."""
+        if budget is not None:
+            budget = float(budget)
+            if math.isnan(budget) or budget < 0:
+                raise UsageError(f"budget must be a number of seconds >= 0, not {budget!r}", kind="usage")
+        if max_steps is not None and (not isinstance(max_steps, int) or max_steps < 0):
+            raise UsageError(f"max_steps must be an int >= 0, not {max_steps!r}", kind="usage")
+        if not isinstance(max_cycles, int) or max_cycles < 1:
+            raise UsageError(f"max_cycles must be an int >= 1, not {max_cycles!r}", kind="usage")
+        native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget)
+        return Report(native)
+
+    def graph(self) -> "Graph":
+        """The dependency graph (ww, wr and rw edges between committed transactions)."""
+        return Graph(self._native.graph(), self.model)
+
+    def to_pandas(self) -> "pandas.DataFrame":
+        """One row per micro-operation: txn, status, process, invoke_time, complete_time, op
+        (position in the transaction), f ("r", "w" or "append"), key, value (a list for list
+        reads, None for nil). Needs pandas (``pip install grail[pandas]``)."""
+        pd = _import("pandas", "to_pandas")
+        cols = self._native.op_columns()
+        frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in cols.items()})
+        for c in ("txn", "op"):
+            frame[c] = pd.Series(cols[c], dtype="int64")
+        for c in ("process", "invoke_time", "complete_time"):
+            frame[c] = pd.array(cols[c], dtype="Int64")
+        for c in ("status", "f"):
+            frame[c] = pd.Series(cols[c], dtype="string")
+        return frame
+
+    def transaction(self, id: int) -> Optional[str]:
+        """One transaction in Jepsen notation, or None when no transaction has that id."""
+        return self._native.txn_text(id)
+
+    def __repr__(self) -> str:
+        return repr(self._native)
+
+
+class Graph:
+    """The dependency graph of a history.
+
+    Vertices are transaction ids; edges are (from, to, type, key), each with the version each
+    end wrote or observed (``values``) and the two operations that justify it.
+
+    >>> import grail
+    >>> g = grail.read('''
+    ... {:type :ok, :value [[:r :x []] [:append :x 1]]}
+    ... {:type :ok, :value [[:r :x []] [:append :x 2]]}
+    ... {:type :ok, :value [[:r :x [2]]]}''').graph()
+    >>> sorted((e["from"], e["to"], e["type"]) for e in g.edges())
+    [(0, 1, 'rw'), (1, 0, 'ww'), (1, 2, 'wr'), (2, 0, 'rw')]
+    """
+
+    __slots__ = ("_native", "_model")
+
+    def __init__(self, native: _grail.Graph, model: str) -> None:
+        self._native = native
+        self._model = model
+
+    def __len__(self) -> int:
+        """The number of edges."""
+        return len(self._native)
+
+    @property
+    def vertices(self) -> List[int]:
+        """The ids of the transactions that are vertices."""
+        return list(self._native.vertex_columns()["txn"])
+
+    def edges(self) -> List[Dict[str, Any]]:
+        """Every edge as a dict: from, to, type, key, values (the versions the two ends wrote or
+        observed), from_op, to_op, why."""
+        cols = self._native.edge_columns()
+        return [
+            {
+                "from": f,
+                "to": t,
+                "type": ty,
+                "key": k,
+                "values": (fv, tv),
+                "from_op": fo,
+                "to_op": to,
+                "why": w,
+            }
+            for f, t, ty, k, fv, tv, fo, to, w in zip(
+                cols["from"],
+                cols["to"],
+                cols["type"],
+                cols["key"],
+                cols["from_value"],
+                cols["to_value"],
+                cols["from_op"],
+                cols["to_op"],
+                cols["why"],
+            )
+        ]
+
+    @property
+    def stats(self) -> Stats:
+        """Graph statistics (GRAIL thesis, Table 5.3)."""
+        return Stats._from(json.loads(self._native.stats_json()))
+
+    @property
+    def notes(self) -> List[str]:
+        """What could not be inferred, and other caveats."""
+        return self._native.notes
+
+    def to_pandas(self) -> "pandas.DataFrame":
+        """The edges as a pandas DataFrame: from, to, type, key, from_value, to_value, from_op,
+        to_op, why. Needs pandas."""
+        pd = _import("pandas", "to_pandas")
+        cols = self._native.edge_columns()
+        frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in cols.items()})
+        for c in ("from", "to"):
+            frame[c] = pd.Series(cols[c], dtype="int64")
+        for c in ("type", "from_op", "to_op", "why"):
+            frame[c] = pd.Series(cols[c], dtype="string")
+        return frame
+
+    def to_networkx(self) -> "networkx.MultiDiGraph":
+        """The graph as a ``networkx.MultiDiGraph``: nodes are transaction ids (attributes
+        status, process); each edge's key is ``(type, key)`` and its attributes are type, key,
+        values, from_op, to_op and why. Needs networkx (``pip install grail[networkx]``)."""
+        nx = _import("networkx", "to_networkx")
+        g = nx.MultiDiGraph(model=self._model, stats=self.stats.to_dict())
+        vc = self._native.vertex_columns()
+        g.add_nodes_from(
+            (t, {"status": s, "process": p}) for t, s, p in zip(vc["txn"], vc["status"], vc["process"])
+        )
+        # 4-tuples (u, v, key, data): the attribute named "key" cannot clash with add_edge's
+        # own keyword.
+        g.add_edges_from(
+            (e["from"], e["to"], (e["type"], e["key"]), {k: v for k, v in e.items() if k not in ("from", "to")})
+            for e in self.edges()
+        )
+        return g
+
+    def __repr__(self) -> str:
+        return f"<grail.Graph: {len(self.vertices)} vertices, {len(self)} edges>"
+
+
+def read(
+    history: HistorySource,
+    *,
+    wal: Optional[LogSource] = None,
+    format: str = "auto",
+) -> History:
+    """Read a history once, to check it (or look at its graph) as often as needed.
+
+    ``history`` is a path (``str`` or ``os.PathLike``; ``.gz`` or any gzip content is unzipped),
+    text (a ``str`` that opens with ``{``, ``[`` or ``;`` or spans lines), ``bytes``, or grail's
+    native form as Python objects: a list of transaction dicts, or a dict with
+    ``"transactions"`` (and optionally ``"version_order"``). ``wal`` is a write-ahead log giving
+    the version order of a register history (path, text or bytes). ``format`` is "auto", "edn"
+    or "json". The GIL is released while parsing.
+
+    Raises :class:`HistoryError` (with ``.line`` and ``.column``), :class:`WalError` or
+    :class:`UsageError`; ``FileNotFoundError`` for a missing file.
+
+    >>> import grail
+    >>> h = grail.read('[{"id": 1, "status": "committed", "ops": [["w", "x", 1]]}]')
+    >>> h.model
+    'rw-register'
+    """
+    if isinstance(history, History):
+        raise TypeError("history is already a grail.History")
+    if not isinstance(format, str):
+        raise TypeError(f"format must be a str, not {type(format).__name__}")
+    data, fmt = to_bytes(history, "the history", format)
+    log = None if wal is None else to_bytes(wal, "the write-ahead log", "auto")[0]
+    return History(_grail.read(data, fmt, log))
+
+
+def check(
+    history: Union[HistorySource, History],
+    *,
+    levels: Levels = None,
+    wal: Optional[LogSource] = None,
+    format: str = "auto",
+    budget: Optional[float] = None,
+    max_steps: Optional[int] = None,
+    max_cycles: int = 8,
+) -> Report:
+    """Check a history for isolation anomalies at SER, SI, PSI, PL-2 and PL-1.
+
+    ``history`` is anything :func:`grail.read` takes, or a :class:`History`. ``levels`` limits
+    the check ("SER,SI" or ["SER", "SI"]; all five by default). ``budget`` bounds the search in
+    seconds and ``max_steps`` in edge visits: levels still undecided then are "unknown". At most
+    ``max_cycles`` cycles are reported per anomaly. The GIL is released while checking, so
+    threads can check several histories at once; Ctrl-C interrupts (KeyboardInterrupt).
+
+    >>> import grail
+    >>> report = grail.check('''
+    ... {:index 0, :type :ok, :value [[:r :x []] [:append :x 1]]}
+    ... {:index 1, :type :ok, :value [[:r :x []] [:append :x 2]]}
+    ... {:index 2, :type :ok, :value [[:r :x [2]]]}''')
+    >>> {name: lv.verdict for name, lv in report.levels.items()}
+    {'SER': 'violated', 'SI': 'violated', 'PSI': 'violated', 'PL-2': 'holds', 'PL-1': 'holds'}
+    >>> report.levels["SER"].cycles[0].txns
+    (0, 1)
+    """
+    if isinstance(history, History):
+        if wal is not None:
+            raise UsageError("wal is read with the history: pass it to grail.read", kind="usage")
+        h = history
+    else:
+        h = read(history, wal=wal, format=format)
+    return h.check(levels=levels, budget=budget, max_steps=max_steps, max_cycles=max_cycles)

@@ -1,0 +1,104 @@
+"""HTML for Jupyter: the verdict table, statistics, and each counterexample drawn as SVG.
+
+Everything that comes from a history (keys, values, explanations) is escaped; what is shown is
+capped so that a history with thousands of anomalies still renders quickly.
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import TYPE_CHECKING, Any, Dict, List
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ._report import Report
+
+#: At most this many cycles are drawn, and this many findings listed, in a report's HTML.
+MAX_CYCLES_SHOWN = 6
+MAX_FINDINGS_SHOWN = 20
+
+_VERDICT_STYLE = {
+    "holds": "background:#e6f4ea;color:#1e6b34",
+    "violated": "background:#fce8e6;color:#a50e0e",
+    "unknown": "background:#f1f3f4;color:#444",
+}
+
+
+def _e(s: object) -> str:
+    return escape(str(s), quote=True)
+
+
+def stats_table(stats: Dict[str, Any]) -> str:
+    rows = "".join(
+        f"<tr><th style='text-align:left'>{_e(k)}</th>"
+        f"<td style='text-align:right'>{_e(f'{v:.4f}' if isinstance(v, float) else v)}</td></tr>"
+        for k, v in stats.items()
+    )
+    return f"<table class='grail-stats'><tbody>{rows}</tbody></table>"
+
+
+def report_html(report: "Report") -> str:
+    data = report.to_dict()
+    out: List[str] = ["<div class='grail-report'>"]
+    valid = data["valid"]
+    headline = {True: "all checked levels hold", False: "isolation violated", None: "undecided"}[valid]
+    out.append(
+        f"<p><b>grail</b>: {_e(headline)} "
+        f"<span style='color:#666'>({_e(data['model'])} history)</span></p>"
+    )
+    out.append(
+        "<table class='grail-verdicts'><thead><tr><th style='text-align:left'>level</th>"
+        "<th style='text-align:left'>verdict</th><th style='text-align:left'>anomalies</th>"
+        "</tr></thead><tbody>"
+    )
+    for name, lv in data["levels"].items():
+        style = _VERDICT_STYLE.get(lv["verdict"], "")
+        note = f" <span style='color:#666'>({_e(lv['reason'])})</span>" if lv.get("reason") else ""
+        out.append(
+            f"<tr><td style='text-align:left'><b>{_e(name)}</b></td>"
+            f"<td style='text-align:left;{style}'>{_e(lv['verdict'])}</td>"
+            f"<td style='text-align:left'>{_e(', '.join(lv['anomalies']))}{note}</td></tr>"
+        )
+    out.append("</tbody></table>")
+    st = data["stats"]
+    out.append(
+        f"<p style='color:#444'>{_e(st['transactions'])} transactions ({_e(st['committed'])} committed, "
+        f"{_e(st['aborted'])} aborted, {_e(st['indeterminate'])} indeterminate); graph: "
+        f"{_e(st['vertices'])} vertices, {_e(st['edges'])} edges ({_e(st['ww'])} ww, "
+        f"{_e(st['wr'])} wr, {_e(st['rw'])} rw)</p>"
+    )
+
+    # As the text report does: each level's first cycle, each distinct cycle once.
+    shown = set()
+    drawn = 0
+    levels = report.levels
+    for name, lv in levels.items():
+        if not lv.cycles:
+            continue
+        c = lv.cycles[0]
+        if c.txns in shown:
+            continue
+        shown.add(c.txns)
+        if drawn == MAX_CYCLES_SHOWN:
+            out.append("<p>More cycles: see <code>report.cycles</code>.</p>")
+            break
+        drawn += 1
+        minimal = ", minimal" if c.minimal else ""
+        out.append(
+            f"<details open><summary>{_e(name)} is violated by this {_e(c.anomaly)} cycle "
+            f"({_e(c.name)}{minimal})</summary>"
+            f"<div>{c.to_svg()}</div><pre style='white-space:pre-wrap'>{_e(c.explanation)}</pre>"
+            "</details>"
+        )
+
+    findings = [a for a in data["anomalies"] if a.get("cycle") is None]
+    if findings:
+        out.append("<p><b>Other anomalies</b></p><ul>")
+        for a in findings[:MAX_FINDINGS_SHOWN]:
+            out.append(f"<li><b>{_e(a['type'])}</b>: {_e(a['explanation'])}</li>")
+        if len(findings) > MAX_FINDINGS_SHOWN:
+            out.append(f"<li>… and {len(findings) - MAX_FINDINGS_SHOWN} more</li>")
+        out.append("</ul>")
+    for n in data["notes"]:
+        out.append(f"<p style='color:#666'>note: {_e(n)}</p>")
+    out.append("</div>")
+    return "".join(out)

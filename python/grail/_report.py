@@ -1,0 +1,314 @@
+"""The verdict of a check, as Python objects over the native report."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, fields
+from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+
+from . import _grail, _html
+from ._svg import cycle_svg
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = ["Report", "LevelResult", "Cycle", "Step", "OpRef", "Anomaly", "Stats"]
+
+# At most this many lines of the explanation in IPython's text display.
+_PRETTY_LINES = 80
+
+
+@dataclass(frozen=True)
+class OpRef:
+    """A micro-operation: its transaction's id, its position there (0-based), and the operation
+    in Jepsen notation, e.g. ``[:append 5 3]``."""
+
+    txn: int
+    index: int
+    op: str
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "OpRef":
+        return cls(txn=d["txn"], index=d["index"], op=d["op"])
+
+
+@dataclass(frozen=True)
+class Step:
+    """One edge of a cycle: ``from_`` → ``to`` of a ``type`` ("ww", "wr" or "rw") on ``key``,
+    justified by the two operations, with ``why`` in one sentence."""
+
+    from_: int
+    to: int
+    type: str
+    key: Any
+    from_op: OpRef
+    to_op: OpRef
+    why: str
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Step":
+        return cls(
+            from_=d["from"],
+            to=d["to"],
+            type=d["type"],
+            key=d["key"],
+            from_op=OpRef._from(d["from_op"]),
+            to_op=OpRef._from(d["to_op"]),
+            why=d["why"],
+        )
+
+
+@dataclass(frozen=True)
+class Cycle:
+    """A counterexample: a cycle in the dependency graph.
+
+    ``anomaly`` is Adya's name (G0, G1c, G-single, G-nonadjacent, G2-item), ``name`` the plain
+    one (lost update, write skew, ...); ``minimal`` says no shorter cycle of the anomaly exists
+    in its strongly connected component. In Jupyter a cycle shows as a drawing
+    (:meth:`to_svg`).
+    """
+
+    anomaly: str
+    name: str
+    txns: Tuple[int, ...]
+    steps: Tuple[Step, ...]
+    minimal: bool
+    explanation: str
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Cycle":
+        return cls(
+            anomaly=d["anomaly"],
+            name=d["name"],
+            txns=tuple(d["txns"]),
+            steps=tuple(Step._from(s) for s in d["steps"]),
+            minimal=d["minimal"],
+            explanation=d["explanation"],
+        )
+
+    def to_svg(self) -> str:
+        """The cycle drawn as an SVG element: transactions as boxes, edges coloured by type
+        (ww blue, wr green, rw red) and labelled with the key and the two operations."""
+        return cycle_svg(self)
+
+    def _repr_svg_(self) -> str:
+        return self.to_svg()
+
+
+@dataclass(frozen=True)
+class LevelResult:
+    """The verdict for one level: ``valid`` is True (holds), False (violated) or None (unknown:
+    a budget ran out, see ``reason``); ``anomalies`` names what was found that the level
+    proscribes; ``cycles`` gives the shortest proscribed cycle per strongly connected
+    component."""
+
+    name: str
+    valid: Optional[bool]
+    verdict: str
+    anomalies: Tuple[str, ...]
+    cycles: Tuple[Cycle, ...]
+    reason: Optional[str] = None
+
+    @classmethod
+    def _from(cls, name: str, d: Dict[str, Any]) -> "LevelResult":
+        return cls(
+            name=name,
+            valid=d["valid"],
+            verdict=d["verdict"],
+            anomalies=tuple(d["anomalies"]),
+            cycles=tuple(Cycle._from(c) for c in d["cycles"]),
+            reason=d.get("reason"),
+        )
+
+
+@dataclass(frozen=True)
+class Anomaly:
+    """An anomaly: a cycle (``cycle`` set) or a finding on reads and writes (G1a, G1b,
+    internal, garbage-read, duplicate-write, incompatible-order). ``levels`` are the levels it
+    violates; ``txns`` and ``ops`` the evidence."""
+
+    type: str
+    levels: Tuple[str, ...]
+    txns: Tuple[int, ...]
+    ops: Tuple[OpRef, ...]
+    explanation: str
+    key: Any = None
+    value: Any = None
+    cycle: Optional[Cycle] = None
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Anomaly":
+        return cls(
+            type=d["type"],
+            levels=tuple(d["levels"]),
+            txns=tuple(d["txns"]),
+            ops=tuple(OpRef._from(o) for o in d["ops"]),
+            explanation=d["explanation"],
+            key=d.get("key"),
+            value=d.get("value"),
+            cycle=Cycle._from(d["cycle"]) if d.get("cycle") is not None else None,
+        )
+
+
+@dataclass(frozen=True)
+class Stats:
+    """Graph statistics (as in the GRAIL thesis, Table 5.3). In Jupyter they show as a table."""
+
+    transactions: int
+    committed: int
+    aborted: int
+    indeterminate: int
+    vertices: int
+    edges: int
+    ww: int
+    wr: int
+    rw: int
+    density: float
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "Stats":
+        return cls(**{f.name: d[f.name] for f in fields(cls)})
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The statistics as a dict, in the order of the report's JSON."""
+        return asdict(self)
+
+    def _repr_html_(self) -> str:
+        return _html.stats_table(self.to_dict())
+
+
+class Report:
+    """The verdict of :func:`grail.check`.
+
+    >>> import grail
+    >>> r = grail.check('''
+    ... {:type :ok, :value [[:r :x []] [:append :x 1]]}
+    ... {:type :ok, :value [[:r :x []] [:append :x 2]]}
+    ... {:type :ok, :value [[:r :x [2]]]}''')
+    >>> r.valid
+    False
+    >>> r.levels["SER"].verdict, r.levels["PL-2"].verdict
+    ('violated', 'holds')
+    >>> r.levels["PSI"].cycles[0].name
+    'lost update'
+    >>> r.to_dict()["levels"]["PSI"]["anomalies"]
+    ['G-single']
+    """
+
+    __slots__ = ("_native", "_cache")
+
+    def __init__(self, native: _grail.Report) -> None:
+        self._native = native
+        self._cache: Optional[Dict[str, Any]] = None
+
+    def _data(self) -> Dict[str, Any]:
+        if self._cache is None:
+            self._cache = json.loads(self._native.to_json())
+        return self._cache
+
+    @property
+    def valid(self) -> Optional[bool]:
+        """True when every checked level holds, False when one is violated, None when a level
+        is unknown and none is violated."""
+        return self._native.valid
+
+    @property
+    def model(self) -> str:
+        """The data model: "list-append", "rw-register" or "empty"."""
+        model: str = self._data()["model"]
+        return model
+
+    @property
+    def levels(self) -> Dict[str, LevelResult]:
+        """The checked levels, strongest first, by name ("SER", "SI", "PSI", "PL-2", "PL-1")."""
+        return {name: LevelResult._from(name, d) for name, d in self._data()["levels"].items()}
+
+    @property
+    def anomalies(self) -> List[Anomaly]:
+        """Every anomaly found: findings on reads and writes, then cycles (each cycle once)."""
+        return [Anomaly._from(a) for a in self._data()["anomalies"]]
+
+    @property
+    def cycles(self) -> List[Cycle]:
+        """Every distinct counterexample cycle of the report."""
+        return [a.cycle for a in self.anomalies if a.cycle is not None]
+
+    @property
+    def stats(self) -> Stats:
+        """Graph statistics: transactions by status, vertices, edges by type, density."""
+        return Stats._from(self._data()["stats"])
+
+    @property
+    def notes(self) -> List[str]:
+        """What could not be inferred, and other caveats."""
+        return list(self._data()["notes"])
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The report as plain data: the schema of ``grail check --json`` (a fresh copy)."""
+        data: Dict[str, Any] = json.loads(self._native.to_json())
+        return data
+
+    def to_json(self) -> str:
+        """The report as JSON text, as ``grail check --json`` prints it."""
+        return self._native.to_json()
+
+    def explain(self) -> str:
+        """The verdict table, the statistics and the explanation of each counterexample, as
+        ``grail check`` prints them."""
+        return self._native.explain()
+
+    def edges_frame(self) -> "pandas.DataFrame":
+        """The edges of every counterexample cycle as a pandas DataFrame: one row per step,
+        with the cycle's anomaly and position. Needs pandas (``pip install grail[pandas]``)."""
+        pd = _import("pandas", "edges_frame")
+        rows = []
+        for i, c in enumerate(self.cycles):
+            for j, s in enumerate(c.steps):
+                rows.append(
+                    {
+                        "cycle": i,
+                        "anomaly": c.anomaly,
+                        "name": c.name,
+                        "step": j,
+                        "from": s.from_,
+                        "to": s.to,
+                        "type": s.type,
+                        "key": s.key,
+                        "from_op": s.from_op.op,
+                        "to_op": s.to_op.op,
+                        "why": s.why,
+                    }
+                )
+        columns = ["cycle", "anomaly", "name", "step", "from", "to", "type", "key", "from_op", "to_op", "why"]
+        return pd.DataFrame(rows, columns=columns)
+
+    def _repr_html_(self) -> str:
+        return _html.report_html(self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        # IPython's display (and the text/plain copy Jupyter stores): the explanation, capped.
+        if cycle:
+            p.text(repr(self))
+            return
+        lines = self.explain().rstrip("\n").split("\n")
+        if len(lines) > _PRETTY_LINES:
+            more = len(lines) - _PRETTY_LINES
+            lines = lines[:_PRETTY_LINES] + [f"... {more} more lines: print(report.explain()) shows them all"]
+        p.text("\n".join(lines))
+
+    def __str__(self) -> str:
+        return self.explain()
+
+    def __repr__(self) -> str:
+        verdicts = " ".join(f"{n}={lv['verdict']}" for n, lv in self._data()["levels"].items())
+        return f"<grail.Report valid={self.valid} model={self.model!r} {verdicts}>"
+
+
+def _import(name: str, what: str) -> Any:
+    """Import an optional dependency, or say which extra provides it."""
+    import importlib
+
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        raise ImportError(f"{what}() needs {name}: pip install {name} (or grail[{name}])") from e
