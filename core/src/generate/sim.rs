@@ -55,7 +55,8 @@ impl Snapshot {
 
 struct Txn {
     process: usize,
-    plan: Vec<(bool, u64)>,
+    /// (is a read, key, value to write).
+    plan: Vec<(bool, u64, i64)>,
     done: Vec<Done>,
     snapshot: Snapshot,
     site: u8,
@@ -230,7 +231,12 @@ impl Sim<'_> {
     fn begin(&mut self, process: usize) -> Txn {
         let o = self.o;
         let n = o.min_ops.max(1) + self.rng.below(o.max_ops.max(o.min_ops).max(1) - o.min_ops.max(1) + 1);
-        let plan: Vec<(bool, u64)> = (0..n).map(|_| (self.rng.chance(o.read_ratio), self.pick_key())).collect();
+        let mut plan: Vec<(bool, u64, i64)> = Vec::with_capacity(n);
+        for _ in 0..n {
+            let (read, k) = (self.rng.chance(o.read_ratio), self.pick_key());
+            let v = if read { 0 } else { self.fresh_value(k) };
+            plan.push((read, k, v));
+        }
         let site = (process % 2) as u8;
         let snapshot = match o.isolation {
             Isolation::SnapshotIsolation => Snapshot::At(self.ts),
@@ -280,7 +286,7 @@ impl Sim<'_> {
     }
 
     fn step(&mut self, t: &mut Txn) {
-        let (is_read, k) = t.plan[t.done.len()];
+        let (is_read, k, v) = t.plan[t.done.len()];
         let d = if is_read {
             Done::Read(k, self.read(t, k))
         } else {
@@ -293,7 +299,6 @@ impl Sim<'_> {
                     }
                 }
             }
-            let v = self.fresh_value(k);
             Done::Write(k, v)
         };
         t.done.push(d);
@@ -381,13 +386,10 @@ impl Sim<'_> {
     }
 
     fn invoke_line(&mut self, t: &Txn) {
-        // The written values are not known yet: Jepsen's invocations carry them, so the
-        // invocation is completed with the planned micro-operations and placeholder values,
-        // which grail ignores once the completion arrives.
         let ops: Vec<String> = t
             .plan
             .iter()
-            .map(|&(r, k)| if r { format!("[:r {k} nil]") } else { format!("[{} {k} 0]", self.write_fn()) })
+            .map(|&(r, k, v)| if r { format!("[:r {k} nil]") } else { format!("[{} {k} {v}]", self.write_fn()) })
             .collect();
         if self.o.output == Output::Edn {
             let _ = writeln!(
@@ -449,7 +451,7 @@ impl Sim<'_> {
     fn emit(&mut self, process: usize, ops: Vec<Done>, ok: bool) {
         let t = Txn {
             process,
-            plan: ops.iter().map(|d| (matches!(d, Done::Read(..)), 0)).collect(),
+            plan: ops.iter().map(|d| (matches!(d, Done::Read(..)), 0, 0)).collect(),
             done: ops,
             snapshot: Snapshot::Latest,
             site: 0,
