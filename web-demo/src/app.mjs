@@ -1,0 +1,754 @@
+// The page: input (editor, files, gallery, shared links), checking through the worker, and the
+// results (levels, counterexamples with their graphs, anomalies, statistics, exports).
+// History text and everything derived from it is put in the page with textContent only.
+
+import { Checker } from './checker.mjs';
+import { Editor, VIEW_LIMIT } from './editor.mjs';
+import { drawCycle, markSelected, exportSvg, keyText, stepValue } from './graph.mjs';
+import { encodeShare, decodeShare, fileText, MAX_FRAGMENT } from './share.mjs';
+import { opSpan, txnSpan, offsetOf } from './source.mjs';
+
+const LEVELS = ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'];
+/** Texts up to this size are checked as you type. */
+const AUTO_LIMIT = 200_000;
+/** The progress box appears when a check takes longer than this. */
+const PROGRESS_DELAY_MS = 150;
+const DEFAULT_EXAMPLE = 'h5-lost-update';
+const MAX_LISTED = 200;
+
+const $ = (id) => document.getElementById(id);
+
+/** An element with attributes and children (strings become text nodes, never markup). */
+function h(tag, attrs = {}, ...children) {
+    const e = document.createElement(tag);
+    for (const [k, v] of Object.entries(attrs)) {
+        if (v === undefined || v === null || v === false) continue;
+        if (k === 'class') e.className = v;
+        else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+        else e.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of children.flat()) {
+        if (c === null || c === undefined || c === false) continue;
+        e.append(typeof c === 'string' || typeof c === 'number' ? document.createTextNode(String(c)) : c);
+    }
+    return e;
+}
+
+const nf = new Intl.NumberFormat('en');
+
+function ms(x) {
+    return x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.max(0, Math.round(x))} ms`;
+}
+
+function bytes(n) {
+    return n >= 1e6 ? `${(n / 1e6).toFixed(1)} MB` : n >= 1e3 ? `${(n / 1e3).toFixed(1)} kB` : `${n} bytes`;
+}
+
+const state = {
+    run: null, // {id, t0, text, levels, event, timer, shown}
+    result: null, // {id, report, info, timings}
+    checkedText: null,
+    txns: new Map(), // id -> {id, status, process, line, ops}
+    cycles: [],
+    cycle: null,
+    svg: null,
+    selection: null,
+    examples: [],
+    example: null,
+    version: null,
+    autoTimer: 0,
+};
+
+const results = $('results');
+const editor = new Editor($('editor'), { onInput: onEdit });
+const checker = new Checker(new URL('./worker.mjs', import.meta.url), (s, extra) => {
+    const engine = $('engine');
+    document.body.dataset.engine = s;
+    if (s === 'loading') engine.textContent = 'Loading grail…';
+    else if (s === 'ready') {
+        state.version = extra.version;
+        $('version').textContent = extra.version;
+        engine.textContent = `grail ${extra.version} is ready; checks run in a Web Worker.`;
+    } else engine.textContent = `grail could not be loaded: ${extra.error.message}`;
+});
+
+// ---- input --------------------------------------------------------------------------------
+
+function chosenLevels() {
+    return [...document.querySelectorAll('input[name=level]:checked')].map((i) => i.value);
+}
+
+function setLevels(levels) {
+    const want = levels && levels.length ? new Set(levels) : new Set(LEVELS);
+    for (const i of document.querySelectorAll('input[name=level]')) i.checked = want.has(i.value);
+}
+
+/** Put `text` in the editor; `example` is the gallery example it is, if any. */
+function setText(text, source, example = null) {
+    editor.text = text;
+    $('share-box').hidden = true;
+    state.example = example;
+    if (example) document.body.dataset.example = example;
+    else delete document.body.dataset.example;
+    for (const b of document.querySelectorAll('.example')) b.setAttribute('aria-pressed', String(b.dataset.example === example));
+    const lines = editor.lines.length;
+    $('source-info').textContent = `${source}: ${nf.format(lines)} lines, ${bytes(text.length)}.`;
+    const view = editor.mode === 'view';
+    $('view-note').hidden = !view;
+    if (view) {
+        $('view-note-text').textContent = `This history is large (${bytes(text.length)}, ${nf.format(lines)} lines): it is shown read-only, so that the page stays fast. Edit it in a text editor and open it again, or clear the editor to type.`;
+    }
+    setError(null);
+}
+
+function onEdit() {
+    if (editor.text.length > VIEW_LIMIT) {
+        setText(editor.text, 'Text');
+        check();
+        return;
+    }
+    $('source-info').textContent = '';
+    $('share-box').hidden = true;
+    if (state.example) {
+        state.example = null;
+        delete document.body.dataset.example;
+        for (const b of document.querySelectorAll('.example')) b.setAttribute('aria-pressed', 'false');
+    }
+    clearTimeout(state.autoTimer);
+    if ($('auto').checked && editor.text.length <= AUTO_LIMIT) {
+        state.autoTimer = setTimeout(check, 300);
+    } else if (state.result) {
+        $('status').textContent = 'The history changed since the last check: press Check (or Ctrl+Enter).';
+    }
+}
+
+async function loadExample(id) {
+    const ex = state.examples.find((e) => e.id === id);
+    if (!ex) return;
+    const res = await fetch(`examples/${ex.file}`);
+    if (!res.ok) {
+        $('status').textContent = `Could not load the example ${ex.file} (HTTP ${res.status}).`;
+        return;
+    }
+    setText(await res.text(), `Example “${ex.title}”`, id);
+    check();
+}
+
+async function loadGallery() {
+    const box = $('gallery-groups');
+    try {
+        const res = await fetch('examples/manifest.json');
+        const manifest = await res.json();
+        state.examples = manifest.examples;
+        box.replaceChildren(
+            ...manifest.groups.map((g) =>
+                h(
+                    'div',
+                    { class: 'gallery-group' },
+                    h('h3', {}, g.title),
+                    h(
+                        'ul',
+                        { class: 'examples' },
+                        manifest.examples
+                            .filter((e) => e.group === g.id)
+                            .map((e) =>
+                                h(
+                                    'li',
+                                    {},
+                                    h(
+                                        'button',
+                                        { type: 'button', class: 'example', 'data-example': e.id, 'aria-pressed': 'false', onclick: () => loadExample(e.id) },
+                                        h('strong', {}, e.title),
+                                        h('span', {}, e.shows),
+                                    ),
+                                ),
+                            ),
+                    ),
+                ),
+            ),
+        );
+    } catch (e) {
+        box.replaceChildren(h('p', {}, `The examples could not be loaded: ${e.message}`));
+    }
+}
+
+async function openFile(file) {
+    if (!file) return;
+    try {
+        const { text, gzip } = await fileText(new Uint8Array(await file.arrayBuffer()));
+        setText(text, `${file.name}${gzip ? ' (gzip, unpacked)' : ''}`);
+        check();
+    } catch (e) {
+        $('status').textContent = `Could not open ${file.name}: ${e.message}`;
+    }
+}
+
+async function loadFromHash() {
+    if (!/(^#|&)h=/.test(location.hash)) return false;
+    try {
+        const shared = await decodeShare(location.hash);
+        if (!shared) return false;
+        setLevels(shared.levels);
+        setText(shared.text, 'Shared link');
+        check();
+        return true;
+    } catch (e) {
+        $('status').textContent = `This link's history could not be unpacked: ${e.message}`;
+        return false;
+    }
+}
+
+async function share() {
+    const status = $('share-status');
+    $('share-box').hidden = false;
+    const all = chosenLevels();
+    const fragment = await encodeShare(editor.text, all.length === LEVELS.length ? [] : all);
+    if (fragment.length > MAX_FRAGMENT) {
+        $('share-url').value = '';
+        status.textContent = `This history is too large for a link (${bytes(fragment.length)} compressed); share the file instead.`;
+        return;
+    }
+    const url = `${location.href.split('#')[0]}#${fragment}`;
+    history.replaceState(null, '', url);
+    const input = $('share-url');
+    input.value = url;
+    input.focus();
+    input.select();
+    try {
+        await navigator.clipboard.writeText(url);
+        status.textContent = `Link copied to the clipboard (${bytes(url.length)}).`;
+    } catch {
+        status.textContent = `Copy the link from the box above (${bytes(url.length)}).`;
+    }
+}
+
+// ---- checking -----------------------------------------------------------------------------
+
+function phaseText(ev) {
+    if (!ev) return 'Starting…';
+    switch (ev.phase) {
+        case 'read':
+            return ev.done ? `Read ${nf.format(ev.transactions)} transactions (${ev.model}).` : `Reading ${bytes(ev.bytes)}…`;
+        case 'infer':
+            return ev.done ? `Dependency graph: ${nf.format(ev.vertices)} vertices, ${nf.format(ev.edges)} edges.` : 'Building the dependency graph…';
+        case 'check':
+            return ev.done ? 'Search done.' : `Searching for cycles… ${nf.format(ev.steps)} steps`;
+        default:
+            return `${ev.phase}…`;
+    }
+}
+
+function renderProgress() {
+    const run = state.run;
+    if (!run) return;
+    const elapsed = (performance.now() - run.t0) / 1000;
+    $('progress-text').textContent = `${run.log.join(' ')} ${run.event && run.event.done ? '' : phaseText(run.event)} (${elapsed.toFixed(1)} s)`.replace(/\s+/g, ' ').trim();
+}
+
+function setRunning(on) {
+    results.dataset.state = on ? 'running' : results.dataset.state;
+    results.setAttribute('aria-busy', String(on));
+    $('check').disabled = false;
+    $('cancel').disabled = !on;
+    if (!on) $('progress').hidden = true;
+    $('report').classList.toggle('stale', on);
+}
+
+function check() {
+    clearTimeout(state.autoTimer);
+    const text = editor.text;
+    if (state.run) {
+        checker.cancel(state.run.id);
+        stopProgress();
+        state.run = null;
+    }
+    if (!text.trim()) {
+        state.result = null;
+        $('report').hidden = true;
+        $('status').textContent = 'Paste a history, open a file or pick an example.';
+        results.dataset.state = 'idle';
+        setError(null);
+        return;
+    }
+    const levels = chosenLevels();
+    const run = checker.check(text, levels, (ev) => {
+        if (state.run?.id !== run.id) return;
+        if (ev.done) state.run.log.push(phaseText(ev));
+        state.run.event = ev;
+        renderProgress();
+    });
+    state.run = { id: run.id, t0: performance.now(), text, levels, event: null, log: [] };
+    state.run.timer = setInterval(renderProgress, 100);
+    state.run.show = setTimeout(() => {
+        if (state.run?.id === run.id) {
+            $('progress').hidden = false;
+            renderProgress();
+        }
+    }, PROGRESS_DELAY_MS);
+    // Results of another text would mislead while this one is checked; those of the same text
+    // (checked again at other levels) stay, dimmed.
+    if (state.checkedText !== text) $('report').hidden = true;
+    setRunning(true);
+    $('status').textContent = 'Checking…';
+    run.promise.then(
+        (res) => {
+            if (state.run?.id !== run.id) return;
+            stopProgress();
+            state.run = null;
+            setRunning(false);
+            showResult(res, text);
+            finished();
+        },
+        (e) => {
+            if (state.run?.id !== run.id) return;
+            stopProgress();
+            state.run = null;
+            setRunning(false);
+            showFailure(e, text);
+            finished();
+        },
+    );
+}
+
+/** Count finished checks (done, failed or cancelled) on the results element, for scripts and tests. */
+function finished() {
+    results.dataset.finished = String(Number(results.dataset.finished ?? 0) + 1);
+}
+
+function stopProgress() {
+    if (!state.run) return;
+    clearInterval(state.run.timer);
+    clearTimeout(state.run.show);
+}
+
+function cancel() {
+    if (!state.run) return;
+    $('progress-text').textContent = 'Cancelling…';
+    checker.cancel(state.run.id);
+}
+
+function setError(err, text) {
+    const box = $('editor-error');
+    if (!err) {
+        box.hidden = true;
+        editor.setInvalid(false);
+        editor.setError(null);
+        state.errorOffset = null;
+        return;
+    }
+    $('error-text').textContent = err.message;
+    box.hidden = false;
+    editor.setInvalid(true);
+    let offset = null;
+    if (err.line && text === editor.text) offset = offsetOf(text, editor.lines, err.line, err.column);
+    state.errorOffset = offset;
+    $('goto-error').hidden = offset === null;
+    editor.setError(offset);
+    if (offset !== null) editor.reveal(offset);
+}
+
+function showFailure(e, text) {
+    if (e.kind === 'cancelled') {
+        results.dataset.state = 'cancelled';
+        $('report').hidden = true;
+        state.result = null;
+        $('status').textContent = 'The check was cancelled.';
+        return;
+    }
+    results.dataset.state = 'error';
+    $('report').hidden = true;
+    state.result = null;
+    if (e.line) {
+        setError(e, text);
+        $('status').textContent = `The history could not be read (${e.kind} error): ${e.message}`;
+    } else {
+        setError(null);
+        $('status').textContent = `The check failed (${e.kind}): ${e.message}`;
+    }
+}
+
+// ---- results ------------------------------------------------------------------------------
+
+function cycleKey(c) {
+    return c.steps
+        .map((s) => `${s.from}>${s.to}:${s.type}`)
+        .sort()
+        .join(' ');
+}
+
+function collectCycles(report) {
+    const out = [];
+    const seen = new Set();
+    const add = (c) => {
+        const k = cycleKey(c);
+        if (seen.has(k)) return;
+        seen.add(k);
+        out.push(c);
+    };
+    for (const a of report.anomalies) if (a.cycle) add(a.cycle);
+    for (const l of LEVELS) for (const c of report.levels[l]?.cycles ?? []) add(c);
+    return out;
+}
+
+function levelsViolatedBy(report, anomaly) {
+    return LEVELS.filter((l) => report.levels[l]?.anomalies.includes(anomaly));
+}
+
+function verdictCell(lr) {
+    if (!lr) return h('td', { class: 'verdict', 'data-verdict': 'not-checked' }, h('span', { class: 'v v-none' }, '– not checked'));
+    const label = { holds: '✓ holds', violated: '✗ violated', unknown: '? unknown' }[lr.verdict] ?? lr.verdict;
+    return h('td', { class: 'verdict', 'data-verdict': lr.verdict }, h('span', { class: `v v-${lr.verdict}` }, label), lr.reason ? h('span', { class: 'reason' }, ` (${lr.reason})`) : null);
+}
+
+function showResult(res, text) {
+    const { report, info, timings } = res;
+    setError(null);
+    state.result = res;
+    state.checkedText = text;
+    state.txns = new Map(Object.entries(res.txns ?? {}).map(([k, v]) => [Number(k), v]));
+    const checked = LEVELS.filter((l) => report.levels[l]);
+    const violated = checked.filter((l) => report.levels[l].verdict === 'violated');
+    const unknown = checked.filter((l) => report.levels[l].verdict === 'unknown');
+    const holds = checked.filter((l) => report.levels[l].verdict === 'holds');
+    const parts = [`Checked ${nf.format(info.transactions)} transactions (${info.model}) in ${ms(timings.total)}.`];
+    if (violated.length) parts.push(`Violated: ${violated.join(', ')}.`);
+    if (unknown.length) parts.push(`Unknown: ${unknown.join(', ')}.`);
+    if (holds.length) parts.push(`Holds: ${holds.join(', ')}.`);
+    $('status').textContent = parts.join(' ');
+
+    $('levels-table').tBodies[0].replaceChildren(
+        ...LEVELS.map((l) => {
+            const lr = report.levels[l];
+            return h('tr', { 'data-level': l }, h('th', { scope: 'row' }, l), verdictCell(lr), h('td', { class: 'found' }, lr ? lr.anomalies.join(', ') || 'none' : ''));
+        }),
+    );
+
+    renderAnomalies(report);
+    renderStats(report, info, timings);
+    state.cycles = collectCycles(report);
+    renderCycleList();
+    $('report').hidden = false;
+    results.dataset.state = 'done';
+    results.dataset.check = String(res.id);
+}
+
+function renderCycleList() {
+    const section = $('counterexamples');
+    const list = $('cx-list');
+    section.hidden = state.cycles.length === 0;
+    if (!state.cycles.length) {
+        state.cycle = null;
+        return;
+    }
+    const report = state.result.report;
+    list.replaceChildren(
+        ...state.cycles.slice(0, MAX_LISTED).map((c, i) =>
+            h(
+                'button',
+                { type: 'button', class: 'cx-choice', 'aria-pressed': 'false', 'data-cycle': i, onclick: () => selectCycle(i, true) },
+                h('strong', {}, `${c.name ?? 'cycle'} (${c.anomaly})`),
+                h('span', {}, ` ${[...c.txns, c.txns[0]].map((t) => `T${t}`).join(' → ')}`),
+                h('span', { class: 'violates' }, ` · violates ${levelsViolatedBy(report, c.anomaly).join(', ') || '—'}`),
+            ),
+        ),
+    );
+    if (state.cycles.length > MAX_LISTED) list.append(h('p', { class: 'hint' }, `and ${nf.format(state.cycles.length - MAX_LISTED)} more (see the anomalies).`));
+    selectCycle(0, false);
+}
+
+async function selectCycle(i, focus) {
+    const c = state.cycles[i];
+    state.cycle = c;
+    state.selection = null;
+    for (const b of document.querySelectorAll('.cx-choice')) b.setAttribute('aria-pressed', String(Number(b.dataset.cycle) === i));
+    await txnInfo(c.txns);
+    if (state.cycle !== c) return;
+    const svg = drawCycle(c, (id) => state.txns.get(id), (sel) => select(sel));
+    state.svg = svg;
+    $('graph-box').replaceChildren(svg);
+    $('explanation').textContent = c.explanation;
+    $('selection').replaceChildren(h('p', { class: 'hint' }, 'Select an edge or a transaction in the graph.'));
+    $('sub').hidden = true;
+    editor.setMarks([]);
+    if (focus) svg.querySelector('[data-edge]')?.focus();
+}
+
+/** Transaction info for `ids`, asking the worker for what is not known yet. */
+async function txnInfo(ids) {
+    const missing = ids.filter((id) => !state.txns.has(id));
+    if (!missing.length || !state.result) return;
+    try {
+        const got = await checker.transactions(state.result.id, missing);
+        for (const [k, v] of Object.entries(got)) state.txns.set(Number(k), v);
+    } catch {
+        // The worker no longer has the history: fall back on the lines the explanations name.
+        for (const c of state.cycles) {
+            for (const m of c.explanation.matchAll(/T(\d+) = .*\(line (\d+)\)/g)) {
+                const id = Number(m[1]);
+                if (!state.txns.has(id)) state.txns.set(id, { id, status: null, process: null, line: Number(m[2]), ops: null });
+            }
+        }
+    }
+}
+
+/** The editor mark of an operation `{txn, index}`, or of its whole transaction when the operation cannot be found. */
+function opMark(ref, kind) {
+    const t = state.txns.get(ref.txn);
+    if (!t?.line || editor.text !== state.checkedText) return null;
+    const text = editor.text;
+    const span = opSpan(text, editor.lines, t.line, ref.txn, ref.index) ?? txnSpan(text, editor.lines, t.line, ref.txn);
+    return span ? { ...span, kind } : null;
+}
+
+function txnMark(id) {
+    const t = state.txns.get(id);
+    if (!t?.line || editor.text !== state.checkedText) return null;
+    const span = txnSpan(editor.text, editor.lines, t.line, id);
+    return span ? { ...span, kind: 'txn' } : null;
+}
+
+function showMarks(marks) {
+    const ok = marks.filter(Boolean);
+    editor.setMarks(ok);
+    if (ok.length) editor.reveal(ok[0].start);
+    return ok.length > 0;
+}
+
+function opButton(ref, role) {
+    const t = state.txns.get(ref.txn);
+    return h(
+        'button',
+        {
+            type: 'button',
+            class: `op op-${role}`,
+            onclick: () => {
+                const m = opMark(ref, role);
+                if (m) {
+                    // Keep the marks of the selection this operation belongs to.
+                    if (!editor.marks.some((x) => x.start === m.start && x.end === m.end)) showMarks([m]);
+                    editor.placeCaret(m.start, m.end - m.start);
+                }
+            },
+        },
+        h('span', { class: 'op-where' }, `T${ref.txn}, op ${ref.index + 1}${t?.line ? `, line ${t.line}` : ''}: `),
+        h('code', {}, ref.op),
+    );
+}
+
+function stale() {
+    return editor.text !== state.checkedText ? [h('p', { class: 'hint' }, 'The history changed since this check, so nothing is marked in the editor.')] : [];
+}
+
+async function select(sel) {
+    const c = state.cycle;
+    if (!c) return;
+    state.selection = sel;
+    markSelected(state.svg, sel);
+    const box = $('selection');
+    if (sel.kind === 'edge') {
+        const s = c.steps[sel.index];
+        await txnInfo([s.from, s.to]);
+        const value = stepValue(s);
+        box.replaceChildren(
+            h('h4', {}, `T${s.from} → T${s.to}: `, h('span', { class: `type type-${s.type}` }, s.type), ` on key ${keyText(s.key)}${value === null ? '' : `, value ${value}`}`),
+            h('p', { class: 'why' }, `${s.why}.`),
+            h('ul', { class: 'ops' }, h('li', {}, opButton(s.from_op, 'from')), h('li', {}, opButton(s.to_op, 'to'))),
+            ...stale(),
+        );
+        showMarks([opMark(s.from_op, 'from'), opMark(s.to_op, 'to')]);
+    } else {
+        const id = sel.id;
+        await txnInfo([id]);
+        const t = state.txns.get(id);
+        const roles = new Map();
+        for (const s of c.steps) {
+            if (s.from_op.txn === id) roles.set(s.from_op.index, [...(roles.get(s.from_op.index) ?? []), `${s.type} to T${s.to}`]);
+            if (s.to_op.txn === id) roles.set(s.to_op.index, [...(roles.get(s.to_op.index) ?? []), `${s.type} from T${s.from}`]);
+        }
+        const ops = t?.ops ?? [];
+        const head = [`T${id}`, t?.status, t?.process !== null && t?.process !== undefined ? `process ${t.process}` : null, t?.line ? `line ${t.line}` : null].filter(Boolean).join(' · ');
+        box.replaceChildren(
+            h('h4', {}, head),
+            h(
+                'ol',
+                { class: 'txn-ops', start: 1 },
+                ops.map((op, i) =>
+                    h('li', { class: roles.has(i) ? 'involved' : null }, h('code', {}, op), roles.has(i) ? h('span', { class: 'role' }, ` ${roles.get(i).join(', ')}`) : null),
+                ),
+            ),
+            ...stale(),
+        );
+        const marks = [txnMark(id)];
+        for (const i of roles.keys()) marks.push(opMark({ txn: id, index: i }, 'op'));
+        showMarks(marks);
+    }
+}
+
+function renderAnomalies(report) {
+    const list = $('anomaly-list');
+    if (!report.anomalies.length) {
+        list.replaceChildren(h('li', { class: 'none' }, 'No anomaly found.'));
+        return;
+    }
+    list.replaceChildren(
+        ...report.anomalies.slice(0, MAX_LISTED).map((a) => {
+            const where = a.levels.length ? `violates ${a.levels.join(', ')}` : "breaks an assumption of the model (no level verdict)";
+            const showGraph = a.cycle
+                ? h('button', {
+                      type: 'button',
+                      onclick: () => {
+                          const i = state.cycles.findIndex((c) => cycleKey(c) === cycleKey(a.cycle));
+                          if (i >= 0) {
+                              selectCycle(i, true);
+                              $('counterexamples').scrollIntoView({ block: 'start' });
+                          }
+                      },
+                  }, 'Show the graph')
+                : null;
+            return h(
+                'li',
+                { class: 'anomaly', 'data-type': a.type },
+                h('p', { class: 'anomaly-head' }, h('strong', {}, a.type), a.cycle?.name ? ` (${a.cycle.name})` : '', ` · ${where} · ${a.txns.map((t) => `T${t}`).join(', ')}`),
+                a.cycle ? null : h('p', { class: 'anomaly-text' }, a.explanation),
+                a.ops.length ? h('ul', { class: 'ops' }, a.ops.map((o) => h('li', {}, opButton(o, 'op')))) : null,
+                showGraph,
+            );
+        }),
+    );
+    if (report.anomalies.length > MAX_LISTED) list.append(h('li', { class: 'none' }, `and ${nf.format(report.anomalies.length - MAX_LISTED)} more.`));
+}
+
+function renderStats(report, info, timings) {
+    const s = report.stats;
+    const rows = [
+        ['Model', report.model],
+        ['Transactions', `${nf.format(s.transactions)} (${nf.format(s.committed)} committed, ${nf.format(s.aborted)} aborted, ${nf.format(s.indeterminate)} indeterminate)`],
+        ['Graph', `${nf.format(s.vertices)} vertices, ${nf.format(s.edges)} edges (${nf.format(s.ww)} ww, ${nf.format(s.wr)} wr, ${nf.format(s.rw)} rw), density ${Number(s.density).toFixed(2)}`],
+        ['Time', `read ${ms(timings.read)}, graph and search ${ms(timings.check)}, in all ${ms(timings.total)}`],
+        ['Engine', `grail ${state.version ?? ''} (WebAssembly, in a Web Worker; cancels by ${checker.cancelMode})`],
+    ];
+    $('stats-list').replaceChildren(...rows.flatMap(([k, v]) => [h('dt', {}, k), h('dd', { 'data-stat': k.toLowerCase() }, v)]));
+    $('notes').replaceChildren(...report.notes.map((n) => h('li', {}, n)));
+}
+
+// ---- exports ------------------------------------------------------------------------------
+
+function download(name, type, content) {
+    const url = URL.createObjectURL(new Blob([content], { type }));
+    const a = h('a', { href: url, download: name });
+    document.body.append(a);
+    a.click();
+    a.remove();
+    setTimeout(() => URL.revokeObjectURL(url), 10_000);
+}
+
+function baseName(c) {
+    return `grail-${c.anomaly}-${c.txns.map((t) => `T${t}`).join('-')}`;
+}
+
+function exportJson() {
+    const c = state.cycle;
+    if (!c) return;
+    const doc = {
+        grail: state.version,
+        levels_violated: levelsViolatedBy(state.result.report, c.anomaly),
+        ...c,
+        transactions: c.txns.map((id) => state.txns.get(id) ?? { id }),
+    };
+    download(`${baseName(c)}.json`, 'application/json', JSON.stringify(doc, null, 2) + '\n');
+}
+
+async function exportEdn() {
+    const c = state.cycle;
+    if (!c || !state.result) return;
+    const box = $('sub');
+    box.hidden = false;
+    $('sub-text').textContent = '';
+    $('sub-open').hidden = true;
+    $('sub-status').textContent = 'Looking for the smallest sub-history that still has this cycle…';
+    try {
+        const sub = await checker.subHistory(state.result.id, c);
+        if (state.cycle !== c) return;
+        $('sub-text').textContent = sub.edn;
+        $('sub-open').hidden = false;
+        box.dataset.verified = String(sub.verified);
+        $('sub-status').textContent = sub.verified
+            ? `${sub.transactions.length} transactions (${sub.transactions.map((t) => `T${t}`).join(', ')}); grail finds the same cycle in them${sub.minimal ? ', and none can be left out' : ''}. Downloaded as ${baseName(c)}.edn.`
+            : `The cycle's transactions alone do not show the cycle again (grail inferred it from more of the history); downloaded them anyway as ${baseName(c)}.edn.`;
+        download(`${baseName(c)}.edn`, 'application/edn', sub.edn);
+    } catch (e) {
+        $('sub-status').textContent = `No sub-history: ${e.message}`;
+    }
+}
+
+// ---- wiring -------------------------------------------------------------------------------
+
+$('check').addEventListener('click', check);
+$('cancel').addEventListener('click', cancel);
+$('share').addEventListener('click', share);
+$('file').addEventListener('change', (e) => {
+    openFile(e.target.files[0]);
+    e.target.value = '';
+});
+$('goto-error').addEventListener('click', () => {
+    if (state.errorOffset !== null) editor.placeCaret(state.errorOffset, 1);
+});
+$('export-svg').addEventListener('click', () => state.svg && download(`${baseName(state.cycle)}.svg`, 'image/svg+xml', exportSvg(state.svg)));
+$('export-json').addEventListener('click', exportJson);
+$('export-edn').addEventListener('click', exportEdn);
+$('clear').addEventListener('click', () => {
+    setText('', 'Cleared');
+    $('source-info').textContent = '';
+    check();
+    $('history').focus();
+});
+$('sub-open').addEventListener('click', () => {
+    setText($('sub-text').textContent, 'Sub-history');
+    check();
+});
+for (const i of document.querySelectorAll('input[name=level]')) {
+    i.addEventListener('change', () => {
+        if (editor.text.length <= AUTO_LIMIT) check();
+        else $('status').textContent = 'The levels changed: press Check.';
+    });
+}
+// A paste too large to edit goes to the read-only viewer instead (replacing the text), so that
+// the textarea never has to lay it out.
+$('history').addEventListener('paste', (e) => {
+    const pasted = e.clipboardData?.getData('text/plain') ?? '';
+    if (pasted.length > VIEW_LIMIT) {
+        e.preventDefault();
+        setText(pasted, 'Pasted text');
+        check();
+    }
+});
+$('history').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+        e.preventDefault();
+        check();
+    }
+});
+document.addEventListener('keydown', (e) => {
+    if (e.key === 'Escape' && state.run) cancel();
+});
+const drop = $('editor');
+drop.addEventListener('dragover', (e) => {
+    if (![...e.dataTransfer.types].includes('Files')) return;
+    e.preventDefault();
+    e.dataTransfer.dropEffect = 'copy';
+    drop.classList.add('dragging');
+});
+drop.addEventListener('dragleave', () => drop.classList.remove('dragging'));
+drop.addEventListener('drop', (e) => {
+    drop.classList.remove('dragging');
+    if (!e.dataTransfer.files.length) return;
+    e.preventDefault();
+    openFile(e.dataTransfer.files[0]);
+});
+window.addEventListener('hashchange', loadFromHash);
+
+results.dataset.state = 'idle';
+/** For scripts and tests: the worker client, the editor and the page's state. */
+window.grailDemo = { checker, editor, state };
+await loadGallery();
+if (!(await loadFromHash())) await loadExample(DEFAULT_EXAMPLE);

@@ -1,0 +1,72 @@
+// The demo's one point of contact with grail's JS package (bindings/wasm/js/index.d.ts), copied
+// to ./grail/ by build.mjs. Runs in the Web Worker. If the package's API changes, this is the
+// file to adjust: everything else in the demo sees only the plain objects returned here.
+
+import { init, read, version, LEVELS, GrailError } from './grail/web.mjs';
+
+export { LEVELS };
+
+/** Load the WebAssembly module; resolves to grail's version. */
+export async function load() {
+    await init(new URL('./grail/grail_wasm_bg.wasm', import.meta.url));
+    return version();
+}
+
+/**
+ * Read a history (a string) into the module. `onProgress(event)` receives grail's progress
+ * events (`{phase, done, elapsed_ms, ...}`); returning `false` from it cancels the call.
+ * Returns an opaque handle for the other functions here.
+ */
+export function readHistory(text, onProgress) {
+    return read(text, { progress: onProgress, progress_interval_ms: 100 });
+}
+
+/** Model (`list-append`, `rw-register`, `empty`) and number of transactions of a handle. */
+export function describe(history) {
+    return { model: history.model, transactions: history.transactionCount };
+}
+
+/**
+ * Check the levels (an array of `SER`, `SI`, `PSI`, `PL-2`, `PL-1`; empty means all five).
+ * Returns the report, with the schema of `grail check --json`.
+ */
+export function checkHistory(history, levels, onProgress) {
+    const options = { progress: onProgress, progress_interval_ms: 100 };
+    if (levels && levels.length) options.levels = levels;
+    return history.check(options);
+}
+
+/**
+ * Every transaction of the history as `{id, status, process, line, ops}` (ops in Jepsen
+ * notation, long lists shortened). Costs about a second per 100,000 transactions.
+ */
+export function transactions(history) {
+    return history.transactions().map((t) => ({ id: t.id, status: t.status, process: t.process, line: t.line, ops: t.ops }));
+}
+
+/** Read and check a history text in one go, for small sub-histories (no progress). */
+export function checkText(text, levels) {
+    const h = read(text);
+    try {
+        return checkHistory(h, levels);
+    } finally {
+        h.free();
+    }
+}
+
+/** Release a handle. */
+export function free(history) {
+    history?.free();
+}
+
+/**
+ * What the UI needs of an error thrown by the calls above: `{message, kind, line, column, txn}`;
+ * `kind` is grail's (`syntax`, `shape`, `mixed-model`, `usage`, `cancelled`, `panic`, ...) or
+ * `internal` for anything that is not a GrailError.
+ */
+export function describeError(e) {
+    if (e instanceof GrailError || (e && e.name === 'GrailError')) {
+        return { message: e.message, kind: e.kind, line: e.line ?? null, column: e.column ?? null, txn: e.txn ?? null };
+    }
+    return { message: e instanceof Error ? `${e.name}: ${e.message}` : String(e), kind: 'internal', line: null, column: null, txn: null };
+}
