@@ -253,7 +253,12 @@ impl Sim<'_> {
         let client_abort = self.rng.chance(o.abort_rate);
         let t = Txn { process, plan, done: Vec::new(), snapshot, site, client_abort, lock_conflict: false };
         self.time += 1000;
-        self.invoke_line(&t);
+        let ops: Vec<String> = t
+            .plan
+            .iter()
+            .map(|&(r, k, v)| if r { format!("[:r {k} nil]") } else { format!("[{} {k} {v}]", self.write_fn()) })
+            .collect();
+        self.invoke_line(process, &ops);
         t
     }
 
@@ -328,8 +333,7 @@ impl Sim<'_> {
         if ok {
             self.ts += 1;
             let ts = self.ts;
-            let tid = self.index;
-            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", ts * 10);
+            self.wal_txn(self.index, ts, t.done.iter());
             let mut last: Map<u64, i64> = Map::default();
             for d in &t.done {
                 if let Done::Write(k, v) = d {
@@ -339,7 +343,6 @@ impl Sim<'_> {
                             last.insert(*k, *v);
                         }
                     }
-                    let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2300,\"tid\":\"{tid}\",\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}", ts * 10 + 1);
                 }
             }
             let mut last: Vec<(u64, i64)> = last.into_iter().collect();
@@ -348,7 +351,6 @@ impl Sim<'_> {
                 self.store.entry(k).or_default().push((ts, t.site, v));
                 self.order.entry(k).or_default().push(v);
             }
-            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2201,\"tid\":\"{tid}\"}}", ts * 10 + 2);
             self.committed += 1;
             self.retire_keys();
         } else {
@@ -385,23 +387,33 @@ impl Sim<'_> {
         }
     }
 
-    fn invoke_line(&mut self, t: &Txn) {
-        let ops: Vec<String> = t
-            .plan
-            .iter()
-            .map(|&(r, k, v)| if r { format!("[:r {k} nil]") } else { format!("[{} {k} {v}]", self.write_fn()) })
-            .collect();
+    /// The invocation: what the client asked for (reads of nil, the values it will write).
+    fn invoke_line(&mut self, process: usize, ops: &[String]) {
         if self.o.output == Output::Edn {
             let _ = writeln!(
                 self.out,
-                "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {}, :index {}}}",
+                "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {process}, :index {}}}",
                 ops.join(" "),
                 self.time,
-                t.process,
                 self.index
             );
         }
         self.index += 1;
+    }
+
+    /// A committed transaction's writes in the write-ahead log: begin, each write, commit.
+    fn wal_txn<'d>(&mut self, tid: u64, ts: u64, writes: impl Iterator<Item = &'d Done>) {
+        let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", ts * 10);
+        for d in writes {
+            if let Done::Write(k, v) = d {
+                let _ = writeln!(
+                    self.wal,
+                    "{{\"tick\":\"{}\",\"type\":2300,\"tid\":\"{tid}\",\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}",
+                    ts * 10 + 1
+                );
+            }
+        }
+        let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2201,\"tid\":\"{tid}\"}}", ts * 10 + 2);
     }
 
     fn completion_line(&mut self, t: &Txn, ok: bool) {
@@ -459,42 +471,17 @@ impl Sim<'_> {
             lock_conflict: false,
         };
         self.time += 1000;
-        self.invoke_line_done(&t);
+        let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, true)).collect();
+        self.invoke_line(process, &ops);
         self.time += 1000;
         if ok {
             self.ts += 1;
-            let tid = self.index;
-            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", self.ts * 10);
-            for d in &t.done {
-                if let Done::Write(k, v) = d {
-                    let _ = writeln!(
-                        self.wal,
-                        "{{\"tick\":\"{}\",\"type\":2300,\"tid\":\"{tid}\",\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}",
-                        self.ts * 10 + 1
-                    );
-                }
-            }
-            let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2201,\"tid\":\"{tid}\"}}", self.ts * 10 + 2);
+            self.wal_txn(self.index, self.ts, t.done.iter());
             self.committed += 1;
         } else {
             self.aborted += 1;
         }
         self.completion_line(&t, ok);
-    }
-
-    fn invoke_line_done(&mut self, t: &Txn) {
-        let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, true)).collect();
-        if self.o.output == Output::Edn {
-            let _ = writeln!(
-                self.out,
-                "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {}, :index {}}}",
-                ops.join(" "),
-                self.time,
-                t.process,
-                self.index
-            );
-        }
-        self.index += 1;
     }
 
     /// Splice in one minimal instance of an anomaly, on fresh keys, by extra processes.
