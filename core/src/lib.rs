@@ -10,6 +10,7 @@
 
 pub mod anomaly;
 pub mod error;
+pub mod export;
 pub mod generate;
 pub mod graph;
 pub mod hash;
@@ -18,6 +19,7 @@ pub mod infer;
 pub mod level;
 pub mod read;
 pub mod report;
+pub mod strategy;
 
 pub use anomaly::{AnomalyKind, Finding};
 pub use error::{Error, ErrorKind};

@@ -71,6 +71,13 @@ enum Cmd {
         /// At most this many cycles per anomaly (one per strongly connected component).
         #[arg(long, default_value_t = 8)]
         max_cycles: usize,
+        /// Checker: scc (the default engine), dfs (GRAIL's depth-bounded Cycle checker),
+        /// shortest-path (GRAIL's SP checker) or gabow (path-based SCC).
+        #[arg(long, default_value = "scc", value_parser = ["scc", "dfs", "shortest-path", "gabow"])]
+        strategy: String,
+        /// For --strategy dfs: the longest cycle searched, in transactions (GRAIL: 4).
+        #[arg(long)]
+        max_depth: Option<usize>,
     },
     /// Print graph statistics and the anomalies found while building the graph.
     Stats {
@@ -123,6 +130,28 @@ enum Cmd {
         /// Write the write-ahead log (register histories) here.
         #[arg(long)]
         wal_out: Option<PathBuf>,
+    },
+    /// Export the dependency graph for a graph database (with GRAIL's queries) or a drawing tool.
+    Export {
+        /// History file, as for `check`.
+        history: PathBuf,
+        /// Write-ahead log giving the version order of a register history.
+        #[arg(long)]
+        wal: Option<PathBuf>,
+        /// Input format of the history (`--format` names the export format here).
+        #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
+        input_format: String,
+        #[arg(short, long)]
+        verbose: bool,
+        /// arangodb (txn.json, dep.json, AQL), neo4j (CSV, Cypher), graphml or dot.
+        #[arg(long, value_parser = ["arangodb", "neo4j", "graphml", "dot"])]
+        format: String,
+        /// Folder to write into (created if absent).
+        #[arg(long)]
+        out: PathBuf,
+        /// Maximum depth of the exported Cycle queries.
+        #[arg(long, default_value_t = grail_core::strategy::DEFAULT_MAX_DEPTH)]
+        max_depth: usize,
     },
     /// Print the dependency graph as JSON.
     Graph {
@@ -185,8 +214,21 @@ fn load(input: &Input) -> Result<(History, usize), String> {
 
 fn run(cli: Cli) -> Result<u8, String> {
     match cli.cmd {
-        Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles } => {
+        Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles, strategy, max_depth } => {
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
+            let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
+            if strategy != grail_core::strategy::Strategy::Scc {
+                // GRAIL's checkers have no budget and give no counterexample files.
+                let unsupported =
+                    [("--dot", dot.is_some()), ("--max-steps", max_steps.is_some()), ("--timeout", timeout.is_some())];
+                if let Some((flag, _)) = unsupported.iter().find(|(_, given)| *given) {
+                    return Err(format!(
+                        "{flag} works with the default strategy (scc) only, not with --strategy {}",
+                        strategy.name()
+                    ));
+                }
+                return check_with_strategy(&input, &levels, strategy, json);
+            }
             let (h, size) = load(&input)?;
             let t0 = Instant::now();
             let inf = grail_core::infer(&h);
@@ -331,6 +373,27 @@ fn run(cli: Cli) -> Result<u8, String> {
             eprintln!("grail: generated {} committed and {} aborted transactions", g.committed, g.aborted);
             Ok(0)
         }
+        Cmd::Export { history, wal, input_format, verbose, format, out, max_depth } => {
+            let f = grail_core::export::ExportFormat::parse(&format).map_err(|e| e.to_string())?;
+            let (h, _) = load(&Input { history, wal, format: input_format, verbose })?;
+            let inf = grail_core::infer(&h);
+            let files = grail_core::export::export(&h, &inf.graph, f, max_depth.max(2));
+            for (rel, text) in &files {
+                let path = out.join(rel);
+                if let Some(dir) = path.parent() {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                }
+                std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+            }
+            eprintln!(
+                "grail: wrote {} files ({} vertices, {} edges) to {}",
+                files.len(),
+                inf.graph.vertex_count(),
+                inf.graph.edges.len(),
+                out.display()
+            );
+            Ok(0)
+        }
         Cmd::Graph { input, json: _ } => {
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
@@ -357,4 +420,43 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(0)
         }
     }
+}
+
+/// `grail check --strategy dfs|shortest-path|gabow`: the verdict table of one of GRAIL's checkers,
+/// with its work counters. Exit 0 only when every level holds for certain.
+fn check_with_strategy(
+    input: &Input,
+    levels: &[Level],
+    strategy: grail_core::strategy::Strategy,
+    json: bool,
+) -> Result<u8, String> {
+    use grail_core::strategy::Verdict;
+    let (h, size) = load(input)?;
+    let inf = grail_core::infer(&h);
+    let t0 = Instant::now();
+    let r = grail_core::strategy::run(&h, &inf, strategy, levels);
+    input.progress(size, format_args!("checked with {} in {:.3} s", r.strategy, t0.elapsed().as_secs_f64()));
+    if json {
+        println!("{}", serde_json::to_string_pretty(&r).unwrap_or_default());
+    } else {
+        match r.max_depth {
+            Some(d) => println!("strategy {} (max depth {d})", r.strategy),
+            None => println!("strategy {}", r.strategy),
+        }
+        println!("{:<6} {:<13} {:>10} {:>14}  cycle", "level", "verdict", "traversals", "edges visited");
+        for o in &r.levels {
+            println!(
+                "{:<6} {:<13} {:>10} {:>14}  {}",
+                o.level.name(),
+                o.verdict.as_str(),
+                o.counters.traversals,
+                o.counters.edges_visited,
+                o.cycle.as_ref().map(|c| c.text()).unwrap_or_default()
+            );
+        }
+        for n in &r.notes {
+            println!("\nnote: {n}");
+        }
+    }
+    Ok(if r.levels.iter().all(|o| o.verdict == Verdict::Holds) { 0 } else { 1 })
 }

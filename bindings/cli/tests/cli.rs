@@ -124,3 +124,40 @@ fn gzip_corpus_history_with_stats() {
         assert!(r["levels"][l]["reason"].as_str().unwrap().contains("budget"));
     }
 }
+
+#[test]
+fn strategies_give_grails_verdicts_and_refuse_unsupported_options() {
+    // A long fork: a 4-cycle that SI forbids and PSI allows.
+    let lf = case("G-nonadjacent/long-fork.edn");
+    for s in ["dfs", "shortest-path", "gabow"] {
+        let (code, out, err) = grail(&["check", &lf, "--strategy", s, "--json"]);
+        assert_eq!(code, 1, "{s}: {err}");
+        let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(r["strategy"], s);
+        let verdict =
+            |l: &str| r["levels"].as_array().unwrap().iter().find(|x| x["level"] == l).unwrap()["verdict"].clone();
+        assert_eq!(verdict("SER"), "violated", "{s}");
+        assert_eq!(verdict("SI"), "violated", "{s}");
+        assert_ne!(verdict("PSI"), "violated", "{s}: a long fork is allowed by PSI");
+        assert_ne!(verdict("PL-2"), "violated", "{s}");
+    }
+    // Depth 2 cannot see a cycle of four transactions: "not detected", never "violated".
+    let (_, out, _) = grail(&["check", &lf, "--strategy", "dfs", "--max-depth", "2"]);
+    assert!(out.contains("not detected"), "{out}");
+    let (code, _, err) = grail(&["check", &lf, "--strategy", "gabow", "--max-steps", "10"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--max-steps works with the default strategy"), "{err}");
+}
+
+#[test]
+fn export_writes_grails_arangodb_layout() {
+    let dir = std::env::temp_dir().join(format!("grail-export-{}", std::process::id()));
+    let (code, _, err) =
+        grail(&["export", &case("G2-item/write-skew.edn"), "--format", "arangodb", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let dep: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(dir.join("dep.json")).unwrap()).unwrap();
+    let types: Vec<&str> = dep.as_array().unwrap().iter().map(|e| e["type"].as_str().unwrap()).collect();
+    assert_eq!(types, ["rw", "rw"]);
+    assert!(dep[0]["_from"].as_str().unwrap().starts_with("txn/"));
+    assert!(dep[0]["from_evt"].as_str().unwrap().starts_with("r_evt/"));
+}

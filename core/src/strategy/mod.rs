@@ -1,0 +1,415 @@
+//! GRAIL's cycle checkers as selectable strategies (GRAIL thesis chapter 4, Appendices B and E).
+//!
+//! Each strategy decides the five levels on the same dependency graph and counts its work
+//! (traversals started, edges visited) so that the thesis's plots can be redrawn:
+//!
+//! | strategy | GRAIL counterpart | complete? |
+//! |---|---|---|
+//! | [`Strategy::Scc`] | the default engine of [`crate::check`] (unchanged) | yes |
+//! | [`Strategy::Dfs`] | ArangoDB-Cycle: `FOR v, e, p IN 2..max OUTBOUND start` from every vertex (Listing E.1) | no: finds cycles of at most `max_depth` edges (= transactions) |
+//! | [`Strategy::ShortestPath`] | ArangoDB-SP / Neo4j-APOC: a shortest back-path from every edge (Listing E.16) | yes |
+//! | [`Strategy::Gabow`] | SCC checkers (Pregel, Neo4j-GDS) with Gabow's path-based SCC (Algorithm 8), iterative | yes |
+//!
+//! A level is decided on cycles only (GRAIL's checkers know no G1a/G1b). A cycle violates a
+//! level when its word of labels matches one of the level's cycle anti-patterns
+//! ([`crate::level::pattern`], checked with [`crate::graph::search::matches`]).
+//!
+//! Multi-labelled pairs: between two transactions the graph may hold ww, wr and rw at once. A
+//! cycle may choose any label per step. For the five levels only "is it rw" matters beyond the
+//! allowed set, so each step tries at most two labels: one non-rw label (ww before wr) and rw.
+//! The searches run on the product of the graph with a one-bit automaton (SI: was the last
+//! label rw; PSI: has an rw been used), so a found closed walk matches; it is then cut into a
+//! simple cycle that still matches (`../shared/LEVELS.md`).
+
+mod dfs;
+mod gabow;
+mod shortest_path;
+
+use crate::anomaly::AnomalyKind;
+use crate::error::{Error, ErrorKind};
+use crate::graph::search::matches;
+use crate::graph::{DependencyGraph, EdgeType};
+use crate::history::{History, TxnId};
+use crate::infer::Inference;
+use crate::level::{pattern, Level};
+use serde::Serialize;
+use std::collections::VecDeque;
+
+/// Which checker decides the levels.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Strategy {
+    /// The default engine (strongly connected components, product search).
+    Scc,
+    /// Depth-bounded traversal from every vertex: cycles of 2 to `max_depth` transactions.
+    Dfs { max_depth: usize },
+    /// A shortest matching back-path from the head to the tail of every edge.
+    ShortestPath,
+    /// Gabow's path-based SCC algorithm (iterative) on the level's product graph.
+    Gabow,
+}
+
+/// GRAIL's default maximum depth for the Cycle checker (thesis 4.1: "at least 4").
+pub const DEFAULT_MAX_DEPTH: usize = 4;
+
+impl Strategy {
+    /// Parse `scc`, `dfs`, `shortest-path` (or `sp`) or `gabow`; `max_depth` applies to `dfs`.
+    pub fn parse(name: &str, max_depth: Option<usize>) -> Result<Strategy, Error> {
+        let s = match name.trim().to_ascii_lowercase().replace('_', "-").as_str() {
+            "scc" => Strategy::Scc,
+            "dfs" | "cycle" => Strategy::Dfs { max_depth: max_depth.unwrap_or(DEFAULT_MAX_DEPTH) },
+            "shortest-path" | "sp" => Strategy::ShortestPath,
+            "gabow" => Strategy::Gabow,
+            _ => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("unknown strategy {name:?}: expected scc, dfs, shortest-path or gabow"),
+                ))
+            }
+        };
+        if max_depth.is_some() && !matches!(s, Strategy::Dfs { .. }) {
+            return Err(Error::new(ErrorKind::Usage, "--max-depth applies to the dfs strategy only"));
+        }
+        if let Strategy::Dfs { max_depth } = s {
+            if max_depth < 2 {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    "the maximum depth must be at least 2 (a cycle has two edges)",
+                ));
+            }
+        }
+        Ok(s)
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Strategy::Scc => "scc",
+            Strategy::Dfs { .. } => "dfs",
+            Strategy::ShortestPath => "shortest-path",
+            Strategy::Gabow => "gabow",
+        }
+    }
+}
+
+/// A strategy's answer for one level.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Verdict {
+    /// A cycle of the level's anti-pattern was found.
+    Violated,
+    /// The search was complete and found none.
+    Holds,
+    /// A bounded search found none; longer cycles were not searched (GRAIL's "no anti-pattern
+    /// detected" with a maximum depth), so the level may still be violated.
+    NotDetected,
+    /// The default engine ran out of budget.
+    Unknown,
+}
+
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Violated => "violated",
+            Verdict::Holds => "holds",
+            Verdict::NotDetected => "not detected",
+            Verdict::Unknown => "unknown",
+        }
+    }
+}
+
+/// Work done, for plots like the thesis's (traversals per history, edges per traversal).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct Counters {
+    /// Traversals started: DFS starts (dfs), BFS runs (shortest-path), DFS roots plus
+    /// back-path BFS runs (gabow).
+    pub traversals: u64,
+    /// Edge visits, one per (pair, label) examined.
+    pub edges_visited: u64,
+}
+
+/// A cycle as transaction ids (the Jepsen `:index`) and labels: `txns[i] -types[i]-> txns[i+1]`,
+/// the last edge closing back to `txns[0]`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct FoundCycle {
+    pub txns: Vec<u64>,
+    pub types: Vec<EdgeType>,
+}
+
+impl FoundCycle {
+    /// `T1 (rw) T2 (ww) T1`, as GRAIL's text output.
+    pub fn text(&self) -> String {
+        let mut s = String::new();
+        for (t, ty) in self.txns.iter().zip(&self.types) {
+            s.push_str(&format!("T{t} ({}) ", ty.as_str()));
+        }
+        if let Some(t) = self.txns.first() {
+            s.push_str(&format!("T{t}"));
+        }
+        s
+    }
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelOutcome {
+    pub level: Level,
+    pub verdict: Verdict,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<FoundCycle>,
+    pub counters: Counters,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct StrategyReport {
+    pub strategy: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub max_depth: Option<usize>,
+    pub levels: Vec<LevelOutcome>,
+    pub notes: Vec<String>,
+}
+
+impl StrategyReport {
+    pub fn level(&self, l: Level) -> Option<&LevelOutcome> {
+        self.levels.iter().find(|o| o.level == l)
+    }
+}
+
+/// Decide `levels` (strongest first in the output) with strategy `s`.
+pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> StrategyReport {
+    let mut levels = levels.to_vec();
+    levels.sort();
+    levels.dedup();
+    let g = &inf.graph;
+    let mut notes = Vec::new();
+    let id = |c: Option<Vec<(TxnId, EdgeType)>>| {
+        c.map(|w| FoundCycle {
+            txns: w.iter().map(|&(t, _)| h.txns[t as usize].id).collect(),
+            types: w.iter().map(|&(_, ty)| ty).collect(),
+        })
+    };
+    let outcomes: Vec<LevelOutcome> = match s {
+        Strategy::Scc => {
+            let opts = crate::CheckOptions { levels: levels.clone(), max_steps: None, max_cycles: 1 };
+            let r = crate::check_inferred(h, inf, &opts, None);
+            notes.push("scc is the default engine; it does not count its work here".into());
+            levels
+                .iter()
+                .map(|&l| {
+                    let lr = &r.levels[l.name()];
+                    let verdict = match lr.valid {
+                        Some(true) => Verdict::Holds,
+                        Some(false) => Verdict::Violated,
+                        None => Verdict::Unknown,
+                    };
+                    LevelOutcome { level: l, verdict, cycle: None, counters: Counters::default() }
+                })
+                .collect()
+        }
+        _ => levels
+            .iter()
+            .map(|&l| {
+                let (verdict, found, counters) = decide(g, s, l);
+                LevelOutcome { level: l, verdict, cycle: id(found), counters }
+            })
+            .collect(),
+    };
+    if let Strategy::Dfs { max_depth } = s {
+        if outcomes.iter().any(|o| o.verdict == Verdict::NotDetected) {
+            notes.push(format!(
+                "dfs searched cycles of at most {max_depth} transactions: \"not detected\" means no such short \
+                 cycle exists, not that the level holds (GRAIL's Cycle checker has the same limit)"
+            ));
+        }
+    }
+    if s != Strategy::Scc {
+        notes.push("decided on dependency cycles only, as GRAIL's checkers (no G1a/G1b)".into());
+    }
+    StrategyReport {
+        strategy: s.name(),
+        max_depth: match s {
+            Strategy::Dfs { max_depth } => Some(max_depth),
+            _ => None,
+        },
+        levels: outcomes,
+        notes,
+    }
+}
+
+/// Decide one level on a graph with a cycle strategy (not [`Strategy::Scc`], which needs the
+/// inference and is answered [`Verdict::Unknown`] here). The cycle is in [`TxnId`]s.
+pub fn decide(g: &DependencyGraph, s: Strategy, l: Level) -> (Verdict, Option<Vec<(TxnId, EdgeType)>>, Counters) {
+    let mut c = Counters::default();
+    let (found, complete) = match s {
+        Strategy::Dfs { max_depth } => (dfs::search(g, l, max_depth, &mut c), max_depth >= g.vertex_count()),
+        Strategy::ShortestPath => (shortest_path::search(g, l, &mut c), true),
+        Strategy::Gabow => (gabow::search(g, l, &mut c), true),
+        Strategy::Scc => return (Verdict::Unknown, None, c),
+    };
+    let verdict = match (&found, complete) {
+        (Some(_), _) => Verdict::Violated,
+        (None, true) => Verdict::Holds,
+        (None, false) => Verdict::NotDetected,
+    };
+    (verdict, found, c)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The level automaton shared by the strategies.
+
+const WW: u8 = 1;
+const WR: u8 = 2;
+const RW: u8 = 4;
+
+/// Labels a level's cycles may use.
+pub(crate) fn allowed(l: Level) -> u8 {
+    match l {
+        Level::Ser | Level::Si | Level::Psi => WW | WR | RW,
+        Level::Pl2 => WW | WR,
+        Level::Pl1 => WW,
+    }
+}
+
+/// The labels worth trying on a pair with `mask`: one non-rw label (ww before wr) and rw; for
+/// SER one label suffices, as nothing depends on it.
+pub(crate) fn labels(l: Level, mask: u8) -> [Option<EdgeType>; 2] {
+    let m = mask & allowed(l);
+    let non = if m & WW != 0 {
+        Some(EdgeType::Ww)
+    } else if m & WR != 0 {
+        Some(EdgeType::Wr)
+    } else {
+        None
+    };
+    let rw = (m & RW != 0).then_some(EdgeType::Rw);
+    match l {
+        Level::Ser => [non.or(rw), None],
+        _ => [non, rw],
+    }
+}
+
+/// One step of the automaton: state 0 at the start; SI: 1 when the last label was rw; PSI: 1
+/// once an rw was used. `None` when the label is not allowed here.
+pub(crate) fn step(l: Level, s: u8, t: EdgeType) -> Option<u8> {
+    if allowed(l) & t.bit() == 0 {
+        return None;
+    }
+    let rw = t == EdgeType::Rw;
+    match l {
+        Level::Si if s == 1 && rw => None,
+        Level::Si => Some(rw as u8),
+        Level::Psi if s == 1 && rw => None,
+        Level::Psi => Some(s | rw as u8),
+        _ => Some(0),
+    }
+}
+
+/// Whether a walk whose first label is `t0` and whose state at the end is `s` may close: for
+/// SI the wrap-around from the last label to the first must not be `rw rw`.
+pub(crate) fn closes(l: Level, t0: EdgeType, s: u8) -> bool {
+    !(l == Level::Si && s == 1 && t0 == EdgeType::Rw)
+}
+
+/// Whether a cycle's word of labels violates the level: it matches one of the cycle patterns
+/// of the anomalies the level proscribes.
+pub fn violates(l: Level, types: &[EdgeType]) -> bool {
+    l.spec().proscribes.iter().filter_map(|&k: &AnomalyKind| pattern(k)).any(|p| matches(&p, types))
+}
+
+/// A closed walk `(vertex, label of the edge leaving it)` cut into a simple cycle that still
+/// violates `l`, or `None` if the walk does not violate it. Splitting at a repeated vertex
+/// gives two closed walks; for the five levels one of them still violates.
+pub(crate) fn simple_cycle(l: Level, mut walk: Vec<(TxnId, EdgeType)>) -> Option<Vec<(TxnId, EdgeType)>> {
+    let types = |w: &[(TxnId, EdgeType)]| w.iter().map(|&(_, t)| t).collect::<Vec<_>>();
+    if !violates(l, &types(&walk)) {
+        return None;
+    }
+    loop {
+        let n = walk.len();
+        let mut seen = std::collections::HashMap::with_capacity(n);
+        let mut split = None;
+        for (j, &(v, _)) in walk.iter().enumerate() {
+            if let Some(i) = seen.insert(v, j) {
+                split = Some((i, j));
+                break;
+            }
+        }
+        let Some((i, j)) = split else { return Some(walk) };
+        let inner = walk[i..j].to_vec();
+        let mut outer = walk[j..].to_vec();
+        outer.extend_from_slice(&walk[..i]);
+        walk = if violates(l, &types(&inner)) {
+            inner
+        } else if violates(l, &types(&outer)) {
+            outer
+        } else {
+            return None; // cannot happen for the five levels
+        };
+    }
+}
+
+/// A walk as `(vertex, label of the edge leaving it)`.
+pub(crate) type Walk = Vec<(TxnId, EdgeType)>;
+
+/// Reusable BFS buffers over the product graph (vertex, automaton state), node = 2 v + s.
+pub(crate) struct Bfs {
+    stamp: Vec<u32>,
+    parent: Vec<(u32, EdgeType)>,
+    queue: VecDeque<u32>,
+    epoch: u32,
+}
+
+impl Bfs {
+    pub(crate) fn new(n: usize) -> Bfs {
+        Bfs { stamp: vec![0; 2 * n], parent: vec![(0, EdgeType::Ww); 2 * n], queue: VecDeque::new(), epoch: 0 }
+    }
+
+    /// Shortest walk in the product from `start` (vertex, state) along allowed labels, staying
+    /// in `within`, to the first edge `(x, s) -t-> (w, s')` with `target(w, s')`. Returns the
+    /// walk as `(vertex, label leaving it)`, from `start.0` to the vertex before the target,
+    /// and the target `(w, s')`.
+    pub(crate) fn run(
+        &mut self,
+        g: &DependencyGraph,
+        l: Level,
+        start: (TxnId, u8),
+        within: &dyn Fn(TxnId) -> bool,
+        target: &dyn Fn(TxnId, u8) -> bool,
+        c: &mut Counters,
+    ) -> Option<(Walk, TxnId, u8)> {
+        c.traversals += 1;
+        self.epoch += 1;
+        let node = |v: TxnId, s: u8| 2 * v + s as u32;
+        let root = node(start.0, start.1);
+        self.stamp[root as usize] = self.epoch;
+        self.queue.clear();
+        self.queue.push_back(root);
+        while let Some(x) = self.queue.pop_front() {
+            let (v, s) = (x / 2, (x % 2) as u8);
+            for &(w, mask) in g.out(v) {
+                if !within(w) {
+                    continue;
+                }
+                for t in labels(l, mask).into_iter().flatten() {
+                    c.edges_visited += 1;
+                    let Some(s2) = step(l, s, t) else { continue };
+                    if target(w, s2) {
+                        let mut walk = vec![(v, t)];
+                        let mut y = x;
+                        while y != root {
+                            let (p, pt) = self.parent[y as usize];
+                            walk.push((p / 2, pt));
+                            y = p;
+                        }
+                        walk.reverse();
+                        return Some((walk, w, s2));
+                    }
+                    let y = node(w, s2);
+                    if self.stamp[y as usize] != self.epoch {
+                        self.stamp[y as usize] = self.epoch;
+                        self.parent[y as usize] = (x, t);
+                        self.queue.push_back(y);
+                    }
+                }
+            }
+        }
+        None
+    }
+}
