@@ -78,15 +78,6 @@ impl HistoryBuilder {
         k
     }
 
-    /// Number of operations pushed so far, to roll back a transaction that turns out not to be one.
-    pub fn mark(&self) -> usize {
-        self.h.as_ref().map_or(0, |h| h.ops.len())
-    }
-
-    pub fn rollback(&mut self, mark: usize) {
-        self.h().ops.truncate(mark);
-    }
-
     fn note(&mut self, list: bool, place: Place) {
         let slot = if list { &mut self.txn_list } else { &mut self.txn_register };
         if slot.is_none() {

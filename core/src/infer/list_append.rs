@@ -7,7 +7,7 @@
 //! writer and RW from its readers to each (Algorithm 11, lines 16-18). A read after the
 //! transaction's own append to the key is internal: checked, never an edge.
 
-use super::{Ctx, WriteInfo};
+use super::{Ctx, WriteInfo, Writes};
 use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
 use crate::history::{History, KeyId, OpKind, Status, TxnId, Value};
@@ -54,12 +54,6 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         }
     }
 
-    let mut by_key: Vec<Vec<WriteInfo>> = vec![Vec::new(); nkeys];
-    for (&(k, _), &w) in &appends {
-        if w.last {
-            by_key[k as usize].push(w);
-        }
-    }
     // The appender of each element of each key's order, looked up once. Promote first: an
     // indeterminate append that anyone observed committed.
     let writers: Vec<Vec<Option<WriteInfo>>> = (0..nkeys)
@@ -72,7 +66,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         cx.promote(w.txn);
     }
     for k in 0..nkeys {
-        let mut ws = std::mem::take(&mut by_key[k]);
+        let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
         ws.sort_unstable_by_key(|w| w.op);
         let order = longest[k].map(|l| l.1);
         key_edges(h, cx, &appends, k as KeyId, order, &writers[k], &reads[k], &ws);
@@ -109,7 +103,7 @@ fn own_view(h: &History, start: u32, o: u32, key: KeyId, own: &mut Vec<Value>) -
 fn key_edges(
     h: &History,
     cx: &mut Ctx,
-    appends: &crate::hash::Map<(KeyId, Value), WriteInfo>,
+    appends: &Writes,
     k: KeyId,
     longest_op: Option<u32>,
     writers: &[Option<WriteInfo>],

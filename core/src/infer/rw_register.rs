@@ -8,7 +8,7 @@
 //! v1 before v2. Such edges may skip versions in between; that keeps every cycle found real
 //! (it stands for a longer real cycle with the same RW count and adjacency), but can miss some.
 
-use super::{Ctx, WriteInfo};
+use super::{Ctx, WriteInfo, Writes};
 use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
 use crate::hash::{Map, Set};
@@ -118,12 +118,7 @@ fn rw_from(cx: &mut Ctx, readers: &Readers, version: (KeyId, Option<Value>), to_
     }
 }
 
-fn with_order(
-    cx: &mut Ctx,
-    writes: &Map<(KeyId, Value), WriteInfo>,
-    readers: &Readers,
-    vo: &crate::history::VersionOrder,
-) {
+fn with_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, vo: &crate::history::VersionOrder) {
     let mut listed: Set<(KeyId, Value)> = Set::default();
     let mut keys: Vec<&KeyId> = vo.per_key.keys().collect();
     keys.sort_unstable();
@@ -159,12 +154,7 @@ fn with_order(
     }
 }
 
-fn without_order(
-    cx: &mut Ctx,
-    writes: &Map<(KeyId, Value), WriteInfo>,
-    readers: &Readers,
-    read_then_write: &[(KeyId, Option<Value>, u32)],
-) {
+fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_write: &[(KeyId, Option<Value>, u32)]) {
     cx.notes.push(
         "no version order (write-ahead log) was given for this register history: only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed".into(),
     );

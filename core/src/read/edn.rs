@@ -358,6 +358,8 @@ impl<'a> Scanner<'a> {
     }
 }
 
+/// Decode a string's escapes as Clojure's reader does: `\n \t \r \b \f \" \\` and `\uXXXX`
+/// (a `\u` without four hex digits, or any other escaped character, stands for itself).
 fn unescape(s: &str) -> String {
     let mut out = String::with_capacity(s.len());
     let mut chars = s.chars();
@@ -370,6 +372,18 @@ fn unescape(s: &str) -> String {
             Some('n') => out.push('\n'),
             Some('t') => out.push('\t'),
             Some('r') => out.push('\r'),
+            Some('b') => out.push('\u{8}'),
+            Some('f') => out.push('\u{c}'),
+            Some('u') => {
+                let hex = chars.as_str().get(..4).filter(|h| h.bytes().all(|b| b.is_ascii_hexdigit()));
+                match hex.and_then(|h| u32::from_str_radix(h, 16).ok()).and_then(char::from_u32) {
+                    Some(ch) => {
+                        out.push(ch);
+                        chars.nth(3);
+                    }
+                    None => out.push('u'),
+                }
+            }
             Some(other) => out.push(other),
             None => {}
         }
