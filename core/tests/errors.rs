@@ -74,3 +74,14 @@ fn indeterminate_and_pending_invocations() {
     assert_eq!(inf.graph.stats(&h).vertices, 2);
     assert_eq!(inf.graph.stats(&h).wr, 1);
 }
+
+#[test]
+fn duplicate_transaction_ids_are_refused_with_both_places() {
+    // The second completion has no :index: its id is its position (1), which the first took.
+    let e = err("{:type :ok, :index 1, :value [[:append 1 1]]}\n{:type :ok, :value [[:r 1 [1]]]}\n");
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert_eq!(e.txn, Some(1));
+    assert!(e.message.contains("unique transaction ids") && e.message.contains("lines 1 and 2"), "{}", e.message);
+    let e = err("[{\"id\": 7, \"ops\": []}, {\"id\": 7, \"ops\": []}]");
+    assert_eq!(e.txn, Some(7));
+}

@@ -198,6 +198,19 @@ impl HistoryBuilder {
             (None, Some(_)) => Model::RwRegister,
             (None, None) => Model::Empty,
         };
+        // Reports name transactions by id, so two with one id would make them ambiguous (a
+        // history where some operations have an :index and others do not can do that).
+        let mut ids: Vec<(u64, u32)> = h.txns.iter().map(|t| (t.id, t.line)).collect();
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0].0 == w[1].0) {
+            let (id, (a, b)) = (w[0].0, (w[0].1, w[1].1));
+            let mut e = Error::new(ErrorKind::Shape, format!("expected unique transaction ids, but two transactions have id {id}{}: give every operation an :index (or an \"id\"), or none", if a > 0 { format!(" (lines {a} and {b})") } else { String::new() }));
+            if b > 0 {
+                e.line = Some(b);
+                e.column = Some(1);
+            }
+            return Err(e.with_txn(id));
+        }
         Ok(h)
     }
 }
