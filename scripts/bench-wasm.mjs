@@ -12,6 +12,7 @@ import { spawnSync } from 'node:child_process';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { gzipSync, gunzipSync } from 'node:zlib';
+const isGzip = (b) => b.length > 1 && b[0] === 0x1f && b[1] === 0x8b;
 
 const root = resolve(dirname(fileURLToPath(import.meta.url)), '..');
 const args = process.argv.slice(2);
@@ -75,7 +76,7 @@ let report;
 function runWasm() {
     const marks = {};
     const start = performance.now();
-    const text = gunzipSync(gz);
+    const text = isGzip(gz) ? gunzipSync(gz) : gz;
     marks.gunzip = performance.now();
     report = grail.check(text, {
         progress: (e) => {
@@ -108,7 +109,7 @@ const gzipped = gzipSync(wasmBytes, { level: 9 }).length;
 const nativeInproc = median(native.inproc);
 const wasmTotal = median(wasm.total);
 const ratio = wasmTotal / nativeInproc;
-const text = gunzipSync(gz);
+const text = isGzip(gz) ? gunzipSync(gz) : gz;
 console.log(`history: ${history}`);
 console.log(`  ${(statSync(history).size / 1e6).toFixed(2)} MB gzip, ${(text.length / 1e6).toFixed(2)} MB text, ${report.stats.transactions} transactions, ${report.stats.edges} edges; ${runs} runs, medians`);
 console.log(`  WASM report identical to the CLI's --json: ${same ? 'yes' : 'NO'}`);

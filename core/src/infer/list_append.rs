@@ -31,26 +31,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             if op.kind != OpKind::Read {
                 continue;
             }
-            let list = h.list(&op);
-            let (prev, internal) = own_view(h, txn.ops_start, o, op.key, &mut own);
-            let consistent = match prev {
-                Some(p) => {
-                    let before = h.list(&h.ops[p as usize]);
-                    list.len() == before.len() + own.len() && list.starts_with(before) && list.ends_with(&own)
-                }
-                None => list.ends_with(&own),
-            };
-            if !consistent {
-                let earlier = prev.map(|p| (t, p));
-                cx.finding(AnomalyKind::Internal, Some(op.key), None, earlier, &[(t, o)]);
-            }
-            if !internal {
-                reads[op.key as usize].push((t, o));
-            }
-            // A read disagreeing with an earlier read is still an observation of the database.
-            if (consistent || !internal) && longest[op.key as usize].is_none_or(|(len, _)| list.len() > len) {
-                longest[op.key as usize] = Some((list.len(), o));
-            }
+            scan_read(h, cx, t, txn.ops_start, o, &mut own, &mut reads, &mut longest);
         }
     }
 
@@ -70,6 +51,43 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         ws.sort_unstable_by_key(|w| w.op);
         let order = longest[k].map(|l| l.1);
         key_edges(h, cx, &appends, k as KeyId, order, &writers[k], &reads[k], &ws);
+    }
+}
+
+/// Check one committed read against the transaction's own earlier operations on its key, and
+/// record it. Out of line: one call per read lets WebAssembly engines tier it up mid-run.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn scan_read(
+    h: &History,
+    cx: &mut Ctx,
+    t: TxnId,
+    start: u32,
+    o: u32,
+    own: &mut Vec<Value>,
+    reads: &mut [Vec<(TxnId, u32)>],
+    longest: &mut [Option<(usize, u32)>],
+) {
+    let op = h.ops[o as usize];
+    let list = h.list(&op);
+    let (prev, internal) = own_view(h, start, o, op.key, own);
+    let consistent = match prev {
+        Some(p) => {
+            let before = h.list(&h.ops[p as usize]);
+            list.len() == before.len() + own.len() && list.starts_with(before) && list.ends_with(own)
+        }
+        None => list.ends_with(own),
+    };
+    if !consistent {
+        let earlier = prev.map(|p| (t, p));
+        cx.finding(AnomalyKind::Internal, Some(op.key), None, earlier, &[(t, o)]);
+    }
+    if !internal {
+        reads[op.key as usize].push((t, o));
+    }
+    // A read disagreeing with an earlier read is still an observation of the database.
+    if (consistent || !internal) && longest[op.key as usize].is_none_or(|(len, _)| list.len() > len) {
+        longest[op.key as usize] = Some((list.len(), o));
     }
 }
 
@@ -100,6 +118,7 @@ fn own_view(h: &History, start: u32, o: u32, key: KeyId, own: &mut Vec<Value>) -
 }
 
 #[allow(clippy::too_many_arguments)]
+#[inline(never)] // one call per key: lets WebAssembly engines tier it up mid-run
 fn key_edges(
     h: &History,
     cx: &mut Ctx,

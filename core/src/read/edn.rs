@@ -469,6 +469,9 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    // Out of line on purpose: WebAssembly engines (V8) cannot swap optimised code into a running
+    // loop, but do for the next call of a hot function; one call per operation lets them.
+    #[inline(never)]
     fn op_map(&mut self) -> Result<OpMap<'a>, Error> {
         let open = self.s.pos;
         self.s.pos += 1;
@@ -593,6 +596,7 @@ impl<'a> Reader<'a> {
     /// absent, or whose value is a vector of micro-operations; a completion whose `:value` is
     /// `nil` or absent takes its invocation's. Other client operations are skipped, together
     /// with their invocation; so are operations of a keyword process (the nemesis).
+    #[inline(never)]
     fn handle(&mut self, m: OpMap<'a>, line: u32, ordinal: u64, pairer: &mut Pairer<InvokeValue>) -> Result<(), Error> {
         let ty = match m.ty {
             Some(t) => t,
