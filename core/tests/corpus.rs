@@ -47,7 +47,7 @@ fn validate_cycles(h: &History, inf: &Inference, r: &Report) -> usize {
         assert_eq!(distinct.len(), n, "not simple: {:?}", c.txns);
         assert!(matches(&p, &types), "{} does not match {:?}", c.anomaly, types);
         if c.minimal {
-            if n > 5 {
+            if n > 8 {
                 unchecked += 1;
                 continue;
             }
@@ -143,6 +143,7 @@ fn list_histories_give_the_thesis_verdicts() {
     assert_eq!(histories, 88, "expected the 88 List1-List5 histories of the snapshot");
     assert_eq!(cells, 440);
     eprintln!("{histories} histories, {cells} verdicts equal; {unchecked} long minimal cycles not re-enumerated");
+    assert_eq!(unchecked, 0, "every minimality claim on the corpus is re-checked by enumeration");
 }
 
 #[test]
