@@ -1,7 +1,37 @@
 #!/usr/bin/env bash
-# Benchmarks (make bench): native throughput, then the Python and WASM front ends if built.
+# Benchmarks (make bench; not part of make test). See docs/benchmarks.md.
+#
+# 1. Builds the CLI and the per-phase harness (scripts/bench/phases, into bench-out/target).
+# 2. Installs the peer checker adya from crates.io into bench-out/peers (once; a scratch folder,
+#    not a project dependency). GRAIL_BENCH_PEER=0 skips it and the comparison.
+# 3. Runs scripts/bench/run.py: generated list-append histories of 10k..10M transactions
+#    (GRAIL_BENCH_SIZES), phases, end to end, peak memory, adya, Python and WASM, the corpus
+#    comparison; tables on stdout, bench-out/bench.json and bench-out/bench.md.
+# 4. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
+#    `cargo bench -p grail-core --bench throughput` (and a synthetic history of GRAIL_BENCH_TXNS
+#    transactions), scripts/bench-python.py and scripts/bench-wasm.mjs (when those are built).
+#
+# The Python and WASM front ends are measured when built (make test-python, make deps-wasm).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-cargo bench -p grail-core --bench throughput
-if [ -x .venv/bin/python ] && [ -f scripts/bench-python.py ]; then .venv/bin/python scripts/bench-python.py; fi
-if [ -f scripts/bench-wasm.mjs ] && [ -d bindings/wasm/pkg ]; then node scripts/bench-wasm.mjs; fi
+
+ADYA_VERSION=0.1.0
+
+cargo build --release -p grail-cli
+cargo build --release --manifest-path scripts/bench/phases/Cargo.toml --target-dir bench-out/target
+
+if [[ "${GRAIL_BENCH_PEER:-1}" != 0 && ! -x bench-out/peers/bin/adya ]]; then
+    echo "bench: installing adya $ADYA_VERSION into bench-out/peers (a few minutes, once)" >&2
+    # Only the checker: its database drivers (default features) are not needed to read files.
+    if ! cargo install adya --version "$ADYA_VERSION" --locked --no-default-features --root bench-out/peers; then
+        echo "bench: could not install adya; the peer comparison will be skipped" >&2
+    fi
+fi
+
+python3 scripts/bench/run.py
+
+if [[ "${GRAIL_BENCH_EXTRA:-0}" == 1 ]]; then
+    cargo bench -p grail-core --bench throughput
+    if [[ -x .venv/bin/python ]]; then .venv/bin/python scripts/bench-python.py; fi
+    if [[ -d bindings/wasm/pkg ]]; then node scripts/bench-wasm.mjs; fi
+fi
