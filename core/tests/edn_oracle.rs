@@ -20,86 +20,14 @@
 //! Jepsen writes (odd keys, nested forms, discards, tagged literals, non-transaction values).
 
 mod common;
+use common::txns::*;
 
 use clojure_reader::edn::{self, Edn};
-use grail_core::history::{Arg, Model, OpKind, Value};
-use grail_core::{ErrorKind, Format, History, Status};
+use grail_core::history::{Model, OpKind};
+use grail_core::{ErrorKind, Format, Status};
 use proptest::prelude::*;
 use std::collections::{BTreeMap, HashMap, VecDeque};
 use std::path::{Path, PathBuf};
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum V {
-    Int(i64),
-    Str(String),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Res {
-    Nil,
-    Scalar(V),
-    List(Vec<V>),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum XOp {
-    Read(V, Res),
-    Write(V, V),
-    Append(V, V),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct XTxn {
-    id: u64,
-    process: Option<i64>,
-    status: Status,
-    ops: Vec<XOp>,
-    invoke_time: Option<i64>,
-    complete_time: Option<i64>,
-}
-
-// ---------------------------------------------------------------------------------------------
-// grail's side.
-
-fn v_of(h: &History, v: Value) -> V {
-    match v {
-        Value::Int(i) => V::Int(i),
-        Value::Str(_) => V::Str(h.show(v)),
-    }
-}
-
-fn txns_of(h: &History) -> Vec<XTxn> {
-    (0..h.txns.len())
-        .map(|t| {
-            let txn = &h.txns[t];
-            let ops = h
-                .ops_of(t as u32)
-                .iter()
-                .map(|op| {
-                    let key = v_of(h, h.key(op.key));
-                    match (op.kind, op.arg) {
-                        (OpKind::Read, Arg::Nil) => XOp::Read(key, Res::Nil),
-                        (OpKind::Read, Arg::Val(v)) => XOp::Read(key, Res::Scalar(v_of(h, v))),
-                        (OpKind::Read, _) => {
-                            XOp::Read(key, Res::List(h.list(op).iter().map(|&v| v_of(h, v)).collect()))
-                        }
-                        (OpKind::Write, Arg::Val(v)) => XOp::Write(key, v_of(h, v)),
-                        (OpKind::Append, Arg::Val(v)) => XOp::Append(key, v_of(h, v)),
-                        (kind, arg) => panic!("a {kind:?} must carry a value, found {arg:?}"),
-                    }
-                })
-                .collect();
-            XTxn {
-                id: txn.id,
-                process: txn.process,
-                status: txn.status,
-                ops,
-                invoke_time: txn.invoke_time,
-                complete_time: txn.complete_time,
-            }
-        })
-        .collect()
-}
 
 // ---------------------------------------------------------------------------------------------
 // The oracle's side: clojure-reader's tree, and the rules applied to it.

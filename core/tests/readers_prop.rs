@@ -3,85 +3,14 @@
 //! read to exactly the transactions the generator meant. The expectation is built from the
 //! generator, never from grail. Inputs found by `make fuzz` are kept here as regression cases.
 
-use grail_core::history::{Arg, OpKind, Value};
+mod common;
+
+use common::txns::*;
+use grail_core::history::OpKind;
 use grail_core::{CheckOptions, ErrorKind, Format, History, Status};
 use proptest::prelude::*;
 use proptest::test_runner::TestCaseError;
 use std::collections::BTreeMap;
-
-// ---------------------------------------------------------------------------------------------
-// What a history means, independent of grail's representation.
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum V {
-    Int(i64),
-    Str(String),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum Res {
-    Nil,
-    Scalar(V),
-    List(Vec<V>),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-enum XOp {
-    Read(V, Res),
-    Write(V, V),
-    Append(V, V),
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-struct XTxn {
-    id: u64,
-    process: Option<i64>,
-    status: Status,
-    ops: Vec<XOp>,
-    invoke_time: Option<i64>,
-    complete_time: Option<i64>,
-}
-
-fn v_of(h: &History, v: Value) -> V {
-    match v {
-        Value::Int(i) => V::Int(i),
-        Value::Str(_) => V::Str(h.show(v)),
-    }
-}
-
-/// The transactions of a history as plain data, in grail's order.
-fn txns_of(h: &History) -> Vec<XTxn> {
-    (0..h.txns.len())
-        .map(|t| {
-            let txn = &h.txns[t];
-            let ops = h
-                .ops_of(t as u32)
-                .iter()
-                .map(|op| {
-                    let key = v_of(h, h.key(op.key));
-                    match (op.kind, op.arg) {
-                        (OpKind::Read, Arg::Nil) => XOp::Read(key, Res::Nil),
-                        (OpKind::Read, Arg::Val(v)) => XOp::Read(key, Res::Scalar(v_of(h, v))),
-                        (OpKind::Read, _) => {
-                            XOp::Read(key, Res::List(h.list(op).iter().map(|&v| v_of(h, v)).collect()))
-                        }
-                        (OpKind::Write, Arg::Val(v)) => XOp::Write(key, v_of(h, v)),
-                        (OpKind::Append, Arg::Val(v)) => XOp::Append(key, v_of(h, v)),
-                        (kind, arg) => panic!("a {kind:?} must carry a value, found {arg:?}"),
-                    }
-                })
-                .collect();
-            XTxn {
-                id: txn.id,
-                process: txn.process,
-                status: txn.status,
-                ops,
-                invoke_time: txn.invoke_time,
-                complete_time: txn.complete_time,
-            }
-        })
-        .collect()
-}
 
 // ---------------------------------------------------------------------------------------------
 // Error places.

@@ -457,14 +457,7 @@ impl<'a> Reader<'a> {
             if !self.take_invocation_value(&p.handle)? {
                 continue; // a client operation that is not a transaction
             }
-            let meta = TxnMeta {
-                id: Some(p.index.unwrap_or(p.seq)),
-                process: p.process,
-                invoke_time: p.time,
-                line: p.line,
-                ..Default::default()
-            };
-            self.b.finish_txn(Status::Indeterminate, meta);
+            self.b.finish_txn(Status::Indeterminate, p.meta());
         }
         Ok(())
     }
@@ -509,22 +502,10 @@ impl<'a> Reader<'a> {
                 "type" => match self.s.atom()? {
                     Atom::Keyword(t) => {
                         m.ty = Some(OpType::parse(t).ok_or_else(|| {
-                            Error::at_offset(
-                                ErrorKind::Shape,
-                                self.s.s,
-                                at,
-                                format!("expected :type to be :invoke, :ok, :fail or :info, found :{t}"),
-                            )
+                            self.shape(at, format!("expected :type to be :invoke, :ok, :fail or :info, found :{t}"))
                         })?)
                     }
-                    _ => {
-                        return Err(Error::at_offset(
-                            ErrorKind::Shape,
-                            self.s.s,
-                            at,
-                            "expected :type to be a keyword (:invoke, :ok, :fail or :info)",
-                        ))
-                    }
+                    _ => return Err(self.shape(at, "expected :type to be a keyword (:invoke, :ok, :fail or :info)")),
                 },
                 "process" => match self.s.atom()? {
                     Atom::Int(p) => m.process = Some(p),
@@ -535,14 +516,7 @@ impl<'a> Reader<'a> {
                 "index" => match self.s.atom()? {
                     Atom::Int(i) if i >= 0 => m.index = Some(i as u64),
                     Atom::Other => self.skip_at(at)?,
-                    _ => {
-                        return Err(Error::at_offset(
-                            ErrorKind::Shape,
-                            self.s.s,
-                            at,
-                            "expected :index to be a non-negative integer",
-                        ))
-                    }
+                    _ => return Err(self.shape(at, "expected :index to be a non-negative integer")),
                 },
                 "time" => match self.s.atom()? {
                     Atom::Int(t) => m.time = Some(t),
@@ -585,6 +559,10 @@ impl<'a> Reader<'a> {
                 _ => self.s.skip_form()?,
             }
         }
+    }
+
+    fn shape(&self, at: usize, msg: impl Into<String>) -> Error {
+        Error::at_offset(ErrorKind::Shape, self.s.s, at, msg)
     }
 
     fn skip_at(&mut self, at: usize) -> Result<(), Error> {
@@ -637,7 +615,7 @@ impl<'a> Reader<'a> {
                 self.b.abandon_txn();
                 return Ok(()); // a client operation that is not a transaction
             }
-            Some(Err(mm)) => return Err(Error::at_offset(ErrorKind::Shape, self.s.s, mm.offset, mm.message.clone())),
+            Some(Err(mm)) => return Err(self.shape(mm.offset, mm.message.clone())),
             None => {}
         }
         let status = match ty {
@@ -686,7 +664,7 @@ impl<'a> Reader<'a> {
             }
             Err(mm) => {
                 self.b.abandon_txn();
-                Err(Error::at_offset(ErrorKind::Shape, self.s.s, mm.offset, mm.message))
+                Err(self.shape(mm.offset, mm.message))
             }
         }
     }

@@ -30,14 +30,7 @@ pub fn read_json(text: &[u8]) -> Result<History, Error> {
         if !push_txn_ops(&mut b, p.handle, invocation.get("value"), not_txn_f(invocation.get("f")))? {
             continue; // a client operation that is not a transaction
         }
-        let meta = TxnMeta {
-            id: Some(p.index.unwrap_or(p.seq)),
-            process: p.process,
-            invoke_time: p.time,
-            line: p.line,
-            ..Default::default()
-        };
-        b.finish_txn(Status::Indeterminate, meta);
+        b.finish_txn(Status::Indeterminate, p.meta());
     }
     let mut h = b.finish()?;
     if let Some(vo) = version_order {

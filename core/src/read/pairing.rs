@@ -1,6 +1,7 @@
 //! Pairing each `:invoke` with its completion, by process (or in order when there is none).
 
 use crate::hash::Map;
+use crate::history::builder::TxnMeta;
 use std::collections::VecDeque;
 
 /// Type of a Jepsen operation.
@@ -35,6 +36,19 @@ pub struct Pending<H> {
     /// has no `:index`, and the order of [`Pairer::leftovers`].
     pub seq: u64,
     pub handle: H,
+}
+
+impl<H> Pending<H> {
+    /// What is known of a transaction whose invocation never completed (it is indeterminate).
+    pub fn meta(&self) -> TxnMeta {
+        TxnMeta {
+            id: Some(self.index.unwrap_or(self.seq)),
+            process: self.process,
+            invoke_time: self.time,
+            line: self.line,
+            ..Default::default()
+        }
+    }
 }
 
 /// Open invocations.

@@ -1,6 +1,8 @@
 //! Shared helpers for tests that read `../shared/corpus` in place.
 #![allow(dead_code)]
 
+pub mod txns;
+
 use grail_core::{CheckOptions, Format, History, Report};
 use std::io::Read;
 use std::path::{Path, PathBuf};
