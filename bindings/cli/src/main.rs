@@ -47,6 +47,99 @@ impl Input {
     }
 }
 
+#[derive(clap::Args)]
+struct GenArgs {
+    /// Number of transactions.
+    #[arg(long, default_value_t = 1000)]
+    txns: usize,
+    #[arg(long, default_value_t = 10)]
+    sessions: usize,
+    /// Keys in use at a time.
+    #[arg(long, default_value_t = 20)]
+    keys: usize,
+    #[arg(long, default_value_t = 1)]
+    min_ops: usize,
+    #[arg(long, default_value_t = 6)]
+    max_ops: usize,
+    /// Fraction of micro-operations that are reads.
+    #[arg(long, default_value_t = 0.5)]
+    read_ratio: f64,
+    /// uniform, zipfian[:S] or hotspot[:P].
+    #[arg(long, default_value = "uniform")]
+    distribution: String,
+    #[arg(long, default_value_t = 0.05)]
+    abort_rate: f64,
+    #[arg(long, default_value_t = 32)]
+    max_writes_per_key: usize,
+    /// list-append or rw-register.
+    #[arg(long, default_value = "list-append", value_parser = ["list-append", "rw-register"])]
+    model: String,
+    #[arg(long, default_value = "serializable", value_parser = ["serializable", "snapshot-isolation", "parallel-snapshot-isolation", "read-committed"])]
+    isolation: String,
+    /// Anomalies to inject, as NAME or NAME:COUNT, comma-separated: lost-update, write-skew,
+    /// long-fork, aborted-read, intermediate-read, write-cycle.
+    #[arg(long, default_value = "")]
+    inject: String,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// edn (Jepsen) or native (grail's JSON).
+    #[arg(long, default_value = "edn", value_parser = ["edn", "native"])]
+    output: String,
+    /// Write the history here instead of standard output.
+    #[arg(short, long)]
+    out: Option<PathBuf>,
+    /// Write the write-ahead log (register histories) here.
+    #[arg(long)]
+    wal_out: Option<PathBuf>,
+}
+
+impl GenArgs {
+    fn options(&self) -> Result<grail_core::generate::GenOptions, String> {
+        use grail_core::generate::{GenOptions, Injection, KeyDistribution};
+        fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, String> {
+            serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|e| e.to_string())
+        }
+        let mut inject = Vec::new();
+        for part in self.inject.split(',').filter(|p| !p.is_empty()) {
+            let (name, count) = part.split_once(':').unwrap_or((part, "1"));
+            let inj = Injection::parse(name).ok_or_else(|| format!("unknown anomaly to inject {name:?}"))?;
+            inject.push((inj, count.parse().map_err(|_| format!("expected a count after {name}:"))?));
+        }
+        let (dist, arg) = self.distribution.split_once(':').unwrap_or((&self.distribution, ""));
+        let num = |default: f64| match arg {
+            "" => Ok(default),
+            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {:?}", self.distribution)),
+        };
+        let distribution = match dist {
+            "uniform" => KeyDistribution::Uniform,
+            "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
+            "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
+            _ => {
+                return Err(format!(
+                    "unknown distribution {:?}: expected uniform, zipfian[:S] or hotspot[:P]",
+                    self.distribution
+                ))
+            }
+        };
+        Ok(GenOptions {
+            transactions: self.txns,
+            sessions: self.sessions,
+            keys: self.keys,
+            min_ops: self.min_ops,
+            max_ops: self.max_ops,
+            read_ratio: self.read_ratio,
+            distribution,
+            abort_rate: self.abort_rate,
+            max_writes_per_key: self.max_writes_per_key,
+            model: parse(&self.model)?,
+            isolation: parse(&self.isolation)?,
+            inject,
+            seed: self.seed,
+            output: parse(&self.output)?,
+        })
+    }
+}
+
 #[derive(Subcommand)]
 enum Cmd {
     /// Check isolation levels; print the verdict table, or JSON.
@@ -87,50 +180,7 @@ enum Cmd {
         json: bool,
     },
     /// Generate a history from a simulated database (for tests, benchmarks and demos).
-    Generate {
-        /// Number of transactions.
-        #[arg(long, default_value_t = 1000)]
-        txns: usize,
-        #[arg(long, default_value_t = 10)]
-        sessions: usize,
-        /// Keys in use at a time.
-        #[arg(long, default_value_t = 20)]
-        keys: usize,
-        #[arg(long, default_value_t = 1)]
-        min_ops: usize,
-        #[arg(long, default_value_t = 6)]
-        max_ops: usize,
-        /// Fraction of micro-operations that are reads.
-        #[arg(long, default_value_t = 0.5)]
-        read_ratio: f64,
-        /// uniform, zipfian[:S] or hotspot[:P].
-        #[arg(long, default_value = "uniform")]
-        distribution: String,
-        #[arg(long, default_value_t = 0.05)]
-        abort_rate: f64,
-        #[arg(long, default_value_t = 32)]
-        max_writes_per_key: usize,
-        /// list-append or rw-register.
-        #[arg(long, default_value = "list-append", value_parser = ["list-append", "rw-register"])]
-        model: String,
-        #[arg(long, default_value = "serializable", value_parser = ["serializable", "snapshot-isolation", "parallel-snapshot-isolation", "read-committed"])]
-        isolation: String,
-        /// Anomalies to inject, as NAME or NAME:COUNT, comma-separated: lost-update, write-skew,
-        /// long-fork, aborted-read, intermediate-read, write-cycle.
-        #[arg(long, default_value = "")]
-        inject: String,
-        #[arg(long, default_value_t = 1)]
-        seed: u64,
-        /// edn (Jepsen) or native (grail's JSON).
-        #[arg(long, default_value = "edn", value_parser = ["edn", "native"])]
-        output: String,
-        /// Write the history here instead of standard output.
-        #[arg(short, long)]
-        out: Option<PathBuf>,
-        /// Write the write-ahead log (register histories) here.
-        #[arg(long)]
-        wal_out: Option<PathBuf>,
-    },
+    Generate(GenArgs),
     /// Export the dependency graph for a graph database (with GRAIL's queries) or a drawing tool.
     Export {
         /// History file, as for `check`.
@@ -300,77 +350,16 @@ fn run(cli: Cli) -> Result<u8, String> {
             }
             Ok(if findings.is_empty() { 0 } else { 1 })
         }
-        Cmd::Generate {
-            txns,
-            sessions,
-            keys,
-            min_ops,
-            max_ops,
-            read_ratio,
-            distribution,
-            abort_rate,
-            max_writes_per_key,
-            model,
-            isolation,
-            inject,
-            seed,
-            output,
-            out,
-            wal_out,
-        } => {
-            use grail_core::generate::*;
-            fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, String> {
-                serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|e| e.to_string())
+        Cmd::Generate(g) => {
+            let gen = grail_core::generate::generate(&g.options()?);
+            match &g.out {
+                Some(p) => std::fs::write(p, &gen.history).map_err(|e| format!("{}: {e}", p.display()))?,
+                None => print!("{}", gen.history),
             }
-            let mut list = Vec::new();
-            for part in inject.split(',').filter(|p| !p.is_empty()) {
-                let (name, count) = part.split_once(':').unwrap_or((part, "1"));
-                let inj = Injection::parse(name).ok_or_else(|| format!("unknown anomaly to inject {name:?}"))?;
-                list.push((inj, count.parse().map_err(|_| format!("expected a count after {name}:"))?));
+            if let (Some(p), Some(wal)) = (&g.wal_out, &gen.wal) {
+                std::fs::write(p, wal).map_err(|e| format!("{}: {e}", p.display()))?;
             }
-            let (dist, arg) = distribution.split_once(':').unwrap_or((&distribution, ""));
-            let num = |d: f64| {
-                if arg.is_empty() {
-                    Ok(d)
-                } else {
-                    arg.parse::<f64>().map_err(|_| format!("expected a number in {distribution:?}"))
-                }
-            };
-            let distribution = match dist {
-                "uniform" => KeyDistribution::Uniform,
-                "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
-                "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
-                _ => {
-                    return Err(format!(
-                        "unknown distribution {distribution:?}: expected uniform, zipfian[:S] or hotspot[:P]"
-                    ))
-                }
-            };
-            let o = GenOptions {
-                transactions: txns,
-                sessions,
-                keys,
-                min_ops,
-                max_ops,
-                read_ratio,
-                distribution,
-                abort_rate,
-                max_writes_per_key,
-                model: parse(&model)?,
-                isolation: parse(&isolation)?,
-                inject: list,
-                seed,
-                output: parse(&output)?,
-            };
-            let g = generate(&o);
-            match out {
-                Some(p) => std::fs::write(&p, &g.history).map_err(|e| format!("{}: {e}", p.display()))?,
-                None => print!("{}", g.history),
-            }
-            if let (Some(p), Some(wal)) = (wal_out, &g.wal) {
-                std::fs::write(&p, wal).map_err(|e| format!("{}: {e}", p.display()))?;
-            }
-            eprintln!("grail: generated {} committed and {} aborted transactions", g.committed, g.aborted);
+            eprintln!("grail: generated {} committed and {} aborted transactions", gen.committed, gen.aborted);
             Ok(0)
         }
         Cmd::Export { history, wal, input_format, verbose, format, out, max_depth } => {
