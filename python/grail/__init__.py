@@ -23,14 +23,16 @@ In Jupyter a report shows as a verdict table with each counterexample drawn as S
 from ._errors import GrailError, HistoryError, UsageError, WalError
 from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
-from ._history import Graph, History, check, read
+from ._history import Graph, History, check, check_strategy, read
 from ._report import Anomaly, Cycle, LevelResult, OpRef, Report, Stats, Step
+from ._strategy import STRATEGIES, StrategyReport
 
 #: The five levels, strongest first.
 LEVELS = tuple(_LEVELS)
 
 __all__ = [
     "check",
+    "check_strategy",
     "read",
     "History",
     "Graph",
@@ -41,6 +43,8 @@ __all__ = [
     "OpRef",
     "Anomaly",
     "Stats",
+    "StrategyReport",
+    "STRATEGIES",
     "GrailError",
     "HistoryError",
     "WalError",

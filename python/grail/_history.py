@@ -10,12 +10,13 @@ from . import _grail
 from ._errors import UsageError
 from ._input import HistorySource, LogSource, to_bytes
 from ._report import Report, Stats, _import
+from ._strategy import StrategyReport
 
 if TYPE_CHECKING:  # pragma: no cover
     import networkx
     import pandas
 
-__all__ = ["History", "Graph", "read", "check"]
+__all__ = ["History", "Graph", "read", "check", "check_strategy"]
 
 Levels = Union[None, str, Iterable[str]]
 
@@ -93,6 +94,21 @@ class History:
             raise UsageError(f"max_cycles must be an int >= 1, not {max_cycles!r}", kind="usage")
         native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget)
         return Report(native)
+
+    def check_strategy(
+        self,
+        strategy: str = "scc",
+        *,
+        max_depth: Optional[int] = None,
+        levels: Levels = None,
+    ) -> StrategyReport:
+        """Decide the levels with one of GRAIL's checkers; see :func:`grail.check_strategy`."""
+        if not isinstance(strategy, str):
+            raise TypeError(f"strategy must be a str such as 'dfs', not {type(strategy).__name__}")
+        if max_depth is not None and (isinstance(max_depth, bool) or not isinstance(max_depth, int) or max_depth < 0):
+            raise UsageError(f"max_depth must be an int >= 2, not {max_depth!r}", kind="usage")
+        native = self._native.check_strategy(strategy, max_depth, _levels_arg(levels))
+        return StrategyReport(json.loads(native))
 
     def graph(self) -> "Graph":
         """The dependency graph (ww, wr and rw edges between committed transactions)."""
@@ -290,3 +306,39 @@ def check(
     else:
         h = read(history, wal=wal, format=format)
     return h.check(levels=levels, budget=budget, max_steps=max_steps, max_cycles=max_cycles)
+
+
+def check_strategy(
+    history: Union[HistorySource, History],
+    strategy: str = "scc",
+    *,
+    max_depth: Optional[int] = None,
+    levels: Levels = None,
+    wal: Optional[LogSource] = None,
+    format: str = "auto",
+) -> StrategyReport:
+    """Decide the levels with one of GRAIL's checkers and count its work.
+
+    ``strategy`` is "scc" (the default engine), "dfs" (GRAIL's depth-bounded Cycle checker:
+    cycles of at most ``max_depth`` transactions, 4 by default; a level without one is
+    "not-detected"), "shortest-path" (a shortest back-path from every edge) or "gabow"
+    (Gabow's path-based SCC algorithm). Levels are decided on dependency cycles only, as GRAIL
+    does; for "scc" the verdicts are :func:`grail.check`'s and the counters zero. The report
+    equals ``grail check FILE --strategy S --json`` (dfs, shortest-path, gabow). ``history`` is
+    anything :func:`grail.check` takes. The GIL is released while checking. Raises
+    :class:`UsageError` for an unknown strategy or a misplaced ``max_depth``.
+
+    >>> import grail
+    >>> r = grail.check_strategy('[{"id": 1, "status": "committed", "ops": [["w", "x", 1]]}]',
+    ...                          "dfs", max_depth=3)
+    >>> r.levels["SER"], r.max_depth
+    ('holds', 3)
+    """
+    if isinstance(history, History):
+        if wal is not None:
+            raise UsageError("wal is read with the history: pass it to grail.read", kind="usage")
+        h = history
+    else:
+        h = read(history, wal=wal, format=format)
+    return h.check_strategy(strategy, max_depth=max_depth, levels=levels)
+

@@ -75,7 +75,7 @@ def test_user_code_type_checks(tmp_path):
     assert "has no attribute \"upper\"" in out.stdout
 
 
-MODULES = ["grail", "grail._errors", "grail._history", "grail._report"]
+MODULES = ["grail", "grail._errors", "grail._history", "grail._report", "grail._strategy"]
 
 
 @pytest.mark.parametrize("name", MODULES)

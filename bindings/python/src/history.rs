@@ -123,6 +123,30 @@ impl PyHistory {
         Ok(PyReport::new(report))
     }
 
+    /// Decide levels with one of GRAIL's checkers (`scc`, `dfs`, `shortest-path`, `gabow`), with
+    /// the GIL released; the report as JSON, the same as `grail check --strategy S --json`.
+    /// `max_depth` applies to `dfs` only (default 4); `levels` as in `check` (all five when None).
+    #[pyo3(signature = (strategy, max_depth = None, levels = None))]
+    fn check_strategy(
+        &self,
+        py: Python<'_>,
+        strategy: &str,
+        max_depth: Option<usize>,
+        levels: Option<&str>,
+    ) -> PyResult<String> {
+        let s = grail_core::strategy::Strategy::parse(strategy, max_depth).map_err(|e| to_pyerr(py, e.into()))?;
+        let levels: Vec<Level> = match levels {
+            Some(l) => Level::parse_list(l).map_err(|e| to_pyerr(py, e.into()))?,
+            None => Level::ALL.to_vec(),
+        };
+        run_detached(py, || {
+            let inf = self.inference();
+            let r = grail_core::strategy::run(&self.h, &inf, s, &levels);
+            serde_json::to_string(&r)
+                .map_err(|e| Failure::Internal(format!("cannot serialise the strategy report: {e}")))
+        })
+    }
+
     /// The dependency graph (built with the GIL released, then kept).
     fn graph(&self, py: Python<'_>) -> PyResult<PyGraph> {
         let inf = run_detached(py, || Ok(self.inference()))?;

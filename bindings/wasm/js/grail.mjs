@@ -13,6 +13,30 @@ export const LEVELS = Object.freeze(['SER', 'SI', 'PSI', 'PL-2', 'PL-1']);
 const READ_KEYS = ['format', 'wal'];
 const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout'];
 const CALL_KEYS = ['progress', 'progress_interval_ms'];
+const STRATEGY_KEYS = ['strategy', 'max_depth', 'levels'];
+
+/** The strategies: the default engine and GRAIL's three checkers. */
+export const STRATEGIES = Object.freeze(['scc', 'dfs', 'shortest-path', 'gabow']);
+
+/** Check strategy options; the arguments of the module's `checkStrategy`. */
+function strategyArgs(o) {
+    const strategy = o.strategy ?? 'scc';
+    if (typeof strategy !== 'string') {
+        throw usage('option `strategy` must be "scc", "dfs", "shortest-path" or "gabow"');
+    }
+    const d = o.max_depth;
+    if (d !== undefined && d !== null && !(Number.isInteger(d) && d >= 0 && d <= 0xffffffff)) {
+        throw usage('option `max_depth` must be an integer >= 2');
+    }
+    let levels;
+    if (o.levels !== undefined && o.levels !== null) {
+        if (!Array.isArray(o.levels) || o.levels.some((l) => typeof l !== 'string' || l.includes(','))) {
+            throw usage('option `levels` must be an array of level names such as ["SER", "PL-2"]');
+        }
+        levels = o.levels.join(',');
+    }
+    return [strategy, d ?? undefined, levels];
+}
 
 const encoder = new TextEncoder();
 
@@ -237,6 +261,18 @@ export class History {
         return progress.run(() => h.check(checkArgs(o), o.timeout ?? undefined, progress.fn, o.progress_interval_ms));
     }
 
+    /**
+     * Decide levels with one of GRAIL's checkers (`strategy`: `scc`, `dfs`, `shortest-path`,
+     * `gabow`; `max_depth` for `dfs`, default 4); the report has the schema of
+     * `grail check --strategy S --json`.
+     */
+    checkStrategy(opts) {
+        const o = options(opts, STRATEGY_KEYS, 'History.checkStrategy');
+        const args = strategyArgs(o);
+        const h = this.#get();
+        return guard(() => h.checkStrategy(...args));
+    }
+
     /** The dependency graph (schema of `grail graph --json`): vertices and edges with provenance. */
     graph() {
         const h = this.#get();
@@ -289,6 +325,18 @@ export function check(input, opts) {
     const h = readWith(input, o, progress);
     try {
         return h._check(o, progress);
+    } finally {
+        h.free();
+    }
+}
+
+/** Read a history and decide its levels with one strategy (schema of `grail check --strategy S --json`). */
+export function checkStrategy(input, opts) {
+    const o = options(opts, [...READ_KEYS, ...STRATEGY_KEYS], 'checkStrategy');
+    const args = strategyArgs(o);
+    const h = readWith(input, o, new Progress(undefined));
+    try {
+        return h.checkStrategy({ strategy: args[0], max_depth: o.max_depth, levels: o.levels });
     } finally {
         h.free();
     }

@@ -225,6 +225,46 @@ export interface CheckOptions<L extends Level = Level> extends CallOptions {
     timeout?: number | null;
 }
 
+/** A strategy: the default engine or one of GRAIL's checkers. */
+export type Strategy = 'scc' | 'dfs' | 'shortest-path' | 'gabow';
+
+/** The strategies. */
+export declare const STRATEGIES: readonly ['scc', 'dfs', 'shortest-path', 'gabow'];
+
+export interface StrategyOptions<L extends Level = Level> {
+    /** The checker; default `scc`. Also accepts `sp` (shortest-path) and `cycle` (dfs). */
+    strategy?: Strategy;
+    /** For `dfs`: the longest cycle searched, in transactions (at least 2; default 4). */
+    max_depth?: number | null;
+    /** Levels to decide; all five when absent or empty. */
+    levels?: readonly L[] | null;
+}
+
+/**
+ * A strategy's answer for a level. `not-detected`: a depth-bounded `dfs` found no cycle of at
+ * most `max_depth` transactions; longer ones were not searched.
+ */
+export type StrategyVerdict = 'violated' | 'holds' | 'not-detected' | 'unknown';
+
+export interface StrategyLevel<L extends Level = Level> {
+    level: L;
+    verdict: StrategyVerdict;
+    /** The cycle found (violated levels): `txns[i] -types[i]-> txns[i+1]`, closing to `txns[0]`. */
+    cycle?: { txns: number[]; types: EdgeType[] };
+    /** Work done: traversals started and edges visited (zeros for `scc`). */
+    counters: { traversals: number; edges_visited: number };
+}
+
+/** The report of a strategy (schema of `grail check --strategy S --json`). */
+export interface StrategyReport<L extends Level = Level> {
+    strategy: Strategy;
+    /** For `dfs` only. */
+    max_depth?: number;
+    /** One entry per level, strongest first. */
+    levels: StrategyLevel<L>[];
+    notes: string[];
+}
+
 /** Kinds of GrailError. */
 export type ErrorKind =
     | 'syntax'
@@ -255,6 +295,8 @@ export declare class History {
     readonly model: Model;
     readonly transactionCount: number;
     check<L extends Level = Level>(options?: CheckOptions<L>): Report<L>;
+    /** Decide the levels with one of GRAIL's checkers, counting its work. */
+    checkStrategy<L extends Level = Level>(options?: StrategyOptions<L>): StrategyReport<L>;
     graph(): Graph;
     stats(): HistoryStats;
     transactions(): Transaction[];
@@ -273,6 +315,9 @@ export declare function read(input: Input, options?: ReadOptions): History;
 
 /** Read and check a history in one call. */
 export declare function check<L extends Level = Level>(input: Input, options?: ReadOptions & CheckOptions<L>): Report<L>;
+
+/** Read a history and decide its levels with one of GRAIL's checkers. */
+export declare function checkStrategy<L extends Level = Level>(input: Input, options?: Omit<ReadOptions, keyof CallOptions> & StrategyOptions<L>): StrategyReport<L>;
 
 /** A report as terminal text (what `grail check` prints without `--json`). */
 export declare function renderText<L extends Level>(report: Report<L>): string;

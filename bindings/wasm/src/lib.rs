@@ -295,6 +295,25 @@ impl History {
         report
     }
 
+    /// Decide levels with one of GRAIL's checkers: `strategy` is `scc`, `dfs`, `shortest-path`
+    /// or `gabow`; `max_depth` applies to `dfs` (default 4); `levels` is comma-separated (all
+    /// five when absent or empty). The report has the schema of `grail check --strategy S --json`.
+    #[wasm_bindgen(js_name = checkStrategy)]
+    pub fn check_strategy(
+        &self,
+        strategy: String,
+        max_depth: Option<u32>,
+        levels: Option<String>,
+    ) -> Result<JsValue, JsValue> {
+        let s = grail_core::strategy::Strategy::parse(&strategy, max_depth.map(|d| d as usize)).map_err(core_error)?;
+        let mut levels = grail_core::Level::parse_list(levels.as_deref().unwrap_or("")).map_err(core_error)?;
+        if levels.is_empty() {
+            levels = grail_core::Level::ALL.to_vec();
+        }
+        let r = grail_core::strategy::run(&self.h, self.graph_of(), s, &levels);
+        to_js(&r)
+    }
+
     /// The dependency graph as the CLI's `graph --json` prints it: `vertices` (transaction ids),
     /// `edges` (`from`, `to`, `type`, `key`, `from_op`, `to_op`), `stats`, `notes`.
     pub fn graph(&self) -> Result<JsValue, JsValue> {

@@ -2,6 +2,8 @@
 // that these uses compile and the marked misuses do not.
 import {
     check,
+    checkStrategy,
+    STRATEGIES,
     read,
     init,
     gunzip,
@@ -17,6 +19,9 @@ import {
     type ProgressEvent,
     type AnomalyType,
     type EdgeType,
+    type Strategy,
+    type StrategyReport,
+    type StrategyVerdict,
 } from 'grail-wasm';
 
 export async function main(text: string, bytes: Uint8Array): Promise<void> {
@@ -79,5 +84,18 @@ export async function main(text: string, bytes: Uint8Array): Promise<void> {
     const text2: string = renderText(some) + renderText(all) + version();
     const cycle = all.levels.SER.cycles[0];
     if (cycle) cycleDot(cycle);
+
+    const sr: StrategyReport = checkStrategy(text, { strategy: 'dfs', max_depth: 3 });
+    const sv: StrategyVerdict | undefined = sr.levels[0]?.verdict;
+    const edges: number | undefined = sr.levels[0]?.counters.edges_visited;
+    const strat: Strategy = sr.strategy;
+    const names: readonly Strategy[] = STRATEGIES;
+    const hs = read(text).checkStrategy({ strategy: 'gabow', levels: ['SER'] });
+    const hsl: 'SER' | undefined = hs.levels[0]?.level;
+    // @ts-expect-error not a strategy
+    checkStrategy(text, { strategy: 'bfs' });
+    // @ts-expect-error checkStrategy takes no check options
+    checkStrategy(text, { max_steps: 5 });
+    void [sv, edges, strat, names, hsl];
     void [v, valid, kinds, edgeType, ser, t, from, status, pl2, levels, text2];
 }
