@@ -85,3 +85,17 @@ fn duplicate_transaction_ids_are_refused_with_both_places() {
     let e = err("[{\"id\": 7, \"ops\": []}, {\"id\": 7, \"ops\": []}]");
     assert_eq!(e.txn, Some(7));
 }
+
+#[test]
+fn a_read_of_the_transactions_own_later_append_is_internal() {
+    let h = grail_core::read(
+        b"{:type :ok, :value [[:r x [1]] [:append x 1]]}\n{:type :ok, :value [[:r x [1]]]}",
+        Format::Auto,
+    )
+    .unwrap();
+    let r = grail_core::check(&h, &grail_core::CheckOptions::default());
+    let internal: Vec<_> = r.anomalies.iter().filter(|a| a.kind == "internal").collect();
+    assert_eq!(internal.len(), 1, "{:?}", r.anomalies);
+    assert_eq!(internal[0].txns, vec![0, 0]);
+    assert!(internal[0].explanation.contains("its own future write"), "{}", internal[0].explanation);
+}

@@ -191,6 +191,11 @@ fn key_edges(
             if !good(cx, &w) {
                 continue; // aborted: G1a, reported above
             }
+            if w.txn == r {
+                // It read its own append before making it: a read of its own future.
+                cx.finding(AnomalyKind::Internal, Some(k), Some(list[n - 1]), Some((w.txn, w.op)), &[(r, o)]);
+                continue;
+            }
             if !w.last {
                 cx.finding(AnomalyKind::G1b, Some(k), Some(list[n - 1]), Some((w.txn, w.op)), &[(r, o)]);
                 continue; // an intermediate read justifies no edge (thesis 2.2, H7)

@@ -180,6 +180,9 @@ pub fn finding_report(h: &History, f: &Finding) -> AnomalyReport {
     let explanation = match f.kind {
         AnomalyKind::G1a => format!("{} read {value} of key {key}, written by {first}, which aborted{more}: {} then {}", names[1..].join(", "), op(0), op(1)),
         AnomalyKind::G1b => format!("{} read {value} of key {key}, an intermediate value: {first} wrote it ({}) and later overwrote it in the same transaction{more}", names[1..].join(", "), op(0)),
+        AnomalyKind::Internal if f.ops.len() > 1 && f.ops[0] > f.ops[1] => {
+            format!("{last} read {} of key {key}, which already contains its own later {}: it read its own future write", op(1), op(0))
+        }
         AnomalyKind::Internal if f.txns.len() > 1 => format!("{last} read {} of key {key}, which disagrees with its own earlier {} and the writes it made since", op(1), op(0)),
         AnomalyKind::Internal => format!("{last} read {} of key {key}, which disagrees with its own earlier writes", op(0)),
         AnomalyKind::GarbageRead => format!("{} read {value} of key {key}, which no transaction wrote{more}", names.join(", ")),
