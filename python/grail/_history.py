@@ -271,6 +271,15 @@ def read(
     return History(_grail.read(data, fmt, log))
 
 
+
+def _history_of(history: Union[HistorySource, History], wal: Optional[LogSource], format: str) -> History:
+    """A History as given, or read from what the caller passed."""
+    if isinstance(history, History):
+        if wal is not None:
+            raise UsageError("wal is read with the history: pass it to grail.read", kind="usage")
+        return history
+    return read(history, wal=wal, format=format)
+
 def check(
     history: Union[HistorySource, History],
     *,
@@ -299,12 +308,7 @@ def check(
     >>> report.levels["SER"].cycles[0].txns
     (0, 1)
     """
-    if isinstance(history, History):
-        if wal is not None:
-            raise UsageError("wal is read with the history: pass it to grail.read", kind="usage")
-        h = history
-    else:
-        h = read(history, wal=wal, format=format)
+    h = _history_of(history, wal, format)
     return h.check(levels=levels, budget=budget, max_steps=max_steps, max_cycles=max_cycles)
 
 
@@ -334,11 +338,6 @@ def check_strategy(
     >>> r.levels["SER"], r.max_depth
     ('holds', 3)
     """
-    if isinstance(history, History):
-        if wal is not None:
-            raise UsageError("wal is read with the history: pass it to grail.read", kind="usage")
-        h = history
-    else:
-        h = read(history, wal=wal, format=format)
+    h = _history_of(history, wal, format)
     return h.check_strategy(strategy, max_depth=max_depth, levels=levels)
 
