@@ -99,3 +99,27 @@ fn a_read_of_the_transactions_own_later_append_is_internal() {
     assert_eq!(internal[0].txns, vec![0, 0]);
     assert!(internal[0].explanation.contains("its own future write"), "{}", internal[0].explanation);
 }
+
+#[test]
+fn json_shape_errors_name_the_entrys_line_and_column() {
+    let text = "{\"transactions\": [\n  {\"id\": 1, \"ops\": [[\"w\", \"x\", 1]]},\n  {\"id\": 2, \"ops\": [[\"q\", \"x\", 1]]}\n],\n \"version_order\": {\"x\": [1]}}\n";
+    let e = err(text);
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert_eq!((e.line, e.column), (Some(3), Some(3)), "{e}");
+    assert!(e.message.contains("entry 1"), "{}", e.message);
+    // elle-cli JSON, a string with a brace and an escaped quote before the bad entry.
+    let text = "[{\"type\": \"ok\", \"index\": 0, \"value\": [[\"r\", \"{\\\"\", null]]},\n {\"type\": \"okay\", \"value\": []}]";
+    let e = err(text);
+    assert_eq!((e.line, e.column), (Some(2), Some(2)), "{e}");
+    // Transactions read from JSON know their line, for explanations.
+    let h = grail_core::read(
+        b"[\n{\"id\": 5, \"ops\": [[\"w\", 1, 1]]},\n{\"id\": 6, \"ops\": [[\"r\", 1, 1]]}\n]",
+        Format::Auto,
+    )
+    .unwrap();
+    assert_eq!(h.txns.iter().map(|t| t.line).collect::<Vec<_>>(), vec![2, 3]);
+    // A mixed-model error points at the entries themselves.
+    let e = err("[\n{\"id\": 1, \"ops\": [[\"append\", 1, 1]]},\n{\"id\": 2, \"ops\": [[\"w\", 2, 1]]}\n]");
+    assert_eq!(e.kind, ErrorKind::MixedModel);
+    assert_eq!((e.line, e.column), (Some(3), Some(1)), "{e}");
+}

@@ -52,11 +52,12 @@ const bad = [
         line: 2,
     },
     {
-        // The native JSON reader names the entry, not a line: line and column are null.
+        // A JSON shape error is placed at its entry (and names it).
         name: 'native JSON: an unknown operation',
         text: '{"transactions": [\n  {"id": 1, "status": "committed", "ops": [["w", "x", 1]]},\n  {"id": 2, "status": "committed", "ops": [["q", "x", 1]]}\n]}\n',
         kind: 'shape',
-        line: null,
+        line: 3,
+        column: 3,
     },
 ];
 

@@ -13,36 +13,111 @@ use serde_json::{Map, Value as Json};
 
 /// Parse a JSON history of either kind.
 pub fn read_json(text: &[u8]) -> Result<History, Error> {
-    let (entries, version_order) = entries(text)?;
+    let (entries, version_order, form) = entries(text)?;
+    let places = entry_places(text, form);
+    let places = &places;
+    let line_of = |i: usize| places.get(i).map_or(0, |p| p.0);
+    // An error about one entry gets that entry's place, unless it has a finer one.
+    let placed = |i: usize| {
+        move |mut e: Error| {
+            if let (None, Some(&(line, column))) = (e.line, places.get(i)) {
+                (e.line, e.column) = (Some(line), Some(column));
+            }
+            e
+        }
+    };
     let mut b = HistoryBuilder::new();
     let mut pairer: Pairer<usize> = Pairer::default();
     for (i, e) in entries.iter().enumerate() {
-        let obj =
-            e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"))?;
-        if obj.contains_key("ops") || obj.contains_key("status") {
-            native_txn(&mut b, i, obj)?;
-        } else {
-            elle_op(&mut b, &mut pairer, &entries, i, obj)?;
+        let obj = e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"));
+        match obj.map_err(placed(i))? {
+            obj if obj.contains_key("ops") || obj.contains_key("status") => {
+                native_txn(&mut b, i, line_of(i), obj).map_err(placed(i))?
+            }
+            obj => elle_op(&mut b, &mut pairer, &entries, i, line_of(i), obj).map_err(placed(i))?,
         }
     }
     for p in pairer.leftovers() {
         let invocation = &entries[p.handle];
-        if !push_txn_ops(&mut b, p.handle, invocation.get("value"), not_txn_f(invocation.get("f")))? {
+        if !push_txn_ops(&mut b, p.handle, invocation.get("value"), not_txn_f(invocation.get("f")))
+            .map_err(placed(p.handle))?
+        {
             continue; // a client operation that is not a transaction
         }
         b.finish_txn(Status::Indeterminate, p.meta());
     }
-    let mut h = b.finish()?;
+    // Operations are noted with their entry's index as the line (see push_ops): translate.
+    let mut h = b.finish_with(|p| {
+        let (line, column) = places.get(p.line.saturating_sub(1) as usize).copied().unwrap_or((p.line, p.column));
+        Place { line, column }
+    })?;
     if let Some(vo) = version_order {
         h.version_order = Some(version_order_from_json(&h, &vo)?);
     }
     Ok(h)
 }
 
-fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
+/// How the entries sit in the text: the containers enclosing each entry.
+#[derive(Clone, Copy)]
+enum Form {
+    /// `[entry, ...]`
+    Array,
+    /// `{"transactions": [entry, ...], ...}`
+    Document,
+    /// One entry a line.
+    Lines,
+}
+
+/// Where each entry starts (1-based line, column in characters), found by one scan that knows
+/// only strings and nesting: serde_json's values carry no positions.
+fn entry_places(text: &[u8], form: Form) -> Vec<(u32, u32)> {
+    let enclosing: &[u8] = match form {
+        Form::Array => b"[",
+        Form::Document => b"{[",
+        Form::Lines => b"",
+    };
+    let (mut places, mut stack) = (Vec::new(), Vec::new());
+    let (mut line, mut column) = (1u32, 0u32);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text {
+        if b == b'\n' {
+            line += 1;
+            column = 0;
+            continue;
+        }
+        if b & 0xC0 != 0x80 {
+            column += 1; // a character starts here
+        }
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                if b == b'{' && stack == enclosing {
+                    places.push((line, column));
+                }
+                stack.push(b);
+            }
+            b'}' | b']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    places
+}
+
+fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>, Form), Error> {
     let mut stream = serde_json::Deserializer::from_slice(text).into_iter::<Json>();
     let first = match stream.next() {
-        None => return Ok((Vec::new(), None)),
+        None => return Ok((Vec::new(), None, Form::Array)),
         Some(r) => r.map_err(|e| json_err(text, &e))?,
     };
     match first {
@@ -51,14 +126,14 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
                 extra.map_err(|e| json_err(text, &e))?;
                 return Err(Error::new(ErrorKind::Syntax, "expected the end of input after the history array"));
             }
-            Ok((items, None))
+            Ok((items, None, Form::Array))
         }
         Json::Object(mut obj) if obj.contains_key("transactions") => {
             let txns = match obj.remove("transactions") {
                 Some(Json::Array(t)) => t,
                 _ => return Err(Error::new(ErrorKind::Shape, "expected \"transactions\" to be an array")),
             };
-            Ok((txns, obj.remove("version_order")))
+            Ok((txns, obj.remove("version_order"), Form::Document))
         }
         obj @ Json::Object(_) => {
             // JSON lines: one operation object a line.
@@ -66,7 +141,7 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>), Error> {
             for r in stream {
                 items.push(r.map_err(|e| json_err(text, &e))?);
             }
-            Ok((items, None))
+            Ok((items, None, Form::Lines))
         }
         _ => Err(Error::at(
             ErrorKind::Shape,
@@ -93,7 +168,7 @@ fn int_field(obj: &Map<String, Json>, name: &str, i: usize) -> Result<Option<i64
     }
 }
 
-fn native_txn(b: &mut HistoryBuilder, i: usize, obj: &Map<String, Json>) -> Result<(), Error> {
+fn native_txn(b: &mut HistoryBuilder, i: usize, line: u32, obj: &Map<String, Json>) -> Result<(), Error> {
     let id = int_field(obj, "id", i)?;
     let id = match id {
         Some(v) if v < 0 => return Err(entry_err(i, "expected \"id\" to be a non-negative integer")),
@@ -124,7 +199,7 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, obj: &Map<String, Json>) -> Resu
         invoke_time: int_field(obj, "start", i)?,
         complete_time: int_field(obj, "end", i)?,
         label,
-        line: 0,
+        line,
     };
     b.finish_txn(status, meta);
     Ok(())
@@ -139,6 +214,7 @@ fn elle_op(
     pairer: &mut Pairer<usize>,
     entries: &[Json],
     i: usize,
+    line: u32,
     obj: &Map<String, Json>,
 ) -> Result<(), Error> {
     let ty = obj.get("type").and_then(Json::as_str).and_then(OpType::parse).ok_or_else(|| {
@@ -158,7 +234,7 @@ fn elle_op(
     };
     let time = int_field(obj, "time", i)?;
     if ty == OpType::Invoke {
-        pairer.invoke(Pending { index, time, process, line: i as u32, seq: i as u64, handle: i });
+        pairer.invoke(Pending { index, time, process, line, seq: i as u64, handle: i });
         return Ok(());
     }
     let invoke = pairer.complete(process);
@@ -181,7 +257,7 @@ fn elle_op(
         invoke_time: invoke.and_then(|p| p.time),
         complete_time: time,
         label,
-        line: 0,
+        line,
     };
     b.finish_txn(status, meta);
     Ok(())
@@ -228,6 +304,7 @@ fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), 
         Some(Json::Array(ops)) => ops,
         Some(_) => return Err(entry_err(i, "expected the operations to be an array of [f, key, value]")),
     };
+    // The entry's index stands for its place until read_json translates it (finish_with).
     let place = Place { line: i as u32 + 1, column: 1 };
     let mut elems = Vec::new();
     for (j, op) in ops.iter().enumerate() {
