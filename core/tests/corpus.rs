@@ -81,18 +81,7 @@ fn shorter_exists(
             }
             if w == start {
                 let masks: Vec<u8> = path[1..].iter().map(|x| x.1).chain([mask]).collect();
-                let mut words: Vec<Vec<EdgeType>> = vec![vec![]];
-                for m in masks {
-                    words = words
-                        .into_iter()
-                        .flat_map(|wd| {
-                            EdgeType::ALL
-                                .into_iter()
-                                .filter(move |t| m & t.bit() != 0)
-                                .map(move |t| [wd.clone(), vec![t]].concat())
-                        })
-                        .collect();
-                }
+                let words = label_words(&masks);
                 if words.iter().any(|wd| matches(p, wd)) {
                     return true;
                 }

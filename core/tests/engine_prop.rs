@@ -2,6 +2,9 @@
 //! multigraphs, every choice of one label per step, and classify each word by the definitions
 //! of `../shared/LEVELS.md` written out afresh here (not the engine's `matches`).
 
+mod common;
+
+use common::label_words;
 use grail_core::anomaly::AnomalyKind;
 use grail_core::graph::search::{components, Budget, Outcome, Searcher};
 use grail_core::graph::{DependencyGraph, Edge, EdgeType};
@@ -61,18 +64,7 @@ fn brute(g: &DependencyGraph, n: usize) -> Vec<(Vec<u32>, Vec<EdgeType>)> {
     for c in cycles {
         let masks: Vec<u8> =
             (0..c.len()).map(|i| g.out(c[i]).iter().find(|x| x.0 == c[(i + 1) % c.len()]).unwrap().1).collect();
-        let mut words: Vec<Vec<EdgeType>> = vec![vec![]];
-        for m in masks {
-            words = words
-                .into_iter()
-                .flat_map(|w| {
-                    EdgeType::ALL
-                        .into_iter()
-                        .filter(move |t| m & t.bit() != 0)
-                        .map(move |t| [w.clone(), vec![t]].concat())
-                })
-                .collect();
-        }
+        let words = label_words(&masks);
         for w in words {
             out.push((c.clone(), w));
         }

@@ -66,3 +66,18 @@ pub fn violated(r: &Report, level: &str) -> bool {
 pub fn kinds(r: &Report) -> std::collections::BTreeSet<String> {
     r.anomalies.iter().map(|a| a.kind.clone()).collect()
 }
+
+/// Every choice of one edge type per step, for a cycle whose steps carry these type masks.
+pub fn label_words(masks: &[u8]) -> Vec<Vec<grail_core::graph::EdgeType>> {
+    use grail_core::graph::EdgeType;
+    let mut words: Vec<Vec<EdgeType>> = vec![vec![]];
+    for &m in masks {
+        words = words
+            .into_iter()
+            .flat_map(|w| {
+                EdgeType::ALL.into_iter().filter(move |t| m & t.bit() != 0).map(move |t| [w.clone(), vec![t]].concat())
+            })
+            .collect();
+    }
+    words
+}
