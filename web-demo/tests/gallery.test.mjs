@@ -1,26 +1,16 @@
 // In headless Chromium: every gallery example gives the expected verdicts; counterexample
 // graphs have their edges coloured by type, and selecting an edge or a transaction shows and
 // marks the operations behind it, by mouse and by keyboard.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, openPage, loadExample, verdicts, anomalyTypes, screenshot, manifest } from './helpers.mjs';
+import { useDemoPage, startServer, launch, openPage, loadExample, verdicts, anomalyTypes, screenshot, manifest } from './helpers.mjs';
 
 let server;
 let browser;
 let page;
 
-before(async () => {
-    server = await startServer();
-    browser = await launch();
-    page = await openPage(browser, server.url);
-    // With no link, the page opens on the H5 lost update and checks it.
-    await page.waitForFunction(() => document.getElementById('results').dataset.finished === '1');
-});
-
-after(async () => {
-    await browser?.close();
-    await server?.close();
-});
+// With no link, the page opens on the H5 lost update and checks it.
+useDemoPage((d) => ({ server, browser, page } = d));
 
 test('the page loads grail in a worker, cross-origin isolated, without console errors', async () => {
     assert.equal(await page.evaluate(() => document.body.dataset.example), 'h5-lost-update');

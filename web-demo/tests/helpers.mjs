@@ -1,5 +1,6 @@
 // Shared by the browser tests: a static server for web-demo/dist on a free localhost port,
 // headless Chromium through playwright-core, and helpers to drive the page.
+import { before, after } from 'node:test';
 import { createServer } from 'node:http';
 import { createReadStream, existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, extname, join, normalize, sep } from 'node:path';
@@ -152,4 +153,23 @@ export function serialHistory(n) {
         lists.set(k, l);
     }
     return lines.join('\n') + '\n';
+}
+
+/**
+ * A server, a browser and the demo page for a test file: started before its tests (the page
+ * checks the example it opens on first), closed after them. `use` receives them.
+ */
+export function useDemoPage(use) {
+    const ctx = {};
+    before(async () => {
+        ctx.server = await startServer();
+        ctx.browser = await launch();
+        ctx.page = await openPage(ctx.browser, ctx.server.url);
+        await ctx.page.waitForFunction(() => document.getElementById('results').dataset.finished === '1');
+        use(ctx);
+    });
+    after(async () => {
+        await ctx.browser?.close();
+        await ctx.server?.close();
+    });
 }

@@ -1,28 +1,19 @@
 // In headless Chromium: a shared link opens the same history and levels and gives the same
 // result; a counterexample exports as SVG, as JSON, and as a minimal sub-history in EDN that
 // grail (here, and in the page) finds the same cycle in.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { startServer, launch, openPage, loadExample, waitForCheck, finishedCount, verdicts, anomalyTypes, screenshot, demoDir } from './helpers.mjs';
+import { useDemoPage, startServer, launch, openPage, loadExample, waitForCheck, finishedCount, verdicts, anomalyTypes, screenshot, demoDir } from './helpers.mjs';
 
 const pkgNode = join(demoDir, '..', 'bindings', 'wasm', 'pkg', 'node.mjs');
 let server;
 let browser;
 let page;
 
-before(async () => {
-    server = await startServer();
-    browser = await launch();
-    page = await openPage(browser, server.url);
-    await page.waitForFunction(() => document.getElementById('results').dataset.finished === '1');
-});
-
-after(async () => {
-    await browser?.close();
-    await server?.close();
-});
+// With no link, the page opens on the H5 lost update and checks it.
+useDemoPage((d) => ({ server, browser, page } = d));
 
 function levelsChecked(p) {
     return p.evaluate(() => [...document.querySelectorAll('input[name=level]:checked')].map((i) => i.value));
