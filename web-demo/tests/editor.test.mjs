@@ -1,33 +1,26 @@
 // In headless Chromium: the editor. A broken history shows its error at the right line and
 // column; history text is only ever text; files open by picking (gzip too) and by dropping;
 // JSON histories get their operations marked as EDN ones do.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
-import { startServer, launch, openPage, waitForCheck, finishedCount, verdicts, setEditorText, screenshot, demoDir, serialHistory } from './helpers.mjs';
+import { useDemoPage, startServer, launch, openPage, waitForCheck, finishedCount, verdicts, setEditorText, screenshot, demoDir, serialHistory } from './helpers.mjs';
 
 let server;
 let browser;
 let page;
 
-before(async () => {
-    server = await startServer();
-    browser = await launch();
-    page = await openPage(browser, server.url);
-    await page.waitForFunction(() => document.getElementById('results').dataset.finished === '1');
-});
-
-after(async () => {
-    await browser?.close();
-    await server?.close();
-});
+// With no link, the page opens on the H5 lost update and checks it.
+useDemoPage((d) => ({ server, browser, page } = d));
 
 const checkId = () => finishedCount(page);
 
 /** Geometry of the editor's marks: [{line (from the box's top), kind}]. */
-function markLines() {
+/** The marked lines, once at least `atLeast` marks are drawn (they follow the selection). */
+async function markLines(atLeast = 1) {
+    await page.waitForFunction((n) => document.querySelectorAll('.overlay .mark').length >= n, atLeast);
     return page.evaluate(() => {
         const ta = document.getElementById('history');
         const cs = getComputedStyle(ta);
@@ -163,7 +156,7 @@ test('an elle JSON history: verdicts, and its operations marked in the editor', 
     assert.deepEqual(await verdicts(page), { SER: 'violated', SI: 'violated', PSI: 'violated', 'PL-2': 'holds', 'PL-1': 'holds' });
     await page.click('#graph-box [data-edge="0"] .label');
     await page.waitForSelector('#selection .why');
-    const marks = await markLines();
+    const marks = await markLines(2);
     assert.deepEqual(marks.map((m) => m.line).sort(), [3, 4]);
     await page.click('#selection .op-to');
     const selected = await page.evaluate(() => {
