@@ -59,13 +59,7 @@ export interface OpRef {
 }
 
 /** One edge of a cycle, with the micro-operations that justify it. */
-export interface Step {
-    from: number;
-    to: number;
-    type: EdgeType;
-    key: Value;
-    from_op: OpRef;
-    to_op: OpRef;
+export interface Step extends GraphEdge {
     /** Why the edge holds, in one sentence. */
     why: string;
 }
