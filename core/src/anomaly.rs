@@ -28,10 +28,23 @@ pub enum AnomalyKind {
     DuplicateWrite,
     /// Two reads of a list that are not prefixes of one another.
     IncompatibleOrder,
+    /// A cycle of session order and reads-from (with WW where known): Plume's CyclicCO (TAP-g).
+    CausalityCycle,
+    /// A transaction read a key's older version after observing a newer one's writer in an
+    /// earlier read: read committed's MonoAtomicView broken (Plume's NonMonoRead, TAPs h-i).
+    NonMonotonicRead,
+    /// A transaction read one key twice, from two different writers (Plume TAP-j).
+    NonRepeatableRead,
+    /// A transaction observed a writer (by session order or reads-from) yet read an older
+    /// version of a key that writer wrote: read atomic broken (Plume's FracturedRead, TAPs k-l).
+    FracturedRead,
+    /// As a fractured read, but the writer was observed only transitively (causally): causal
+    /// consistency broken (Plume's COConflictCM and ConflictCM, TAPs m-n).
+    CausalViolation,
 }
 
 impl AnomalyKind {
-    pub const ALL: [AnomalyKind; 11] = [
+    pub const ALL: [AnomalyKind; 16] = [
         AnomalyKind::G0,
         AnomalyKind::G1a,
         AnomalyKind::G1b,
@@ -43,6 +56,11 @@ impl AnomalyKind {
         AnomalyKind::GarbageRead,
         AnomalyKind::DuplicateWrite,
         AnomalyKind::IncompatibleOrder,
+        AnomalyKind::CausalityCycle,
+        AnomalyKind::NonMonotonicRead,
+        AnomalyKind::NonRepeatableRead,
+        AnomalyKind::FracturedRead,
+        AnomalyKind::CausalViolation,
     ];
 
     pub fn name(self) -> &'static str {
@@ -58,11 +76,45 @@ impl AnomalyKind {
             AnomalyKind::GarbageRead => "garbage-read",
             AnomalyKind::DuplicateWrite => "duplicate-write",
             AnomalyKind::IncompatibleOrder => "incompatible-order",
+            AnomalyKind::CausalityCycle => "causality-cycle",
+            AnomalyKind::NonMonotonicRead => "non-monotonic-read",
+            AnomalyKind::NonRepeatableRead => "non-repeatable-read",
+            AnomalyKind::FracturedRead => "fractured-read",
+            AnomalyKind::CausalViolation => "causal-violation",
         }
     }
 
     pub fn parse(s: &str) -> Option<AnomalyKind> {
         AnomalyKind::ALL.into_iter().find(|k| k.name().eq_ignore_ascii_case(s))
+    }
+
+    /// The plain-language name, where the kind alone gives it (Plume's names for reads).
+    pub fn plain(self) -> Option<&'static str> {
+        Some(match self {
+            AnomalyKind::G1a => "aborted read",
+            AnomalyKind::G1b => "intermediate read",
+            AnomalyKind::GarbageRead => "thin-air read",
+            AnomalyKind::DuplicateWrite => "duplicate write",
+            AnomalyKind::IncompatibleOrder => "incompatible order",
+            AnomalyKind::CausalityCycle => "causality cycle",
+            AnomalyKind::NonMonotonicRead => "non-monotonic read",
+            AnomalyKind::NonRepeatableRead => "non-repeatable read",
+            AnomalyKind::FracturedRead => "fractured read",
+            AnomalyKind::CausalViolation => "causal violation",
+            _ => return None,
+        })
+    }
+
+    /// Cycles of the weak levels' graph (session order, reads-from, inferred commit order).
+    pub fn is_weak_cycle(self) -> bool {
+        matches!(
+            self,
+            AnomalyKind::CausalityCycle
+                | AnomalyKind::NonMonotonicRead
+                | AnomalyKind::NonRepeatableRead
+                | AnomalyKind::FracturedRead
+                | AnomalyKind::CausalViolation
+        )
     }
 
     pub fn is_cycle(self) -> bool {

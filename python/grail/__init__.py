@@ -21,14 +21,18 @@ In Jupyter a report shows as a verdict table with each counterexample drawn as S
 """
 
 from ._errors import GrailError, HistoryError, UsageError, WalError
+from ._grail import ALL_LEVELS as _ALL_LEVELS
 from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
 from ._history import Graph, History, check, check_strategy, read
 from ._report import Anomaly, Cycle, LevelResult, OpRef, Report, Stats, Step
 from ._strategy import STRATEGIES, StrategyReport
 
-#: The five levels, strongest first.
+#: The five classic levels, strongest first: checked when ``levels`` is not given.
 LEVELS = tuple(_LEVELS)
+#: Every level grail checks, strongest first (``levels="all"``): the classic five, their
+#: strong-session and strict variants, and the weak levels RC, RA and CC.
+ALL_LEVELS = tuple(_ALL_LEVELS)
 
 __all__ = [
     "check",
@@ -50,5 +54,6 @@ __all__ = [
     "WalError",
     "UsageError",
     "LEVELS",
+    "ALL_LEVELS",
     "__version__",
 ]

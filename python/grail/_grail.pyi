@@ -11,6 +11,7 @@ __all__ = [
     "Report",
     "ERROR_KINDS",
     "LEVELS",
+    "ALL_LEVELS",
     "ANOMALY_KINDS",
     "EDGE_COLOURS",
     "__version__",
@@ -19,6 +20,7 @@ __all__ = [
 __version__: str
 ERROR_KINDS: List[str]
 LEVELS: List[str]
+ALL_LEVELS: List[str]
 ANOMALY_KINDS: List[str]
 EDGE_COLOURS: Dict[str, str]
 

@@ -124,10 +124,13 @@ class LevelResult:
 @dataclass(frozen=True)
 class Anomaly:
     """An anomaly: a cycle (``cycle`` set) or a finding on reads and writes (G1a, G1b,
-    internal, garbage-read, duplicate-write, incompatible-order). ``levels`` are the levels it
-    violates; ``txns`` and ``ops`` the evidence."""
+    internal, garbage-read, duplicate-write, incompatible-order; for the weak levels also
+    fractured-read and the others). ``name`` is its plain name (lost update, aborted read,
+    thin-air read, future read, ...); ``levels`` are the levels it violates; ``txns`` and
+    ``ops`` the evidence."""
 
     type: str
+    name: str
     levels: Tuple[str, ...]
     txns: Tuple[int, ...]
     ops: Tuple[OpRef, ...]
@@ -140,6 +143,7 @@ class Anomaly:
     def _from(cls, d: Dict[str, Any]) -> "Anomaly":
         return cls(
             type=d["type"],
+            name=d["name"],
             levels=tuple(d["levels"]),
             txns=tuple(d["txns"]),
             ops=tuple(OpRef._from(o) for o in d["ops"]),
@@ -220,8 +224,24 @@ class Report:
 
     @property
     def levels(self) -> Dict[str, LevelResult]:
-        """The checked levels, strongest first, by name ("SER", "SI", "PSI", "PL-2", "PL-1")."""
+        """The checked levels, strongest first, by name ("SER", "SI", "PSI", "PL-2", "PL-1" by
+        default; see :data:`grail.ALL_LEVELS`)."""
         return {name: LevelResult._from(name, d) for name, d in self._data()["levels"].items()}
+
+    @property
+    def weakest_violated(self) -> List[str]:
+        """The weakest checked levels violated (Elle's ``not``): no weaker checked level is."""
+        return list(self._data()["weakest_violated"])
+
+    @property
+    def also_violated(self) -> List[str]:
+        """Every level stronger than those, checked or not (Elle's ``also-not``)."""
+        return list(self._data()["also_violated"])
+
+    @property
+    def strongest_satisfied(self) -> List[str]:
+        """The strongest checked levels that hold."""
+        return list(self._data()["strongest_satisfied"])
 
     @property
     def anomalies(self) -> List[Anomaly]:

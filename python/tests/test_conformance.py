@@ -19,7 +19,7 @@ def test_cases_exist():
 
 @pytest.mark.parametrize("history,log,expected", CASE_PARAMS)
 def test_case_verdicts(history, log, expected):
-    report = grail.check(history, wal=log)
+    report = grail.check(history, wal=log, levels=list(expected["levels"]))
     got_levels = {name: lv.verdict for name, lv in report.levels.items()}
     assert got_levels == expected["levels"]
     got_anomalies = sorted({a.type for a in report.anomalies})
@@ -36,8 +36,9 @@ def test_case_verdicts(history, log, expected):
 
 @pytest.mark.parametrize("history,log,expected", CASE_PARAMS)
 def test_case_same_report_as_cli(cli, history, log, expected):
-    args = [str(history)] + (["--wal", str(log)] if log else [])
-    assert grail.check(history, wal=log).to_dict() == run_cli(cli, *args)
+    levels = list(expected["levels"])
+    args = [str(history), "--levels", ",".join(levels)] + (["--wal", str(log)] if log else [])
+    assert grail.check(history, wal=log, levels=levels).to_dict() == run_cli(cli, *args)
 
 
 @pytest.mark.parametrize("history,log,expected", CASE_PARAMS)

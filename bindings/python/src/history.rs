@@ -137,7 +137,7 @@ impl PyHistory {
         let s = grail_core::strategy::Strategy::parse(strategy, max_depth).map_err(|e| to_pyerr(py, e.into()))?;
         let levels: Vec<Level> = match levels {
             Some(l) => Level::parse_list(l).map_err(|e| to_pyerr(py, e.into()))?,
-            None => Level::ALL.to_vec(),
+            None => Level::CLASSIC.to_vec(),
         };
         run_detached(py, || {
             let inf = self.inference();

@@ -188,7 +188,8 @@ fn _grail(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGraph>()?;
     m.add_class::<PyReport>()?;
     m.add("ERROR_KINDS", ErrorKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
-    m.add("LEVELS", grail_core::Level::ALL.iter().map(|l| l.name()).collect::<Vec<_>>())?;
+    m.add("LEVELS", grail_core::Level::CLASSIC.iter().map(|l| l.name()).collect::<Vec<_>>())?;
+    m.add("ALL_LEVELS", grail_core::Level::ALL.iter().map(|l| l.name()).collect::<Vec<_>>())?;
     m.add("ANOMALY_KINDS", grail_core::AnomalyKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>())?;
     let colours = PyDict::new(m.py());
     for t in grail_core::EdgeType::ALL {

@@ -7,8 +7,14 @@
 
 import * as raw from './grail_wasm.js';
 
-/** The five levels, strongest first. */
+/** The five classic levels, strongest first: checked when `levels` is not given. */
 export const LEVELS = Object.freeze(['SER', 'SI', 'PSI', 'PL-2', 'PL-1']);
+
+/** Every level, strongest first: the classic five, strong-session and strict variants, RC, RA, CC. */
+export const ALL_LEVELS = Object.freeze([
+    'strict-SER', 'strong-session-SER', 'SER', 'strong-SI', 'strong-session-SI', 'SI', 'PSI',
+    'CC', 'RA', 'RC', 'PL-2', 'PL-1',
+]);
 
 const READ_KEYS = ['format', 'wal'];
 const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout'];

@@ -2,17 +2,53 @@
 // have the schema of the CLI's JSON (`grail check --json`, `grail graph --json`,
 // `grail stats --json`); field names are snake_case as there.
 
-/** An isolation level, strongest first: serializability, snapshot isolation, parallel SI, Adya's PL-2 and PL-1. */
-export type Level = 'SER' | 'SI' | 'PSI' | 'PL-2' | 'PL-1';
+/** The five classic levels: serializability, snapshot isolation, parallel SI, Adya's PL-2 and PL-1. */
+export type ClassicLevel = 'SER' | 'SI' | 'PSI' | 'PL-2' | 'PL-1';
 
-/** The five levels, strongest first. */
+/**
+ * An isolation level, strongest first: the classic five, their strong-session and strict
+ * (real-time) variants, and the weak levels of Biswas and Enea: causal (CC), read atomic (RA)
+ * and read committed (RC). Options also accept aliases (`strict-serializable`, `PL-3`, ...).
+ */
+export type Level =
+    | 'strict-SER'
+    | 'strong-session-SER'
+    | 'SER'
+    | 'strong-SI'
+    | 'strong-session-SI'
+    | 'SI'
+    | 'PSI'
+    | 'CC'
+    | 'RA'
+    | 'RC'
+    | 'PL-2'
+    | 'PL-1';
+
+/** The five classic levels, strongest first: checked when `levels` is not given. */
 export declare const LEVELS: readonly ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'];
+
+/** Every level, strongest first. */
+export declare const ALL_LEVELS: readonly Level[];
 
 /** A level's verdict; `unknown` when the step or time budget ran out first. */
 export type Verdict = 'holds' | 'violated' | 'unknown';
 
 /** Adya's cycle anomalies. */
-export type CycleAnomaly = 'G0' | 'G1c' | 'G-single' | 'G-nonadjacent' | 'G2-item';
+export type AdyaCycle = 'G0' | 'G1c' | 'G-single' | 'G-nonadjacent' | 'G2-item';
+
+/**
+ * Cycle anomalies: Adya's, Elle's variants that need session (`-process`) or real-time
+ * (`-realtime`) order, and the weak levels' (Plume's names).
+ */
+export type CycleAnomaly =
+    | AdyaCycle
+    | `${AdyaCycle}-process`
+    | `${AdyaCycle}-realtime`
+    | 'causality-cycle'
+    | 'non-monotonic-read'
+    | 'non-repeatable-read'
+    | 'fractured-read'
+    | 'causal-violation';
 
 /** Every anomaly type a report lists: the cycles, and the findings on reads and writes. */
 export type AnomalyType =
@@ -24,6 +60,21 @@ export type AnomalyType =
     | 'duplicate-write'
     | 'incompatible-order';
 
+/** The plain-language name of an anomaly that is not a cycle (Plume's names for reads). */
+export type FindingName =
+    | 'aborted read'
+    | 'intermediate read'
+    | 'thin-air read'
+    | 'future read'
+    | 'not my own write'
+    | 'not my last write'
+    | 'non-repeatable read'
+    | 'duplicate write'
+    | 'incompatible order'
+    | 'non-monotonic read'
+    | 'fractured read'
+    | 'causal violation';
+
 /** The plain-language name of a cycle. */
 export type CycleName =
     | 'write cycle'
@@ -31,10 +82,18 @@ export type CycleName =
     | 'non-repeatable read'
     | 'lost update'
     | 'write skew'
-    | 'long fork';
+    | 'long fork'
+    | 'stale read'
+    | 'causality cycle'
+    | 'non-monotonic read'
+    | 'fractured read'
+    | 'causal violation';
 
-/** Dependency types: write-write, write-read, read-write (anti-dependency). */
-export type EdgeType = 'ww' | 'wr' | 'rw';
+/**
+ * Edge types: write-write, write-read, read-write (anti-dependency); session and real-time
+ * order (strong-session and strict levels); commit order a weak level's axiom forces (`co`).
+ */
+export type EdgeType = 'ww' | 'wr' | 'rw' | 'so' | 'rt' | 'co';
 
 /** The data model of a history. */
 export type Model = 'list-append' | 'rw-register' | 'empty';
@@ -79,6 +138,8 @@ export interface Cycle {
 /** An anomaly: a cycle, or a finding on reads and writes. */
 export interface Anomaly {
     type: AnomalyType;
+    /** The plain-language name: the cycle's, or the read's (aborted read, thin-air read, ...). */
+    name: CycleName | FindingName;
     /** Levels this anomaly violates (empty: it breaks an assumption of the model instead). */
     levels: Level[];
     key?: Value;
@@ -128,6 +189,12 @@ export interface Report<L extends Level = Level> {
     model: Model;
     /** One entry per checked level, strongest first. */
     levels: { [K in L]: LevelReport };
+    /** The weakest checked levels violated (Elle's `not`). */
+    weakest_violated: Level[];
+    /** Every level stronger than those, checked or not (Elle's `also-not`). */
+    also_violated: Level[];
+    /** The strongest checked levels that hold. */
+    strongest_satisfied: Level[];
     /** Every anomaly found, cycles and findings alike. */
     anomalies: Anomaly[];
     stats: Stats;
@@ -140,7 +207,8 @@ export interface GraphEdge {
     from: number;
     to: number;
     type: EdgeType;
-    key: Value;
+    /** `null` for session and real-time order. */
+    key: Value | null;
     from_op: OpRef;
     to_op: OpRef;
 }

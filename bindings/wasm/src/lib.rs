@@ -308,7 +308,7 @@ impl History {
         let s = grail_core::strategy::Strategy::parse(&strategy, max_depth.map(|d| d as usize)).map_err(core_error)?;
         let mut levels = grail_core::Level::parse_list(levels.as_deref().unwrap_or("")).map_err(core_error)?;
         if levels.is_empty() {
-            levels = grail_core::Level::ALL.to_vec();
+            levels = grail_core::Level::CLASSIC.to_vec();
         }
         let r = grail_core::strategy::run(&self.h, self.graph_of(), s, &levels);
         to_js(&r)

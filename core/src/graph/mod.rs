@@ -1,5 +1,6 @@
 //! The dependency graph between transactions (Adya's DSG): WW, WR and RW edges with provenance.
 
+pub mod orders;
 pub mod search;
 
 use crate::history::{History, KeyId, TxnId};
@@ -15,15 +16,32 @@ pub enum EdgeType {
     Wr = 1,
     /// Anti-dependency: `from` read a version that `to` overwrote.
     Rw = 2,
+    /// Session order: `from` came before `to` in the same process (added only for levels that
+    /// need it, [`orders`]).
+    #[serde(rename = "so")]
+    So = 3,
+    /// Real-time order: `from` completed before `to` was invoked ([`orders`]).
+    #[serde(rename = "rt")]
+    Rt = 4,
+    /// Commit order inferred by a weak level's axiom (Biswas and Enea): `from`'s write of the key
+    /// must come before `to`'s, since a reader that observed `from` read `to`'s value
+    /// ([`crate::level::weak`]).
+    #[serde(rename = "co")]
+    Co = 5,
 }
 
 impl EdgeType {
-    pub const ALL: [EdgeType; 3] = [EdgeType::Ww, EdgeType::Wr, EdgeType::Rw];
+    pub const ALL: [EdgeType; 6] = [EdgeType::Ww, EdgeType::Wr, EdgeType::Rw, EdgeType::So, EdgeType::Rt, EdgeType::Co];
+    /// The dependency types of Adya's graph.
+    pub const DEPENDENCIES: [EdgeType; 3] = [EdgeType::Ww, EdgeType::Wr, EdgeType::Rw];
     pub fn as_str(self) -> &'static str {
         match self {
             EdgeType::Ww => "ww",
             EdgeType::Wr => "wr",
             EdgeType::Rw => "rw",
+            EdgeType::So => "so",
+            EdgeType::Rt => "rt",
+            EdgeType::Co => "co",
         }
     }
     pub fn bit(self) -> u8 {
@@ -38,11 +56,14 @@ pub struct Edge {
     pub from: TxnId,
     pub to: TxnId,
     pub ty: EdgeType,
-    /// The key both operations are on.
+    /// The key both operations are on ([`NO_KEY`] for session and real-time order).
     pub key: KeyId,
     pub from_op: u32,
     pub to_op: u32,
 }
+
+/// The key of an edge that is about no key (session and real-time order).
+pub const NO_KEY: KeyId = KeyId::MAX;
 
 impl Edge {
     /// The key (kept as a method for callers that have the history at hand).
@@ -120,11 +141,11 @@ impl DependencyGraph {
         &self.adj[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
 
-    /// Distinct (from, to, type) counts.
+    /// Distinct (from, to, type) counts of the dependency types (ww, wr, rw).
     pub fn counts(&self) -> [usize; 3] {
         let mut c = [0usize; 3];
         for &(_, mask) in &self.adj {
-            for t in EdgeType::ALL {
+            for t in EdgeType::DEPENDENCIES {
                 if mask & t.bit() != 0 {
                     c[t as usize] += 1;
                 }

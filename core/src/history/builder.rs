@@ -18,6 +18,8 @@ pub struct TxnMeta {
     pub process: Option<i64>,
     pub invoke_time: Option<i64>,
     pub complete_time: Option<i64>,
+    pub invoke_pos: Option<u64>,
+    pub complete_pos: Option<u64>,
     pub label: Option<Sym>,
     pub line: u32,
 }
@@ -143,6 +145,8 @@ impl HistoryBuilder {
             process: meta.process,
             invoke_time: meta.invoke_time,
             complete_time: meta.complete_time,
+            invoke_pos: meta.invoke_pos,
+            complete_pos: meta.complete_pos,
             label: meta.label,
             status,
             ops_start: start,

@@ -92,6 +92,10 @@ pub struct Transaction {
     pub process: Option<i64>,
     pub invoke_time: Option<i64>,
     pub complete_time: Option<i64>,
+    /// Positions of the invocation and the completion among the input's operations (Jepsen
+    /// formats): real-time order when the history records no times, as Elle takes it.
+    pub invoke_pos: Option<u64>,
+    pub complete_pos: Option<u64>,
     pub label: Option<Sym>,
     pub status: Status,
     /// Range of this transaction's operations in [`History::ops`].

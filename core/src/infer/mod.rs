@@ -21,6 +21,9 @@ pub struct Inference {
     pub graph: DependencyGraph,
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
+    /// Every external read between vertices as (read op, write op it read from), sorted by read
+    /// op: the reads-from relation of the weak levels (the graph keeps one edge per key).
+    pub reads_from: Vec<(u32, u32)>,
 }
 
 /// Build the dependency graph of a history.
@@ -31,7 +34,13 @@ pub fn infer(h: &History) -> Inference {
         Model::RwRegister => rw_register::infer(h, &mut cx),
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
-    Inference { graph: DependencyGraph::new(cx.is_vertex, cx.raw), findings: cx.findings, notes: cx.notes }
+    cx.reads_from.sort_unstable();
+    Inference {
+        graph: DependencyGraph::new(cx.is_vertex, cx.raw),
+        findings: cx.findings,
+        notes: cx.notes,
+        reads_from: cx.reads_from,
+    }
 }
 
 /// Writes sorted by (key, value), looked up by binary search within a key's range: a hash map
@@ -72,6 +81,7 @@ pub(crate) struct WriteInfo {
 pub(crate) struct Ctx<'h> {
     h: &'h History,
     pub raw: Vec<Edge>,
+    pub reads_from: Vec<(u32, u32)>,
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
     pub is_vertex: Vec<bool>,
@@ -86,7 +96,7 @@ impl<'h> Ctx<'h> {
             op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
         }
         let is_vertex = h.txns.iter().map(|t| t.status == Status::Committed).collect();
-        Ctx { h, raw: Vec::new(), findings: Vec::new(), notes: Vec::new(), is_vertex, op_txn }
+        Ctx { h, raw: Vec::new(), reads_from: Vec::new(), findings: Vec::new(), notes: Vec::new(), is_vertex, op_txn }
     }
 
     pub fn status(&self, t: TxnId) -> Status {
@@ -103,6 +113,9 @@ impl<'h> Ctx<'h> {
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
         let (from, to) = (self.op_txn[from_op as usize], self.op_txn[to_op as usize]);
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
+            if ty == EdgeType::Wr {
+                self.reads_from.push((to_op, from_op));
+            }
             self.raw.push(Edge { from, to, ty, key: self.h.ops[to_op as usize].key, from_op, to_op });
         }
     }

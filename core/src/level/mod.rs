@@ -2,7 +2,10 @@
 //!
 //! A level is the set of anomalies it proscribes; a cycle anomaly is a [`Pattern`] over edge
 //! types run by the one search in [`crate::graph::search`]. Verdicts are derived from these
-//! tables, never written per level.
+//! tables, never written per level; so are "strongest satisfied" and "weakest violated" (from
+//! `implies`, as Elle derives them from its model-strength table).
+
+pub mod weak;
 
 use crate::anomaly::AnomalyKind;
 use crate::error::{Error, ErrorKind};
@@ -10,73 +13,282 @@ use crate::graph::search::Pattern;
 use crate::graph::EdgeType;
 use serde::{Deserialize, Serialize};
 
-/// The five levels of the GRAIL thesis (Table 2.1) and paper (Table 1).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// The levels grail checks: the five of the GRAIL thesis (Table 2.1) and paper (Table 1), their
+/// session and real-time variants (Elle's strong-session and strict levels), and the weak levels
+/// of Biswas and Enea (read committed, read atomic, causal) as Plume and AWDIT check them.
+/// Strongest first, as far as the order allows.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
 pub enum Level {
+    #[serde(rename = "strict-SER")]
+    StrictSer,
+    #[serde(rename = "strong-session-SER")]
+    StrongSessionSer,
     #[serde(rename = "SER")]
     Ser,
+    #[serde(rename = "strong-SI")]
+    StrongSi,
+    #[serde(rename = "strong-session-SI")]
+    StrongSessionSi,
     #[serde(rename = "SI")]
     Si,
     #[serde(rename = "PSI")]
     Psi,
+    #[serde(rename = "CC")]
+    Cc,
+    #[serde(rename = "RA")]
+    Ra,
+    #[serde(rename = "RC")]
+    Rc,
     #[serde(rename = "PL-2")]
     Pl2,
     #[serde(rename = "PL-1")]
     Pl1,
 }
 
-/// A level's entry: what it proscribes, and the source.
+/// By name or alias, as [`Level::parse`] (so JS and Python options take Elle's names too).
+impl<'de> Deserialize<'de> for Level {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let s = String::deserialize(d)?;
+        Level::parse(&s).map_err(|e| serde::de::Error::custom(e.message))
+    }
+}
+
+/// Extra order a level's cycles may use besides the dependencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Order {
+    None,
+    /// Session (process) order: Elle's strong-session levels (Daudjee and Salem's strong session SI).
+    Session,
+    /// Real-time order: Elle's strict serializability and strong SI.
+    Realtime,
+}
+
+impl Order {
+    /// The edge type the order adds, as a mask.
+    pub fn bit(self) -> u8 {
+        match self {
+            Order::None => 0,
+            Order::Session => EdgeType::So.bit(),
+            Order::Realtime => EdgeType::Rt.bit(),
+        }
+    }
+
+    /// The suffix Elle gives a cycle that needs this order (`G-single-process`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Order::None => "",
+            Order::Session => "-process",
+            Order::Realtime => "-realtime",
+        }
+    }
+}
+
+/// Which saturation a weak level checks (Biswas and Enea 2019, as Plume's TAPs a-n): the
+/// observations that force a commit-order edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Weak {
+    /// Read committed: an earlier read of the same transaction (MonoAtomicView).
+    ReadCommitted,
+    /// Read atomic: a direct session-order or write-read predecessor.
+    ReadAtomic,
+    /// Causal: any causal predecessor, `(so ∪ wr)+`.
+    Causal,
+}
+
+/// A level's entry: what it proscribes, on which graph, what it implies, and the source.
 pub struct LevelSpec {
     pub level: Level,
     pub name: &'static str,
+    /// Other names accepted for it (Elle's among them).
+    pub aliases: &'static [&'static str],
     pub anti_pattern: &'static str,
     pub proscribes: &'static [AnomalyKind],
+    /// Order edges its cycles may use.
+    pub order: Order,
+    /// The weak level's saturation, for RC, RA and CC.
+    pub weak: Option<Weak>,
+    /// Levels directly implied (weaker); "strongest satisfied" and "weakest violated" follow.
+    pub implies: &'static [Level],
     pub source: &'static str,
 }
 
 use AnomalyKind::*;
 
-/// Strongest first.
-pub const LEVELS: [LevelSpec; 5] = [
+const SER_SET: &[AnomalyKind] = &[G0, G1a, G1b, G1c, GSingle, GNonadjacent, G2Item];
+const SI_SET: &[AnomalyKind] = &[G0, G1a, G1b, G1c, GSingle, GNonadjacent];
+/// Plume's TAPs a-i (read committed); RA adds j-l, causal adds m-n.
+/// A cycle of the weak graph without session or commit-order edges is Adya's G0 or G1c.
+const RC_SET: &[AnomalyKind] = &[GarbageRead, G1a, Internal, G1b, G0, G1c, CausalityCycle, NonMonotonicRead];
+const RA_SET: &[AnomalyKind] =
+    &[GarbageRead, G1a, Internal, G1b, G0, G1c, CausalityCycle, NonMonotonicRead, NonRepeatableRead, FracturedRead];
+const CC_SET: &[AnomalyKind] = &[
+    GarbageRead,
+    G1a,
+    Internal,
+    G1b,
+    G0,
+    G1c,
+    CausalityCycle,
+    NonMonotonicRead,
+    NonRepeatableRead,
+    FracturedRead,
+    CausalViolation,
+];
+
+/// Strongest first; indexed by `Level as usize`.
+pub const LEVELS: [LevelSpec; 12] = [
+    LevelSpec {
+        level: Level::StrictSer,
+        name: "strict-SER",
+        aliases: &["strict-serializable", "strict-serializability", "strict-1SR"],
+        anti_pattern: "any cycle of dependencies and real-time order",
+        proscribes: SER_SET,
+        order: Order::Realtime,
+        weak: None,
+        implies: &[Level::Ser, Level::StrongSi],
+        source: "Adya PL-SS; Elle's strict-serializable (cycles with realtime edges)",
+    },
+    LevelSpec {
+        level: Level::StrongSessionSer,
+        name: "strong-session-SER",
+        aliases: &["strong-session-serializable", "strong-session-PL-3"],
+        anti_pattern: "any cycle of dependencies and session order",
+        proscribes: SER_SET,
+        order: Order::Session,
+        weak: None,
+        implies: &[Level::Ser, Level::StrongSessionSi],
+        source: "Daudjee and Salem 2004; Elle's strong-session-serializable (cycles with process edges)",
+    },
     LevelSpec {
         level: Level::Ser,
         name: "SER",
+        aliases: &["PL-3", "serializable", "serializability", "PL-2.99", "repeatable-read"],
         anti_pattern: "any cycle",
-        proscribes: &[G0, G1a, G1b, G1c, GSingle, GNonadjacent, G2Item],
-        source: "GRAIL thesis Table 2.1 (SER = Adya PL-3)",
+        proscribes: SER_SET,
+        order: Order::None,
+        weak: None,
+        implies: &[Level::Si],
+        source: "GRAIL thesis Table 2.1 (SER = Adya PL-3; on item histories PL-2.99 is the same)",
+    },
+    LevelSpec {
+        level: Level::StrongSi,
+        name: "strong-SI",
+        aliases: &["strong-snapshot-isolation", "strong-PL-SI"],
+        anti_pattern: "a cycle of dependencies and real-time order without two adjacent RW edges",
+        proscribes: SI_SET,
+        order: Order::Realtime,
+        weak: None,
+        implies: &[Level::Si],
+        source: "Daudjee and Salem 2004 (strong SI); Elle's strong-snapshot-isolation",
+    },
+    LevelSpec {
+        level: Level::StrongSessionSi,
+        name: "strong-session-SI",
+        aliases: &["strong-session-snapshot-isolation", "strong-session-PL-SI"],
+        anti_pattern: "a cycle of dependencies and session order without two adjacent RW edges",
+        proscribes: SI_SET,
+        order: Order::Session,
+        weak: None,
+        implies: &[Level::Si, Level::Cc],
+        source: "Daudjee and Salem 2004 (strong session SI); Elle's strong-session-snapshot-isolation",
     },
     LevelSpec {
         level: Level::Si,
         name: "SI",
+        aliases: &["snapshot-isolation", "PL-SI"],
         anti_pattern: "a cycle without two adjacent RW edges",
-        proscribes: &[G0, G1a, G1b, G1c, GSingle, GNonadjacent],
+        proscribes: SI_SET,
+        order: Order::None,
+        weak: None,
+        implies: &[Level::Psi],
         source: "GRAIL thesis Table 2.1, Proposition 1; Adya PL-SI",
     },
     LevelSpec {
         level: Level::Psi,
         name: "PSI",
+        aliases: &["parallel-snapshot-isolation"],
         anti_pattern: "a cycle with at most one RW edge",
         proscribes: &[G0, G1a, G1b, G1c, GSingle],
+        order: Order::None,
+        weak: None,
+        implies: &[Level::Pl2],
         source: "GRAIL thesis Table 2.1, Proposition 1",
+    },
+    LevelSpec {
+        level: Level::Cc,
+        name: "CC",
+        aliases: &["causal", "causal-consistency", "TCC"],
+        anti_pattern: "a cycle of session order, reads-from and the commit order causality forces",
+        proscribes: CC_SET,
+        order: Order::Session,
+        weak: Some(Weak::Causal),
+        implies: &[Level::Ra],
+        source: "Biswas and Enea 2019, Causal axiom; Plume (OOPSLA 2024) TAPs a-n",
+    },
+    LevelSpec {
+        level: Level::Ra,
+        name: "RA",
+        aliases: &["read-atomic"],
+        anti_pattern: "a cycle of session order, reads-from and the commit order atomic visibility forces",
+        proscribes: RA_SET,
+        order: Order::Session,
+        weak: Some(Weak::ReadAtomic),
+        implies: &[Level::Rc],
+        source: "Biswas and Enea 2019, ReadAtomic axiom; Plume TAPs a-l",
+    },
+    LevelSpec {
+        level: Level::Rc,
+        name: "RC",
+        aliases: &[],
+        anti_pattern: "a cycle of session order, reads-from and the commit order monotonic reads force",
+        proscribes: RC_SET,
+        order: Order::Session,
+        weak: Some(Weak::ReadCommitted),
+        implies: &[Level::Pl2],
+        source: "Biswas and Enea 2019, Read Committed (MonoAtomicView); Plume TAPs a-i",
     },
     LevelSpec {
         level: Level::Pl2,
         name: "PL-2",
+        aliases: &["PL2", "read-committed"],
         anti_pattern: "a cycle without RW edges",
         proscribes: &[G0, G1a, G1b, G1c],
-        source: "GRAIL thesis Proposition 2; Adya PL-2",
+        order: Order::None,
+        weak: None,
+        implies: &[Level::Pl1],
+        source: "GRAIL thesis Proposition 2; Adya PL-2 (Elle's read-committed)",
     },
     LevelSpec {
         level: Level::Pl1,
         name: "PL-1",
+        aliases: &["PL1", "read-uncommitted"],
         anti_pattern: "a cycle of WW edges only",
         proscribes: &[G0],
-        source: "GRAIL thesis Proposition 2; Adya PL-1",
+        order: Order::None,
+        weak: None,
+        implies: &[],
+        source: "GRAIL thesis Proposition 2; Adya PL-1 (Elle's read-uncommitted)",
     },
 ];
 
 impl Level {
-    pub const ALL: [Level; 5] = [Level::Ser, Level::Si, Level::Psi, Level::Pl2, Level::Pl1];
+    pub const ALL: [Level; 12] = [
+        Level::StrictSer,
+        Level::StrongSessionSer,
+        Level::Ser,
+        Level::StrongSi,
+        Level::StrongSessionSi,
+        Level::Si,
+        Level::Psi,
+        Level::Cc,
+        Level::Ra,
+        Level::Rc,
+        Level::Pl2,
+        Level::Pl1,
+    ];
+
+    /// The five levels of the GRAIL thesis: checked by default, and by the GRAIL strategies.
+    pub const CLASSIC: [Level; 5] = [Level::Ser, Level::Si, Level::Psi, Level::Pl2, Level::Pl1];
 
     pub fn spec(self) -> &'static LevelSpec {
         &LEVELS[self as usize]
@@ -86,25 +298,32 @@ impl Level {
         self.spec().name
     }
 
+    /// A level by name or alias, ignoring case, `_` for `-`, and a `PL2`-style missing dash.
     pub fn parse(s: &str) -> Result<Level, Error> {
-        let norm: String = s.trim().to_ascii_uppercase().replace('_', "-");
-        let norm = match norm.as_str() {
-            "PL2" => "PL-2",
-            "PL1" => "PL-1",
-            "PL-3" | "SERIALIZABLE" => "SER",
-            "SNAPSHOT-ISOLATION" => "SI",
-            n => n,
-        }
-        .to_string();
-        Level::ALL.into_iter().find(|l| l.name() == norm).ok_or_else(|| {
-            Error::new(ErrorKind::Usage, format!("unknown level {s:?}: expected SER, SI, PSI, PL-2 or PL-1"))
-        })
+        let norm = |x: &str| x.trim().to_ascii_lowercase().replace('_', "-");
+        let want = norm(s);
+        Level::ALL
+            .into_iter()
+            .find(|l| norm(l.name()) == want || l.spec().aliases.iter().any(|a| norm(a) == want))
+            .ok_or_else(|| {
+                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
+                Error::new(
+                    ErrorKind::Usage,
+                    format!("unknown level {s:?}: expected one of {}, or all or classic", names.join(", ")),
+                )
+            })
     }
 
-    /// Parse a comma-separated list such as `SER,SI`.
+    /// Parse a comma-separated list such as `SER,SI`; `all` names every level, `classic` the five.
     pub fn parse_list(s: &str) -> Result<Vec<Level>, Error> {
-        let mut out: Vec<Level> =
-            s.split(',').filter(|x| !x.trim().is_empty()).map(Level::parse).collect::<Result<_, _>>()?;
+        let mut out = Vec::new();
+        for x in s.split(',').filter(|x| !x.trim().is_empty()) {
+            match x.trim().to_ascii_lowercase().as_str() {
+                "all" => out.extend(Level::ALL),
+                "classic" | "default" => out.extend(Level::CLASSIC),
+                _ => out.push(Level::parse(x)?),
+            }
+        }
         out.sort();
         out.dedup();
         Ok(out)
@@ -112,6 +331,25 @@ impl Level {
 
     pub fn proscribes(self, k: AnomalyKind) -> bool {
         self.spec().proscribes.contains(&k)
+    }
+
+    /// Every level this one implies, directly or not (itself excluded).
+    pub fn weaker(self) -> Vec<Level> {
+        let mut out: Vec<Level> = Vec::new();
+        let mut todo: Vec<Level> = self.spec().implies.to_vec();
+        while let Some(l) = todo.pop() {
+            if !out.contains(&l) {
+                out.push(l);
+                todo.extend_from_slice(l.spec().implies);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    /// Every level that implies this one (itself excluded).
+    pub fn stronger(self) -> Vec<Level> {
+        Level::ALL.into_iter().filter(|s| s.weaker().contains(&self)).collect()
     }
 }
 
@@ -137,14 +375,26 @@ pub fn violated_by(k: AnomalyKind) -> Vec<Level> {
     Level::ALL.into_iter().filter(|l| l.proscribes(k)).collect()
 }
 
+/// The levels a cycle anomaly found with an order's edges violates: those that proscribe it and
+/// allow that order (a `G-single-process` violates strong-session SER, not SER).
+pub fn violated_with(k: AnomalyKind, order: Order) -> Vec<Level> {
+    Level::ALL
+        .into_iter()
+        .filter(|l| l.proscribes(k) && (order == Order::None || (l.spec().order == order && l.spec().weak.is_none())))
+        .collect()
+}
+
 /// The plain-language name of a cycle (GRAIL thesis 2.2, H2-H8), from its edge types, and
 /// whether one transaction of it read the same key twice (a non-repeatable read).
 pub fn plain_name(types: &[EdgeType], rereads: bool) -> &'static str {
     let n = types.len();
     let rw = types.iter().filter(|&&t| t == EdgeType::Rw).count();
     let adjacent = (0..n).any(|i| types[i] == EdgeType::Rw && types[(i + 1) % n] == EdgeType::Rw);
+    let ordered = types.iter().any(|&t| matches!(t, EdgeType::So | EdgeType::Rt));
     match rw {
         0 if types.iter().all(|&t| t == EdgeType::Ww) => "write cycle",
+        // A read that missed a write its session (or real time) had already made visible.
+        1 if ordered => "stale read",
         0 => "circular information flow",
         1 if rereads => "non-repeatable read",
         1 => "lost update",

@@ -628,6 +628,8 @@ impl<'a> Reader<'a> {
             process: m.process,
             invoke_time: invoke.as_ref().and_then(|p| p.time),
             complete_time: m.time,
+            invoke_pos: Some(invoke.as_ref().map_or(ordinal, |p| p.seq)),
+            complete_pos: Some(ordinal),
             label,
             line,
         };

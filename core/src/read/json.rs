@@ -200,6 +200,7 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, line: u32, obj: &Map<String, Jso
         complete_time: int_field(obj, "end", i)?,
         label,
         line,
+        ..Default::default()
     };
     b.finish_txn(status, meta);
     Ok(())
@@ -254,8 +255,10 @@ fn elle_op(
     let meta = TxnMeta {
         id: Some(index.unwrap_or(i as u64)),
         process,
-        invoke_time: invoke.and_then(|p| p.time),
+        invoke_time: invoke.as_ref().and_then(|p| p.time),
         complete_time: time,
+        invoke_pos: Some(invoke.as_ref().map_or(i as u64, |p| p.seq)),
+        complete_pos: Some(i as u64),
         label,
         line,
     };

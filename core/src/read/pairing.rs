@@ -45,6 +45,7 @@ impl<H> Pending<H> {
             id: Some(self.index.unwrap_or(self.seq)),
             process: self.process,
             invoke_time: self.time,
+            invoke_pos: Some(self.seq),
             line: self.line,
             ..Default::default()
         }

@@ -1,17 +1,65 @@
 //! Running the searches a set of levels needs, and assembling the report.
+//!
+//! Searches are grouped by the graph they run on: the dependency graph, the dependency graph
+//! with session or real-time order (only when a requested level needs it), and each requested
+//! weak level's saturated graph. Each search result is shared by every level that proscribes it.
 
-use super::text::{cycle_report, finding_report};
+use super::text::{cycle_report, finding_report, initial_read_report};
 use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report};
 use crate::anomaly::AnomalyKind;
-use crate::graph::search::{components, Budget, Outcome, Searcher};
+use crate::graph::orders::{realtime_edges, session_edges};
+use crate::graph::search::{components, Budget, Cycle, Outcome, Pattern, Searcher};
+use crate::graph::{DependencyGraph, EdgeType};
 use crate::hash::Map;
 use crate::history::{History, Model};
 use crate::infer::{infer, Inference};
-use crate::level::{pattern, violated_by, Level};
+use crate::level::weak::{self, classify, initial_kind};
+use crate::level::{pattern, violated_by, violated_with, Level, Order, Weak};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
     check_inferred(h, &infer(h), opts, None)
+}
+
+/// What one search found, named.
+struct Found {
+    component: usize,
+    /// The anomaly's name: the kind, with Elle's `-process`/`-realtime` suffix when the cycle
+    /// needs order edges.
+    name: String,
+    levels: Vec<Level>,
+    cycle: CycleReport,
+}
+
+/// The result of one search: its key, outcome, and the cycles found.
+struct Search {
+    graph: usize,
+    /// The cycle anomaly searched for (weak graphs: any cycle, classified after).
+    kind: Option<AnomalyKind>,
+    outcome: Outcome,
+    found: Vec<Found>,
+}
+
+fn graph_id(order: Order) -> usize {
+    match order {
+        Order::None => 0,
+        Order::Session => 1,
+        Order::Realtime => 2,
+    }
+}
+
+fn weak_id(w: Weak) -> usize {
+    3 + w as usize
+}
+
+fn comp_index(comps: &[Vec<u32>]) -> Map<u32, usize> {
+    let mut m = Map::default();
+    for (i, c) in comps.iter().enumerate() {
+        for &v in c {
+            m.insert(v, i);
+        }
+    }
+    m
 }
 
 /// Check an already inferred graph; `interrupt` is polled during long searches.
@@ -22,7 +70,7 @@ pub fn check_inferred(
     interrupt: Option<&mut dyn FnMut() -> bool>,
 ) -> Report {
     let levels: Vec<Level> = if opts.levels.is_empty() {
-        Level::ALL.to_vec()
+        Level::CLASSIC.to_vec()
     } else {
         let mut l = opts.levels.clone();
         l.sort();
@@ -30,75 +78,165 @@ pub fn check_inferred(
         l
     };
     let mut budget = Budget::new(opts.max_steps.unwrap_or(u64::MAX), interrupt);
-    let g = &inf.graph;
-    let comps = components(g);
-    let mut comp_of: Map<u32, usize> = Map::default();
-    for (i, c) in comps.iter().enumerate() {
-        for &v in c {
-            comp_of.insert(v, i);
+    let max_cycles = opts.max_cycles.max(1);
+    let mut notes = inf.notes.clone();
+    let mut searches: Vec<Search> = Vec::new();
+
+    // Dependency graphs, plain and with each order some level needs.
+    for order in [Order::None, Order::Session, Order::Realtime] {
+        let here: Vec<Level> =
+            levels.iter().copied().filter(|l| l.spec().weak.is_none() && l.spec().order == order).collect();
+        if here.is_empty() {
+            continue;
+        }
+        let augmented;
+        let g: &DependencyGraph = match order {
+            Order::None => &inf.graph,
+            _ => {
+                augmented = with_order(h, inf, order, &mut notes);
+                &augmented
+            }
+        };
+        let comps = components(g);
+        let comp_of = comp_index(&comps);
+        let mut searcher = Searcher::new(g);
+        let kinds = AnomalyKind::ALL.into_iter().filter(|k| k.is_cycle() && here.iter().any(|l| l.proscribes(*k)));
+        for k in kinds {
+            let Some(mut p) = pattern(k) else { continue };
+            p.allowed |= order.bit();
+            let outcome = searcher.search(&comps, &p, &mut budget, max_cycles);
+            let found = cycles_of(&outcome)
+                .iter()
+                .map(|c| {
+                    let used = if c.types.contains(&EdgeType::So) || c.types.contains(&EdgeType::Rt) {
+                        order
+                    } else {
+                        Order::None
+                    };
+                    let name = format!("{}{}", k.name(), used.suffix());
+                    let cycle = cycle_report(h, g, k, &name, c);
+                    Found {
+                        component: comp_of.get(&c.txns[0]).copied().unwrap_or(0),
+                        name,
+                        levels: violated_with(k, used),
+                        cycle,
+                    }
+                })
+                .collect();
+            searches.push(Search { graph: graph_id(order), kind: Some(k), outcome, found });
         }
     }
-    let mut searcher = Searcher::new(g);
-    // Each cycle anomaly some requested level proscribes, searched once.
-    let kinds: Vec<AnomalyKind> =
-        AnomalyKind::ALL.into_iter().filter(|k| k.is_cycle() && levels.iter().any(|l| l.proscribes(*k))).collect();
-    let mut outcomes: Vec<(AnomalyKind, Outcome, Vec<(usize, CycleReport)>)> = Vec::new();
-    for k in kinds {
-        let Some(p) = pattern(k) else { continue };
-        let out = searcher.search(&comps, &p, &mut budget, opts.max_cycles.max(1));
-        let cycles = match &out {
-            Outcome::Violated(cs) => {
-                cs.iter().map(|c| (comp_of.get(&c.txns[0]).copied().unwrap_or(0), cycle_report(h, g, k, c))).collect()
-            }
-            _ => Vec::new(),
+
+    // Weak levels: one saturated graph each, any cycle, classified.
+    let mut initial: Vec<(usize, AnomalyKind, AnomalyReport)> = Vec::new();
+    for w in levels.iter().filter_map(|l| l.spec().weak) {
+        let wg = weak::graph(h, inf, w);
+        let g = &wg.graph;
+        let comps = components(g);
+        let comp_of = comp_index(&comps);
+        let p = Pattern {
+            allowed: EdgeType::Ww.bit() | EdgeType::Wr.bit() | EdgeType::So.bit() | EdgeType::Co.bit(),
+            must: 0,
+            once: 0,
+            no_adjacent: 0,
         };
-        outcomes.push((k, out, cycles));
+        let outcome = Searcher::new(g).search(&comps, &p, &mut budget, max_cycles);
+        let txn_of = |o: u32| super::text::txn_of_op(h, o);
+        let found = cycles_of(&outcome)
+            .iter()
+            .map(|c| {
+                let edges: Vec<_> = (0..c.txns.len())
+                    .filter_map(|i| g.edge(c.txns[i], c.txns[(i + 1) % c.txns.len()], c.types[i]).copied())
+                    .collect();
+                let k = classify(h, g, &edges, txn_of);
+                Found {
+                    component: comp_of.get(&c.txns[0]).copied().unwrap_or(0),
+                    name: k.name().into(),
+                    levels: violated_by(k),
+                    cycle: cycle_report(h, g, k, k.name(), c),
+                }
+            })
+            .collect();
+        searches.push(Search { graph: weak_id(w), kind: None, outcome, found });
+        for r in wg.initial_reads.iter().take(max_cycles) {
+            let k = initial_kind(h, g, r, txn_of);
+            initial.push((weak_id(w), k, initial_read_report(h, k, r)));
+        }
+        if !wg.sessions && !notes.iter().any(|n| n.contains("no process")) {
+            notes.push(
+                "the history records no process for any transaction: RC, RA and CC were checked without session order"
+                    .into(),
+            );
+        }
     }
 
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
-    let mut seen_cycles = std::collections::HashSet::new();
-    for (k, _, cycles) in &outcomes {
-        for (_, c) in cycles {
-            // The same cycle matches several patterns; list it once, under its most specific name.
-            if seen_cycles.insert(c.txns.clone()) {
-                anomalies.push(AnomalyReport {
-                    kind: k.name().into(),
-                    levels: violated_by(*k),
-                    key: None,
-                    value: None,
-                    txns: c.txns.clone(),
-                    ops: Vec::new(),
-                    cycle: Some(c.clone()),
-                    explanation: c.explanation.clone(),
-                });
+    let mut listed = std::collections::HashSet::new();
+    for s in &searches {
+        for f in &s.found {
+            // The same cycle matches several patterns and graphs; list it once under its most
+            // specific name (searches run strongest pattern first), once more if a weak level
+            // names it in its own terms.
+            let group = if s.graph >= 3 { "weak" } else { "dependency" };
+            if !listed.insert((group.to_string(), f.cycle.txns.clone())) {
+                continue;
             }
+            anomalies.push(AnomalyReport {
+                kind: f.name.clone(),
+                name: f.cycle.name.clone(),
+                levels: f.levels.clone(),
+                key: None,
+                value: None,
+                txns: f.cycle.txns.clone(),
+                ops: Vec::new(),
+                cycle: Some(f.cycle.clone()),
+                explanation: f.cycle.explanation.clone(),
+            });
+        }
+    }
+    for (_, _, a) in &initial {
+        if listed.insert((a.kind.clone(), a.txns.clone())) {
+            anomalies.push(a.clone());
         }
     }
 
     let mut level_reports = Vec::new();
     for l in levels {
-        let mut names: Vec<&'static str> = Vec::new();
+        let spec = l.spec();
+        let graph = match spec.weak {
+            Some(w) => weak_id(w),
+            None => graph_id(spec.order),
+        };
+        let mut names: Vec<String> = Vec::new();
+        let mut add = |n: &str| {
+            if !names.iter().any(|x| x == n) {
+                names.push(n.to_string());
+            }
+        };
         for f in &inf.findings {
-            if l.proscribes(f.kind) && !names.contains(&f.kind.name()) {
-                names.push(f.kind.name());
+            // Read committed allows a second read of a key to see a newer version.
+            if l.proscribes(f.kind) && !(l == Level::Rc && super::text::is_reread(h, f)) {
+                add(f.kind.name());
             }
         }
         let mut best: Map<usize, &CycleReport> = Map::default();
         let mut reason = None;
-        for (k, out, cycles) in &outcomes {
-            if !l.proscribes(*k) {
-                continue;
+        for s in searches.iter().filter(|s| s.graph == graph && s.kind.is_none_or(|k| l.proscribes(k))) {
+            if let Outcome::Unknown(why) = &s.outcome {
+                let what = s.kind.map_or_else(|| l.name().to_string(), |k| k.name().to_string());
+                reason = Some(format!("{what} undecided: {why}"));
             }
-            match out {
-                Outcome::Violated(_) => names.push(k.name()),
-                Outcome::Unknown(why) => reason = Some(format!("{} undecided: {why}", k.name())),
-                Outcome::Holds => {}
-            }
-            for (comp, c) in cycles {
-                let e = best.entry(*comp).or_insert(c);
-                if c.txns.len() < e.txns.len() {
-                    *e = c;
+            for f in &s.found {
+                add(&f.name);
+                let e = best.entry(f.component).or_insert(&f.cycle);
+                if f.cycle.txns.len() < e.txns.len() {
+                    *e = &f.cycle;
                 }
+            }
+        }
+        for (_, k, a) in initial.iter().filter(|i| i.0 == graph) {
+            if l.proscribes(*k) {
+                add(&a.kind);
             }
         }
         let mut cycles: Vec<(usize, CycleReport)> = best.into_iter().map(|(i, c)| (i, c.clone())).collect();
@@ -113,7 +251,7 @@ pub fn check_inferred(
             LevelReport {
                 valid,
                 verdict: verdict.into(),
-                anomalies: names.into_iter().map(String::from).collect(),
+                anomalies: names,
                 cycles: cycles.into_iter().map(|c| c.1).collect(),
                 reason: if valid.is_none() { reason } else { None },
             },
@@ -126,10 +264,10 @@ pub fn check_inferred(
     } else {
         Some(true)
     };
-    let mut notes = inf.notes.clone();
     if let Some(why) = &budget.exhausted {
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
+    let (weakest_violated, also_violated, strongest_satisfied) = lattice(&level_reports);
     Report {
         valid,
         model: match h.model {
@@ -139,8 +277,58 @@ pub fn check_inferred(
         }
         .into(),
         levels: Levels(level_reports),
+        weakest_violated,
+        also_violated,
+        strongest_satisfied,
         anomalies,
-        stats: g.stats(h),
+        stats: inf.graph.stats(h),
         notes,
     }
+}
+
+fn cycles_of(o: &Outcome) -> &[Cycle] {
+    match o {
+        Outcome::Violated(cs) => cs,
+        _ => &[],
+    }
+}
+
+/// The dependency graph plus one order's edges.
+fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String>) -> DependencyGraph {
+    let g = &inf.graph;
+    let extra = match order {
+        Order::Session => {
+            let (e, any) = session_edges(h, &g.is_vertex);
+            if !any {
+                notes.push("the history records no process for any transaction: strong-session levels were checked without session order".into());
+            }
+            e
+        }
+        _ => {
+            let (e, untimed) = realtime_edges(h, &g.is_vertex);
+            if untimed > 0 {
+                notes.push(format!(
+                    "{untimed} committed transactions have no invocation time: they take no part in real-time order"
+                ));
+            }
+            e
+        }
+    };
+    let mut edges = g.edges.clone();
+    edges.extend(extra);
+    DependencyGraph::new(g.is_vertex.clone(), edges)
+}
+
+/// Elle's `not` and `also-not`, and the strongest levels that hold, from the levels' implications.
+fn lattice(reports: &[(Level, LevelReport)]) -> (Vec<Level>, Vec<Level>, Vec<Level>) {
+    let violated: Vec<Level> = reports.iter().filter(|r| r.1.valid == Some(false)).map(|r| r.0).collect();
+    let holds: Vec<Level> = reports.iter().filter(|r| r.1.valid == Some(true)).map(|r| r.0).collect();
+    let weakest: Vec<Level> =
+        violated.iter().copied().filter(|v| !v.weaker().iter().any(|w| violated.contains(w))).collect();
+    let mut also: Vec<Level> = weakest.iter().flat_map(|v| v.stronger()).filter(|l| !weakest.contains(l)).collect();
+    also.sort();
+    also.dedup();
+    let strongest: Vec<Level> =
+        holds.iter().copied().filter(|s| !s.stronger().iter().any(|t| holds.contains(t))).collect();
+    (weakest, also, strongest)
 }

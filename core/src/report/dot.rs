@@ -8,6 +8,9 @@ pub fn colour(ty: &str) -> &'static str {
     match ty {
         "ww" => "#1f77b4",
         "wr" => "#2ca02c",
+        "so" => "#7f7f7f",
+        "rt" => "#9467bd",
+        "co" => "#ff7f0e",
         _ => "#d62728",
     }
 }

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct CheckOptions {
-    /// Levels to check; all five when empty.
+    /// Levels to check; the five classic ones (SER, SI, PSI, PL-2, PL-1) when empty.
     pub levels: Vec<Level>,
     /// Bound on search steps (edge visits); `None` for no bound. When it runs out, undecided
     /// levels are `unknown`, and witnesses found so far may not be minimal.
@@ -76,6 +76,9 @@ pub struct CycleReport {
 pub struct AnomalyReport {
     #[serde(rename = "type")]
     pub kind: String,
+    /// Its plain-language name: a cycle's (write skew, lost update, ...), or a read's as Plume
+    /// names them (aborted read, thin-air read, future read, not my own write, ...).
+    pub name: String,
     /// Levels this anomaly violates (empty: it breaks an assumption of the model instead).
     pub levels: Vec<Level>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -148,6 +151,12 @@ pub struct Report {
     /// `list-append`, `rw-register` or `empty`.
     pub model: String,
     pub levels: Levels,
+    /// The weakest checked levels violated (Elle's `not`): no weaker checked level is violated.
+    pub weakest_violated: Vec<Level>,
+    /// Every level stronger than those, checked or not: they are violated too (Elle's `also-not`).
+    pub also_violated: Vec<Level>,
+    /// The strongest checked levels that hold: no stronger checked level holds.
+    pub strongest_satisfied: Vec<Level>,
     /// Every anomaly found, cycles and findings alike.
     pub anomalies: Vec<AnomalyReport>,
     pub stats: Stats,

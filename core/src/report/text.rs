@@ -55,6 +55,9 @@ pub fn txn_of_op(h: &History, o: u32) -> TxnId {
 }
 
 pub fn op_ref(h: &History, o: u32) -> OpRef {
+    if o as usize >= h.ops.len() {
+        return OpRef { txn: 0, index: 0, op: String::new() };
+    }
     let t = txn_of_op(h, o);
     let txn = &h.txns[t as usize];
     OpRef { txn: txn.id, index: o - txn.ops_start, op: op_text(h, o) }
@@ -86,10 +89,57 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
     s
 }
 
+/// Why an order edge holds.
+fn why_order(h: &History, e: &Edge) -> String {
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let (a, b) = (&h.txns[e.from as usize], &h.txns[e.to as usize]);
+    let time = |t: Option<i64>| t.map_or_else(|| "?".to_string(), |t| t.to_string());
+    match e.ty {
+        EdgeType::So => format!("{from} and {to} ran in process {}, {from} first", a.process.unwrap_or_default()),
+        _ => format!(
+            "{from} completed (time {}) before {to} was invoked (time {})",
+            time(a.complete_time),
+            time(b.invoke_time)
+        ),
+    }
+}
+
+/// Why an inferred commit-order edge holds: the reader, what it had observed, what it read.
+fn why_co(h: &History, g: &DependencyGraph, e: &Edge) -> String {
+    use crate::level::weak::{premise, Premise};
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let reader = txn_of_op(h, e.to_op);
+    let r = txn_name(h, reader);
+    let k = key_text(h, e.key);
+    let seen = match premise(h, g, e.from, reader, e.to_op) {
+        Premise::EarlierRead => format!("after reading {from}'s writes"),
+        Premise::Direct if h.txns[e.from as usize].process == h.txns[reader as usize].process => {
+            format!("after {from} ran earlier in its process")
+        }
+        Premise::Direct => format!("though it read from {from}"),
+        Premise::Causal => format!("though {from} is in its causal past"),
+    };
+    format!(
+        "{r} read key {k} = {} from {to} {seen}, which wrote {}: {from}'s write must precede {to}'s",
+        read_text(h, e.to_op),
+        op_text(h, e.from_op)
+    )
+}
+
 /// Why an edge holds, in one sentence.
 pub fn why(h: &History, e: &Edge) -> String {
+    why_in(h, None, e)
+}
+
+/// Why an edge of graph `g` holds (inferred commit-order edges need the graph they are in).
+pub fn why_in(h: &History, g: Option<&DependencyGraph>, e: &Edge) -> String {
+    match (e.ty, g) {
+        (EdgeType::So | EdgeType::Rt, _) => return why_order(h, e),
+        (EdgeType::Co, Some(g)) => return why_co(h, g, e),
+        _ => {}
+    }
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
-    let k = key_text(h, h.ops[e.to_op as usize].key);
+    let k = key_text(h, e.key);
     let written = |o: u32| h.written(o).map_or_else(|| "nil".to_string(), |v| h.show(v));
     let list = h.model != Model::RwRegister;
     match (e.ty, list) {
@@ -117,10 +167,12 @@ pub fn why(h: &History, e: &Edge) -> String {
             let r = if r == "nil" { "nil (the initial value)".to_string() } else { r };
             format!("{from} read key {k} = {r}, and {to} wrote a later version, {}", written(e.to_op))
         }
+        (EdgeType::So | EdgeType::Rt | EdgeType::Co, _) => format!("{from} precedes {to}"),
     }
 }
 
-pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, c: &Cycle) -> CycleReport {
+/// A cycle as reported; `anomaly` is the kind's name, with an order suffix if any.
+pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, anomaly: &str, c: &Cycle) -> CycleReport {
     let n = c.txns.len();
     let edges: Vec<Edge> = (0..n).filter_map(|i| g.edge(c.txns[i], c.txns[(i + 1) % n], c.types[i]).copied()).collect();
     let steps: Vec<Step> = edges
@@ -129,10 +181,11 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, c: &Cyc
             from: h.txns[e.from as usize].id,
             to: h.txns[e.to as usize].id,
             ty: e.ty.as_str().into(),
-            key: h.value_json(h.key(h.ops[e.to_op as usize].key)),
+            // Session and real-time order are about no key.
+            key: if e.key == crate::graph::NO_KEY { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
             from_op: op_ref(h, e.from_op),
             to_op: op_ref(h, e.to_op),
-            why: why(h, e),
+            why: why_in(h, Some(g), e),
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.
@@ -140,7 +193,7 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, c: &Cyc
         let (a, b) = (&edges[(i + edges.len() - 1) % edges.len()], &edges[i]);
         a.ty == EdgeType::Wr && b.ty == EdgeType::Rw && h.ops[a.to_op as usize].key == h.ops[b.from_op as usize].key
     });
-    let name = plain_name(&c.types, rereads);
+    let name = kind.plain().unwrap_or_else(|| plain_name(&c.types, rereads));
     let mut text = String::from("Let:\n");
     for &t in &c.txns {
         let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));
@@ -155,12 +208,12 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, c: &Cyc
             txn_name(h, e.from),
             txn_name(h, e.to),
             e.ty.as_str(),
-            why(h, e)
+            why_in(h, Some(g), e)
         );
     }
-    let _ = write!(text, "\nThe cycle is {} ({name}).", kind.name());
+    let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
     CycleReport {
-        anomaly: kind.name().into(),
+        anomaly: anomaly.into(),
         name: name.into(),
         txns: c.txns.iter().map(|&t| h.txns[t as usize].id).collect(),
         steps,
@@ -180,7 +233,7 @@ pub fn finding_report(h: &History, f: &Finding) -> AnomalyReport {
     let explanation = match f.kind {
         AnomalyKind::G1a => format!("{} read {value} of key {key}, written by {first}, which aborted{more}: {} then {}", names[1..].join(", "), op(0), op(1)),
         AnomalyKind::G1b => format!("{} read {value} of key {key}, an intermediate value: {first} wrote it ({}) and later overwrote it in the same transaction{more}", names[1..].join(", "), op(0)),
-        AnomalyKind::Internal if f.ops.len() > 1 && f.ops[0] > f.ops[1] => {
+        AnomalyKind::Internal if future_read(f) => {
             format!("{last} read {} of key {key}, which already contains its own later {}: it read its own future write", op(1), op(0))
         }
         AnomalyKind::Internal if f.txns.len() > 1 => format!("{last} read {} of key {key}, which disagrees with its own earlier {} and the writes it made since", op(1), op(0)),
@@ -190,9 +243,17 @@ pub fn finding_report(h: &History, f: &Finding) -> AnomalyReport {
         AnomalyKind::IncompatibleOrder => format!("{last} read {} and {first} read {}: neither is a prefix of the other, so key {key} has no single version order", op(1), op(0)),
         k => format!("{} on key {key}", k.name()),
     };
+    let name = match f.kind {
+        AnomalyKind::Internal => internal_name(h, f),
+        k => k.plain().unwrap_or(k.name()),
+    };
     AnomalyReport {
         kind: f.kind.name().into(),
-        levels: violated_by(f.kind),
+        name: name.into(),
+        levels: violated_by(f.kind)
+            .into_iter()
+            .filter(|&l| !(l == crate::level::Level::Rc && is_reread(h, f)))
+            .collect(),
         key: f.key.map(|k| h.value_json(h.key(k))),
         value: f.value.map(|v| h.value_json(v)),
         txns: f.txns.iter().map(|&t| h.txns[t as usize].id).collect(),
@@ -202,12 +263,112 @@ pub fn finding_report(h: &History, f: &Finding) -> AnomalyReport {
     }
 }
 
+/// Whether an internal finding is a read of the transaction's own later write.
+fn future_read(f: &Finding) -> bool {
+    f.ops.len() > 1 && f.ops[0] > f.ops[1]
+}
+
+/// Whether an internal finding is a second read of a key that saw other transactions' newer
+/// writes (and, for a list, its own appends since on top): allowed by read committed, a
+/// non-repeatable read for the stronger levels.
+pub fn is_reread(h: &History, f: &Finding) -> bool {
+    let (Some(&first), Some(&last)) = (f.ops.first(), f.ops.last()) else { return false };
+    if f.kind != AnomalyKind::Internal
+        || f.ops.len() != 2
+        || first >= last
+        || h.ops[first as usize].kind != OpKind::Read
+    {
+        return false;
+    }
+    let key = h.ops[last as usize].key;
+    let own: Vec<Value> = h.ops[first as usize..last as usize]
+        .iter()
+        .filter(|o| o.kind != OpKind::Read && o.key == key)
+        .filter_map(|o| match o.arg {
+            Arg::Val(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    match h.model {
+        Model::RwRegister => own.is_empty(),
+        _ => {
+            let (a, b) = (h.list(&h.ops[first as usize]), h.list(&h.ops[last as usize]));
+            b.len() > a.len() + own.len() && b.starts_with(a) && b.ends_with(&own)
+        }
+    }
+}
+
+/// Plume's name for an internal finding (TAPs c-e), or a non-repeatable read.
+fn internal_name(h: &History, f: &Finding) -> &'static str {
+    if future_read(f) {
+        return "future read";
+    }
+    if is_reread(h, f) {
+        return "non-repeatable read";
+    }
+    // The read saw a value the transaction wrote itself earlier, just not its last one.
+    let Some(&read) = f.ops.last() else { return "internal" };
+    let t = txn_of_op(h, read);
+    let start = h.txns[t as usize].ops_start;
+    let key = h.ops[read as usize].key;
+    let own_earlier = |v| {
+        h.ops[start as usize..read as usize]
+            .iter()
+            .any(|o| o.kind != OpKind::Read && o.key == key && o.arg == Arg::Val(v))
+    };
+    match (f.value, h.model) {
+        (Some(v), Model::RwRegister) if own_earlier(v) => "not my last write",
+        _ => "not my own write",
+    }
+}
+
+/// A read of the initial value by a transaction that had observed a writer of the key.
+pub fn initial_read_report(h: &History, k: AnomalyKind, r: &crate::level::weak::InitialRead) -> AnomalyReport {
+    let (w, t) = (txn_of_op(h, r.write_op), txn_of_op(h, r.read_op));
+    let key = h.ops[r.read_op as usize].key;
+    let how = match k {
+        AnomalyKind::NonMonotonicRead => "after reading from it earlier",
+        AnomalyKind::FracturedRead => "though it directly followed it (same process, or read from it)",
+        _ => "though it is in its causal past",
+    };
+    AnomalyReport {
+        kind: k.name().into(),
+        name: k.plain().unwrap_or(k.name()).into(),
+        levels: violated_by(k),
+        key: Some(h.value_json(h.key(key))),
+        value: None,
+        txns: vec![h.txns[w as usize].id, h.txns[t as usize].id],
+        ops: vec![op_ref(h, r.write_op), op_ref(h, r.read_op)],
+        cycle: None,
+        explanation: format!(
+            "{} read the initial value of key {} ({}) {how}: {} wrote it ({}), so {} must have seen that write",
+            txn_name(h, t),
+            key_text(h, key),
+            op_text(h, r.read_op),
+            txn_name(h, w),
+            op_text(h, r.write_op),
+            txn_name(h, t)
+        ),
+    }
+}
+
 /// The verdict as a table, for terminals.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "{:<6} {:<9} anomalies", "level", "verdict");
+    let w = r.levels.0.iter().map(|(l, _)| l.name().len()).max().unwrap_or(5).max(5);
+    let _ = writeln!(s, "{:<w$} {:<9} anomalies", "level", "verdict");
     for (l, lr) in &r.levels.0 {
-        let _ = writeln!(s, "{:<6} {:<9} {}", l.name(), lr.verdict, lr.anomalies.join(", "));
+        let _ = writeln!(s, "{:<w$} {:<9} {}", l.name(), lr.verdict, lr.anomalies.join(", "));
+    }
+    let names = |ls: &[crate::level::Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
+    if !r.weakest_violated.is_empty() {
+        let _ = writeln!(s, "\nweakest violated: {}", names(&r.weakest_violated));
+        if !r.also_violated.is_empty() {
+            let _ = writeln!(s, "so also violated: {}", names(&r.also_violated));
+        }
+    }
+    if !r.strongest_satisfied.is_empty() && r.levels.0.len() > 1 {
+        let _ = writeln!(s, "strongest satisfied: {}", names(&r.strongest_satisfied));
     }
     let st = &r.stats;
     let _ = writeln!(

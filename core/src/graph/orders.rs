@@ -1,0 +1,96 @@
+//! Session and real-time order edges, added to the graph only for levels that need them (Elle's
+//! `process` and `realtime` relations; Adya's strong-session and strict levels).
+//!
+//! Both are transitively reduced as they are built, so they cost about one edge per transaction
+//! (session) or per transaction times the concurrency (real time), never the quadratic closure.
+
+use super::{Edge, EdgeType, NO_KEY};
+use crate::history::{History, TxnId};
+
+/// The operations an order edge points at: the last operation of `from` and the first of `to`
+/// (`u32::MAX` when a transaction has none).
+fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
+    let (a, b) = (&h.txns[from as usize], &h.txns[to as usize]);
+    let from_op = if a.ops_end > a.ops_start { a.ops_end - 1 } else { u32::MAX };
+    let to_op = if b.ops_end > b.ops_start { b.ops_start } else { u32::MAX };
+    Edge { from, to, ty, key: NO_KEY, from_op, to_op }
+}
+
+/// Session order: each vertex to the next vertex of the same process, in input order (Jepsen
+/// processes are sequential: a process's next transaction starts after its last one ended).
+/// Returns the edges and whether any transaction had a process.
+pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
+    let mut last: crate::hash::Map<i64, TxnId> = Default::default();
+    let mut edges = Vec::new();
+    let mut any = false;
+    for (t, txn) in h.txns.iter().enumerate() {
+        let Some(p) = txn.process else { continue };
+        any = true;
+        if !is_vertex[t] {
+            continue;
+        }
+        if let Some(prev) = last.insert(p, t as TxnId) {
+            edges.push(order_edge(h, EdgeType::So, prev, t as TxnId));
+        }
+    }
+    (edges, any)
+}
+
+/// Real-time order: `a -> b` when `a` completed before `b` was invoked, reduced as Elle does: each
+/// transaction links from the "frontier" of completed transactions not yet implied by a later
+/// one. Times are the recorded ones (`:time`, native `start`/`end`), or, when the history records
+/// none, the positions of invocation and completion in the input (Elle's choice). Vertices
+/// without an invocation are left out; those without a completion (an indeterminate
+/// transaction whose write was seen) get incoming edges only. Returns the edges and how many
+/// vertices had no times.
+pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
+    let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
+    let times = |t: &crate::history::Transaction| match timed {
+        true => (t.invoke_time, t.complete_time),
+        false => (t.invoke_pos.map(|p| p as i64), t.complete_pos.map(|p| p as i64)),
+    };
+    // (time, 0 = invoke / 1 = complete, txn): at equal times an invocation comes first, so that
+    // touching intervals are concurrent, not ordered.
+    let mut events: Vec<(i64, u8, TxnId)> = Vec::new();
+    let mut untimed = 0;
+    for (t, txn) in h.txns.iter().enumerate() {
+        if !is_vertex[t] {
+            continue;
+        }
+        let (Some(inv), done) = times(txn) else {
+            untimed += 1;
+            continue;
+        };
+        events.push((inv, 0, t as TxnId));
+        if let Some(done) = done {
+            events.push((done.max(inv), 1, t as TxnId));
+        }
+    }
+    events.sort_unstable();
+    let mut frontier: Vec<TxnId> = Vec::new();
+    // Predecessors recorded at each invocation: one arena, a range per transaction.
+    let mut preds: Vec<TxnId> = Vec::new();
+    let mut range: crate::hash::Map<TxnId, (u32, u32)> = Default::default();
+    let mut edges = Vec::new();
+    let mut covered: crate::hash::Set<TxnId> = Default::default();
+    for (_, kind, t) in events {
+        if kind == 0 {
+            let start = preds.len() as u32;
+            preds.extend_from_slice(&frontier);
+            range.insert(t, (start, preds.len() as u32));
+            for &p in &frontier {
+                edges.push(order_edge(h, EdgeType::Rt, p, t));
+            }
+        } else {
+            let (a, b) = range.remove(&t).unwrap_or((0, 0));
+            covered.clear();
+            covered.extend(preds[a as usize..b as usize].iter().copied());
+            frontier.retain(|p| !covered.contains(p));
+            frontier.push(t);
+        }
+        if range.is_empty() {
+            preds.clear();
+        }
+    }
+    (edges, untimed)
+}

@@ -1,0 +1,412 @@
+//! The weak levels of Biswas and Enea ("On the complexity of checking transactional consistency",
+//! OOPSLA 2019), as Plume (OOPSLA 2024) and AWDIT (PLDI 2025) check them: read committed, read
+//! atomic and causal consistency.
+//!
+//! Each level is an axiom "if a transaction t3 read key x from t1, and t3 observed another writer
+//! t2 of x, then t2 commits before t1"; the levels differ in what "observed" means (an earlier
+//! read of t3; a direct session-order or reads-from predecessor; any causal predecessor). The
+//! premises depend on session order and reads-from only, so one round of saturation decides the
+//! level: it holds iff session order, reads-from, the known version order (WW) and the inferred
+//! commit-order (`co`) edges form no cycle. The cycle search is the one every level uses.
+//!
+//! Only the latest observed writer per session (or per causal chain) is linked: earlier ones
+//! reach it through session order, so the closure, and the verdict, are the same. Causal
+//! consistency uses vector clocks over a chain cover (sessions, extended greedily for
+//! transactions without one), computed in topological order and freed after their last use.
+
+use super::Weak;
+use crate::anomaly::AnomalyKind;
+use crate::graph::orders::session_edges;
+use crate::graph::{DependencyGraph, Edge, EdgeType};
+use crate::hash::Map;
+use crate::history::{Arg, History, KeyId, OpKind, TxnId};
+use crate::infer::Inference;
+
+/// A read of a key's initial value by a transaction that had observed a writer of that key: the
+/// axiom would put the writer before the initial state, so there is no cycle to show, only this.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct InitialRead {
+    /// The observed writer's write of the key.
+    pub write_op: u32,
+    /// The read of the initial value.
+    pub read_op: u32,
+}
+
+/// The graph of one weak level, and the violations that are not cycles.
+pub struct WeakGraph {
+    pub graph: DependencyGraph,
+    pub initial_reads: Vec<InitialRead>,
+    /// Whether any transaction had a session (process).
+    pub sessions: bool,
+}
+
+/// An external read of a vertex: its op, key, and the write op it read from (`None`: the initial
+/// value).
+#[derive(Clone, Copy)]
+struct ExtRead {
+    op: u32,
+    key: KeyId,
+    from: Option<u32>,
+}
+
+struct Ctx<'a> {
+    h: &'a History,
+    op_txn: Vec<TxnId>,
+    /// External reads of each transaction, in program order: `reads[starts[t]..starts[t+1]]`.
+    reads: Vec<ExtRead>,
+    starts: Vec<u32>,
+    edges: Vec<Edge>,
+    initial: Vec<InitialRead>,
+}
+
+impl Ctx<'_> {
+    fn reads_of(&self, t: TxnId) -> &[ExtRead] {
+        &self.reads[self.starts[t as usize] as usize..self.starts[t as usize + 1] as usize]
+    }
+
+    /// `t2`'s last write (or append) to `key`, if it wrote it.
+    fn write_of(&self, t2: TxnId, key: KeyId) -> Option<u32> {
+        let txn = &self.h.txns[t2 as usize];
+        (txn.ops_start..txn.ops_end).rev().find(|&o| {
+            let op = self.h.ops[o as usize];
+            op.key == key && op.kind != OpKind::Read
+        })
+    }
+
+    /// The axiom's conclusion: `t2`'s write `w2` precedes the version `r` read.
+    fn infer(&mut self, w2: u32, r: &ExtRead) {
+        let t2 = self.op_txn[w2 as usize];
+        match r.from {
+            Some(w1) => {
+                let t1 = self.op_txn[w1 as usize];
+                if t1 != t2 {
+                    self.edges.push(Edge { from: t2, to: t1, ty: EdgeType::Co, key: r.key, from_op: w2, to_op: r.op });
+                }
+            }
+            None => self.initial.push(InitialRead { write_op: w2, read_op: r.op }),
+        }
+    }
+}
+
+/// Build the saturated graph of a weak level.
+pub fn graph(h: &History, inf: &Inference, level: Weak) -> WeakGraph {
+    let g = &inf.graph;
+    let n = h.txns.len();
+    let mut op_txn = vec![0 as TxnId; h.ops.len()];
+    for (t, txn) in h.txns.iter().enumerate() {
+        op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
+    }
+    let reads = external_reads(h, inf, &g.is_vertex);
+    let mut starts = vec![0u32; n + 1];
+    for r in &reads {
+        starts[op_txn[r.op as usize] as usize + 1] += 1;
+    }
+    for i in 1..=n {
+        starts[i] += starts[i - 1];
+    }
+    let (so, sessions) = session_edges(h, &g.is_vertex);
+    let mut cx = Ctx { h, op_txn, reads, starts, edges: Vec::new(), initial: Vec::new() };
+    match level {
+        Weak::ReadCommitted => read_committed(&mut cx, &g.is_vertex),
+        Weak::ReadAtomic => read_atomic(&mut cx, &g.is_vertex),
+        Weak::Causal => causal(&mut cx, &g.is_vertex, &so),
+    }
+    let mut edges = cx.edges;
+    edges.extend(so);
+    edges.extend(g.edges.iter().filter(|e| matches!(e.ty, EdgeType::Ww | EdgeType::Wr)).copied());
+    WeakGraph { graph: DependencyGraph::new(g.is_vertex.clone(), edges), initial_reads: cx.initial, sessions }
+}
+
+/// Reads of vertices that saw another transaction's write, or the initial value, before any
+/// write of their own to the key (later reads are internal: checked as `internal`).
+fn external_reads(h: &History, inf: &Inference, is_vertex: &[bool]) -> Vec<ExtRead> {
+    let mut out = Vec::new();
+    let mut written: Vec<KeyId> = Vec::new();
+    for (t, txn) in h.txns.iter().enumerate() {
+        if !is_vertex[t] {
+            continue;
+        }
+        written.clear();
+        for o in txn.ops_start..txn.ops_end {
+            let op = h.ops[o as usize];
+            if op.kind != OpKind::Read {
+                written.push(op.key);
+                continue;
+            }
+            if written.contains(&op.key) {
+                continue;
+            }
+            let initial = match op.arg {
+                Arg::Nil | Arg::Prefix(0) => true,
+                Arg::List { len, .. } => len == 0,
+                _ => false,
+            };
+            let from = inf.reads_from.binary_search_by_key(&o, |e| e.0).ok().map(|i| inf.reads_from[i].1);
+            if from.is_some() || initial {
+                out.push(ExtRead { op: o, key: op.key, from });
+            }
+        }
+    }
+    out
+}
+
+/// MonoAtomicView: a writer seen by an earlier read of the same transaction.
+fn read_committed(cx: &mut Ctx, is_vertex: &[bool]) {
+    let mut seen: Vec<TxnId> = Vec::new();
+    for t in 0..is_vertex.len() as TxnId {
+        seen.clear();
+        let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
+        for r in &reads {
+            for &t2 in &seen {
+                if let Some(w2) = cx.write_of(t2, r.key) {
+                    cx.infer(w2, r);
+                }
+            }
+            if let Some(w1) = r.from {
+                let t1 = cx.op_txn[w1 as usize];
+                if !seen.contains(&t1) {
+                    seen.push(t1);
+                }
+            }
+        }
+    }
+}
+
+/// ReadAtomic: a writer that is a direct predecessor, by session order or reads-from.
+fn read_atomic(cx: &mut Ctx, is_vertex: &[bool]) {
+    // The latest write of each key by each process so far (session order is input order).
+    let mut session_last: Map<(i64, KeyId), u32> = Map::default();
+    let mut sources: Vec<TxnId> = Vec::new();
+    for t in 0..is_vertex.len() as TxnId {
+        if !is_vertex[t as usize] {
+            continue;
+        }
+        let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
+        sources.clear();
+        for r in &reads {
+            if let Some(w1) = r.from {
+                let t1 = cx.op_txn[w1 as usize];
+                if !sources.contains(&t1) {
+                    sources.push(t1);
+                }
+            }
+        }
+        let process = cx.h.txns[t as usize].process;
+        for r in &reads {
+            if let Some(&w2) = process.and_then(|p| session_last.get(&(p, r.key))) {
+                cx.infer(w2, r);
+            }
+            for &t2 in &sources {
+                if let Some(w2) = cx.write_of(t2, r.key) {
+                    cx.infer(w2, r);
+                }
+            }
+        }
+        if let Some(p) = process {
+            let txn = &cx.h.txns[t as usize];
+            for o in txn.ops_start..txn.ops_end {
+                let op = cx.h.ops[o as usize];
+                if op.kind != OpKind::Read {
+                    session_last.insert((p, op.key), o);
+                }
+            }
+        }
+    }
+}
+
+/// Causal: any causal predecessor. Vector clocks over a chain cover, in topological order of
+/// session order and reads-from; transactions on a cycle of those are skipped (the cycle itself
+/// is reported as a causality cycle).
+fn causal(cx: &mut Ctx, is_vertex: &[bool], so: &[Edge]) {
+    let n = is_vertex.len();
+    // Predecessors: the session predecessor and the writers read from.
+    let mut so_pred: Vec<TxnId> = vec![TxnId::MAX; n];
+    for e in so {
+        so_pred[e.to as usize] = e.from;
+    }
+    let mut preds: Vec<Vec<TxnId>> = vec![Vec::new(); n];
+    let mut succs: Vec<Vec<TxnId>> = vec![Vec::new(); n];
+    for t in 0..n as TxnId {
+        let mut p: Vec<TxnId> = cx.reads_of(t).iter().filter_map(|r| r.from).map(|w| cx.op_txn[w as usize]).collect();
+        if so_pred[t as usize] != TxnId::MAX {
+            p.push(so_pred[t as usize]);
+        }
+        p.sort_unstable();
+        p.dedup();
+        p.retain(|&x| x != t);
+        for &x in &p {
+            succs[x as usize].push(t);
+        }
+        preds[t as usize] = p;
+    }
+    // Kahn's order.
+    let mut indeg: Vec<u32> = preds.iter().map(|p| p.len() as u32).collect();
+    let mut order: Vec<TxnId> = (0..n as TxnId).filter(|&t| is_vertex[t as usize] && indeg[t as usize] == 0).collect();
+    let mut i = 0;
+    while i < order.len() {
+        let t = order[i];
+        i += 1;
+        for &s in &succs[t as usize] {
+            indeg[s as usize] -= 1;
+            if indeg[s as usize] == 0 {
+                order.push(s);
+            }
+        }
+    }
+    let mut rank = vec![u32::MAX; n];
+    for (i, &t) in order.iter().enumerate() {
+        rank[t as usize] = i as u32;
+    }
+    // Chains: each session is one; a transaction without one extends the chain of a predecessor
+    // that is still that chain's tail, or starts its own.
+    let mut chain = vec![u32::MAX; n];
+    let mut pos = vec![0u32; n];
+    let mut tails: Vec<TxnId> = Vec::new();
+    let mut by_process: Map<i64, u32> = Map::default();
+    for &t in &order {
+        let c = match cx.h.txns[t as usize].process {
+            Some(p) => *by_process.entry(p).or_insert_with(|| {
+                tails.push(TxnId::MAX);
+                tails.len() as u32 - 1
+            }),
+            None => {
+                let free = preds[t as usize].iter().map(|&p| chain[p as usize]).find(|&c| {
+                    c != u32::MAX && tails[c as usize] != TxnId::MAX && preds[t as usize].contains(&tails[c as usize])
+                });
+                free.unwrap_or_else(|| {
+                    tails.push(TxnId::MAX);
+                    tails.len() as u32 - 1
+                })
+            }
+        };
+        let tail = tails[c as usize];
+        pos[t as usize] = if tail == TxnId::MAX { 0 } else { pos[tail as usize] + 1 };
+        chain[t as usize] = c;
+        tails[c as usize] = t;
+    }
+    let chains = tails.len();
+    // Per key: per chain, the writes in chain order as (position, op).
+    let mut writes: Map<KeyId, Map<u32, Vec<(u32, u32)>>> = Map::default();
+    for &t in &order {
+        let txn = &cx.h.txns[t as usize];
+        for o in txn.ops_start..txn.ops_end {
+            let op = cx.h.ops[o as usize];
+            if op.kind != OpKind::Read {
+                let v = writes.entry(op.key).or_default().entry(chain[t as usize]).or_default();
+                match v.last_mut() {
+                    Some(last) if last.0 == pos[t as usize] => last.1 = o, // the transaction's last write
+                    _ => v.push((pos[t as usize], o)),
+                }
+            }
+        }
+    }
+    // The last use of each clock: its latest successor in the order.
+    let last_use: Vec<u32> = (0..n)
+        .map(|t| succs[t].iter().map(|&s| rank[s as usize]).filter(|&r| r != u32::MAX).max().unwrap_or(0))
+        .collect();
+    let mut slot = vec![u32::MAX; n];
+    let mut pool: Vec<Vec<u32>> = Vec::new();
+    let mut free: Vec<u32> = Vec::new();
+    let mut clock: Vec<u32> = vec![0; chains];
+    for (i, &t) in order.iter().enumerate() {
+        clock.iter_mut().for_each(|c| *c = 0);
+        for &p in &preds[t as usize] {
+            if let Some(pc) = pool.get(slot[p as usize] as usize) {
+                for (c, &x) in clock.iter_mut().zip(pc) {
+                    *c = (*c).max(x);
+                }
+            }
+        }
+        // The clock of t's causal past, t excluded: the writers it observed.
+        let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
+        for r in &reads {
+            let Some(per_chain) = writes.get(&r.key) else { continue };
+            for (&c, ws) in per_chain {
+                let upto = clock[c as usize];
+                let k = ws.partition_point(|w| w.0 < upto);
+                if k > 0 {
+                    let w2 = ws[k - 1].1;
+                    cx.infer(w2, r);
+                }
+            }
+        }
+        clock[chain[t as usize] as usize] = pos[t as usize] + 1;
+        if !succs[t as usize].is_empty() {
+            let s = match free.pop() {
+                Some(s) => {
+                    pool[s as usize].copy_from_slice(&clock);
+                    s
+                }
+                None => {
+                    pool.push(clock.clone());
+                    pool.len() as u32 - 1
+                }
+            };
+            slot[t as usize] = s;
+        }
+        for &p in &preds[t as usize] {
+            if last_use[p as usize] == i as u32 && slot[p as usize] != u32::MAX {
+                free.push(slot[p as usize]);
+                slot[p as usize] = u32::MAX;
+            }
+        }
+    }
+}
+
+/// How a transaction observed a writer, for naming a cycle and explaining an edge.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Premise {
+    /// In an earlier read of its own.
+    EarlierRead,
+    /// As a direct predecessor: the same process earlier, or a writer it read from.
+    Direct,
+    /// Only through a chain of session order and reads-from.
+    Causal,
+}
+
+/// How `t3` had observed `t2` when it made the read `read_op`, judged on the weak graph `g`.
+pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: u32) -> Premise {
+    let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (t2, t3, EdgeType::Wr));
+    let wr: Vec<&Edge> =
+        g.edges[i..].iter().take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr).collect();
+    if wr.iter().any(|e| e.to_op < read_op) {
+        return Premise::EarlierRead;
+    }
+    let (a, b) = (&h.txns[t2 as usize], &h.txns[t3 as usize]);
+    if !wr.is_empty() || (a.process.is_some() && a.process == b.process && t2 < t3) {
+        return Premise::Direct;
+    }
+    Premise::Causal
+}
+
+/// The anomaly a cycle of a weak graph shows (Plume's TAP names).
+pub fn classify(h: &History, g: &DependencyGraph, cycle: &[Edge], txn_of: impl Fn(u32) -> TxnId + Copy) -> AnomalyKind {
+    let cos: Vec<&Edge> = cycle.iter().filter(|e| e.ty == EdgeType::Co).collect();
+    if cos.is_empty() {
+        return if cycle.iter().any(|e| e.ty == EdgeType::So) {
+            AnomalyKind::CausalityCycle
+        } else if cycle.iter().all(|e| e.ty == EdgeType::Ww) {
+            AnomalyKind::G0
+        } else {
+            AnomalyKind::G1c
+        };
+    }
+    let worst = cos.iter().map(|e| premise(h, g, e.from, txn_of(e.to_op), e.to_op)).max();
+    premise_kind(worst.unwrap_or(Premise::EarlierRead), || {
+        cycle.len() == 2 && cos.len() == 2 && cos[0].key == cos[1].key && txn_of(cos[0].to_op) == txn_of(cos[1].to_op)
+    })
+}
+
+/// The anomaly of a read of the initial value after observing a writer of the key.
+pub fn initial_kind(h: &History, g: &DependencyGraph, r: &InitialRead, txn_of: impl Fn(u32) -> TxnId) -> AnomalyKind {
+    premise_kind(premise(h, g, txn_of(r.write_op), txn_of(r.read_op), r.read_op), || false)
+}
+
+fn premise_kind(worst: Premise, same_read_twice: impl Fn() -> bool) -> AnomalyKind {
+    match worst {
+        Premise::EarlierRead => AnomalyKind::NonMonotonicRead,
+        Premise::Direct if same_read_twice() => AnomalyKind::NonRepeatableRead,
+        Premise::Direct => AnomalyKind::FracturedRead,
+        Premise::Causal => AnomalyKind::CausalViolation,
+    }
+}
