@@ -2,8 +2,9 @@
 
 grail reads a history that a database test recorded (Jepsen EDN, elle-cli JSON, or grail's
 native JSON form, gzip accepted), builds its dependency graph (Adya's ww, wr and rw edges) and
-decides five isolation levels: SER, SI, PSI, PL-2 and PL-1, each with a counterexample cycle
-when it is violated.
+decides isolation levels, each with a counterexample cycle when it is violated: by default the
+five classic ones (SER, SI, PSI, PL-2, PL-1); with ``levels="all"`` also strict and
+strong-session SER and SI, and the weak levels RC, RA and causal consistency (``ALL_LEVELS``).
 
 >>> import grail
 >>> report = grail.check('''

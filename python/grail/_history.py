@@ -33,7 +33,7 @@ def _levels_arg(levels: Levels) -> Optional[str]:
         if "," in item:
             raise UsageError(f"unknown level {item!r}: give one name per item", kind="usage")
     if not items:
-        raise UsageError("levels is empty: give at least one level, or None for all five", kind="usage")
+        raise UsageError("levels is empty: give at least one level, or None for the five classic ones", kind="usage")
     return ",".join(items)
 
 
@@ -290,10 +290,11 @@ def check(
     max_steps: Optional[int] = None,
     max_cycles: int = 8,
 ) -> Report:
-    """Check a history for isolation anomalies at SER, SI, PSI, PL-2 and PL-1.
+    """Check a history for isolation anomalies (SER, SI, PSI, PL-2 and PL-1 by default).
 
-    ``history`` is anything :func:`grail.read` takes, or a :class:`History`. ``levels`` limits
-    the check ("SER,SI" or ["SER", "SI"]; all five by default). ``budget`` bounds the search in
+    ``history`` is anything :func:`grail.read` takes, or a :class:`History`. ``levels`` chooses
+    the levels ("SER,SI" or ["SER", "SI"]; "all" for the twelve of :data:`grail.ALL_LEVELS`;
+    Elle's names such as "strict-serializable" work too; the five classic ones by default). ``budget`` bounds the search in
     seconds and ``max_steps`` in edge visits: levels still undecided then are "unknown". At most
     ``max_cycles`` cycles are reported per anomaly. The GIL is released while checking, so
     threads can check several histories at once; Ctrl-C interrupts (KeyboardInterrupt).

@@ -191,14 +191,20 @@ def test_budget_leaves_levels_unknown():
     assert verdicts(full) == {"SER": "violated", "SI": "holds", "PSI": "holds", "PL-2": "holds", "PL-1": "holds"}
     assert full.levels["SER"].cycles[0].anomaly == "G2-item"
     assert not any("cut short" in n for n in full.notes)
-    # A budget of 0 s runs out at the first poll of the clock, deep in the PSI search.
+    # A budget of 0 s runs out at the first poll of the clock, in the search for SER's shortest
+    # cycle (every cycle here is long): what was decided keeps its verdict, the rest is unknown
+    # with a reason, and the cycle found is a real one, not claimed minimal.
     cut = h.check(budget=0)
-    assert {"SI", "PSI"} <= {name for name, lv in cut.levels.items() if lv.verdict == "unknown"}
-    assert cut.valid is None
-    assert all(lv.reason for lv in cut.levels.values() if lv.verdict == "unknown")
     assert any("time budget" in n for n in cut.notes)
-    # Levels decided before the budget ran out keep their verdicts.
+    for name, lv in cut.levels.items():
+        assert lv.verdict in (full.levels[name].verdict, "unknown")
+        assert lv.verdict != "unknown" or lv.reason
     assert cut.levels["PL-1"].verdict == "holds"
+    assert cut.levels["SER"].cycles[0].minimal is False
+    # A step budget cuts the detection itself: levels become unknown, never guessed.
+    few = h.check(max_steps=1000)
+    assert {"SER", "SI", "PSI"} <= {name for name, lv in few.levels.items() if lv.verdict == "unknown"}
+    assert few.valid is None
     # A generous budget decides everything.
     assert h.check(budget=3600).to_dict() == full.to_dict()
 
@@ -218,9 +224,23 @@ def test_max_cycles():
 def test_report_views_agree_with_dict():
     r = grail.check(CASES / "G2-item" / "write-skew.edn")
     d = r.to_dict()
-    assert set(d) == {"valid", "model", "levels", "anomalies", "stats", "notes"}
+    assert set(d) == {
+        "valid",
+        "model",
+        "levels",
+        "weakest_violated",
+        "also_violated",
+        "strongest_satisfied",
+        "anomalies",
+        "stats",
+        "notes",
+    }
     assert r.valid == d["valid"]
     assert [a.type for a in r.anomalies] == [a["type"] for a in d["anomalies"]]
+    assert [a.name for a in r.anomalies] == [a["name"] for a in d["anomalies"]]
+    assert r.weakest_violated == d["weakest_violated"] == ["SER"]
+    assert r.also_violated == d["also_violated"]
+    assert r.strongest_satisfied == d["strongest_satisfied"] == ["SI"]
     assert r.stats.to_dict() == d["stats"]
     assert r.notes == d["notes"]
     for name, lv in r.levels.items():
@@ -424,3 +444,19 @@ def test_version_and_levels():
     assert grail.__version__ == grail._grail.__version__
     assert grail.LEVELS == ("SER", "SI", "PSI", "PL-2", "PL-1")
     assert set(grail.__all__) <= set(dir(grail))
+
+
+def test_all_levels_and_elle_names():
+    """The twelve levels by name or alias; the weak levels' anomalies carry Plume's names."""
+    assert len(grail.ALL_LEVELS) == 12 and set(grail.LEVELS) <= set(grail.ALL_LEVELS)
+    r = grail.check(CASES / "fractured-read" / "saw-half.edn", levels="all")
+    assert list(r.levels) == list(grail.ALL_LEVELS)
+    assert list(r.levels["RA"].anomalies) == ["fractured-read"] and r.levels["RC"].valid is True
+    assert r.weakest_violated == ["PSI", "RA"] and r.strongest_satisfied == ["RC"]
+    same = grail.check(CASES / "fractured-read" / "saw-half.edn", levels=["read-atomic", "PL-3"])
+    assert list(same.levels) == ["SER", "RA"]
+    fractured = [a for a in r.anomalies if a.type == "fractured-read"]
+    assert fractured and fractured[0].name == "fractured read" and fractured[0].cycle is not None
+    assert any(s.type == "co" for s in fractured[0].cycle.steps)
+    with pytest.raises(grail.UsageError, match="strong-session-SER"):
+        grail.check(CASES / "fractured-read" / "saw-half.edn", levels="snapshot")

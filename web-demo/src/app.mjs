@@ -8,7 +8,11 @@ import { drawCycle, markSelected, exportSvg, keyText, stepValue } from './graph.
 import { encodeShare, decodeShare, fileText, MAX_FRAGMENT } from './share.mjs';
 import { opSpan, txnSpan, offsetOf } from './source.mjs';
 
-const LEVELS = ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'];
+/** Every level, strongest first (the package's ALL_LEVELS), and the five checked by default. */
+const LEVELS = [
+    'strict-SER', 'strong-session-SER', 'SER', 'strong-SI', 'strong-session-SI', 'SI', 'PSI', 'CC', 'RA', 'RC', 'PL-2', 'PL-1',
+];
+const DEFAULT_LEVELS = ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'];
 /** Texts up to this size are checked as you type. */
 const AUTO_LIMIT = 200_000;
 /** The progress box appears when a check takes longer than this. */
@@ -79,7 +83,7 @@ function chosenLevels() {
 }
 
 function setLevels(levels) {
-    const want = levels && levels.length ? new Set(levels) : new Set(LEVELS);
+    const want = levels && levels.length ? new Set(levels) : new Set(DEFAULT_LEVELS);
     for (const i of document.querySelectorAll('input[name=level]')) i.checked = want.has(i.value);
 }
 
@@ -202,7 +206,8 @@ async function share() {
     const status = $('share-status');
     $('share-box').hidden = false;
     const all = chosenLevels();
-    const fragment = await encodeShare(editor.text, all.length === LEVELS.length ? [] : all);
+    const isDefault = all.length === DEFAULT_LEVELS.length && DEFAULT_LEVELS.every((l) => all.includes(l));
+    const fragment = await encodeShare(editor.text, isDefault ? [] : all);
     if (fragment.length > MAX_FRAGMENT) {
         $('share-url').value = '';
         status.textContent = `This history is too large for a link (${bytes(fragment.length)} compressed); share the file instead.`;
@@ -415,9 +420,14 @@ function showResult(res, text) {
     if (unknown.length) parts.push(`Unknown: ${unknown.join(', ')}.`);
     if (holds.length) parts.push(`Holds: ${holds.join(', ')}.`);
     $('status').textContent = parts.join(' ');
+    // Derived from the levels' implications: what to tell a database engineer first.
+    const lattice = [];
+    if (report.weakest_violated?.length) lattice.push(`Weakest violated: ${report.weakest_violated.join(', ')}.`);
+    if (report.strongest_satisfied?.length && checked.length > 1) lattice.push(`Strongest satisfied: ${report.strongest_satisfied.join(', ')}.`);
+    $('lattice').textContent = lattice.join(' ');
 
     $('levels-table').tBodies[0].replaceChildren(
-        ...LEVELS.map((l) => {
+        ...checked.map((l) => {
             const lr = report.levels[l];
             return h('tr', { 'data-level': l }, h('th', { scope: 'row' }, l), verdictCell(lr), h('td', { class: 'found' }, lr ? lr.anomalies.join(', ') || 'none' : ''));
         }),

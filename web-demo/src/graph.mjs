@@ -10,6 +10,9 @@ export const EDGE_STYLE = {
     ww: { color: '#1f77b4', dash: '', meaning: 'write-write: the second installed a later version of the key' },
     wr: { color: '#2ca02c', dash: '7 4', meaning: 'write-read: the second read what the first wrote' },
     rw: { color: '#d62728', dash: '2 4', meaning: 'read-write (anti-dependency): the first read a version the second overwrote' },
+    so: { color: '#7f7f7f', dash: '1 3', meaning: 'session order: the same process ran the first, then the second' },
+    rt: { color: '#9467bd', dash: '10 3', meaning: 'real-time order: the first completed before the second began' },
+    co: { color: '#ff7f0e', dash: '5 2 1 2', meaning: 'commit order a weak level forces: a reader saw the first, yet read the second' },
 };
 
 let counter = 0;
@@ -35,6 +38,7 @@ export function keyText(key) {
 /** Short label of an edge: `rw p1 ↦ 2`. */
 export function stepLabel(step) {
     const v = stepValue(step);
+    if (step.key === null || step.key === undefined) return step.type; // session and real-time order
     return `${step.type} ${keyText(step.key)}${v === null ? '' : ` \u21a6 ${v}`}`;
 }
 
@@ -221,7 +225,9 @@ export function exportSvg(svg) {
     const legend = el('g', { class: 'legend', 'font-size': 12 });
     let x = vx + 10;
     const y = vy + vh0 + 12;
-    for (const [type, st] of Object.entries(EDGE_STYLE)) {
+    // The legend lists the types the cycle uses (dependencies always, order edges when present).
+    const used = new Set([...copy.querySelectorAll('g.edge')].map((g) => [...g.classList].find((c) => c.startsWith('edge-'))?.slice(5)));
+    for (const [type, st] of Object.entries(EDGE_STYLE).filter(([t]) => ['ww', 'wr', 'rw'].includes(t) || used.has(t))) {
         const line = el('line', { x1: x, y1: y, x2: x + 26, y2: y, stroke: st.color, 'stroke-width': 2.5 });
         if (st.dash) line.setAttribute('stroke-dasharray', st.dash);
         legend.append(line, el('text', { x: x + 32, y: y + 4, fill: '#1a1a1a' }, type));

@@ -146,7 +146,9 @@ enum Cmd {
     Check {
         #[command(flatten)]
         input: Input,
-        /// Levels to check, comma-separated.
+        /// Levels to check, comma-separated: SER, SI, PSI, PL-2, PL-1 (the default), strict-SER,
+        /// strong-session-SER, strong-SI, strong-session-SI, CC, RA, RC, Elle's names
+        /// (strict-serializable, PL-3, read-atomic, ...), `all` or `classic`.
         #[arg(long, default_value = "SER,SI,PSI,PL-2,PL-1")]
         levels: String,
         /// Print the report as JSON.
@@ -271,6 +273,13 @@ fn run(cli: Cli) -> Result<u8, String> {
                 // GRAIL's checkers have no budget and give no counterexample files.
                 let unsupported =
                     [("--dot", dot.is_some()), ("--max-steps", max_steps.is_some()), ("--timeout", timeout.is_some())];
+                if let Some(l) = levels.iter().find(|l| !Level::CLASSIC.contains(l)) {
+                    return Err(format!(
+                        "--strategy {} decides the classic levels (SER, SI, PSI, PL-2, PL-1) only, not {}",
+                        strategy.name(),
+                        l.name()
+                    ));
+                }
                 if let Some((flag, _)) = unsupported.iter().find(|(_, given)| *given) {
                     return Err(format!(
                         "{flag} works with the default strategy (scc) only, not with --strategy {}",

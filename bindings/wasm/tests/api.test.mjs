@@ -26,6 +26,24 @@ test('version and levels', () => {
     assert.deepEqual([...grail.LEVELS], ['SER', 'SI', 'PSI', 'PL-2', 'PL-1']);
 });
 
+test('all twelve levels, Elle\'s names, and the lattice of verdicts', (t) => {
+    assert.equal(grail.ALL_LEVELS.length, 12);
+    assert.ok(grail.LEVELS.every((l) => grail.ALL_LEVELS.includes(l)));
+    const saw = cases.find((c) => c.name === 'fractured-read/saw-half.edn');
+    const r = grail.check(readFileSync(saw.history), { levels: [...grail.ALL_LEVELS] });
+    assert.deepEqual(Object.keys(r.levels), [...grail.ALL_LEVELS]);
+    assert.deepEqual(r.levels.RA.anomalies, ['fractured-read']);
+    assert.deepEqual(r.weakest_violated, ['PSI', 'RA']);
+    assert.deepEqual(r.strongest_satisfied, ['RC']);
+    const fractured = r.anomalies.find((a) => a.type === 'fractured-read');
+    assert.equal(fractured.name, 'fractured read');
+    assert.ok(fractured.cycle.steps.some((s) => s.type === 'co' && /must precede/.test(s.why)));
+    const byAlias = grail.check(readFileSync(saw.history), { levels: ['read-atomic', 'strict-serializable'] });
+    assert.deepEqual(Object.keys(byAlias.levels), ['strict-SER', 'RA']);
+    if (!cliPath && skipOrFail(t, 'the grail CLI is not built (cargo build --release -p grail-cli)')) return;
+    assert.deepEqual(r, JSON.parse(cli(['check', saw.history, '--json', '--levels', 'all'])));
+});
+
 test('init() resolves in Node (the module is loaded at import)', async () => {
     await grail.init();
     assert.equal(grail.check('').valid, true);

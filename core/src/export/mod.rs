@@ -86,7 +86,7 @@ pub fn export(h: &History, g: &DependencyGraph, f: ExportFormat, max_depth: usiz
                 ("txn.json".to_string(), serde_json::to_string_pretty(&txn).unwrap_or_default()),
                 ("dep.json".to_string(), serde_json::to_string_pretty(&dep).unwrap_or_default()),
             ];
-            for l in Level::ALL {
+            for l in Level::CLASSIC {
                 files.push((format!("queries/cycle-{}.aql", l.name()), aql_cycle(l, max_depth)));
                 files.push((format!("queries/sp-{}.aql", l.name()), aql_sp(l)));
             }
@@ -111,7 +111,7 @@ pub fn export(h: &History, g: &DependencyGraph, f: ExportFormat, max_depth: usiz
                 ));
             }
             let mut files = vec![("nodes.csv".to_string(), nodes), ("relationships.csv".to_string(), rels)];
-            for l in Level::ALL {
+            for l in Level::CLASSIC {
                 files.push((format!("queries/cycle-{}.cypher", l.name()), cypher_cycle(l, max_depth)));
             }
             files.push(("queries/apoc-cycles.cypher".into(), CYPHER_APOC.into()));

@@ -266,33 +266,48 @@ impl<'g> Searcher<'g> {
             }
         }
         targets.sort_unstable();
+        // Topological rank of each node's SCC in the free graph: a node reaches only nodes of
+        // equal or higher rank, so a search stops at the highest rank it looks for. (petgraph
+        // lists SCCs in one topological direction; which one is read off a crossing edge.)
+        let k = sccs.len() as u32;
+        let reverse = pg
+            .edge_indices()
+            .find_map(|e| {
+                let (a, b) = pg.edge_endpoints(e)?;
+                let (sa, sb) = (scc_of[a.index()], scc_of[b.index()]);
+                (sa != sb).then_some(sa > sb)
+            })
+            .unwrap_or(true);
+        let rank = |n: usize| if reverse { k - 1 - scc_of[n] } else { scc_of[n] };
         let mut reach = vec![0u32; pg.node_count()];
         let mut stamp = 0u32;
         let mut queue = VecDeque::new();
         let mut i = 0;
         while i < targets.len() {
             let to = targets[i].0;
-            stamp += 1;
-            reach[to as usize] = stamp;
-            queue.clear();
-            queue.push_back(NodeIndex::new(to as usize));
-            while let Some(x) = queue.pop_front() {
-                for y in pg.neighbors(x) {
-                    if !budget.spend(1) {
-                        return Detect::Unknown(budget.exhausted.clone().unwrap_or_default());
-                    }
-                    if reach[y.index()] != stamp {
-                        reach[y.index()] = stamp;
-                        queue.push_back(y);
+            let group = targets[i..].iter().take_while(|t| t.0 == to).count();
+            let bound = targets[i..i + group].iter().map(|t| rank(t.1 as usize)).max().unwrap_or(0);
+            if rank(to as usize) <= bound {
+                stamp += 1;
+                reach[to as usize] = stamp;
+                queue.clear();
+                queue.push_back(NodeIndex::new(to as usize));
+                while let Some(x) = queue.pop_front() {
+                    for y in pg.neighbors(x) {
+                        if !budget.spend(1) {
+                            return Detect::Unknown(budget.exhausted.clone().unwrap_or_default());
+                        }
+                        if reach[y.index()] != stamp && rank(y.index()) <= bound {
+                            reach[y.index()] = stamp;
+                            queue.push_back(y);
+                        }
                     }
                 }
-            }
-            while i < targets.len() && targets[i].0 == to {
-                if reach[targets[i].1 as usize] == stamp {
-                    return Detect::Yes(comp[targets[i].2 as usize]);
+                if let Some(t) = targets[i..i + group].iter().find(|t| reach[t.1 as usize] == stamp) {
+                    return Detect::Yes(comp[t.2 as usize]);
                 }
-                i += 1;
             }
+            i += group;
         }
         Detect::No
     }

@@ -355,7 +355,7 @@ pub fn initial_read_report(h: &History, k: AnomalyKind, r: &crate::level::weak::
 /// The verdict as a table, for terminals.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
-    let w = r.levels.0.iter().map(|(l, _)| l.name().len()).max().unwrap_or(5).max(5);
+    let w = r.levels.0.iter().map(|(l, _)| l.name().len()).max().unwrap_or(6).max(6);
     let _ = writeln!(s, "{:<w$} {:<9} anomalies", "level", "verdict");
     for (l, lr) in &r.levels.0 {
         let _ = writeln!(s, "{:<w$} {:<9} {}", l.name(), lr.verdict, lr.anomalies.join(", "));

@@ -1,0 +1,57 @@
+// In headless Chromium: the levels beyond the classic five. Choosing read atomic and read
+// committed under "More levels" checks them; the table, the weakest-violated line and the
+// counterexample (with its forced commit-order edge) follow; a shared link keeps the choice.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { useDemoPage, waitForCheck, finishedCount, verdicts, anomalyTypes, setEditorText, screenshot, demoDir } from './helpers.mjs';
+
+let page;
+
+useDemoPage((d) => ({ page } = d));
+
+const fractured = readFileSync(join(demoDir, '..', 'tests', 'cases', 'fractured-read', 'saw-half.edn'), 'utf8');
+
+test('RA and RC from "More levels": verdicts, the lattice line and a co edge in the graph', async () => {
+    let prev = await finishedCount(page);
+    await setEditorText(page, fractured);
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    assert.deepEqual(Object.keys(await verdicts(page)), ['SER', 'SI', 'PSI', 'PL-2', 'PL-1']);
+
+    await page.click('.more-levels summary');
+    prev = await finishedCount(page);
+    await page.check('input[name=level][value="RA"]');
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    prev = await finishedCount(page);
+    await page.check('input[name=level][value="RC"]');
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+
+    const v = await verdicts(page);
+    assert.deepEqual(Object.keys(v), ['SER', 'SI', 'PSI', 'RA', 'RC', 'PL-2', 'PL-1']);
+    assert.equal(v.RA, 'violated');
+    assert.equal(v.RC, 'holds');
+    assert.ok((await anomalyTypes(page)).includes('fractured-read'));
+    assert.match(await page.textContent('#lattice'), /Weakest violated: PSI, RA\. Strongest satisfied: RC\./);
+
+    // The fractured read's counterexample draws its commit-order edge.
+    await page.click('.cx-choice:has-text("fractured-read")');
+    await page.waitForSelector('#graph-box g.edge-co');
+    const types = await page.evaluate(() => [...document.querySelectorAll('#graph-box g.edge')].map((g) => g.getAttribute('class')));
+    await screenshot(page, 'levels-fractured-read');
+    assert.deepEqual(types.sort(), ['edge edge-co', 'edge edge-wr']);
+
+    // A shared link keeps the chosen levels.
+    await page.click('#share');
+    await page.waitForFunction(() => document.getElementById('share-url').value.includes('#'));
+    const url = await page.inputValue('#share-url');
+    const other = await page.context().newPage();
+    try {
+        await other.goto(url);
+        await other.waitForFunction(() => (document.getElementById('results').dataset.finished ?? '0') !== '0');
+        const levels = await other.evaluate(() => [...document.querySelectorAll('input[name=level]:checked')].map((i) => i.value));
+        assert.deepEqual(levels.sort(), ['PL-1', 'PL-2', 'PSI', 'RA', 'RC', 'SER', 'SI']);
+    } finally {
+        await other.close();
+    }
+});
