@@ -23,14 +23,17 @@ fn guaranteed(i: Isolation) -> &'static [&'static str] {
         Isolation::Serializable => &LEVELS,
         Isolation::SnapshotIsolation => &["SI", "PSI", "PL-2", "PL-1"],
         Isolation::ParallelSnapshotIsolation => &["PSI", "PL-2", "PL-1"],
+        // Lists keep write conflicts under `causal`, so it is PSI there; see more_levels.rs for CC.
+        Isolation::Causal => &["PL-2", "PL-1"],
         Isolation::ReadCommitted => &["PL-2", "PL-1"],
     }
 }
 
-const ISOLATIONS: [Isolation; 4] = [
+const ISOLATIONS: [Isolation; 5] = [
     Isolation::Serializable,
     Isolation::SnapshotIsolation,
     Isolation::ParallelSnapshotIsolation,
+    Isolation::Causal,
     Isolation::ReadCommitted,
 ];
 

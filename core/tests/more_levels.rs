@@ -273,13 +273,14 @@ fn verdicts(h: &grail_core::History) -> grail_core::Report {
 
 #[test]
 fn generated_histories_pass_the_levels_their_isolation_guarantees() {
-    let guarantees: [(Isolation, &str); 4] = [
+    let guarantees: [(Isolation, &str); 5] = [
         (
             Isolation::Serializable,
             "strict-SER,strong-session-SER,SER,strong-SI,strong-session-SI,SI,PSI,CC,RA,RC,PL-2,PL-1",
         ),
         (Isolation::SnapshotIsolation, "strong-SI,strong-session-SI,SI,PSI,CC,RA,RC,PL-2,PL-1"),
         (Isolation::ParallelSnapshotIsolation, "PSI,CC,RA,RC,PL-2,PL-1"),
+        (Isolation::Causal, "CC,RA,RC,PL-2,PL-1"),
         (Isolation::ReadCommitted, "RC,PL-2,PL-1"),
     ];
     for (iso, want) in guarantees {
@@ -318,7 +319,10 @@ fn weaker_isolations_really_break_the_stronger_levels() {
     // Not vacuous: read committed shows fractured reads (RA), SI shows write skew but keeps CC.
     let mut rc_breaks_ra = false;
     let mut psi_breaks_si = false;
+    let mut causal_breaks_psi = false;
     for seed in 1..=6 {
+        let r = verdicts(&generated(Isolation::Causal, DataModel::RwRegister, seed, Vec::new()));
+        causal_breaks_psi |= r.levels.get(Level::Psi).unwrap().valid == Some(false);
         let r = verdicts(&generated(Isolation::ReadCommitted, DataModel::RwRegister, seed, Vec::new()));
         rc_breaks_ra |= r.levels.get(Level::Ra).unwrap().valid == Some(false);
         let r = verdicts(&generated(Isolation::ParallelSnapshotIsolation, DataModel::ListAppend, seed, Vec::new()));
@@ -326,6 +330,7 @@ fn weaker_isolations_really_break_the_stronger_levels() {
     }
     assert!(rc_breaks_ra, "no read-committed history violated read atomic");
     assert!(psi_breaks_si, "no PSI history violated SI");
+    assert!(causal_breaks_psi, "no causal history violated PSI");
 }
 
 #[test]

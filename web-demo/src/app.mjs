@@ -426,8 +426,9 @@ function showResult(res, text) {
     if (report.strongest_satisfied?.length && checked.length > 1) lattice.push(`Strongest satisfied: ${report.strongest_satisfied.join(', ')}.`);
     $('lattice').textContent = lattice.join(' ');
 
+    // The classic five always have a row (unchecked: "not checked"); the others when checked.
     $('levels-table').tBodies[0].replaceChildren(
-        ...checked.map((l) => {
+        ...LEVELS.filter((l) => DEFAULT_LEVELS.includes(l) || report.levels[l]).map((l) => {
             const lr = report.levels[l];
             return h('tr', { 'data-level': l }, h('th', { scope: 'row' }, l), verdictCell(lr), h('td', { class: 'found' }, lr ? lr.anomalies.join(', ') || 'none' : ''));
         }),

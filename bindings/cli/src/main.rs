@@ -74,7 +74,7 @@ struct GenArgs {
     /// list-append or rw-register.
     #[arg(long, default_value = "list-append", value_parser = ["list-append", "rw-register"])]
     model: String,
-    #[arg(long, default_value = "serializable", value_parser = ["serializable", "snapshot-isolation", "parallel-snapshot-isolation", "read-committed"])]
+    #[arg(long, default_value = "serializable", value_parser = ["serializable", "snapshot-isolation", "parallel-snapshot-isolation", "causal", "read-committed"])]
     isolation: String,
     /// Anomalies to inject, as NAME or NAME:COUNT, comma-separated: lost-update, write-skew,
     /// long-fork, aborted-read, intermediate-read, write-cycle.

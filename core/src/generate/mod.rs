@@ -9,6 +9,8 @@
 //!   conflicts (Berenson et al.; the GRAIL thesis ch. 2).
 //! * `parallel-snapshot-isolation`: two sites; a site sees its own commits at once and the other
 //!   site's after a delay (a causal prefix); write conflicts abort globally (Sovran et al.).
+//! * `causal`: parallel SI's two sites and causal delivery, without write conflicts for registers:
+//!   causally consistent (Biswas and Enea), with lost updates.
 //! * `read-committed`: each read sees the latest commit; writes install at commit; no conflicts.
 //!
 //! Injected anomalies are spliced in on fresh keys, each a minimal instance, so their number is
@@ -26,6 +28,9 @@ pub enum Isolation {
     Serializable,
     SnapshotIsolation,
     ParallelSnapshotIsolation,
+    /// Parallel SI's sites without its write conflicts (registers; lists keep the conflicts, as
+    /// concurrent appends would leave replicas with lists in different orders).
+    Causal,
     ReadCommitted,
 }
 

@@ -240,7 +240,7 @@ impl Sim<'_> {
         let site = (process % 2) as u8;
         let snapshot = match o.isolation {
             Isolation::SnapshotIsolation => Snapshot::At(self.ts),
-            Isolation::ParallelSnapshotIsolation => {
+            Isolation::ParallelSnapshotIsolation | Isolation::Causal => {
                 // The other site's commits arrive a few commits late, in order, and never go
                 // back: a site's view stays causally closed.
                 let lag = 1 + self.rng.below(4) as u64;
@@ -311,7 +311,12 @@ impl Sim<'_> {
 
     /// Whether committing `t` would lose another transaction's write (first committer wins).
     fn conflicts(&self, t: &Txn) -> bool {
-        if !matches!(self.o.isolation, Isolation::SnapshotIsolation | Isolation::ParallelSnapshotIsolation) {
+        let conflicts = match self.o.isolation {
+            Isolation::SnapshotIsolation | Isolation::ParallelSnapshotIsolation => true,
+            Isolation::Causal => self.o.model == DataModel::ListAppend,
+            _ => false,
+        };
+        if !conflicts {
             return false;
         }
         t.done.iter().any(|d| match d {

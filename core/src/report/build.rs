@@ -160,7 +160,7 @@ pub fn check_inferred(
         searches.push(Search { graph: weak_id(w), kind: None, outcome, found });
         for r in wg.initial_reads.iter().take(max_cycles) {
             let k = initial_kind(h, g, r, txn_of);
-            initial.push((weak_id(w), k, initial_read_report(h, k, r)));
+            initial.push((weak_id(w), k, initial_read_report(h, g, k, r)));
         }
         if !wg.sessions && !notes.iter().any(|n| n.contains("no process")) {
             notes.push(

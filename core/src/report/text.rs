@@ -104,21 +104,27 @@ fn why_order(h: &History, e: &Edge) -> String {
     }
 }
 
-/// Why an inferred commit-order edge holds: the reader, what it had observed, what it read.
-fn why_co(h: &History, g: &DependencyGraph, e: &Edge) -> String {
+/// How `reader` had observed `t2` when it made the read `read_op`, as a phrase.
+fn observed(h: &History, g: &DependencyGraph, t2: TxnId, reader: TxnId, read_op: u32) -> String {
     use crate::level::weak::{premise, Premise};
-    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
-    let reader = txn_of_op(h, e.to_op);
-    let r = txn_name(h, reader);
-    let k = key_text(h, e.key);
-    let seen = match premise(h, g, e.from, reader, e.to_op) {
+    let from = txn_name(h, t2);
+    match premise(h, g, t2, reader, read_op) {
         Premise::EarlierRead => format!("after reading {from}'s writes"),
-        Premise::Direct if h.txns[e.from as usize].process == h.txns[reader as usize].process => {
+        Premise::Direct if h.txns[t2 as usize].process == h.txns[reader as usize].process => {
             format!("after {from} ran earlier in its process")
         }
         Premise::Direct => format!("though it read from {from}"),
         Premise::Causal => format!("though {from} is in its causal past"),
-    };
+    }
+}
+
+/// Why an inferred commit-order edge holds: the reader, what it had observed, what it read.
+fn why_co(h: &History, g: &DependencyGraph, e: &Edge) -> String {
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let reader = txn_of_op(h, e.to_op);
+    let r = txn_name(h, reader);
+    let k = key_text(h, e.key);
+    let seen = observed(h, g, e.from, reader, e.to_op);
     format!(
         "{r} read key {k} = {} from {to} {seen}, which wrote {}: {from}'s write must precede {to}'s",
         read_text(h, e.to_op),
@@ -323,14 +329,15 @@ fn internal_name(h: &History, f: &Finding) -> &'static str {
 }
 
 /// A read of the initial value by a transaction that had observed a writer of the key.
-pub fn initial_read_report(h: &History, k: AnomalyKind, r: &crate::level::weak::InitialRead) -> AnomalyReport {
+pub fn initial_read_report(
+    h: &History,
+    g: &DependencyGraph,
+    k: AnomalyKind,
+    r: &crate::level::weak::InitialRead,
+) -> AnomalyReport {
     let (w, t) = (txn_of_op(h, r.write_op), txn_of_op(h, r.read_op));
     let key = h.ops[r.read_op as usize].key;
-    let how = match k {
-        AnomalyKind::NonMonotonicRead => "after reading from it earlier",
-        AnomalyKind::FracturedRead => "though it directly followed it (same process, or read from it)",
-        _ => "though it is in its causal past",
-    };
+    let how = observed(h, g, w, t, r.read_op);
     AnomalyReport {
         kind: k.name().into(),
         name: k.plain().unwrap_or(k.name()).into(),
@@ -341,11 +348,10 @@ pub fn initial_read_report(h: &History, k: AnomalyKind, r: &crate::level::weak::
         ops: vec![op_ref(h, r.write_op), op_ref(h, r.read_op)],
         cycle: None,
         explanation: format!(
-            "{} read the initial value of key {} ({}) {how}: {} wrote it ({}), so {} must have seen that write",
+            "{} read the initial value of key {} ({}) {how}, which wrote it ({}): {} must have seen that write",
             txn_name(h, t),
             key_text(h, key),
             op_text(h, r.read_op),
-            txn_name(h, w),
             op_text(h, r.write_op),
             txn_name(h, t)
         ),
