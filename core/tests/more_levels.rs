@@ -430,3 +430,54 @@ fn read_anomalies_carry_plumes_names() {
     assert_eq!(one("[:w x 1] [:r x 9]"), ["not my own write"]);
     assert_eq!(one("[:r x 3] [:w x 3]"), ["future read"]);
 }
+
+// ---------------------------------------------------------------------------------------------
+// Real histories: the twelve verdicts agree with the levels' implications.
+
+mod common;
+
+#[test]
+fn corpus_verdicts_respect_the_lattice() {
+    let Some(c) = common::corpus() else { return };
+    let mut histories = 0;
+    let mut checked_pairs = 0;
+    for row in common::csv_rows(&c.join("grail/list/verdicts.csv")) {
+        let rel = row["edn_path"].replace("go-graph-checker/histories/", "grail/list/");
+        let path = c.join(&rel);
+        if rel.contains("MISSING") || !path.exists() {
+            continue;
+        }
+        let h = common::load(&path, None);
+        let r = check(&h, &levels("all"));
+        // The classic five are what the corpus expects, whatever else is checked alongside.
+        for l in common::LEVELS {
+            let expected = row[&format!("expected_{l}_violated")] == "1";
+            assert_eq!(r.levels[l].valid == Some(false), expected, "{rel}: {l}");
+        }
+        // Internal and thin-air reads are TAPs for the weak levels only; elsewhere every level
+        // that holds has every level it implies hold too.
+        let assumption = r.anomalies.iter().any(|a| a.kind == "internal" || a.kind == "garbage-read");
+        for (l, lr) in &r.levels.0 {
+            if lr.valid != Some(true) {
+                continue;
+            }
+            for w in l.weaker() {
+                if assumption && w.spec().weak.is_some() {
+                    continue;
+                }
+                assert_eq!(
+                    r.levels.get(w).unwrap().valid,
+                    Some(true),
+                    "{rel}: {} holds but {} does not",
+                    l.name(),
+                    w.name()
+                );
+                checked_pairs += 1;
+            }
+        }
+        histories += 1;
+    }
+    assert_eq!(histories, 88);
+    eprintln!("{histories} corpus histories, {checked_pairs} implications checked");
+    assert!(checked_pairs > 0);
+}
