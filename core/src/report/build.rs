@@ -130,6 +130,7 @@ pub fn check_inferred(
     if let Some(why) = &budget.exhausted {
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
+    let analysis = opts.analyze.as_ref().map(|a| crate::analysis::analyze(h, g, a, budget.interrupt.take()));
     Report {
         valid,
         model: match h.model {
@@ -142,5 +143,6 @@ pub fn check_inferred(
         anomalies,
         stats: g.stats(h),
         notes,
+        analysis,
     }
 }
