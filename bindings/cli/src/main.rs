@@ -509,14 +509,12 @@ fn online(input: &Input, window: usize, max_length: usize, json: bool, quiet: bo
     if h.model == grail_core::history::Model::RwRegister {
         return Err("online checking takes list-append histories (append and r), not register writes".into());
     }
-    let txns: Vec<OnlineTxn> = (0..h.txns.len() as u32).map(|t| OnlineTxn::from_history(&h, t)).collect();
-    drop(h);
     let mut checker = OnlineChecker::new(OnlineOptions { window, max_length, ..Default::default() });
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let t0 = Instant::now();
-    for t in &txns {
-        for a in checker.push(t) {
+    for t in 0..h.txns.len() as u32 {
+        for a in checker.push(&OnlineTxn::from_history(&h, t)) {
             if quiet {
                 continue;
             }
@@ -546,8 +544,8 @@ fn online(input: &Input, window: usize, max_length: usize, json: bool, quiet: bo
         0,
         format_args!(
             "online: {} transactions in {secs:.3} s ({:.0} transactions/s); window {window}; peak resident memory {peak}",
-            txns.len(),
-            txns.len() as f64 / secs.max(1e-9)
+            h.txns.len(),
+            h.txns.len() as f64 / secs.max(1e-9)
         ),
     );
     Ok(if summary.stats.cycles == 0 { 0 } else { 1 })

@@ -575,34 +575,75 @@ impl OnlineChecker {
         }
         let ep = self.epoch;
         let mut steps = 0u64;
-        // Distances to u, up to h, over incoming edges.
-        let h = (l - 1) / 2;
-        let mut queue: Vec<Seq> = vec![u];
-        let su = self.slot(u);
-        self.dist[su] = (ep, 0);
-        let mut head = 0;
-        while head < queue.len() {
-            let x = queue[head];
-            head += 1;
-            let d = self.dist[self.slot(x)].1 as u32;
-            if d >= h {
-                continue;
-            }
-            let Some(m) = self.node(x).map(|n| n.inn.len()) else { continue };
-            steps += m as u64;
-            let xi = (x - self.base) as usize;
-            for j in 0..m {
-                let y = self.nodes[xi].inn[j];
-                if y < self.base {
-                    continue;
+        // Is there a path v ~> u of at most l - 1 edges? A bidirectional breadth-first search
+        // (forward from v, backward from u, the smaller frontier first) visits each vertex once,
+        // where the depth-first search below enumerates paths: most new edges close no cycle.
+        // It leaves each vertex's distance to u (up to `back` edges) for the depth-first search.
+        let reach = l - 1;
+        let base = self.base;
+        let (nodes, dist, fwd) = (&self.nodes, &mut self.dist, &mut self.on_path);
+        let slot = |x: Seq| (x - base) as usize;
+        dist[slot(u)] = (ep, 0);
+        fwd[slot(v)] = ep;
+        let mut touched: Vec<Seq> = vec![v];
+        let (mut ffront, mut bfront) = (vec![v], vec![u]);
+        let (mut fdepth, mut back) = (0u32, 0u32);
+        let mut ok = false;
+        'bfs: while fdepth + back < reach && !ffront.is_empty() && !bfront.is_empty() {
+            let mut next = Vec::new();
+            if ffront.len() <= bfront.len() {
+                for &x in &ffront {
+                    let Some(node) = nodes.get(slot(x)) else { continue };
+                    steps += node.out.len() as u64;
+                    for a in &node.out {
+                        if a.to < base {
+                            continue;
+                        }
+                        let sy = slot(a.to);
+                        if dist[sy].0 == ep {
+                            ok = true;
+                            break 'bfs;
+                        }
+                        if fwd[sy] != ep {
+                            fwd[sy] = ep;
+                            touched.push(a.to);
+                            next.push(a.to);
+                        }
+                    }
                 }
-                let sy = (y - self.base) as usize;
-                if self.dist[sy].0 != ep {
-                    self.dist[sy] = (ep, (d + 1) as u8);
-                    queue.push(y);
+                fdepth += 1;
+                ffront = next;
+            } else {
+                for &x in &bfront {
+                    let Some(node) = nodes.get(slot(x)) else { continue };
+                    steps += node.inn.len() as u64;
+                    for &y in &node.inn {
+                        if y < base {
+                            continue;
+                        }
+                        let sy = slot(y);
+                        if fwd[sy] == ep {
+                            ok = true;
+                            break 'bfs;
+                        }
+                        if dist[sy].0 != ep {
+                            dist[sy] = (ep, (back + 1) as u8);
+                            next.push(y);
+                        }
+                    }
                 }
+                back += 1;
+                bfront = next;
             }
         }
+        for &x in &touched {
+            fwd[slot(x)] = 0;
+        }
+        if !ok {
+            return;
+        }
+        // Unlabelled vertices are more than `back` edges from u.
+        let h = back;
         // Depth-first from v.
         let mut path: Vec<Seq> = vec![v];
         let mut stack: Vec<(Seq, usize)> = vec![(v, 0)];
