@@ -309,3 +309,29 @@ fn native_format_labels_are_read() {
     assert_eq!(a.examples[0].labels, vec!["pay", "pay"]);
     let _ = Output::Native;
 }
+
+#[test]
+fn predicate_many_preceders_from_native_predicate_reads() {
+    // LDBC's PMP test: a reader counts a post's likes twice while a writer adds one.
+    let text = r#"{"transactions": [
+        {"id": 1, "ops": [["append", "likes", 1]]},
+        {"id": 2, "label": "count-likes", "ops": [],
+         "predicate_reads": [{"predicate": "likes of post 7", "matches": ["p1@1"]},
+                             {"predicate": "likes of post 7", "matches": ["p1@1", "p2@1"]},
+                             {"predicate": "likes of post 8", "matches": [3, 4]},
+                             {"predicate": "likes of post 8", "matches": [4, 3]}]},
+        {"id": 3, "status": "aborted", "ops": [],
+         "predicate_reads": [{"predicate": "q", "matches": [1]}, {"predicate": "q", "matches": [2]}]}
+    ]}"#;
+    let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+    assert_eq!(h.predicate_reads.len(), 6);
+    let a = analyze(&h, 8, 10);
+    assert_eq!(count(&a, "ldbc", "PMP"), 1, "same sets in another order are no PMP; aborted readers are not judged");
+    let r = a.reads.iter().find(|r| r.class == "PMP").unwrap();
+    assert_eq!((r.txn, r.predicate.as_deref()), (2, Some("likes of post 7")));
+    assert!(r.explanation.contains("[p1@1], then [p1@1 p2@1]"), "{}", r.explanation);
+    // A malformed predicate read is a shape error with its entry.
+    let bad = r#"{"transactions": [{"ops": [], "predicate_reads": [{"predicate": 3, "matches": []}]}]}"#;
+    let e = grail_core::read(bad.as_bytes(), Format::Auto).unwrap_err();
+    assert_eq!(e.kind, grail_core::ErrorKind::Shape);
+}

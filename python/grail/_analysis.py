@@ -139,19 +139,21 @@ class Analysis:
         return _frame(rows, ["txns", "types", "labels", "length", "zellag", "ldbc", "adya"], "cycles_frame")
 
     def reads_frame(self) -> "pandas.DataFrame":
-        """The read anomalies listed (IMP, OTV, FR), with their evidence."""
+        """The read anomalies listed (IMP, OTV, FR, and PMP from the native format's
+        ``predicate_reads``), with their evidence."""
         rows = [
             {
                 "class": r["class"],
                 "txn": r["txn"],
                 "writers": tuple(r["writers"]),
                 "key": r["key"],
+                "predicate": r.get("predicate"),
                 "ops": tuple(o["op"] for o in r["ops"]),
                 "explanation": r["explanation"],
             }
             for r in self._d["reads"]
         ]
-        return _frame(rows, ["class", "txn", "writers", "key", "ops", "explanation"], "reads_frame")
+        return _frame(rows, ["class", "txn", "writers", "key", "predicate", "ops", "explanation"], "reads_frame")
 
     def __repr__(self) -> str:
         return f"<grail.Analysis cycles={self.cycles} complete={self.complete}>"

@@ -188,7 +188,10 @@ export interface ReadAnomaly {
     txn: number;
     /** `null`: the initial version. */
     writers: (number | null)[];
-    key: Value;
+    /** `null` for PMP. */
+    key: Value | null;
+    /** PMP: the predicate read twice. */
+    predicate?: string;
     ops: OpRef[];
     explanation: string;
 }

@@ -97,7 +97,11 @@ pub struct ReadAnomaly {
     pub txn: u64,
     /// The writers whose versions matter (`null`: the initial version).
     pub writers: Vec<Option<u64>>,
+    /// The key (`null` for PMP).
     pub key: serde_json::Value,
+    /// PMP: the predicate read twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
     pub ops: Vec<OpRef>,
     pub explanation: String,
 }
@@ -309,7 +313,9 @@ fn read_report(h: &History, f: &reads::ReadFinding) -> ReadAnomaly {
     let reader = format!("T{}", h.txns[f.reader as usize].id);
     let ops: Vec<OpRef> = f.ops.iter().map(|&o| op_ref(h, o)).collect();
     let op = |i: usize| ops.get(i).map(|o| o.op.clone()).unwrap_or_default();
-    let key = h.show(h.key(f.key));
+    let key = f.key.map(|k| h.show(h.key(k))).unwrap_or_default();
+    let list =
+        |vs: &[crate::history::Value]| format!("[{}]", vs.iter().map(|&v| h.show(v)).collect::<Vec<_>>().join(" "));
     let writer = name(f.writers.first().copied().flatten());
     let explanation = match f.class {
         "IMP" => format!(
@@ -319,6 +325,12 @@ fn read_report(h: &History, f: &reads::ReadFinding) -> ReadAnomaly {
             name(f.writers.get(1).copied().flatten()),
             op(1)
         ),
+        "PMP" => {
+            let (p, a, b) = f.predicate.as_ref().map_or((String::new(), String::new(), String::new()), |(p, a, b)| {
+                (h.strings.get(*p).to_string(), list(a), list(b))
+            });
+            format!("{reader} read predicate {p:?} twice and matched different versions: {a}, then {b}")
+        }
         "OTV" => format!(
             "{reader} saw {writer}'s write ({}), then read key {key} at a version before {writer}'s ({}): {writer} vanished",
             op(0),
@@ -334,7 +346,8 @@ fn read_report(h: &History, f: &reads::ReadFinding) -> ReadAnomaly {
         class: f.class.into(),
         txn: h.txns[f.reader as usize].id,
         writers: f.writers.iter().map(|w| w.map(|t| h.txns[t as usize].id)).collect(),
-        key: h.value_json(h.key(f.key)),
+        key: f.key.map_or(serde_json::Value::Null, |k| h.value_json(h.key(k))),
+        predicate: f.predicate.as_ref().map(|p| h.strings.get(p.0).to_string()),
         ops,
         explanation,
     }

@@ -6,15 +6,16 @@
 //!   `y_c` of a key `Ti` also wrote as `y_b`, with `c < b` (x and y may be the same key).
 //! * OTV (Observed Transaction Vanishes, 3.6): an FR where the read that saw `Ti` came first: the
 //!   observed transaction then vanished (the LDBC test's anomaly check; Adya's USG cycle).
-//! * PMP (Predicate-Many-Preceders, 3.5) needs predicate reads, which grail's histories do not
-//!   record: it is counted as zero, and `docs/analysis.md` says so.
+//! * PMP (Predicate-Many-Preceders, 3.5): a transaction read one predicate twice and matched
+//!   different versions (as sets). Predicate reads are recorded in the native format only: a
+//!   transaction's `"predicate_reads": [{"predicate": name, "matches": [versions]}]`, in order.
 //!
 //! A version's place in its key's order is the length of the list read (list-append: the order
 //! is the longest read) or the write's place in the version order (rw-register, when a log or the
 //! native `version_order` gives one; without it only the initial version is known to come first).
 
 use crate::hash::Map;
-use crate::history::{Arg, History, KeyId, Model, OpKind, Status, TxnId, Value};
+use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Sym, TxnId, Value};
 
 /// One read anomaly with its evidence: the reader, the writers, the operations (op indices).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -25,7 +26,10 @@ pub struct ReadFinding {
     pub writers: Vec<Option<TxnId>>,
     /// IMP: the two reads; FR/OTV: the read of `Ti`'s version, then the read of the older one.
     pub ops: Vec<u32>,
-    pub key: KeyId,
+    /// The key (IMP, FR, OTV); `None` for PMP.
+    pub key: Option<KeyId>,
+    /// PMP: the predicate and the two match sets, in the order read.
+    pub predicate: Option<(Sym, Vec<Value>, Vec<Value>)>,
 }
 
 /// What one external read saw.
@@ -152,7 +156,8 @@ pub fn read_anomalies(h: &History) -> Vec<ReadFinding> {
                     reader: t,
                     writers: vec![a.writer, b.writer],
                     ops: vec![a.op, b.op],
-                    key: a.key,
+                    key: Some(a.key),
+                    predicate: None,
                 });
             }
         }
@@ -184,7 +189,8 @@ pub fn read_anomalies(h: &History) -> Vec<ReadFinding> {
                     reader: t,
                     writers: vec![Some(w)],
                     ops: vec![r1.op, r2.op],
-                    key: r2.key,
+                    key: Some(r2.key),
+                    predicate: None,
                 });
             }
             if let Some(r2) = otv {
@@ -193,10 +199,59 @@ pub fn read_anomalies(h: &History) -> Vec<ReadFinding> {
                     reader: t,
                     writers: vec![Some(w)],
                     ops: vec![r1.op, r2.op],
-                    key: r2.key,
+                    key: Some(r2.key),
+                    predicate: None,
                 });
             }
         }
+    }
+    out.extend(predicate_many_preceders(h));
+    out
+}
+
+/// PMP (LDBC ACID 3.5): a committed transaction read one predicate twice and the versions it
+/// matched differ (as sets), once per (transaction, predicate). Predicate reads come from the
+/// native format's `predicate_reads` (`docs/analysis.md`).
+pub fn predicate_many_preceders(h: &History) -> Vec<ReadFinding> {
+    let mut out = Vec::new();
+    let reads = &h.predicate_reads;
+    let mut i = 0;
+    while i < reads.len() {
+        let t = reads[i].txn;
+        let mut j = i;
+        while j < reads.len() && reads[j].txn == t {
+            j += 1;
+        }
+        if h.txns.get(t as usize).is_some_and(|x| x.status == Status::Committed) {
+            let set = |m: &[Value]| {
+                let mut v = m.to_vec();
+                v.sort_unstable();
+                v.dedup();
+                v
+            };
+            let mut done: Vec<Sym> = Vec::new();
+            for a in i..j {
+                let pa = &reads[a];
+                if done.contains(&pa.predicate) {
+                    continue;
+                }
+                if let Some(pb) = reads[a + 1..j]
+                    .iter()
+                    .find(|pb| pb.predicate == pa.predicate && set(&pb.matches) != set(&pa.matches))
+                {
+                    done.push(pa.predicate);
+                    out.push(ReadFinding {
+                        class: "PMP",
+                        reader: t,
+                        writers: Vec::new(),
+                        ops: Vec::new(),
+                        key: None,
+                        predicate: Some((pa.predicate, pa.matches.clone(), pb.matches.clone())),
+                    });
+                }
+            }
+        }
+        i = j;
     }
     out
 }
