@@ -17,6 +17,11 @@
 //! found exactly once, by its last edge. Most new edges point forward in completion order, so
 //! paths back are short (Zellag & Kemme 5.2, the Last-Committer-Border).
 //!
+//! A cycle is reported with its classes as they are when it closes; one that went through a
+//! provisional edge (`provisional: true`) is counted in [`OnlineChecker::summary`] with its
+//! classes once its edges are settled by later reads (a lost update whose two appends no read
+//! has ordered yet looks like two anti-dependencies until one does).
+//!
 //! Memory: Zellag & Kemme's Theorem 6.1 bounds a cycle's span by `n * Δmax` (n transactions, the
 //! longest transaction's duration). A window of `W` transactions keeps every cycle whose
 //! transactions all completed within `W` arrivals; the caller sets `W` to the number of
@@ -285,11 +290,20 @@ pub struct OnlineChecker {
     next_serial: u32,
     stats: OnlineStats,
     tally: Tally,
+    /// Cycles reported through a provisional edge, not yet counted in `tally`.
+    pending: Vec<PendingCycle>,
     // Search buffers, indexed by position in the window.
     dist: Vec<(u32, u8)>,
     on_path: Vec<u32>,
     epoch: u32,
     since_sweep: usize,
+}
+
+#[derive(Debug)]
+struct PendingCycle {
+    seqs: Vec<Seq>,
+    classes: super::classify::Classes,
+    labels: Vec<String>,
 }
 
 struct Cand {
@@ -313,6 +327,7 @@ impl OnlineChecker {
             next_serial: 0,
             stats: OnlineStats::default(),
             tally: Tally::default(),
+            pending: Vec::new(),
             dist: Vec::new(),
             on_path: Vec::new(),
             epoch: 0,
@@ -468,6 +483,9 @@ impl OnlineChecker {
             }
         }
         let found = self.apply(&cands, txn.id);
+        if !self.pending.is_empty() && (self.stats.committed % 64 == 0 || self.pending.len() > 4096) {
+            self.settle();
+        }
         self.evict();
         self.stats.live = self.nodes.len();
         self.stats.peak_live = self.stats.peak_live.max(self.nodes.len());
@@ -704,7 +722,9 @@ impl OnlineChecker {
         }
     }
 
-    fn report(&mut self, cyc: &[Seq], closer: u64) -> OnlineAnomaly {
+    /// The edge types and keys of a cycle in the window now, whether some edge is provisional
+    /// only, and its classes.
+    fn shape(&self, cyc: &[Seq]) -> (Vec<EdgeType>, Vec<Vec<u32>>, bool, super::classify::Classes) {
         let n = cyc.len();
         let mut types = Vec::with_capacity(n);
         let mut keys: Vec<Vec<u32>> = Vec::with_capacity(n);
@@ -720,11 +740,22 @@ impl OnlineChecker {
         }
         let same = keys.first().is_some_and(|f| f.iter().any(|k| keys.iter().all(|ks| ks.contains(k))));
         let c = classify(&types, same);
+        (types, keys, provisional, c)
+    }
+
+    fn report(&mut self, cyc: &[Seq], closer: u64) -> OnlineAnomaly {
+        let n = cyc.len();
+        let (types, keys, provisional, c) = self.shape(cyc);
         let labels: Vec<String> = cyc
             .iter()
             .map(|&s| self.node(s).and_then(|x| x.label.as_deref()).unwrap_or(NO_LABEL).to_string())
             .collect();
-        self.tally.add(c, n, &labels);
+        if provisional {
+            // Counted once its edges are settled (or its transactions leave the window).
+            self.pending.push(PendingCycle { seqs: cyc.to_vec(), classes: c, labels: labels.clone() });
+        } else {
+            self.tally.add(c, n, &labels);
+        }
         self.stats.cycles += 1;
         OnlineAnomaly {
             txns: cyc.iter().map(|&s| self.node(s).map_or(0, |x| x.id)).collect(),
@@ -739,6 +770,24 @@ impl OnlineChecker {
             adya: c.adya.into(),
             closed_by: closer,
             provisional,
+        }
+    }
+
+    /// Count the provisional cycles whose edges are all settled now (or that have a transaction
+    /// out of the window), with their classes as they are now.
+    fn settle(&mut self) {
+        let pending = std::mem::take(&mut self.pending);
+        for p in pending {
+            if p.seqs.iter().any(|&s| s < self.base) {
+                self.tally.add(p.classes, p.seqs.len(), &p.labels);
+                continue;
+            }
+            let (_, _, provisional, c) = self.shape(&p.seqs);
+            if provisional {
+                self.pending.push(PendingCycle { classes: c, ..p });
+            } else {
+                self.tally.add(c, p.seqs.len(), &p.labels);
+            }
         }
     }
 
@@ -820,11 +869,17 @@ impl OnlineChecker {
         if skipped > 0 {
             notes.push(format!("{skipped} transactions did not commit (aborted or indeterminate): not judged"));
         }
+        // Cycles still provisional count with their classes as known now.
+        let mut tally = self.tally.clone();
+        for p in &self.pending {
+            let c = if p.seqs.iter().any(|&s| s < self.base) { p.classes } else { self.shape(&p.seqs).3 };
+            tally.add(c, p.seqs.len(), &p.labels);
+        }
         OnlineSummary {
             stats: *s,
-            classes: self.tally.classes(None),
-            lengths: self.tally.lengths(),
-            patterns: self.tally.patterns(),
+            classes: tally.classes(None),
+            lengths: tally.lengths(),
+            patterns: tally.patterns(),
             notes,
         }
     }
@@ -846,6 +901,8 @@ impl OnlineChecker {
                 + ks.unordered.capacity() * (atom + 8);
             b += ks.readers.capacity() * 32 + ks.readers.values().map(|r| r.capacity() * 8).sum::<usize>();
         }
+        b += self.pending.capacity() * size_of::<PendingCycle>()
+            + self.pending.iter().map(|p| p.seqs.capacity() * 8 + p.labels.capacity() * 24).sum::<usize>();
         b + self.key_names.capacity() * (atom + 8) + self.dist.capacity() * 8 + self.on_path.capacity() * 4
     }
 }
