@@ -127,3 +127,16 @@ def test_online_notes_evictions():
     oc.add({"ops": [["r", "x", []], ["append", "x", 2]]})
     assert oc.add({"ops": [["r", "x", [1, 2]]]}) == []
     assert any("left the window" in n for n in oc.notes)
+
+
+def test_docs_python_example_runs(monkeypatch):
+    import re
+
+    from conftest import REPO
+
+    doc = (REPO / "docs" / "analysis.md").read_text()
+    blocks = re.findall(r"```python\n(.*?)```", doc, re.S)
+    assert blocks, "docs/analysis.md has a Python example"
+    monkeypatch.chdir(REPO)
+    for code in blocks:
+        exec(compile(code, "docs/analysis.md", "exec"), {})

@@ -483,7 +483,7 @@ impl OnlineChecker {
             }
         }
         let found = self.apply(&cands, txn.id);
-        if !self.pending.is_empty() && (self.stats.committed % 64 == 0 || self.pending.len() > 4096) {
+        if !self.pending.is_empty() && self.stats.committed.is_multiple_of(1024) {
             self.settle();
         }
         self.evict();
