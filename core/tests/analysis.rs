@@ -350,3 +350,50 @@ fn predicate_many_preceders_from_native_predicate_reads() {
     let e = grail_core::read(bad.as_bytes(), Format::Auto).unwrap_err();
     assert_eq!(e.kind, grail_core::ErrorKind::Shape);
 }
+
+#[test]
+fn online_takes_any_transactions_without_panicking() {
+    use grail_core::analysis::online::{Atom, OnlineOp};
+    // xorshift: arbitrary (mostly nonsensical) transactions over a few keys and values.
+    let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
+    let mut next = |n: u64| {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x % n
+    };
+    let mut cycles = 0;
+    for (window, max_length, n) in [(2, 2, 3000u64), (7, 5, 3000), (50, 255, 300), (1000, usize::MAX, 200)] {
+        let mut c = OnlineChecker::new(OnlineOptions { window, max_length, max_steps: 2_000 });
+        for id in 0..n {
+            let mut ops = Vec::new();
+            for _ in 0..next(5) {
+                let key = if next(2) == 0 { Atom::Int(next(4) as i64) } else { Atom::Str(format!("k{}", next(3))) };
+                if next(2) == 0 {
+                    ops.push(OnlineOp::Append { key, value: Atom::Int(next(30) as i64) });
+                } else {
+                    let list = (next(4) != 0).then(|| (0..next(6)).map(|_| Atom::Int(next(30) as i64)).collect());
+                    ops.push(OnlineOp::Read { key, list });
+                }
+            }
+            let status = match next(10) {
+                0 => grail_core::Status::Aborted,
+                1 => grail_core::Status::Indeterminate,
+                _ => grail_core::Status::Committed,
+            };
+            let label = (next(3) == 0).then(|| format!("f{}", next(3)));
+            for a in c.push(&OnlineTxn { id, label, status, ops }) {
+                assert!(a.txns.len() >= 2 && a.txns.len() <= max_length.min(255));
+                assert_eq!(a.types.len(), a.txns.len());
+            }
+        }
+        let s = c.summary();
+        assert!(s.stats.peak_live <= window.max(2));
+        assert_eq!(
+            s.classes.iter().filter(|r| r.scheme == "adya").map(|r| r.count as u64).sum::<u64>(),
+            s.stats.cycles
+        );
+        cycles += s.stats.cycles;
+    }
+    assert!(cycles > 0, "the random streams should close some cycles");
+}

@@ -179,7 +179,7 @@ impl OnlineTxn {
 pub struct OnlineOptions {
     /// How many committed transactions stay in memory.
     pub window: usize,
-    /// Report cycles of at most this many transactions.
+    /// Report cycles of at most this many transactions (2 to 255).
     pub max_length: usize,
     /// Bound on search steps per arriving transaction (a search cut short is noted).
     pub max_steps: u64,
@@ -317,7 +317,8 @@ struct Cand {
 
 impl OnlineChecker {
     pub fn new(opts: OnlineOptions) -> OnlineChecker {
-        let opts = OnlineOptions { window: opts.window.max(2), max_length: opts.max_length.max(2), ..opts };
+        // Distances in the search are kept in a byte: cycles longer than 255 are not searched.
+        let opts = OnlineOptions { window: opts.window.max(2), max_length: opts.max_length.clamp(2, 255), ..opts };
         OnlineChecker {
             opts,
             nodes: VecDeque::new(),
