@@ -23,6 +23,8 @@ pub enum Stop {
 
 /// Call `visit` with every elementary cycle of at most `max_len` edges (its transactions, from
 /// its least one), inside the given strongly connected components, until `max_cycles` are found.
+/// Only Adya's dependencies count (ww, wr, rw: [`super::DSG`]); other edge types a graph may
+/// carry (session or real-time order) are not anomalies of these classes.
 pub fn enumerate(
     g: &DependencyGraph,
     comps: &[Vec<TxnId>],
@@ -42,9 +44,9 @@ pub fn enumerate(
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut inn: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &v) in comp.iter().enumerate() {
-            for &(w, _) in g.out(v) {
+            for &(w, mask) in g.out(v) {
                 let j = local[w as usize];
-                if j != u32::MAX {
+                if j != u32::MAX && mask & super::DSG != 0 {
                     out[i].push(j);
                     inn[j as usize].push(i as u32);
                 }

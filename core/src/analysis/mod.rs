@@ -128,6 +128,9 @@ pub struct Analysis {
     pub reads: Vec<ReadAnomaly>,
 }
 
+/// The edge types the classes are about: Adya's dependencies (Zellag & Kemme's wr, ww, rw).
+pub const DSG: u8 = 1 << EdgeType::Ww as u8 | 1 << EdgeType::Wr as u8 | 1 << EdgeType::Rw as u8;
+
 /// The label a pattern shows for an unlabeled transaction.
 pub const NO_LABEL: &str = "-";
 
@@ -138,7 +141,7 @@ pub(crate) fn cycle_shape(g: &DependencyGraph, txns: &[TxnId]) -> (Vec<EdgeType>
     let mut keys: Vec<Vec<u32>> = Vec::with_capacity(n);
     for i in 0..n {
         let (u, v) = (txns[i], txns[(i + 1) % n]);
-        let mask = g.out(u).iter().find(|x| x.0 == v).map_or(0, |x| x.1);
+        let mask = g.out(u).iter().find(|x| x.0 == v).map_or(0, |x| x.1) & DSG;
         let ty = EdgeType::ALL.into_iter().find(|t| mask & t.bit() != 0).unwrap_or(EdgeType::Rw);
         types.push(ty);
         let lo = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (u, v, ty));
