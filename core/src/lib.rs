@@ -8,6 +8,7 @@
 //! assert_eq!(report.levels["PL-2"].valid, Some(true));
 //! ```
 
+pub mod analysis;
 pub mod anomaly;
 pub mod error;
 pub mod export;
@@ -21,6 +22,8 @@ pub mod read;
 pub mod report;
 pub mod strategy;
 
+pub use analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
+pub use analysis::{Analysis, AnalyzeOptions};
 pub use anomaly::{AnomalyKind, Finding};
 pub use error::{Error, ErrorKind};
 pub use graph::{DependencyGraph, Edge, EdgeType, Stats};

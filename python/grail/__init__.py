@@ -19,8 +19,11 @@ False
 In Jupyter a report shows as a verdict table with each counterexample drawn as SVG;
 ``report.edges_frame()`` and ``history.to_pandas()`` give pandas DataFrames, and
 ``history.graph().to_networkx()`` a networkx graph (pandas and networkx are optional).
+``grail.check(..., analyze=True).analysis`` counts cycles by class and label pattern, and
+``grail.OnlineChecker`` checks a stream of transactions as they complete.
 """
 
+from ._analysis import Analysis, OnlineChecker
 from ._errors import GrailError, HistoryError, UsageError, WalError
 from ._grail import ALL_LEVELS as _ALL_LEVELS
 from ._grail import LEVELS as _LEVELS
@@ -50,6 +53,8 @@ __all__ = [
     "Stats",
     "StrategyReport",
     "STRATEGIES",
+    "Analysis",
+    "OnlineChecker",
     "GrailError",
     "HistoryError",
     "WalError",

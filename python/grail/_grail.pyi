@@ -9,6 +9,7 @@ __all__ = [
     "History",
     "Graph",
     "Report",
+    "OnlineChecker",
     "ERROR_KINDS",
     "LEVELS",
     "ALL_LEVELS",
@@ -37,6 +38,7 @@ class History:
         max_steps: Optional[int] = None,
         max_cycles: int = 8,
         budget: Optional[float] = None,
+        analyze: Optional[str] = None,
     ) -> Report: ...
     def check_strategy(
         self,
@@ -63,6 +65,13 @@ class Report:
     def explain(self) -> str: ...
     @property
     def valid(self) -> Optional[bool]: ...
+
+@final
+class OnlineChecker:
+    def __new__(cls, options: str = "{}") -> OnlineChecker: ...
+    def push_json(self, txn: str) -> List[str]: ...
+    def summary_json(self) -> str: ...
+    def memory_estimate(self) -> int: ...
 
 def read(data: bytes, format: str = "auto", wal: Optional[bytes] = None) -> History: ...
 def parse_levels(levels: str) -> List[str]: ...

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Optional, Union
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _grail
 from ._errors import UsageError
@@ -82,6 +82,7 @@ class History:
         budget: Optional[float] = None,
         max_steps: Optional[int] = None,
         max_cycles: int = 8,
+        analyze: Union[bool, Mapping[str, Any]] = False,
     ) -> Report:
         """Check isolation levels; see :func:`grail.check`."""
         if budget is not None:
@@ -92,7 +93,15 @@ class History:
             raise UsageError(f"max_steps must be an int >= 0, not {max_steps!r}", kind="usage")
         if not isinstance(max_cycles, int) or max_cycles < 1:
             raise UsageError(f"max_cycles must be an int >= 1, not {max_cycles!r}", kind="usage")
-        native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget)
+        if analyze is True:
+            analyze_arg: Optional[str] = "{}"
+        elif analyze is False or analyze is None:
+            analyze_arg = None
+        elif isinstance(analyze, Mapping):
+            analyze_arg = json.dumps(dict(analyze))
+        else:
+            raise UsageError(f"analyze must be a bool or a dict of options, not {analyze!r}", kind="usage")
+        native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget, analyze_arg)
         return Report(native)
 
     def check_strategy(
@@ -289,6 +298,7 @@ def check(
     budget: Optional[float] = None,
     max_steps: Optional[int] = None,
     max_cycles: int = 8,
+    analyze: Union[bool, Mapping[str, Any]] = False,
 ) -> Report:
     """Check a history for isolation anomalies (SER, SI, PSI, PL-2 and PL-1 by default).
 
@@ -298,6 +308,8 @@ def check(
     seconds and ``max_steps`` in edge visits: levels still undecided then are "unknown". At most
     ``max_cycles`` cycles are reported per anomaly. The GIL is released while checking, so
     threads can check several histories at once; Ctrl-C interrupts (KeyboardInterrupt).
+    ``analyze=True`` (or a dict of options: ``max_length``, ``max_cycles``, ``max_steps``,
+    ``examples``) also classifies and counts cycles: see :attr:`Report.analysis`.
 
     >>> import grail
     >>> report = grail.check('''
@@ -310,7 +322,7 @@ def check(
     (0, 1)
     """
     h = _history_of(history, wal, format)
-    return h.check(levels=levels, budget=budget, max_steps=max_steps, max_cycles=max_cycles)
+    return h.check(levels=levels, budget=budget, max_steps=max_steps, max_cycles=max_cycles, analyze=analyze)
 
 
 def check_strategy(

@@ -12,6 +12,8 @@ from ._svg import cycle_svg
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
+    from ._analysis import Analysis
+
 __all__ = ["Report", "LevelResult", "Cycle", "Step", "OpRef", "Anomaly", "Stats"]
 
 # At most this many lines of the explanation in IPython's text display.
@@ -262,6 +264,36 @@ class Report:
     def notes(self) -> List[str]:
         """What could not be inferred, and other caveats."""
         return list(self._data()["notes"])
+
+    @property
+    def analysis(self) -> Optional["Analysis"]:
+        """Cycle counts by class, length and label pattern, and the read anomalies, when the
+        check was asked to analyze (``grail.check(..., analyze=True)``); otherwise None."""
+        from ._analysis import Analysis
+
+        d = self._data().get("analysis")
+        return Analysis(d) if d is not None else None
+
+    def class_counts_frame(self) -> "pandas.DataFrame":
+        """The analysis's counts per class (scheme, class, count, source) as a pandas DataFrame;
+        raises UsageError when the check did not analyze."""
+        return self._analysis("class_counts_frame").classes_frame()
+
+    def length_counts_frame(self) -> "pandas.DataFrame":
+        """The analysis's counts per cycle length as a pandas DataFrame."""
+        return self._analysis("length_counts_frame").lengths_frame()
+
+    def pattern_counts_frame(self) -> "pandas.DataFrame":
+        """The analysis's counts per label pattern (ordered and unordered) as a DataFrame."""
+        return self._analysis("pattern_counts_frame").patterns_frame()
+
+    def _analysis(self, what: str) -> "Analysis":
+        a = self.analysis
+        if a is None:
+            from ._errors import UsageError
+
+            raise UsageError(f"{what}() needs a report checked with analyze=True", kind="usage")
+        return a
 
     def to_dict(self) -> Dict[str, Any]:
         """The report as plain data: the schema of ``grail check --json`` (a fresh copy)."""

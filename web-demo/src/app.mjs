@@ -435,6 +435,7 @@ function showResult(res, text) {
     );
 
     renderAnomalies(report);
+    renderAnalysis(report.analysis);
     renderStats(report, info, timings);
     state.cycles = collectCycles(report);
     renderCycleList();
@@ -627,6 +628,29 @@ function renderAnomalies(report) {
         }),
     );
     if (report.anomalies.length > MAX_LISTED) list.append(h('li', { class: 'none' }, `and ${nf.format(report.anomalies.length - MAX_LISTED)} more.`));
+}
+
+/** The counts of report.analysis: classes with a count, lengths, label patterns, participation. */
+function renderAnalysis(a) {
+    const box = $('analysis');
+    box.hidden = !a;
+    if (!a) return;
+    const p = a.participation;
+    const pct = (n) => (p.transactions ? ((100 * n) / p.transactions).toFixed(1) : '0.0');
+    $('analysis-summary').textContent =
+        `${nf.format(a.cycles)} cycles of at most ${a.max_length} transactions${a.complete ? '' : ` (counting stopped early: ${a.reason})`}. ` +
+        `Transactions on no cycle: ${nf.format(p.none)} (${pct(p.none)}%), on one: ${nf.format(p.one)} (${pct(p.one)}%), on two or more: ${nf.format(p.many)} (${pct(p.many)}%).`;
+    const rows = a.classes.filter((c) => c.count > 0);
+    $('class-counts').tBodies[0].replaceChildren(
+        ...(rows.length
+            ? rows.map((c) => h('tr', { 'data-scheme': c.scheme, 'data-class': c.class, title: c.source }, h('td', {}, c.scheme), h('td', {}, c.class), h('td', { class: 'count' }, nf.format(c.count))))
+            : [h('tr', {}, h('td', { colspan: '3', class: 'none' }, 'No cycle and no read anomaly.'))]),
+    );
+    $('length-counts').textContent = a.lengths.length ? `By length: ${a.lengths.map((l) => `${l.length}: ${nf.format(l.count)}`).join(', ')}.` : '';
+    const pats = a.patterns.filter((q) => !q.ordered).slice(0, 8);
+    $('pattern-counts').replaceChildren(
+        ...pats.map((q) => h('li', { 'data-pattern': q.labels.join(',') }, `{${q.labels.join(', ')}}: ${nf.format(q.count)}`)),
+    );
 }
 
 function renderStats(report, info, timings) {

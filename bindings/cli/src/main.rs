@@ -77,7 +77,8 @@ struct GenArgs {
     #[arg(long, default_value = "serializable", value_parser = ["serializable", "snapshot-isolation", "parallel-snapshot-isolation", "causal", "read-committed"])]
     isolation: String,
     /// Anomalies to inject, as NAME or NAME:COUNT, comma-separated: lost-update, write-skew,
-    /// long-fork, aborted-read, intermediate-read, write-cycle.
+    /// long-fork, aborted-read, intermediate-read, write-cycle, read-skew, unrepeatable-read,
+    /// t-read-skew, v-lost-update, t-unrepeatable-read, observed-transaction-vanishes.
     #[arg(long, default_value = "")]
     inject: String,
     #[arg(long, default_value_t = 1)]
@@ -173,6 +174,34 @@ enum Cmd {
         /// For --strategy dfs: the longest cycle searched, in transactions (GRAIL: 4).
         #[arg(long)]
         max_depth: Option<usize>,
+        /// Also classify and count cycles (Zellag & Kemme, LDBC, Adya classes; lengths; label
+        /// patterns; transactions on 0, 1, 2+ cycles) and find IMP/OTV/FR (docs/analysis.md).
+        #[arg(long)]
+        analyze: bool,
+        /// With --analyze: count cycles of at most this many transactions.
+        #[arg(long, default_value_t = 8)]
+        max_length: usize,
+        /// With --analyze: stop counting after this many cycles (counts become lower bounds).
+        #[arg(long, default_value_t = 100_000)]
+        max_counted: usize,
+    },
+    /// Stream a list-append history through the online checker, in completion order, printing
+    /// each cycle when the transaction that closes it arrives (docs/analysis.md).
+    Online {
+        #[command(flatten)]
+        input: Input,
+        /// Committed transactions kept in memory (Zellag & Kemme, Theorem 6.1).
+        #[arg(long, default_value_t = 100_000)]
+        window: usize,
+        /// Report cycles of at most this many transactions.
+        #[arg(long, default_value_t = 8)]
+        max_length: usize,
+        /// Print JSON lines: one per cycle, then the summary.
+        #[arg(long)]
+        json: bool,
+        /// Print the summary only, not each cycle.
+        #[arg(long)]
+        quiet: bool,
     },
     /// Print graph statistics and the anomalies found while building the graph.
     Stats {
@@ -266,7 +295,20 @@ fn load(input: &Input) -> Result<(History, usize), String> {
 
 fn run(cli: Cli) -> Result<u8, String> {
     match cli.cmd {
-        Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles, strategy, max_depth } => {
+        Cmd::Check {
+            input,
+            levels,
+            json,
+            dot,
+            max_steps,
+            timeout,
+            max_cycles,
+            strategy,
+            max_depth,
+            analyze,
+            max_length,
+            max_counted,
+        } => {
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
@@ -293,7 +335,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             let inf = grail_core::infer(&h);
             input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
             let t1 = Instant::now();
-            let opts = CheckOptions { levels, max_steps, max_cycles };
+            let analyze = analyze.then(|| grail_core::AnalyzeOptions {
+                max_length,
+                max_cycles: max_counted,
+                ..Default::default()
+            });
+            let opts = CheckOptions { levels, max_steps, max_cycles, analyze };
             let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
             let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
             let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
@@ -312,16 +359,20 @@ fn run(cli: Cli) -> Result<u8, String> {
                 println!("{}", report.to_json());
             } else {
                 print!("{}", text::render(&report));
+                if let Some(a) = &report.analysis {
+                    print!("\n{}", grail_core::analysis::render(a));
+                }
             }
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
+        Cmd::Online { input, window, max_length, json, quiet } => online(&input, window, max_length, json, quiet),
         Cmd::Stats { input, json } => {
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             let report = grail_core::check_inferred(
                 &h,
                 &inf,
-                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1 },
+                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1, analyze: None },
                 None,
             );
             let findings: Vec<_> = report.anomalies.iter().filter(|a| a.cycle.is_none()).collect();
@@ -457,4 +508,54 @@ fn check_with_strategy(
         }
     }
     Ok(if r.levels.iter().all(|o| o.verdict == Verdict::Holds) { 0 } else { 1 })
+}
+
+/// `grail online`: stream the history's transactions, in completion order, through the checker.
+fn online(input: &Input, window: usize, max_length: usize, json: bool, quiet: bool) -> Result<u8, String> {
+    use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
+    use std::io::Write;
+    let (h, _) = load(input)?;
+    if h.model == grail_core::history::Model::RwRegister {
+        return Err("online checking takes list-append histories (append and r), not register writes".into());
+    }
+    let mut checker = OnlineChecker::new(OnlineOptions { window, max_length, ..Default::default() });
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let t0 = Instant::now();
+    for t in 0..h.txns.len() as u32 {
+        for a in checker.push(&OnlineTxn::from_history(&h, t)) {
+            if quiet {
+                continue;
+            }
+            let line = if json {
+                serde_json::to_string(&a).unwrap_or_default()
+            } else {
+                grail_core::analysis::online::render_anomaly(&a)
+            };
+            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+        }
+    }
+    let secs = t0.elapsed().as_secs_f64();
+    let summary = checker.summary();
+    if json {
+        writeln!(out, "{}", serde_json::to_string(&summary).unwrap_or_default()).map_err(|e| e.to_string())?;
+    } else {
+        write!(out, "{}", grail_core::analysis::online::render_summary(&summary)).map_err(|e| e.to_string())?;
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    let peak = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
+        })
+        .unwrap_or_else(|| "unknown".into());
+    input.progress(
+        0,
+        format_args!(
+            "online: {} transactions in {secs:.3} s ({:.0} transactions/s); window {window}; peak resident memory {peak}",
+            h.txns.len(),
+            h.txns.len() as f64 / secs.max(1e-9)
+        ),
+    );
+    Ok(if summary.stats.cycles == 0 { 0 } else { 1 })
 }

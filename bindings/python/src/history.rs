@@ -87,7 +87,9 @@ impl PyHistory {
     /// `levels` is a comma-separated list ("SER,SI"; all five when None); `max_steps` bounds the
     /// search (edge visits); `budget` bounds it in seconds. When a bound is hit, undecided levels
     /// are "unknown". Ctrl-C interrupts the check and raises KeyboardInterrupt.
-    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = 8, budget = None))]
+    /// `analyze`, when given, is the JSON of core's `AnalyzeOptions` (`{}` for the defaults):
+    /// the report then has its `analysis` section.
+    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = 8, budget = None, analyze = None))]
     fn check(
         &self,
         py: Python<'_>,
@@ -95,7 +97,14 @@ impl PyHistory {
         max_steps: Option<u64>,
         max_cycles: usize,
         budget: Option<f64>,
+        analyze: Option<&str>,
     ) -> PyResult<PyReport> {
+        let analyze: Option<grail_core::AnalyzeOptions> = match analyze {
+            Some(a) => Some(serde_json::from_str(a).map_err(|e| {
+                to_pyerr(py, grail_core::Error::new(grail_core::ErrorKind::Usage, format!("analyze: {e}")).into())
+            })?),
+            None => None,
+        };
         let levels: Vec<Level> = match levels {
             Some(s) => Level::parse_list(s).map_err(|e| to_pyerr(py, e.into()))?,
             None => Vec::new(),
@@ -107,7 +116,7 @@ impl PyHistory {
                     .into(),
             ));
         }
-        let opts = CheckOptions { levels, max_steps, max_cycles };
+        let opts = CheckOptions { levels, max_steps, max_cycles, analyze };
         let report = run_detached(py, || {
             let inf = self.inference();
             let mut signal: Option<PyErr> = None;

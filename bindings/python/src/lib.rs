@@ -14,6 +14,7 @@
 
 mod convert;
 mod history;
+mod online;
 mod report;
 
 use grail_core::{Error, ErrorKind};
@@ -24,6 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 pub use history::{PyGraph, PyHistory};
+pub use online::PyOnline;
 pub use report::PyReport;
 
 /// An error raised from Rust: a core error, or an internal one (a caught panic).
@@ -187,6 +189,7 @@ fn _grail(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyHistory>()?;
     m.add_class::<PyGraph>()?;
     m.add_class::<PyReport>()?;
+    m.add_class::<PyOnline>()?;
     m.add("ERROR_KINDS", ErrorKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
     m.add("LEVELS", grail_core::Level::CLASSIC.iter().map(|l| l.name()).collect::<Vec<_>>())?;
     m.add("ALL_LEVELS", grail_core::Level::ALL.iter().map(|l| l.name()).collect::<Vec<_>>())?;

@@ -17,7 +17,8 @@ export const ALL_LEVELS = Object.freeze([
 ]);
 
 const READ_KEYS = ['format', 'wal'];
-const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout'];
+const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout', 'analyze'];
+const ONLINE_KEYS = ['window', 'max_length', 'max_steps'];
 const CALL_KEYS = ['progress', 'progress_interval_ms'];
 const STRATEGY_KEYS = ['strategy', 'max_depth', 'levels'];
 
@@ -216,6 +217,21 @@ function checkArgs(o) {
     for (const k of ['levels', 'max_steps', 'max_cycles']) {
         if (o[k] !== undefined) check[k] = o[k];
     }
+    // `analyze`: true for the defaults, or {max_length, max_cycles, max_steps, examples}.
+    if (o.analyze === true) {
+        check.analyze = {};
+    } else if (o.analyze !== undefined && o.analyze !== null && o.analyze !== false) {
+        if (typeof o.analyze !== 'object' || Array.isArray(o.analyze)) {
+            throw usage('option `analyze` must be true or an object {max_length, max_cycles, max_steps, examples}');
+        }
+        // serde-wasm-bindgen reads only the fields it knows: unknown ones are caught here.
+        const known = ['max_length', 'max_cycles', 'max_steps', 'examples'];
+        const bad = Object.keys(o.analyze).find((k) => !known.includes(k));
+        if (bad !== undefined) {
+            throw usage(`option \`analyze\`: unknown field \`${bad}\`: expected one of ${known.map((k) => `\`${k}\``).join(', ')}`);
+        }
+        check.analyze = o.analyze;
+    }
     return check;
 }
 
@@ -345,6 +361,77 @@ export function checkStrategy(input, opts) {
         return h.checkStrategy({ strategy: args[0], max_depth: o.max_depth, levels: o.levels });
     } finally {
         h.free();
+    }
+}
+
+/**
+ * Check a list-append history online: `add` transactions in completion order (plain objects in
+ * grail's native form: `{id, label, status, ops: [["append", k, v], ["r", k, [..]]]}`); each
+ * call returns the cycles that transaction closed. Memory stays bounded by `window` committed
+ * transactions (Zellag & Kemme 2014, Sect. 6); `summary()` gives the counts and notes.
+ */
+export class OnlineChecker {
+    #raw;
+    #epoch;
+
+    constructor(opts) {
+        const o = options(opts, ONLINE_KEYS, 'OnlineChecker');
+        for (const k of ONLINE_KEYS) {
+            if (o[k] !== undefined && !(Number.isInteger(o[k]) && o[k] >= 1)) {
+                throw usage(`option \`${k}\` must be a positive integer`);
+            }
+        }
+        this.#raw = guard(() => new raw.OnlineChecker(o));
+        this.#epoch = env.epoch;
+    }
+
+    #get() {
+        if (this.#raw === null) {
+            throw usage('this OnlineChecker was freed');
+        }
+        if (this.#epoch !== env.epoch) {
+            throw usage('this OnlineChecker was made before the module was reset after a panic');
+        }
+        return this.#raw;
+    }
+
+    /** Take the next transaction; the cycles it closed (`txns`, `types`, `keys`, `labels`,
+     * `zellag`, `ldbc`, `adya`, `closed_by`, `provisional`). */
+    add(txn) {
+        const c = this.#get();
+        return guard(() => c.push(txn));
+    }
+
+    /** Take transactions from any iterable, yielding each cycle as soon as it is found. */
+    *feed(txns) {
+        for (const t of txns) {
+            yield* this.add(t);
+        }
+    }
+
+    /** Counters (`stats`), class counts, lengths, label patterns and notes so far. */
+    summary() {
+        const c = this.#get();
+        return guard(() => c.summary());
+    }
+
+    /** An estimate of the memory the checker holds, in bytes. */
+    memoryEstimate() {
+        const c = this.#get();
+        return guard(() => c.memoryEstimate());
+    }
+
+    /** Release the module memory the checker holds. Idempotent. */
+    free() {
+        const c = this.#raw;
+        this.#raw = null;
+        if (c !== null && this.#epoch === env.epoch) {
+            guard(() => c.free());
+        }
+    }
+
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+        this.free();
     }
 }
 

@@ -200,6 +200,155 @@ export interface Report<L extends Level = Level> {
     stats: Stats;
     /** What could not be inferred, and other caveats. */
     notes: string[];
+    /** Cycle classes and counts, read anomalies: present only when `analyze` was asked. */
+    analysis?: Analysis;
+}
+
+/** A classification scheme: Zellag & Kemme 2014 (7.1), the LDBC ACID suite, Adya. */
+export type Scheme = 'zellag' | 'ldbc' | 'adya';
+
+/** How many cycles (or read anomalies) of one class. */
+export interface ClassCount {
+    scheme: Scheme;
+    /** e.g. `lost update`, `t-read skew`, `other` (zellag); `G0`, `G1c`, `LU`, `WS`, `IMP`,
+     * `PMP`, `OTV`, `FR` (ldbc); `G0` ... `G2-item` (adya). */
+    class: string;
+    count: number;
+    source: string;
+}
+
+export interface LengthCount {
+    length: number;
+    count: number;
+}
+
+/** A pattern of transaction labels: ordered (around the cycle) or unordered (distinct, sorted);
+ * unlabeled transactions show as `-`. */
+export interface PatternCount {
+    ordered: boolean;
+    labels: string[];
+    count: number;
+}
+
+/** Transactions (graph vertices) on no, one, and two or more counted cycles. */
+export interface Participation {
+    transactions: number;
+    none: number;
+    one: number;
+    many: number;
+}
+
+/** A cycle with its classes; `types[i]` joins `txns[i]` to the next (the last to the first). */
+export interface ClassifiedCycle {
+    txns: number[];
+    types: EdgeType[];
+    keys: Value[][];
+    labels: string[];
+    zellag: string;
+    ldbc: string;
+    adya: string;
+}
+
+/** A read anomaly with its evidence. */
+export interface ReadAnomaly {
+    class: 'IMP' | 'OTV' | 'FR' | 'PMP';
+    txn: number;
+    /** `null`: the initial version. */
+    writers: (number | null)[];
+    /** `null` for PMP. */
+    key: Value | null;
+    /** PMP: the predicate read twice. */
+    predicate?: string;
+    ops: OpRef[];
+    explanation: string;
+}
+
+/** The analysis section of a report (`docs/analysis.md`). */
+export interface Analysis {
+    max_length: number;
+    /** Every cycle of at most `max_length` transactions was counted. */
+    complete: boolean;
+    reason?: string;
+    cycles: number;
+    classes: ClassCount[];
+    lengths: LengthCount[];
+    patterns: PatternCount[];
+    participation: Participation;
+    examples: ClassifiedCycle[];
+    reads: ReadAnomaly[];
+}
+
+/** What to analyze (`check(..., {analyze: true})` takes the defaults). */
+export interface AnalyzeOptions {
+    /** Count cycles of at most this many transactions; default 8. */
+    max_length?: number;
+    /** Stop after this many cycles; default 100000. */
+    max_cycles?: number;
+    /** Bound on enumeration steps; default 1e8. */
+    max_steps?: number | null;
+    /** Cycles (and read anomalies per class) listed with evidence; default 20. */
+    examples?: number;
+}
+
+/** Options of the online checker. */
+export interface OnlineOptions {
+    /** Committed transactions kept in memory; default 100000. */
+    window?: number;
+    /** Report cycles of at most this many transactions; default 8. */
+    max_length?: number;
+    /** Bound on search steps per transaction; default 1000000. */
+    max_steps?: number;
+}
+
+/** A transaction in grail's native form, as the online checker takes it. */
+export interface OnlineTxn {
+    id?: number;
+    label?: string | null;
+    status?: 'committed' | 'ok' | 'aborted' | 'fail' | 'indeterminate' | 'info';
+    ops: (['append', Value, Value] | ['r', Value, Value[] | null])[];
+}
+
+/** A cycle the online checker found, when the transaction that closed it arrived. */
+export interface OnlineAnomaly extends ClassifiedCycle {
+    closed_by: number;
+    /** Some edge went to an append no read had ordered yet. */
+    provisional: boolean;
+}
+
+export interface OnlineStats {
+    transactions: number;
+    committed: number;
+    live: number;
+    peak_live: number;
+    cycles: number;
+    evicted: number;
+    evicted_unordered: number;
+    edges_to_evicted: number;
+    truncated_searches: number;
+    incompatible_reads: number;
+    keys: number;
+    peak_keys: number;
+}
+
+export interface OnlineSummary {
+    stats: OnlineStats;
+    classes: ClassCount[];
+    lengths: LengthCount[];
+    patterns: PatternCount[];
+    notes: string[];
+}
+
+/** The online checker (Zellag & Kemme 2014, Sects. 5.2 and 6). */
+export declare class OnlineChecker {
+    constructor(options?: OnlineOptions);
+    /** Take the next transaction; the cycles it closed. */
+    add(txn: OnlineTxn): OnlineAnomaly[];
+    /** Take transactions from an iterable, yielding each cycle as soon as it is found. */
+    feed(txns: Iterable<OnlineTxn>): Generator<OnlineAnomaly, void, undefined>;
+    summary(): OnlineSummary;
+    memoryEstimate(): number;
+    free(): void;
+    [Symbol.dispose](): void;
 }
 
 /** An edge of the dependency graph with its provenance. */
@@ -285,6 +434,8 @@ export interface CheckOptions<L extends Level = Level> extends CallOptions {
     max_cycles?: number;
     /** Time budget of the cycle search in seconds (like the CLI's `--timeout`). */
     timeout?: number | null;
+    /** Also classify and count cycles (`report.analysis`): `true` for the defaults. */
+    analyze?: boolean | AnalyzeOptions;
 }
 
 /** A strategy: the default engine or one of GRAIL's checkers. */

@@ -340,7 +340,8 @@ impl History {
     /// as the CLI's `stats --json` prints them: `model`, `stats`, `anomalies`, `notes`.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         let inf = self.graph_of();
-        let opts = CheckOptions { levels: vec![grail_core::Level::Pl1], max_steps: Some(0), max_cycles: 1 };
+        let opts =
+            CheckOptions { levels: vec![grail_core::Level::Pl1], max_steps: Some(0), max_cycles: 1, analyze: None };
         let report = grail_core::check_inferred(&self.h, inf, &opts, None);
         #[derive(Serialize)]
         struct StatsOut<'a> {
@@ -409,4 +410,47 @@ pub fn version() -> String {
 #[wasm_bindgen(js_name = "__testPanic")]
 pub fn test_panic(message: String) {
     panic!("{message}");
+}
+
+/// The online checker (`grail_core::analysis::online`): transactions in completion order, each
+/// a plain object in grail's native form; the cycles each one closed come back as plain objects.
+#[wasm_bindgen]
+pub struct OnlineChecker {
+    inner: grail_core::OnlineChecker,
+    arrivals: u64,
+}
+
+#[wasm_bindgen]
+impl OnlineChecker {
+    /// `options`: `{window, max_length, max_steps}` (unknown fields are an error).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<OnlineChecker, JsValue> {
+        let opts: grail_core::OnlineOptions = if options.is_undefined() || options.is_null() {
+            grail_core::OnlineOptions::default()
+        } else {
+            serde_wasm_bindgen::from_value(options)
+                .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
+        };
+        Ok(OnlineChecker { inner: grail_core::OnlineChecker::new(opts), arrivals: 0 })
+    }
+
+    /// Take the next transaction; the anomalies (cycles) it closed.
+    pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
+        let v: serde_json::Value = serde_wasm_bindgen::from_value(txn)
+            .map_err(|e| grail_error("shape", &format!("not a transaction: {}", serde_message(e)), None, None, None))?;
+        let t = grail_core::OnlineTxn::from_json(&v, self.arrivals).map_err(core_error)?;
+        self.arrivals += 1;
+        to_js(&self.inner.push(&t))
+    }
+
+    /// Counters, class counts, lengths, label patterns and notes so far.
+    pub fn summary(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.summary())
+    }
+
+    /// An estimate of the memory the checker holds, in bytes.
+    #[wasm_bindgen(js_name = memoryEstimate)]
+    pub fn memory_estimate(&self) -> f64 {
+        self.inner.memory_estimate() as f64
+    }
 }

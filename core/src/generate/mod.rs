@@ -61,16 +61,36 @@ pub enum Injection {
     AbortedRead,
     IntermediateRead,
     WriteCycle,
+    /// Zellag & Kemme 2014, 7.1: T1 -rw(x)-> T2 -wr(y)-> T1 (T1 reads x, then T2's y).
+    ReadSkew,
+    /// Zellag & Kemme 7.1: T1 -rw(x)-> T2 -wr(x)-> T1 (T1 reads x twice, the second time T2's).
+    UnrepeatableRead,
+    /// Zellag & Kemme 7.1, Fig. 8a: T1 -rw(x)-> T2 -rw(y)-> T3 -wr(y)-> T1.
+    TReadSkew,
+    /// Zellag & Kemme 7.1, Fig. 8b: T1 -rw-> T2 -rw-> T3 -wr-> T1 on one key, which also makes
+    /// the lost update T2 -rw-> T3 -ww-> T2.
+    VLostUpdate,
+    /// Zellag & Kemme 7.1: T1 -rw-> T2 -ww-> T3 -wr-> T1 on one key.
+    TUnrepeatableRead,
+    /// LDBC ACID 3.6: T2 reads T1's x, then y before T1's y (also a fractured read, and a read
+    /// skew cycle).
+    ObservedVanishes,
 }
 
 impl Injection {
-    pub const ALL: [Injection; 6] = [
+    pub const ALL: [Injection; 12] = [
         Injection::LostUpdate,
         Injection::WriteSkew,
         Injection::LongFork,
         Injection::AbortedRead,
         Injection::IntermediateRead,
         Injection::WriteCycle,
+        Injection::ReadSkew,
+        Injection::UnrepeatableRead,
+        Injection::TReadSkew,
+        Injection::VLostUpdate,
+        Injection::TUnrepeatableRead,
+        Injection::ObservedVanishes,
     ];
 
     /// The anomaly grail reports for it (Adya's name) and its plain-language name.
@@ -82,11 +102,49 @@ impl Injection {
             Injection::AbortedRead => ("G1a", "aborted read"),
             Injection::IntermediateRead => ("G1b", "intermediate read"),
             Injection::WriteCycle => ("G0", "write cycle"),
+            // The names grail's minimal witnesses get (`level::plain_name`).
+            Injection::ReadSkew | Injection::VLostUpdate | Injection::ObservedVanishes => ("G-single", "lost update"),
+            Injection::UnrepeatableRead | Injection::TUnrepeatableRead => ("G-single", "non-repeatable read"),
+            Injection::TReadSkew => ("G2-item", "write skew"),
         }
     }
 
     pub fn name(self) -> &'static str {
-        self.expected().1
+        match self {
+            Injection::ReadSkew => "read skew",
+            Injection::UnrepeatableRead => "unrepeatable read",
+            Injection::TReadSkew => "t-read skew",
+            Injection::VLostUpdate => "v-lost update",
+            Injection::TUnrepeatableRead => "t-unrepeatable read",
+            Injection::ObservedVanishes => "observed transaction vanishes",
+            _ => self.expected().1,
+        }
+    }
+
+    /// Other anomaly kinds grail reports for it: a transaction that reads one key twice and sees
+    /// it change disagrees with its own earlier read (`internal`).
+    pub fn also_reported(self) -> &'static [&'static str] {
+        match self {
+            Injection::UnrepeatableRead | Injection::TUnrepeatableRead => &["internal"],
+            _ => &[],
+        }
+    }
+
+    /// What the analysis counts for one instance (`docs/analysis.md`): Zellag classes of the
+    /// cycles it makes, and LDBC read classes (IMP, OTV, FR).
+    pub fn analysis(self) -> (&'static [&'static str], &'static [&'static str]) {
+        match self {
+            Injection::LostUpdate => (&["lost update"], &[]),
+            Injection::WriteSkew => (&["write skew"], &[]),
+            Injection::LongFork | Injection::WriteCycle => (&["other"], &[]),
+            Injection::AbortedRead | Injection::IntermediateRead => (&[], &[]),
+            Injection::ReadSkew => (&["read skew"], &["FR"]),
+            Injection::UnrepeatableRead => (&["unrepeatable read"], &["IMP", "FR"]),
+            Injection::TReadSkew => (&["t-read skew"], &[]),
+            Injection::VLostUpdate => (&["v-lost update", "lost update"], &[]),
+            Injection::TUnrepeatableRead => (&["t-unrepeatable read"], &["IMP", "FR"]),
+            Injection::ObservedVanishes => (&["read skew"], &["OTV", "FR"]),
+        }
     }
 
     pub fn parse(s: &str) -> Option<Injection> {

@@ -532,6 +532,45 @@ impl Sim<'_> {
                 self.emit(p + 1, vec![r(a, &[1])], true);
                 self.order_push(a, &[2]);
             }
+            Injection::ReadSkew => {
+                self.emit(p, vec![w(a, 1), w(b, 1)], true);
+                self.emit(p + 1, vec![r(a, &[]), r(b, &[1])], true);
+                self.order_push(a, &[1]);
+                self.order_push(b, &[1]);
+            }
+            Injection::UnrepeatableRead => {
+                self.emit(p, vec![w(a, 1)], true);
+                self.emit(p + 1, vec![r(a, &[]), r(a, &[1])], true);
+                self.order_push(a, &[1]);
+            }
+            Injection::TReadSkew => {
+                // T3 writes b; T2 reads b before it and writes a; T1 reads a before T2, b after T3.
+                self.emit(p, vec![w(b, 1)], true);
+                self.emit(p + 1, vec![r(b, &[]), w(a, 1)], true);
+                self.emit(p + 2, vec![r(a, &[]), r(b, &[1])], true);
+                self.order_push(a, &[1]);
+                self.order_push(b, &[1]);
+            }
+            Injection::VLostUpdate => {
+                // T3 writes 1; T2 read before it and writes 2 after it; T1 saw 1; T4 orders 1, 2.
+                self.emit(p, vec![w(a, 1)], true);
+                self.emit(p + 1, vec![r(a, &[]), w(a, 2)], true);
+                self.emit(p + 2, vec![r(a, &[1])], true);
+                self.emit(p + 3, vec![r(a, &[1, 2])], true);
+                self.order_push(a, &[1, 2]);
+            }
+            Injection::TUnrepeatableRead => {
+                self.emit(p, vec![w(a, 1)], true);
+                self.emit(p + 1, vec![w(a, 2)], true);
+                self.emit(p + 2, vec![r(a, &[]), r(a, &[1, 2])], true);
+                self.order_push(a, &[1, 2]);
+            }
+            Injection::ObservedVanishes => {
+                self.emit(p, vec![w(a, 1), w(b, 1)], true);
+                self.emit(p + 1, vec![r(a, &[1]), r(b, &[])], true);
+                self.order_push(a, &[1]);
+                self.order_push(b, &[1]);
+            }
             Injection::WriteCycle => {
                 if list {
                     self.emit(p, vec![w(a, 1), w(b, 1)], true);

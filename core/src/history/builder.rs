@@ -51,6 +51,7 @@ impl HistoryBuilder {
                 strings: Interner::default(),
                 model: Model::Empty,
                 version_order: None,
+                predicate_reads: Vec::new(),
             }),
             ..Default::default()
         }
@@ -134,6 +135,14 @@ impl HistoryBuilder {
         h.ops.push(Op { kind: OpKind::Read, key, arg });
     }
 
+    /// A predicate read of the transaction being built (after its operations, in order).
+    pub fn push_predicate_read(&mut self, predicate: &str, matches: Vec<Value>) {
+        let predicate = self.intern(predicate);
+        let h = self.h();
+        let txn = h.txns.len() as u32;
+        h.predicate_reads.push(super::PredicateRead { txn, predicate, matches });
+    }
+
     /// Close the transaction made of the operations pushed since the last one.
     pub fn finish_txn(&mut self, status: Status, meta: TxnMeta) -> u32 {
         let start = self.txn_start;
@@ -162,6 +171,11 @@ impl HistoryBuilder {
     pub fn abandon_txn(&mut self) {
         let start = self.txn_start as usize;
         self.h().ops.truncate(start);
+        let txn = self.h().txns.len() as u32;
+        let h = self.h();
+        while h.predicate_reads.last().is_some_and(|p| p.txn == txn) {
+            h.predicate_reads.pop();
+        }
         self.txn_list = None;
         self.txn_register = None;
     }

@@ -135,6 +135,17 @@ pub struct History {
     pub strings: Interner,
     pub model: Model,
     pub version_order: Option<VersionOrder>,
+    /// Predicate reads, by transaction in order (native format's `predicate_reads`; for LDBC's
+    /// PMP, `docs/analysis.md`).
+    pub predicate_reads: Vec<PredicateRead>,
+}
+
+/// A predicate read: the predicate's name and the versions it matched (LDBC ACID 3.5, Vset(P)).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PredicateRead {
+    pub txn: TxnId,
+    pub predicate: Sym,
+    pub matches: Vec<Value>,
 }
 
 impl History {

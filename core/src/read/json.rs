@@ -188,6 +188,7 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, line: u32, obj: &Map<String, Jso
         None => int_field(obj, "process", i)?,
     };
     push_ops(b, i, obj.get("ops"))?;
+    push_predicate_reads(b, i, obj.get("predicate_reads"))?;
     let label = match obj.get("label") {
         Some(Json::String(s)) => Some(b.intern(s)),
         None | Some(Json::Null) => None,
@@ -299,6 +300,28 @@ fn scalar(b: &mut HistoryBuilder, v: &Json, i: usize, what: &str) -> Result<Opti
             .ok_or_else(|| entry_err(i, format!("expected {what} to be an integer or a string, found {n}"))),
         _ => Err(entry_err(i, format!("expected {what} to be an integer or a string"))),
     }
+}
+
+/// `"predicate_reads": [{"predicate": "likes of post 7", "matches": ["p1@2", "p4@1"]}, ...]`:
+/// the transaction's predicate reads in order, each with the versions it matched.
+fn push_predicate_reads(b: &mut HistoryBuilder, i: usize, reads: Option<&Json>) -> Result<(), Error> {
+    let reads = match reads {
+        None | Some(Json::Null) => return Ok(()),
+        Some(Json::Array(r)) => r,
+        Some(_) => return Err(entry_err(i, "expected \"predicate_reads\" to be an array")),
+    };
+    let shape = || entry_err(i, "expected each predicate read to be {\"predicate\": name, \"matches\": [versions]}");
+    for r in reads {
+        let obj = r.as_object().ok_or_else(shape)?;
+        let name = obj.get("predicate").and_then(Json::as_str).ok_or_else(shape)?;
+        let matches = obj.get("matches").and_then(Json::as_array).ok_or_else(shape)?;
+        let mut vals = Vec::with_capacity(matches.len());
+        for m in matches {
+            vals.push(scalar(b, m, i, "a matched version")?.ok_or_else(shape)?);
+        }
+        b.push_predicate_read(name, vals);
+    }
+    Ok(())
 }
 
 fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), Error> {

@@ -268,6 +268,7 @@ pub fn check_inferred(
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
     let (weakest_violated, also_violated, strongest_satisfied) = lattice(&level_reports);
+    let analysis = opts.analyze.as_ref().map(|a| crate::analysis::analyze(h, &inf.graph, a, budget.interrupt.take()));
     Report {
         valid,
         model: match h.model {
@@ -283,6 +284,7 @@ pub fn check_inferred(
         anomalies,
         stats: inf.graph.stats(h),
         notes,
+        analysis,
     }
 }
 

@@ -24,11 +24,15 @@ pub struct CheckOptions {
     pub max_steps: Option<u64>,
     /// At most this many cycles (one per strongly connected component) per anomaly.
     pub max_cycles: usize,
+    /// Classify and count cycles, and find the read anomalies (`docs/analysis.md`); the result
+    /// is [`Report::analysis`]. Off when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analyze: Option<crate::analysis::AnalyzeOptions>,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { levels: Vec::new(), max_steps: None, max_cycles: 8 }
+        CheckOptions { levels: Vec::new(), max_steps: None, max_cycles: 8, analyze: None }
     }
 }
 
@@ -162,6 +166,9 @@ pub struct Report {
     pub stats: Stats,
     /// What could not be inferred, and other caveats.
     pub notes: Vec<String>,
+    /// Cycle classes and counts, read anomalies: only when [`CheckOptions::analyze`] asks.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub analysis: Option<crate::analysis::Analysis>,
 }
 
 impl Report {

@@ -13,6 +13,9 @@ import {
     LEVELS,
     GrailError,
     History,
+    OnlineChecker,
+    type Analysis,
+    type OnlineAnomaly,
     type Report,
     type Level,
     type Verdict,
@@ -98,4 +101,22 @@ export async function main(text: string, bytes: Uint8Array): Promise<void> {
     checkStrategy(text, { max_steps: 5 });
     void [sv, edges, strat, names, hsl];
     void [v, valid, kinds, edgeType, ser, t, from, status, pl2, levels, text2];
+}
+
+export function analysis(text: string): number {
+    const r: Report = check(text, { analyze: { max_length: 4 } });
+    const a: Analysis | undefined = r.analysis;
+    const lost: number = a?.classes.find((c) => c.scheme === 'zellag' && c.class === 'lost update')?.count ?? 0;
+    // @ts-expect-error analyze takes true or options, not a number
+    check(text, { analyze: 3 });
+    const oc = new OnlineChecker({ window: 1000 });
+    const found: OnlineAnomaly[] = oc.add({ id: 1, ops: [['append', 'x', 1], ['r', 'x', [1]]] });
+    for (const f of oc.feed([{ ops: [['r', 'x', null]] }])) {
+        const closer: number = f.closed_by;
+        void closer;
+    }
+    // @ts-expect-error an op is [f, key, value]
+    oc.add({ ops: [['append', 'x']] });
+    oc.free();
+    return lost + found.length + oc.summary().stats.cycles;
 }

@@ -1,0 +1,45 @@
+//! `OnlineChecker`: core's streaming checker; transactions in and anomalies out as JSON text
+//! (the Python class `grail.OnlineChecker` converts dicts).
+
+use crate::{guarded, to_pyerr};
+use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
+use grail_core::{Error, ErrorKind};
+use pyo3::prelude::*;
+
+#[pyclass(name = "OnlineChecker", module = "grail._grail")]
+pub struct PyOnline {
+    inner: OnlineChecker,
+    arrivals: u64,
+}
+
+#[pymethods]
+impl PyOnline {
+    /// `options`: the JSON of core's `OnlineOptions` (`window`, `max_length`, `max_steps`).
+    #[new]
+    #[pyo3(signature = (options = "{}"))]
+    fn new(py: Python<'_>, options: &str) -> PyResult<Self> {
+        let opts: OnlineOptions = serde_json::from_str(options)
+            .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Usage, format!("online options: {e}")).into()))?;
+        Ok(PyOnline { inner: OnlineChecker::new(opts), arrivals: 0 })
+    }
+
+    /// Take one transaction (native JSON text); the anomalies it closed, each as JSON text.
+    fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
+        let v: serde_json::Value = serde_json::from_str(txn)
+            .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Syntax, format!("transaction: {e}")).into()))?;
+        let t = OnlineTxn::from_json(&v, self.arrivals).map_err(|e| to_pyerr(py, e.into()))?;
+        self.arrivals += 1;
+        let inner = &mut self.inner;
+        guarded(py, || Ok(inner.push(&t).iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect()))
+    }
+
+    /// Counters, class counts and notes so far, as JSON text.
+    fn summary_json(&self) -> String {
+        serde_json::to_string(&self.inner.summary()).unwrap_or_default()
+    }
+
+    /// An estimate of the heap memory the checker holds, in bytes.
+    fn memory_estimate(&self) -> usize {
+        self.inner.memory_estimate()
+    }
+}

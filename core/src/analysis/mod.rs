@@ -1,0 +1,418 @@
+//! Anomaly analysis: every cycle classified (Zellag & Kemme 2014, Sect. 7.1; LDBC ACID, Waudby
+//! et al. 2020; Adya), cycles counted up to a bound by class, by length and by the pattern of
+//! transaction labels (Zellag & Kemme 7.2), how many transactions lie on 0, 1 and 2+ cycles
+//! (Zellag & Kemme 10.3.1, Tables 3 and 4), LDBC's read anomalies with evidence, and an online
+//! checker (Zellag & Kemme 5.2 and 6) in [`online`].
+//!
+//! Requested through [`crate::CheckOptions::analyze`]; the result is [`crate::Report::analysis`].
+
+pub mod classify;
+pub mod count;
+pub mod online;
+pub mod reads;
+
+use crate::graph::search::{components, Budget};
+use crate::graph::{DependencyGraph, EdgeType};
+use crate::hash::Map;
+use crate::history::{History, TxnId};
+use crate::report::text::op_ref;
+use crate::report::OpRef;
+use classify::{classify, min_rotation, Classes, LDBC_CYCLES, LDBC_READS, ZELLAG, ZELLAG_OTHER};
+use serde::{Deserialize, Serialize};
+
+/// What to analyze, and how far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnalyzeOptions {
+    /// Count cycles of at most this many transactions.
+    pub max_length: usize,
+    /// Stop after this many cycles (the counts are then lower bounds).
+    pub max_cycles: usize,
+    /// Bound on enumeration steps (edge visits); `None` for none. The check's interrupt (a
+    /// timeout) applies too.
+    pub max_steps: Option<u64>,
+    /// How many cycles, and read anomalies of each class, to list with their evidence.
+    pub examples: usize,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions { max_length: 8, max_cycles: 100_000, max_steps: Some(100_000_000), examples: 20 }
+    }
+}
+
+/// How many cycles (or read anomalies) of one class.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassCount {
+    /// `zellag`, `ldbc` or `adya`.
+    pub scheme: String,
+    pub class: String,
+    pub count: usize,
+    pub source: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LengthCount {
+    pub length: usize,
+    pub count: usize,
+}
+
+/// A pattern of transaction labels (Zellag & Kemme 7.2): ordered (around the cycle, from its
+/// least rotation) or unordered (the distinct labels, sorted).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct PatternCount {
+    pub ordered: bool,
+    pub labels: Vec<String>,
+    pub count: usize,
+}
+
+/// How many transactions (graph vertices) lie on no, one, and two or more counted cycles.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Participation {
+    pub transactions: usize,
+    pub none: usize,
+    pub one: usize,
+    pub many: usize,
+}
+
+/// One cycle with its classes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ClassifiedCycle {
+    pub txns: Vec<u64>,
+    /// `types[i]` joins `txns[i]` to the next transaction (the last back to the first).
+    pub types: Vec<String>,
+    /// The keys of each edge.
+    pub keys: Vec<Vec<serde_json::Value>>,
+    pub labels: Vec<String>,
+    pub zellag: String,
+    pub ldbc: String,
+    pub adya: String,
+}
+
+/// A read anomaly (IMP, OTV, FR) with its evidence.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ReadAnomaly {
+    pub class: String,
+    /// The reader.
+    pub txn: u64,
+    /// The writers whose versions matter (`null`: the initial version).
+    pub writers: Vec<Option<u64>>,
+    /// The key (`null` for PMP).
+    pub key: serde_json::Value,
+    /// PMP: the predicate read twice.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicate: Option<String>,
+    pub ops: Vec<OpRef>,
+    pub explanation: String,
+}
+
+/// The analysis section of a report.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Analysis {
+    pub max_length: usize,
+    /// Every cycle of at most `max_length` transactions was counted.
+    pub complete: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+    /// Cycles counted.
+    pub cycles: usize,
+    /// Counts per class, for every class of each scheme (zeros included), cycle classes first.
+    pub classes: Vec<ClassCount>,
+    pub lengths: Vec<LengthCount>,
+    /// Label patterns, most frequent first.
+    pub patterns: Vec<PatternCount>,
+    pub participation: Participation,
+    /// The first `examples` cycles counted.
+    pub examples: Vec<ClassifiedCycle>,
+    /// The first `examples` read anomalies of each class.
+    pub reads: Vec<ReadAnomaly>,
+}
+
+/// The edge types the classes are about: Adya's dependencies (Zellag & Kemme's wr, ww, rw).
+pub const DSG: u8 = 1 << EdgeType::Ww as u8 | 1 << EdgeType::Wr as u8 | 1 << EdgeType::Rw as u8;
+
+/// The label a pattern shows for an unlabeled transaction.
+pub const NO_LABEL: &str = "-";
+
+/// The edge types and keys of a cycle of transactions, and whether one key induces every edge.
+pub(crate) fn cycle_shape(g: &DependencyGraph, txns: &[TxnId]) -> (Vec<EdgeType>, Vec<Vec<u32>>, bool) {
+    let n = txns.len();
+    let mut types = Vec::with_capacity(n);
+    let mut keys: Vec<Vec<u32>> = Vec::with_capacity(n);
+    for i in 0..n {
+        let (u, v) = (txns[i], txns[(i + 1) % n]);
+        let mask = g.out(u).iter().find(|x| x.0 == v).map_or(0, |x| x.1) & DSG;
+        let ty = EdgeType::ALL.into_iter().find(|t| mask & t.bit() != 0).unwrap_or(EdgeType::Rw);
+        types.push(ty);
+        let lo = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (u, v, ty));
+        keys.push(g.edges[lo..].iter().take_while(|e| e.from == u && e.to == v && e.ty == ty).map(|e| e.key).collect());
+    }
+    let same = keys.first().is_some_and(|first| first.iter().any(|k| keys.iter().all(|ks| ks.contains(k))));
+    (types, keys, same)
+}
+
+/// Counts of classes, lengths and label patterns, shared by the offline and online analyses.
+#[derive(Debug, Clone, Default)]
+pub struct Tally {
+    pub cycles: usize,
+    pub zellag: Map<&'static str, usize>,
+    pub ldbc: Map<&'static str, usize>,
+    pub adya: Map<&'static str, usize>,
+    pub lengths: Map<usize, usize>,
+    pub ordered: Map<Vec<String>, usize>,
+    pub unordered: Map<Vec<String>, usize>,
+}
+
+impl Tally {
+    pub fn add(&mut self, c: Classes, len: usize, labels: &[String]) {
+        self.cycles += 1;
+        *self.zellag.entry(c.zellag).or_default() += 1;
+        *self.ldbc.entry(c.ldbc).or_default() += 1;
+        *self.adya.entry(c.adya).or_default() += 1;
+        *self.lengths.entry(len).or_default() += 1;
+        *self.ordered.entry(min_rotation(labels)).or_default() += 1;
+        let mut u = labels.to_vec();
+        u.sort();
+        u.dedup();
+        *self.unordered.entry(u).or_default() += 1;
+    }
+
+    /// Class counts, every class of each scheme listed (zeros too); `reads` adds IMP/PMP/OTV/FR.
+    pub fn classes(&self, reads: Option<&Map<&'static str, usize>>) -> Vec<ClassCount> {
+        let row = |scheme: &str, class: &str, count: usize, source: &str| ClassCount {
+            scheme: scheme.into(),
+            class: class.into(),
+            count,
+            source: source.into(),
+        };
+        let mut out = Vec::new();
+        for c in &ZELLAG {
+            out.push(row("zellag", c.name, self.zellag.get(c.name).copied().unwrap_or(0), c.source));
+        }
+        let other = self.zellag.get(ZELLAG_OTHER).copied().unwrap_or(0);
+        out.push(row("zellag", ZELLAG_OTHER, other, "Zellag & Kemme 2014, 10.3.1 (other cycles)"));
+        for (name, _, source) in LDBC_CYCLES {
+            out.push(row("ldbc", name, self.ldbc.get(name).copied().unwrap_or(0), source));
+        }
+        if let Some(reads) = reads {
+            for (name, _, source) in LDBC_READS {
+                out.push(row("ldbc", name, reads.get(name).copied().unwrap_or(0), source));
+            }
+        }
+        for k in classify::ADYA {
+            out.push(row(
+                "adya",
+                k.name(),
+                self.adya.get(k.name()).copied().unwrap_or(0),
+                "Adya 1999; ../shared/LEVELS.md",
+            ));
+        }
+        out
+    }
+
+    pub fn lengths(&self) -> Vec<LengthCount> {
+        let mut v: Vec<LengthCount> =
+            self.lengths.iter().map(|(&length, &count)| LengthCount { length, count }).collect();
+        v.sort_by_key(|x| x.length);
+        v
+    }
+
+    pub fn patterns(&self) -> Vec<PatternCount> {
+        let mut v: Vec<PatternCount> = self
+            .ordered
+            .iter()
+            .map(|(l, &count)| PatternCount { ordered: true, labels: l.clone(), count })
+            .chain(self.unordered.iter().map(|(l, &count)| PatternCount { ordered: false, labels: l.clone(), count }))
+            .collect();
+        v.sort_by(|a, b| b.ordered.cmp(&a.ordered).then(b.count.cmp(&a.count)).then(a.labels.cmp(&b.labels)));
+        v
+    }
+}
+
+fn label(h: &History, t: TxnId) -> String {
+    h.label(t).unwrap_or(NO_LABEL).to_string()
+}
+
+/// Analyze a checked graph: classify and count its cycles, and find the read anomalies.
+pub fn analyze(
+    h: &History,
+    g: &DependencyGraph,
+    opts: &AnalyzeOptions,
+    interrupt: Option<&mut dyn FnMut() -> bool>,
+) -> Analysis {
+    let comps = components(g);
+    let mut budget = Budget::new(opts.max_steps.unwrap_or(u64::MAX), interrupt);
+    let mut tally = Tally::default();
+    let mut on = vec![0u32; h.txns.len()];
+    let mut examples = Vec::new();
+    let max_len = opts.max_length.max(2);
+    let stop = count::enumerate(g, &comps, max_len, opts.max_cycles.max(1), &mut budget, |cyc| {
+        let (types, keys, same) = cycle_shape(g, cyc);
+        let c = classify(&types, same);
+        let labels: Vec<String> = cyc.iter().map(|&t| label(h, t)).collect();
+        tally.add(c, cyc.len(), &labels);
+        for &t in cyc {
+            on[t as usize] = on[t as usize].saturating_add(1);
+        }
+        if examples.len() < opts.examples {
+            examples.push(ClassifiedCycle {
+                txns: cyc.iter().map(|&t| h.txns[t as usize].id).collect(),
+                types: types.iter().map(|t| t.as_str().to_string()).collect(),
+                keys: keys.iter().map(|ks| ks.iter().map(|&k| h.value_json(h.key(k))).collect()).collect(),
+                labels,
+                zellag: c.zellag.into(),
+                ldbc: c.ldbc.into(),
+                adya: c.adya.into(),
+            });
+        }
+    });
+    let (complete, reason) = match stop {
+        Ok(_) => (true, None),
+        Err(count::Stop::Count) => (false, Some(format!("stopped after max_cycles = {} cycles", opts.max_cycles))),
+        Err(count::Stop::Budget(why)) => (false, Some(format!("enumeration cut short: {why}"))),
+    };
+    let mut participation = Participation::default();
+    for (t, &n) in on.iter().enumerate() {
+        if !g.is_vertex[t] {
+            continue;
+        }
+        participation.transactions += 1;
+        match n {
+            0 => participation.none += 1,
+            1 => participation.one += 1,
+            _ => participation.many += 1,
+        }
+    }
+    let found = reads::read_anomalies(h);
+    let mut read_counts: Map<&'static str, usize> = Map::default();
+    let mut listed: Map<&'static str, usize> = Map::default();
+    let mut read_reports = Vec::new();
+    for f in &found {
+        *read_counts.entry(f.class).or_default() += 1;
+        let n = listed.entry(f.class).or_default();
+        if *n < opts.examples {
+            *n += 1;
+            read_reports.push(read_report(h, f));
+        }
+    }
+    Analysis {
+        max_length: max_len,
+        complete,
+        reason,
+        cycles: tally.cycles,
+        classes: tally.classes(Some(&read_counts)),
+        lengths: tally.lengths(),
+        patterns: tally.patterns(),
+        participation,
+        examples,
+        reads: read_reports,
+    }
+}
+
+fn read_report(h: &History, f: &reads::ReadFinding) -> ReadAnomaly {
+    let name = |t: Option<TxnId>| {
+        t.map_or_else(|| "the initial version".to_string(), |t| format!("T{}", h.txns[t as usize].id))
+    };
+    let reader = format!("T{}", h.txns[f.reader as usize].id);
+    let ops: Vec<OpRef> = f.ops.iter().map(|&o| op_ref(h, o)).collect();
+    let op = |i: usize| ops.get(i).map(|o| o.op.clone()).unwrap_or_default();
+    let key = f.key.map(|k| h.show(h.key(k))).unwrap_or_default();
+    let list =
+        |vs: &[crate::history::Value]| format!("[{}]", vs.iter().map(|&v| h.show(v)).collect::<Vec<_>>().join(" "));
+    let writer = name(f.writers.first().copied().flatten());
+    let explanation = match f.class {
+        "IMP" => format!(
+            "{reader} read key {key} twice and saw versions of two writers: {} ({}) then {} ({})",
+            name(f.writers.first().copied().flatten()),
+            op(0),
+            name(f.writers.get(1).copied().flatten()),
+            op(1)
+        ),
+        "PMP" => {
+            let (p, a, b) = f.predicate.as_ref().map_or((String::new(), String::new(), String::new()), |(p, a, b)| {
+                (h.strings.get(*p).to_string(), list(a), list(b))
+            });
+            format!("{reader} read predicate {p:?} twice and matched different versions: {a}, then {b}")
+        }
+        "OTV" => format!(
+            "{reader} saw {writer}'s write ({}), then read key {key} at a version before {writer}'s ({}): {writer} vanished",
+            op(0),
+            op(1)
+        ),
+        _ => format!(
+            "{reader} read {writer}'s write ({}) and key {key} at a version before {writer}'s ({}): it read across {writer}'s boundary",
+            op(0),
+            op(1)
+        ),
+    };
+    ReadAnomaly {
+        class: f.class.into(),
+        txn: h.txns[f.reader as usize].id,
+        writers: f.writers.iter().map(|w| w.map(|t| h.txns[t as usize].id)).collect(),
+        key: f.key.map_or(serde_json::Value::Null, |k| h.value_json(h.key(k))),
+        predicate: f.predicate.as_ref().map(|p| h.strings.get(p.0).to_string()),
+        ops,
+        explanation,
+    }
+}
+
+/// Class, length and pattern counts as text tables.
+pub fn render_counts(classes: &[ClassCount], lengths: &[LengthCount], patterns: &[PatternCount]) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let _ = writeln!(s, "{:<7} {:<22} {:>8}  source", "scheme", "class", "count");
+    for c in classes {
+        let _ = writeln!(s, "{:<7} {:<22} {:>8}  {}", c.scheme, c.class, c.count, c.source);
+    }
+    if !lengths.is_empty() {
+        let _ = writeln!(s, "\n{:<7} {:>8}", "length", "cycles");
+        for l in lengths {
+            let _ = writeln!(s, "{:<7} {:>8}", l.length, l.count);
+        }
+    }
+    if !patterns.is_empty() {
+        let _ = writeln!(s, "\n{:<10} {:>8}  labels", "pattern", "cycles");
+        for p in patterns.iter().take(20) {
+            let kind = if p.ordered { "ordered" } else { "unordered" };
+            let sep = if p.ordered { " -> " } else { ", " };
+            let _ = writeln!(s, "{:<10} {:>8}  {}", kind, p.count, p.labels.join(sep));
+        }
+        if patterns.len() > 20 {
+            let _ = writeln!(s, "... and {} more patterns", patterns.len() - 20);
+        }
+    }
+    s
+}
+
+/// The analysis as text, for terminals.
+pub fn render(a: &Analysis) -> String {
+    use std::fmt::Write;
+    let mut s = String::new();
+    let p = a.participation;
+    let pct = |n: usize| if p.transactions == 0 { 0.0 } else { 100.0 * n as f64 / p.transactions as f64 };
+    let _ = writeln!(
+        s,
+        "analysis: {} cycles of at most {} transactions{}",
+        a.cycles,
+        a.max_length,
+        if a.complete { String::new() } else { format!(" (incomplete: {})", a.reason.clone().unwrap_or_default()) }
+    );
+    let _ = writeln!(
+        s,
+        "transactions on cycles: {} in none ({:.1}%), {} in one ({:.1}%), {} in two or more ({:.1}%)\n",
+        p.none,
+        pct(p.none),
+        p.one,
+        pct(p.one),
+        p.many,
+        pct(p.many)
+    );
+    s.push_str(&render_counts(&a.classes, &a.lengths, &a.patterns));
+    for r in a.reads.iter().take(10) {
+        let _ = writeln!(s, "\n{}: {}", r.class, r.explanation);
+    }
+    if a.reads.len() > 10 {
+        let _ = writeln!(s, "\n... {} more read anomalies listed in the JSON report", a.reads.len() - 10);
+    }
+    s
+}

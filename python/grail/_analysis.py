@@ -1,0 +1,234 @@
+"""Anomaly analysis: cycle counts by class, length and label pattern, read anomalies, and the
+online checker (see ``docs/analysis.md``)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional
+
+from . import _grail
+from ._errors import UsageError
+
+if TYPE_CHECKING:  # pragma: no cover
+    import pandas
+
+__all__ = ["Analysis", "OnlineChecker"]
+
+
+def _frame(rows: List[Dict[str, Any]], columns: List[str], what: str) -> "pandas.DataFrame":
+    from ._report import _import
+
+    pd = _import("pandas", what)
+    return pd.DataFrame(rows, columns=columns)
+
+
+def _patterns(rows: List[Dict[str, Any]]) -> List[Dict[str, Any]]:
+    return [
+        {
+            "ordered": p["ordered"],
+            "pattern": (" -> " if p["ordered"] else ", ").join(p["labels"]),
+            "labels": tuple(p["labels"]),
+            "count": p["count"],
+        }
+        for p in rows
+    ]
+
+
+class Analysis:
+    """The ``analysis`` section of a report (``grail.check(..., analyze=True)``): cycles counted
+    up to ``max_length`` transactions by Zellag & Kemme's classes, LDBC's and Adya's, by length
+    and by the pattern of transaction labels; how many transactions lie on 0, 1 and 2+ cycles;
+    and LDBC's read anomalies (IMP, OTV, FR) with evidence. The ``*_frame`` methods give pandas
+    DataFrames.
+
+    >>> import grail
+    >>> a = grail.check('''
+    ... {:type :ok, :f :deposit, :value [[:r :x []] [:append :x 1]]}
+    ... {:type :ok, :f :deposit, :value [[:r :x []] [:append :x 2]]}
+    ... {:type :ok, :value [[:r :x [1 2]]]}''', analyze=True).analysis
+    >>> a.cycles, a.count("zellag", "lost update"), a.count("ldbc", "LU")
+    (1, 1, 1)
+    >>> a.participation
+    {'transactions': 3, 'none': 1, 'one': 2, 'many': 0}
+    """
+
+    __slots__ = ("_d",)
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._d = data
+
+    @property
+    def cycles(self) -> int:
+        """How many cycles were counted."""
+        n: int = self._d["cycles"]
+        return n
+
+    @property
+    def complete(self) -> bool:
+        """Every cycle of at most ``max_length`` transactions was counted (no bound was hit)."""
+        c: bool = self._d["complete"]
+        return c
+
+    @property
+    def reason(self) -> Optional[str]:
+        """Why counting stopped early, when it did."""
+        r: Optional[str] = self._d.get("reason")
+        return r
+
+    @property
+    def max_length(self) -> int:
+        n: int = self._d["max_length"]
+        return n
+
+    @property
+    def participation(self) -> Dict[str, int]:
+        """Transactions (graph vertices) on no, one, and two or more counted cycles."""
+        return dict(self._d["participation"])
+
+    def count(self, scheme: str, cls: str) -> int:
+        """The count of one class: ``scheme`` is "zellag", "ldbc" or "adya"."""
+        for c in self._d["classes"]:
+            if c["scheme"] == scheme and c["class"] == cls:
+                n: int = c["count"]
+                return n
+        raise KeyError(f"no class {cls!r} in scheme {scheme!r}")
+
+    def to_dict(self) -> Dict[str, Any]:
+        """The section as plain data (the report JSON's ``analysis``)."""
+        copy: Dict[str, Any] = json.loads(json.dumps(self._d))
+        return copy
+
+    def classes_frame(self) -> "pandas.DataFrame":
+        """Counts per class: columns scheme, class, count, source (every class, zeros too)."""
+        return _frame(self._d["classes"], ["scheme", "class", "count", "source"], "classes_frame")
+
+    def lengths_frame(self) -> "pandas.DataFrame":
+        """Counts per cycle length (transactions)."""
+        return _frame(self._d["lengths"], ["length", "count"], "lengths_frame")
+
+    def patterns_frame(self) -> "pandas.DataFrame":
+        """Counts per label pattern, ordered and unordered (Zellag & Kemme 7.2), most frequent
+        first; unlabeled transactions show as "-"."""
+        return _frame(_patterns(self._d["patterns"]), ["ordered", "pattern", "labels", "count"], "patterns_frame")
+
+    def participation_frame(self) -> "pandas.DataFrame":
+        """One row: transactions on 0, 1 and 2+ cycles, with percentages (Zellag & Kemme,
+        Tables 3 and 4)."""
+        p = self._d["participation"]
+        total = max(p["transactions"], 1)
+        row = dict(p)
+        for k in ("none", "one", "many"):
+            row[f"{k}_pct"] = 100.0 * p[k] / total
+        cols = ["transactions", "none", "one", "many", "none_pct", "one_pct", "many_pct"]
+        return _frame([row], cols, "participation_frame")
+
+    def cycles_frame(self) -> "pandas.DataFrame":
+        """The cycles listed (the first ``examples``) with their classes."""
+        rows = [
+            {
+                "txns": tuple(c["txns"]),
+                "types": tuple(c["types"]),
+                "labels": tuple(c["labels"]),
+                "length": len(c["txns"]),
+                "zellag": c["zellag"],
+                "ldbc": c["ldbc"],
+                "adya": c["adya"],
+            }
+            for c in self._d["examples"]
+        ]
+        return _frame(rows, ["txns", "types", "labels", "length", "zellag", "ldbc", "adya"], "cycles_frame")
+
+    def reads_frame(self) -> "pandas.DataFrame":
+        """The read anomalies listed (IMP, OTV, FR, and PMP from the native format's
+        ``predicate_reads``), with their evidence."""
+        rows = [
+            {
+                "class": r["class"],
+                "txn": r["txn"],
+                "writers": tuple(r["writers"]),
+                "key": r["key"],
+                "predicate": r.get("predicate"),
+                "ops": tuple(o["op"] for o in r["ops"]),
+                "explanation": r["explanation"],
+            }
+            for r in self._d["reads"]
+        ]
+        return _frame(rows, ["class", "txn", "writers", "key", "predicate", "ops", "explanation"], "reads_frame")
+
+    def __repr__(self) -> str:
+        return f"<grail.Analysis cycles={self.cycles} complete={self.complete}>"
+
+
+class OnlineChecker:
+    """Check a list-append history online: feed transactions in completion order; each cycle is
+    reported when the transaction that closes it arrives, and memory stays bounded by
+    ``window`` committed transactions (Zellag & Kemme 2014, Sects. 5.2 and 6).
+
+    A transaction is a dict in grail's native form: ``{"id": 1, "label": "pay", "status":
+    "committed", "ops": [["append", "x", 1], ["r", "x", [1]]]}`` (``status`` defaults to
+    committed).
+
+    >>> import grail
+    >>> oc = grail.OnlineChecker(window=1000)
+    >>> txns = [{"id": 1, "ops": [["r", "x", []], ["append", "x", 1]]},
+    ...         {"id": 2, "ops": [["r", "x", []], ["append", "x", 2]]},
+    ...         {"id": 3, "ops": [["r", "x", [1, 2]]]}]
+    >>> [(a["closed_by"], sorted(a["txns"])) for a in oc.feed(txns)]
+    [(2, [1, 2])]
+    >>> oc.stats["cycles"]
+    1
+    """
+
+    __slots__ = ("_native",)
+
+    def __init__(self, window: int = 100_000, max_length: int = 8, max_steps: int = 1_000_000) -> None:
+        for name, v, low in (("window", window, 2), ("max_length", max_length, 2), ("max_steps", max_steps, 1)):
+            if not isinstance(v, int) or isinstance(v, bool) or v < low:
+                raise UsageError(f"{name} must be an int >= {low}, not {v!r}", kind="usage")
+        opts = {"window": window, "max_length": max_length, "max_steps": max_steps}
+        self._native = _grail.OnlineChecker(json.dumps(opts))
+
+    def add(self, txn: Mapping[str, Any]) -> List[Dict[str, Any]]:
+        """Take the next transaction; the anomalies (cycles) it closed, as dicts with ``txns``,
+        ``types``, ``keys``, ``labels``, ``zellag``, ``ldbc``, ``adya``, ``closed_by`` and
+        ``provisional``."""
+        return [json.loads(a) for a in self._native.push_json(json.dumps(txn))]
+
+    def feed(self, txns: Iterable[Mapping[str, Any]]) -> Iterator[Dict[str, Any]]:
+        """Take transactions from any iterable (a generator too), yielding each anomaly as soon
+        as it is found."""
+        for t in txns:
+            yield from self.add(t)
+
+    def summary(self) -> Dict[str, Any]:
+        """Counters (``stats``), class counts, lengths, label patterns and notes so far."""
+        s: Dict[str, Any] = json.loads(self._native.summary_json())
+        return s
+
+    @property
+    def stats(self) -> Dict[str, Any]:
+        """Counters: transactions, committed, live, peak_live, cycles, evicted, ..."""
+        s: Dict[str, Any] = self.summary()["stats"]
+        return s
+
+    @property
+    def notes(self) -> List[str]:
+        """What the window could not judge (evicted transactions, edges to them)."""
+        n: List[str] = self.summary()["notes"]
+        return n
+
+    def memory_estimate(self) -> int:
+        """An estimate of the memory the checker holds, in bytes."""
+        return self._native.memory_estimate()
+
+    def classes_frame(self) -> "pandas.DataFrame":
+        """Counts per class so far, as a pandas DataFrame (as :meth:`Analysis.classes_frame`)."""
+        return _frame(self.summary()["classes"], ["scheme", "class", "count", "source"], "classes_frame")
+
+    def patterns_frame(self) -> "pandas.DataFrame":
+        """Counts per label pattern so far."""
+        return _frame(_patterns(self.summary()["patterns"]), ["ordered", "pattern", "labels", "count"], "patterns_frame")
+
+    def __repr__(self) -> str:
+        s = self.stats
+        return f"<grail.OnlineChecker transactions={s['transactions']} cycles={s['cycles']} live={s['live']}>"
