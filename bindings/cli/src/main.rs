@@ -171,6 +171,10 @@ enum Cmd {
         /// For --strategy dfs: the longest cycle searched, in transactions (GRAIL: 4).
         #[arg(long)]
         max_depth: Option<usize>,
+        /// Register histories, SER and SI: polygraph (exact, PolySI; the default when there is
+        /// no version order), sure-edges (only edges sure without a version order), or auto.
+        #[arg(long, default_value = "auto", value_parser = ["auto", "polygraph", "sure-edges"])]
+        register_mode: String,
     },
     /// Print graph statistics and the anomalies found while building the graph.
     Stats {
@@ -264,7 +268,8 @@ fn load(input: &Input) -> Result<(History, usize), String> {
 
 fn run(cli: Cli) -> Result<u8, String> {
     match cli.cmd {
-        Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles, strategy, max_depth } => {
+        Cmd::Check { input, levels, json, dot, max_steps, timeout, max_cycles, strategy, max_depth, register_mode } => {
+            let register_mode = grail_core::report::RegisterMode::parse(&register_mode).map_err(|e| e.to_string())?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
@@ -284,7 +289,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             let inf = grail_core::infer(&h);
             input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
             let t1 = Instant::now();
-            let opts = CheckOptions { levels, max_steps, max_cycles };
+            let opts = CheckOptions { levels, max_steps, max_cycles, register_mode };
             let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
             let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
             let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
@@ -312,7 +317,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             let report = grail_core::check_inferred(
                 &h,
                 &inf,
-                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1 },
+                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1, ..Default::default() },
                 None,
             );
             let findings: Vec<_> = report.anomalies.iter().filter(|a| a.cycle.is_none()).collect();

@@ -107,7 +107,7 @@ impl PyHistory {
                     .into(),
             ));
         }
-        let opts = CheckOptions { levels, max_steps, max_cycles };
+        let opts = CheckOptions { levels, max_steps, max_cycles, ..Default::default() };
         let report = run_detached(py, || {
             let inf = self.inference();
             let mut signal: Option<PyErr> = None;

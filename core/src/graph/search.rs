@@ -66,7 +66,7 @@ impl<'a> Budget<'a> {
     }
 
     /// Spend `n` steps; false once the budget is gone.
-    fn spend(&mut self, n: u64) -> bool {
+    pub(crate) fn spend(&mut self, n: u64) -> bool {
         if self.exhausted.is_some() {
             return false;
         }

@@ -1,13 +1,14 @@
 //! Running the searches a set of levels needs, and assembling the report.
 
 use super::text::{cycle_report, finding_report};
-use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report};
+use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, RegisterMode, Report};
 use crate::anomaly::AnomalyKind;
 use crate::graph::search::{components, Budget, Outcome, Searcher};
 use crate::hash::Map;
 use crate::history::{History, Model};
 use crate::infer::{infer, Inference};
 use crate::level::{pattern, violated_by, Level};
+use crate::polygraph::{Mode, Verdict as PolyVerdict};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
@@ -57,20 +58,19 @@ pub fn check_inferred(
 
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
     let mut seen_cycles = std::collections::HashSet::new();
-    for (k, _, cycles) in &outcomes {
+    let mut notes = inf.notes.clone();
+    let poly = polygraph_levels(h, opts, &levels, &inf.graph.is_vertex, &mut budget, &mut notes);
+    for (_, v) in &poly {
+        if let Some(c) = &v.1 {
+            seen_cycles.insert(c.txns.clone());
+            anomalies.push(cycle_anomaly(c));
+        }
+    }
+    for (_, _, cycles) in &outcomes {
         for (_, c) in cycles {
             // The same cycle matches several patterns; list it once, under its most specific name.
             if seen_cycles.insert(c.txns.clone()) {
-                anomalies.push(AnomalyReport {
-                    kind: k.name().into(),
-                    levels: violated_by(*k),
-                    key: None,
-                    value: None,
-                    txns: c.txns.clone(),
-                    ops: Vec::new(),
-                    cycle: Some(c.clone()),
-                    explanation: c.explanation.clone(),
-                });
+                anomalies.push(cycle_anomaly(c));
             }
         }
     }
@@ -85,7 +85,21 @@ pub fn check_inferred(
         }
         let mut best: Map<usize, &CycleReport> = Map::default();
         let mut reason = None;
+        let by_polygraph = poly.iter().find(|(pl, _)| *pl == l).map(|x| &x.1);
+        if let Some((verdict, cycle)) = by_polygraph {
+            match verdict {
+                PolyVerdict::Violated(_) => names.push(cycle.as_ref().map_or("G2-item", |c| anomaly_name(&c.anomaly))),
+                PolyVerdict::Unknown(why) => reason = Some(format!("polygraph undecided: {why}")),
+                PolyVerdict::Holds => {}
+            }
+            if let Some(c) = cycle {
+                best.insert(0, c);
+            }
+        }
         for (k, out, cycles) in &outcomes {
+            if by_polygraph.is_some() {
+                break;
+            }
             if !l.proscribes(*k) {
                 continue;
             }
@@ -126,7 +140,6 @@ pub fn check_inferred(
     } else {
         Some(true)
     };
-    let mut notes = inf.notes.clone();
     if let Some(why) = &budget.exhausted {
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
@@ -143,4 +156,85 @@ pub fn check_inferred(
         stats: g.stats(h),
         notes,
     }
+}
+
+fn cycle_anomaly(c: &CycleReport) -> AnomalyReport {
+    let kind = AnomalyKind::ALL.into_iter().find(|k| k.name() == c.anomaly).unwrap_or(AnomalyKind::G2Item);
+    AnomalyReport {
+        kind: kind.name().into(),
+        levels: violated_by(kind),
+        key: None,
+        value: None,
+        txns: c.txns.clone(),
+        ops: Vec::new(),
+        cycle: Some(c.clone()),
+        explanation: c.explanation.clone(),
+    }
+}
+
+fn anomaly_name(s: &str) -> &'static str {
+    AnomalyKind::ALL.into_iter().find(|k| k.name() == s).map_or("G2-item", |k| k.name())
+}
+
+type PolyResult = (PolyVerdict, Option<CycleReport>);
+
+/// SER and SI of a register history by the polygraph (PolySI), when the options and the
+/// history call for it; other levels keep the graph of `infer`.
+fn polygraph_levels(
+    h: &History,
+    opts: &CheckOptions,
+    levels: &[Level],
+    is_vertex: &[bool],
+    budget: &mut Budget,
+    notes: &mut Vec<String>,
+) -> Vec<(Level, PolyResult)> {
+    let applies = h.model == Model::RwRegister
+        && match opts.register_mode {
+            RegisterMode::Auto => h.version_order.is_none(),
+            RegisterMode::Polygraph => true,
+            RegisterMode::SureEdges => false,
+        };
+    let wanted: Vec<(Level, Mode)> = levels
+        .iter()
+        .filter_map(|&l| match l {
+            Level::Ser => Some((l, Mode::Ser)),
+            Level::Si => Some((l, Mode::Si)),
+            _ => None,
+        })
+        .collect();
+    if !applies || wanted.is_empty() {
+        return Vec::new();
+    }
+    let pg = crate::polygraph::build(h, is_vertex, true);
+    let mut out: Vec<(Level, PolyResult)> = Vec::new();
+    // SI first: a history that violates SI violates SER, and SI's counterexample (every choice
+    // closes a cycle without two adjacent RW edges) is one for SER too, and names the
+    // anomaly as the version order's graph would (a lost update is G-single, not two RW edges).
+    for (l, mode) in wanted.into_iter().rev() {
+        if l == Level::Ser {
+            if let Some((_, (v @ PolyVerdict::Violated(_), c))) = out.iter().find(|(x, _)| *x == Level::Si) {
+                let r = (v.clone(), c.clone());
+                notes.push("SER is violated because SI is: the SI counterexample stands for both".into());
+                out.push((l, r));
+                continue;
+            }
+        }
+        let (verdict, st) = crate::polygraph::decide(&pg, mode, budget);
+        notes.push(format!(
+            "{} was decided on the generalized polygraph (PolySI), session order included: {} known edges, {} constraints, {} after pruning ({} rounds), {} guesses",
+            l.name(),
+            st.known_edges,
+            st.constraints,
+            st.after_pruning,
+            st.pruning_rounds,
+            st.decisions
+        ));
+        let cycle = match &verdict {
+            PolyVerdict::Violated(cx) => Some(crate::polygraph::explain::cycle_report(h, &pg, cx)),
+            _ => None,
+        };
+        out.push((l, (verdict, cycle)));
+    }
+    out.reverse();
+    out
 }

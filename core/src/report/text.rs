@@ -133,6 +133,7 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, c: &Cyc
             from_op: op_ref(h, e.from_op),
             to_op: op_ref(h, e.to_op),
             why: why(h, e),
+            certain: None,
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.

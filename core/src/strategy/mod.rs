@@ -187,7 +187,12 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
     };
     let outcomes: Vec<LevelOutcome> = match s {
         Strategy::Scc => {
-            let opts = crate::CheckOptions { levels: levels.clone(), max_steps: None, max_cycles: 1 };
+            let opts = crate::CheckOptions {
+                levels: levels.clone(),
+                max_steps: None,
+                max_cycles: 1,
+                register_mode: crate::report::RegisterMode::SureEdges,
+            };
             let r = crate::check_inferred(h, inf, &opts, None);
             notes.push("scc is the default engine; it does not count its work here".into());
             levels

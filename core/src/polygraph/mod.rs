@@ -1,0 +1,202 @@
+//! Exact SER and SI checking of register histories without a version order, as PolySI does it
+//! (Huang et al., VLDB 2023): the generalized polygraph (Def. 9; [`constraints`]), pruning to
+//! a fixpoint (4.3; [`prune`]), a search for an acyclic resolution ([`solve`]; pure Rust,
+//! where PolySI calls MonoSAT), and counterexamples as PolySI explains them (5.3, Appendices C
+//! and E; [`explain`]). Deciding SI or SER here is NP-complete; the budget bounds the work and
+//! a level the budget cuts short is `unknown`.
+//!
+//! Session order is part of the known edges when asked for: PolySI checks (strong session)
+//! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
+
+pub mod constraints;
+pub mod explain;
+pub mod graph;
+pub mod prune;
+pub mod solve;
+
+pub use constraints::{build, Constraint, Kind, PEdge, Polygraph};
+pub use graph::{Mode, Origin};
+
+use crate::graph::search::Budget;
+use graph::{Closes, DynGraph};
+use prune::PruneOutcome;
+use serde::{Deserialize, Serialize};
+
+/// Counts PolySI reports (Table 3): constraints before and after pruning, and the work done.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolyStats {
+    /// Known edges (WR, SO, RW from readers of initial values).
+    pub known_edges: usize,
+    pub constraints: usize,
+    /// Constraints pruning left open.
+    pub after_pruning: usize,
+    pub pruning_rounds: u32,
+    /// Guesses the search made.
+    pub decisions: u64,
+}
+
+/// A counterexample: a forbidden cycle, and when it goes through a choice of a constraint, the
+/// cycle the other choice closes (together, an adjoining cycle set: PolySI Appendix E.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counterexample {
+    pub cycle: Vec<(PEdge, Origin)>,
+    /// The constraint both of whose choices close a cycle, and the other choice's cycle.
+    pub other: Option<(Constraint, Vec<(PEdge, Origin)>)>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    Violated(Counterexample),
+    Unknown(String),
+}
+
+/// Decide `mode` for a polygraph.
+pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, PolyStats) {
+    let mut stats = PolyStats { known_edges: pg.known.len(), constraints: pg.cons.len(), ..Default::default() };
+    let unknown =
+        |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
+    let pruned = prune::prune(pg, mode, budget);
+    stats.pruning_rounds = pruned.rounds;
+    let open: Vec<u32> =
+        pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
+    stats.after_pruning = open.len();
+    let mut g = DynGraph::new(mode, pg.n);
+    for &(e, o) in &pruned.edges {
+        g.push(e, o);
+    }
+    match pruned.outcome {
+        PruneOutcome::Unknown => (unknown(budget), stats),
+        PruneOutcome::Cycle(ids) => {
+            let cycle = shortest_through(&mut g, &ids, budget)
+                .unwrap_or_else(|| ids.iter().map(|&i| pruned.edges[i]).collect());
+            (Verdict::Violated(Counterexample { cycle, other: None }), stats)
+        }
+        PruneOutcome::Conflict(c) => match conflict(pg, &mut g, c, budget) {
+            Some(cx) => (Verdict::Violated(cx), stats),
+            None => (unknown(budget), stats),
+        },
+        PruneOutcome::Open => {
+            // First guess: every open constraint ordered as a topological order of the known
+            // edges orders its writers. On histories that hold this is usually right at once.
+            let nodes = 2 * pg.n;
+            let prefer: Vec<bool> = match prune::order(&g.edges, mode, nodes) {
+                Some(pos) => pg
+                    .cons
+                    .iter()
+                    .map(|&c| {
+                        let k = &pg.keys[c.key as usize];
+                        let (a, b) = (k.versions[c.a as usize].txn, k.versions[c.b as usize].txn);
+                        pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
+                    })
+                    .collect(),
+                None => vec![true; pg.cons.len()],
+            };
+            let before = g.edges.len();
+            for &c in &open {
+                let first = prefer[c as usize];
+                for e in pg.side(pg.cons[c as usize], first) {
+                    g.push(e, Origin::Chosen { cons: c, first });
+                }
+            }
+            if !budget.spend(g.edges.len() as u64) {
+                return (unknown(budget), stats);
+            }
+            if prune::order(&g.edges, mode, nodes).is_some() {
+                return (Verdict::Holds, stats);
+            }
+            g.truncate(before);
+            // Second guess: greedily, each constraint its preferred choice unless that closes
+            // a cycle with the edges so far; every edge added is tested, so success is proof.
+            let mut greedy_ok = true;
+            for &c in &open {
+                let first = prefer[c as usize];
+                let pick = match solve::feasible(pg, &mut g, c, first, budget) {
+                    Some(true) => first,
+                    Some(false) => !first,
+                    None => return (unknown(budget), stats),
+                };
+                if pick != first && solve::feasible(pg, &mut g, c, pick, budget) != Some(true) {
+                    greedy_ok = false;
+                    break;
+                }
+                for e in pg.side(pg.cons[c as usize], pick) {
+                    g.push(e, Origin::Chosen { cons: c, first: pick });
+                }
+            }
+            if greedy_ok {
+                return (Verdict::Holds, stats);
+            }
+            if budget.exhausted.is_some() {
+                return (unknown(budget), stats);
+            }
+            g.truncate(before);
+            solve_open(pg, &mut g, &open, &prefer, budget, stats)
+        }
+    }
+}
+
+fn solve_open(
+    pg: &Polygraph,
+    g: &mut DynGraph,
+    open: &[u32],
+    prefer: &[bool],
+    budget: &mut Budget,
+    mut stats: PolyStats,
+) -> (Verdict, PolyStats) {
+    let unknown =
+        |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
+    {
+        match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
+            solve::Solved::Acyclic => (Verdict::Holds, stats),
+            solve::Solved::Unknown => (unknown(budget), stats),
+            solve::Solved::Conflict(c) => match conflict(pg, g, c, budget) {
+                Some(cx) => (Verdict::Violated(cx), stats),
+                None => (unknown(budget), stats),
+            },
+        }
+    }
+}
+
+/// The shortest cycle through one of these edges (which close a cycle in `g`).
+fn shortest_through(g: &mut DynGraph, ids: &[usize], budget: &mut Budget) -> Option<Vec<(PEdge, Origin)>> {
+    let mut best: Option<Vec<(PEdge, Origin)>> = None;
+    for &i in ids {
+        let Some(&(e, o)) = g.edges.get(i) else { continue };
+        if let Closes::Yes(path) = g.closes(&e, budget) {
+            if best.as_ref().is_none_or(|b| path.len() + 1 < b.len()) {
+                let mut c = vec![(e, o)];
+                c.extend(path.iter().map(|&id| g.edges[id as usize]));
+                best = Some(c);
+            }
+        }
+    }
+    best
+}
+
+/// The cycle each choice of `c` closes in `g`.
+fn conflict(pg: &Polygraph, g: &mut DynGraph, c: u32, budget: &mut Budget) -> Option<Counterexample> {
+    let mut cycles = Vec::new();
+    for first in [true, false] {
+        let before = g.edges.len();
+        let mut found = None;
+        for e in pg.side(pg.cons[c as usize], first) {
+            let o = Origin::Chosen { cons: c, first };
+            match g.closes(&e, budget) {
+                Closes::Yes(path) => {
+                    let mut cyc = vec![(e, o)];
+                    cyc.extend(path.iter().map(|&id| g.edges[id as usize]));
+                    found = Some(cyc);
+                    break;
+                }
+                Closes::No => g.push(e, o),
+                Closes::Unknown => break,
+            }
+        }
+        g.truncate(before);
+        cycles.push(found?);
+    }
+    let other = cycles.pop()?;
+    let cycle = cycles.pop()?;
+    Some(Counterexample { cycle, other: Some((pg.cons[c as usize], other)) })
+}
