@@ -23,13 +23,15 @@ struct Cli {
 
 #[derive(clap::Args)]
 struct Input {
-    /// History file: Jepsen EDN, elle-cli JSON or grail's native JSON; `.gz` accepted; `-` for stdin.
+    /// History file: Jepsen EDN, elle-cli JSON, grail's native JSON, PolySI/Plume text, dbcop JSON
+    /// or a Cobra log; a directory of Cobra logs (`*.log`, one per session); `.gz` accepted; `-`
+    /// for stdin.
     history: PathBuf,
     /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines).
     #[arg(long)]
     wal: Option<PathBuf>,
     /// Input format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "dbcop", "cobra"])]
     format: String,
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
@@ -250,6 +252,9 @@ fn slurp(path: &Path) -> Result<Vec<u8>, String> {
 
 fn load(input: &Input) -> Result<(History, usize), String> {
     let t0 = Instant::now();
+    if input.history.is_dir() {
+        return load_cobra_dir(input);
+    }
     let text = slurp(&input.history)?;
     input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
@@ -264,6 +269,31 @@ fn load(input: &Input) -> Result<(History, usize), String> {
         format_args!("read {} transactions in {:.3} s", h.txns.len(), t0.elapsed().as_secs_f64()),
     );
     Ok((h, text.len()))
+}
+
+/// A directory of Cobra client logs: every `*.log` file, in name order, one session each.
+fn load_cobra_dir(input: &Input) -> Result<(History, usize), String> {
+    let dir = &input.history;
+    if !matches!(input.format.as_str(), "auto" | "cobra") {
+        return Err(format!(
+            "{}: a directory is read as Cobra logs; --format {} reads a file",
+            dir.display(),
+            input.format
+        ));
+    }
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!("{}: expected Cobra logs (*.log) in this directory, found none", dir.display()));
+    }
+    let files: Vec<Vec<u8>> = paths.iter().map(|p| slurp(p)).collect::<Result<_, _>>()?;
+    let refs: Vec<&[u8]> = files.iter().map(|f| f.as_slice()).collect();
+    let h = grail_core::read::read_cobra(&refs).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok((h, files.iter().map(|f| f.len()).sum()))
 }
 
 fn run(cli: Cli) -> Result<u8, String> {
