@@ -5,7 +5,7 @@
 
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, KeyDistribution};
 use grail_core::graph::search::Budget;
-use grail_core::polygraph::{self, Mode, Verdict};
+use grail_core::polygraph::{self, Mode, Search, Verdict};
 use grail_core::report::RegisterMode;
 use grail_core::{CheckOptions, Format, Level, Report};
 
@@ -247,15 +247,25 @@ fn brute_force(text: &str, per_key: &[Vec<i64>], level: Level) -> bool {
 #[test]
 fn verdicts_equal_brute_force_over_all_version_orders() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
-    let (mut violated, mut held) = (0, 0);
+    let (mut violated, mut held, mut searched) = (0, 0, 0);
     for case in 0..400 {
         let (text, per_key) = random_history(&mut rng);
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
         let inf = grail_core::infer(&h);
         assert!(inf.findings.is_empty(), "case {case}: {:?}\n{text}", inf.findings);
-        let pg = polygraph::build(&h, &inf.graph.is_vertex, false);
-        for (level, mode) in [(Level::Ser, Mode::Ser), (Level::Si, Mode::Si)] {
-            let (v, _) = polygraph::decide(&pg, mode, &mut Budget::unlimited());
+        let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        for (level, mode, search) in [
+            (Level::Ser, Mode::Ser, Search::Fast),
+            (Level::Si, Mode::Si, Search::Fast),
+            (Level::Ser, Mode::Ser, Search::NoChain),
+            (Level::Si, Mode::Si, Search::NoChain),
+            (Level::Ser, Mode::Ser, Search::DpllOnly),
+            (Level::Si, Mode::Si, Search::DpllOnly),
+        ] {
+            let (v, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search);
+            if st.decisions > 0 {
+                searched += 1;
+            }
             let expected = brute_force(&text, &per_key, level);
             match v {
                 Verdict::Holds => {
@@ -271,4 +281,31 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         }
     }
     assert!(violated > 50 && held > 50, "{violated} violated, {held} held: the oracle test is too one-sided");
+    assert!(searched > 20, "only {searched} cases needed the search's guesses");
+}
+
+#[test]
+fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown() {
+    // Holds: the version order guessed from the known edges is a certificate.
+    let h = gen(Isolation::Serializable, 5, 200, vec![]);
+    let inf = grail_core::infer(&h);
+    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, 0);
+    assert!(pg.cons.is_empty() && pg.pairs > 0);
+    let (v, st) = polygraph::decide(&pg, Mode::Ser, &mut Budget::unlimited());
+    assert_eq!(v, Verdict::Holds);
+    assert!(st.chain_guess);
+    // A lost update needs the constraints: unknown, with the reason.
+    let text = r#"[{"id": 1, "ops": [["w", "x", 0]]},
+                   {"id": 2, "ops": [["r", "x", 0], ["w", "x", 1]]},
+                   {"id": 3, "ops": [["r", "x", 0], ["w", "x", 2]]}]"#;
+    let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+    let inf = grail_core::infer(&h);
+    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, 0);
+    match polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0 {
+        Verdict::Unknown(why) => assert!(why.contains("3 constraints"), "{why}"),
+        v => panic!("expected unknown, got {v:?}"),
+    }
+    // With the constraints, it is violated.
+    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, u64::MAX);
+    assert!(matches!(polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0, Verdict::Violated(_)));
 }

@@ -75,7 +75,13 @@ pub struct Polygraph {
     pub n: usize,
     pub known: Vec<PEdge>,
     pub keys: Vec<KeyInfo>,
+    /// Every pair of versions of a key, unless there are more than the limit given to
+    /// [`build`]: then none (see `pairs`).
     pub cons: Vec<Constraint>,
+    /// How many constraints the polygraph has (materialized in `cons` or not).
+    pub pairs: u64,
+    /// The most constraints [`build`] was allowed to materialize.
+    pub limit: u64,
 }
 
 impl Polygraph {
@@ -104,7 +110,7 @@ impl Polygraph {
 /// Build the polygraph. `is_vertex` says which transactions are in the graph (committed ones,
 /// and indeterminate ones whose writes were read: see `infer`). Reads the inference reports as
 /// anomalies (garbage, aborted, intermediate, internal) give no edge here either.
-pub fn build(h: &History, is_vertex: &[bool], session_order: bool) -> Polygraph {
+pub fn build(h: &History, is_vertex: &[bool], session_order: bool, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
     let vertex = |t: TxnId| is_vertex.get(t as usize).copied().unwrap_or(false);
     // (key, value) -> (txn, op, is the transaction's last write to the key). First write kept.
@@ -202,14 +208,17 @@ pub fn build(h: &History, is_vertex: &[bool], session_order: bool) -> Polygraph 
             }
         }
     }
+    let pairs: u64 = keys.iter().map(|k| k.versions.len() as u64).map(|m| m * m.saturating_sub(1) / 2).sum();
     let mut cons = Vec::new();
-    for (ki, k) in keys.iter().enumerate() {
-        let m = k.versions.len() as u32;
-        for a in 0..m {
-            for b in a + 1..m {
-                cons.push(Constraint { key: ki as u32, a, b });
+    if pairs <= max_constraints {
+        for (ki, k) in keys.iter().enumerate() {
+            let m = k.versions.len() as u32;
+            for a in 0..m {
+                for b in a + 1..m {
+                    cons.push(Constraint { key: ki as u32, a, b });
+                }
             }
         }
     }
-    Polygraph { n, known, keys, cons }
+    Polygraph { n, known, keys, cons, pairs, limit: max_constraints }
 }

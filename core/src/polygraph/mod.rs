@@ -8,6 +8,7 @@
 //! Session order is part of the known edges when asked for: PolySI checks (strong session)
 //! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
 
+pub mod chain;
 pub mod constraints;
 pub mod explain;
 pub mod graph;
@@ -16,6 +17,10 @@ pub mod solve;
 
 pub use constraints::{build, Constraint, Kind, PEdge, Polygraph};
 pub use graph::{Mode, Origin};
+
+/// The default bound on materialized constraints: each costs about 300 bytes once its
+/// edges are drawn, so this keeps a check under about 1.5 GB.
+pub const MAX_CONSTRAINTS: u64 = 5_000_000;
 
 use crate::graph::search::Budget;
 use graph::{Closes, DynGraph};
@@ -33,6 +38,9 @@ pub struct PolyStats {
     pub pruning_rounds: u32,
     /// Guesses the search made.
     pub decisions: u64,
+    /// Whether the first guess (a version order from the known edges, [`chain`]) proved the
+    /// level, so that no constraint was needed.
+    pub chain_guess: bool,
 }
 
 /// A counterexample: a forbidden cycle, and when it goes through a choice of a constraint, the
@@ -51,12 +59,47 @@ pub enum Verdict {
     Unknown(String),
 }
 
+/// How the open constraints are resolved after pruning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// The version-order guess of [`chain`] first, then pruning, a greedy pass (enough for
+    /// most histories that hold), then DPLL if it fails.
+    Fast,
+    /// Pruning, the greedy pass, then DPLL (to see the constraints pruning leaves).
+    NoChain,
+    /// Pruning, then DPLL only (for tests of the search itself).
+    DpllOnly,
+}
+
 /// Decide `mode` for a polygraph.
 pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, PolyStats) {
-    let mut stats = PolyStats { known_edges: pg.known.len(), constraints: pg.cons.len(), ..Default::default() };
+    decide_with(pg, mode, budget, Search::Fast)
+}
+
+/// [`decide`], choosing how open constraints are searched.
+pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
+    let mut stats = PolyStats { known_edges: pg.known.len(), constraints: pg.pairs as usize, ..Default::default() };
     let unknown =
         |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
+    let all = pg.cons.len() as u64 == pg.pairs;
+    if search == Search::Fast || !all {
+        match chain::guess(pg, mode, budget) {
+            Some(true) => {
+                stats.chain_guess = true;
+                return (Verdict::Holds, stats);
+            }
+            Some(false) => {}
+            None => return (unknown(budget), stats),
+        }
+    }
     let pruned = prune::prune(pg, mode, budget);
+    if !all && matches!(pruned.outcome, PruneOutcome::Open) {
+        let why = format!(
+            "the history has {} constraints (pairs of versions of a key), more than the {} this check builds, and the first guess of a version order has a cycle",
+            pg.pairs, pg.limit
+        );
+        return (Verdict::Unknown(why), stats);
+    }
     stats.pruning_rounds = pruned.rounds;
     let open: Vec<u32> =
         pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
@@ -72,68 +115,64 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
                 .unwrap_or_else(|| ids.iter().map(|&i| pruned.edges[i]).collect());
             (Verdict::Violated(Counterexample { cycle, other: None }), stats)
         }
-        PruneOutcome::Conflict(c) => match conflict(pg, &mut g, c, budget) {
-            Some(cx) => (Verdict::Violated(cx), stats),
-            None => (unknown(budget), stats),
-        },
+        PruneOutcome::Conflict(c) => {
+            if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
+                g.set_order(pos);
+            }
+            match conflict(pg, &mut g, c, budget) {
+                Some(cx) => (Verdict::Violated(cx), stats),
+                None => (unknown(budget), stats),
+            }
+        }
         PruneOutcome::Open => {
-            // First guess: every open constraint ordered as a topological order of the known
-            // edges orders its writers. On histories that hold this is usually right at once.
+            // Prefer, for each open constraint, the order of its writers in a topological
+            // order of the known edges: on histories that hold this is usually right.
             let nodes = 2 * pg.n;
             let prefer: Vec<bool> = match prune::order(&g.edges, mode, nodes) {
-                Some(pos) => pg
-                    .cons
-                    .iter()
-                    .map(|&c| {
-                        let k = &pg.keys[c.key as usize];
-                        let (a, b) = (k.versions[c.a as usize].txn, k.versions[c.b as usize].txn);
-                        pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
-                    })
-                    .collect(),
+                Some(pos) => {
+                    let prefer = pg
+                        .cons
+                        .iter()
+                        .map(|&c| {
+                            let k = &pg.keys[c.key as usize];
+                            let (a, b) = (k.versions[c.a as usize].txn, k.versions[c.b as usize].txn);
+                            pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
+                        })
+                        .collect();
+                    g.set_order(pos);
+                    prefer
+                }
                 None => vec![true; pg.cons.len()],
             };
-            let before = g.edges.len();
-            for &c in &open {
-                let first = prefer[c as usize];
-                for e in pg.side(pg.cons[c as usize], first) {
-                    g.push(e, Origin::Chosen { cons: c, first });
-                }
-            }
-            if !budget.spend(g.edges.len() as u64) {
-                return (unknown(budget), stats);
-            }
-            if prune::order(&g.edges, mode, nodes).is_some() {
-                return (Verdict::Holds, stats);
-            }
-            g.truncate(before);
-            // Second guess: greedily, each constraint its preferred choice unless that closes
-            // a cycle with the edges so far; every edge added is tested, so success is proof.
-            let mut greedy_ok = true;
-            for &c in &open {
-                let first = prefer[c as usize];
-                let pick = match solve::feasible(pg, &mut g, c, first, budget) {
-                    Some(true) => first,
-                    Some(false) => !first,
+            if search != Search::DpllOnly {
+                let before = g.edges.len();
+                match greedy(pg, &mut g, &open, &prefer, budget) {
+                    Some(true) => return (Verdict::Holds, stats),
+                    Some(false) => g.truncate(before),
                     None => return (unknown(budget), stats),
-                };
-                if pick != first && solve::feasible(pg, &mut g, c, pick, budget) != Some(true) {
-                    greedy_ok = false;
-                    break;
-                }
-                for e in pg.side(pg.cons[c as usize], pick) {
-                    g.push(e, Origin::Chosen { cons: c, first: pick });
                 }
             }
-            if greedy_ok {
-                return (Verdict::Holds, stats);
-            }
-            if budget.exhausted.is_some() {
-                return (unknown(budget), stats);
-            }
-            g.truncate(before);
             solve_open(pg, &mut g, &open, &prefer, budget, stats)
         }
     }
+}
+
+/// Greedily, each open constraint its preferred choice unless that closes a cycle with the
+/// edges so far, else the other; every edge added is tested, so success proves acyclicity.
+/// `Some(false)` when some constraint had no choice left (the search decides then).
+fn greedy(pg: &Polygraph, g: &mut DynGraph, open: &[u32], prefer: &[bool], budget: &mut Budget) -> Option<bool> {
+    for &c in open {
+        let first = prefer[c as usize];
+        let pick = match solve::feasible(pg, g, c, first, budget)? {
+            true => first,
+            false if solve::feasible(pg, g, c, !first, budget)? => !first,
+            false => return Some(false),
+        };
+        for e in pg.side(pg.cons[c as usize], pick) {
+            g.push(e, Origin::Chosen { cons: c, first: pick });
+        }
+    }
+    Some(true)
 }
 
 fn solve_open(

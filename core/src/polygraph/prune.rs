@@ -152,13 +152,13 @@ pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
 }
 
 /// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
-struct Arcs {
+pub(super) struct Arcs {
     start: Vec<u32>,
     to: Vec<(u32, u32)>,
 }
 
 impl Arcs {
-    fn new(edges: &[(PEdge, Origin)], mode: Mode, nodes: usize) -> Arcs {
+    pub(super) fn new(edges: &[(PEdge, Origin)], mode: Mode, nodes: usize) -> Arcs {
         let states: &[u32] = if mode == Mode::Si { &[0, 1] } else { &[1] };
         let mut list: Vec<(u32, u32, u32)> = Vec::with_capacity(edges.len() * states.len());
         for (i, (e, _)) in edges.iter().enumerate() {
@@ -186,8 +186,31 @@ impl Arcs {
         &self.to[self.start[p] as usize..self.start[p + 1] as usize]
     }
 
+    /// Kahn's topological order taking the smallest ready node first (so transactions come
+    /// in history order where the edges allow), or `None` when there is a cycle.
+    pub(super) fn topo_min(&self, nodes: usize) -> Option<Vec<u32>> {
+        use std::cmp::Reverse;
+        let mut indeg = vec![0u32; nodes];
+        for &(q, _) in &self.to {
+            indeg[q as usize] += 1;
+        }
+        let mut ready: std::collections::BinaryHeap<Reverse<u32>> =
+            (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).map(Reverse).collect();
+        let mut order = Vec::with_capacity(nodes);
+        while let Some(Reverse(p)) = ready.pop() {
+            order.push(p);
+            for &(q, _) in self.of(p as usize) {
+                indeg[q as usize] -= 1;
+                if indeg[q as usize] == 0 {
+                    ready.push(Reverse(q));
+                }
+            }
+        }
+        (order.len() == nodes).then_some(order)
+    }
+
     /// Kahn's topological order, or `None` when there is a cycle.
-    fn topo(&self, nodes: usize) -> Option<Vec<u32>> {
+    pub(super) fn topo(&self, nodes: usize) -> Option<Vec<u32>> {
         let mut indeg = vec![0u32; nodes];
         for &(q, _) in &self.to {
             indeg[q as usize] += 1;

@@ -205,7 +205,7 @@ fn polygraph_levels(
     if !applies || wanted.is_empty() {
         return Vec::new();
     }
-    let pg = crate::polygraph::build(h, is_vertex, true);
+    let pg = crate::polygraph::build(h, is_vertex, true, crate::polygraph::MAX_CONSTRAINTS);
     let mut out: Vec<(Level, PolyResult)> = Vec::new();
     // SI first: a history that violates SI violates SER, and SI's counterexample (every choice
     // closes a cycle without two adjacent RW edges) is one for SER too, and names the
