@@ -254,14 +254,19 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         let inf = grail_core::infer(&h);
         assert!(inf.findings.is_empty(), "case {case}: {:?}\n{text}", inf.findings);
         let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
-        for (level, mode, search) in [
+        let mut searches = vec![
             (Level::Ser, Mode::Ser, Search::Fast),
             (Level::Si, Mode::Si, Search::Fast),
             (Level::Ser, Mode::Ser, Search::NoChain),
             (Level::Si, Mode::Si, Search::NoChain),
             (Level::Ser, Mode::Ser, Search::DpllOnly),
             (Level::Si, Mode::Si, Search::DpllOnly),
-        ] {
+        ];
+        if cfg!(feature = "batsat") {
+            #[cfg(feature = "batsat")]
+            searches.extend([(Level::Ser, Mode::Ser, Search::SatOnly), (Level::Si, Mode::Si, Search::SatOnly)]);
+        }
+        for (level, mode, search) in searches {
             let (v, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search);
             if st.decisions > 0 {
                 searched += 1;

@@ -13,6 +13,8 @@ pub mod constraints;
 pub mod explain;
 pub mod graph;
 pub mod prune;
+#[cfg(feature = "batsat")]
+pub mod sat;
 pub mod solve;
 
 pub use constraints::{build, Constraint, Kind, PEdge, Polygraph};
@@ -21,6 +23,10 @@ pub use graph::{Mode, Origin};
 /// The default bound on materialized constraints: each costs about 300 bytes once its
 /// edges are drawn, so this keeps a check under about 1.5 GB.
 pub const MAX_CONSTRAINTS: u64 = 5_000_000;
+
+/// Steps DPLL may spend to explain a violation the SAT search proved.
+#[cfg(feature = "batsat")]
+const EXPLAIN_STEPS: u64 = 50_000_000;
 
 use crate::graph::search::Budget;
 use graph::{Closes, DynGraph};
@@ -69,6 +75,9 @@ pub enum Search {
     NoChain,
     /// Pruning, then DPLL only (for tests of the search itself).
     DpllOnly,
+    /// Pruning, then CDCL modulo acyclicity (`sat`, feature `batsat`) only.
+    #[cfg(feature = "batsat")]
+    SatOnly,
 }
 
 /// Decide `mode` for a polygraph.
@@ -144,13 +153,29 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
                 }
                 None => vec![true; pg.cons.len()],
             };
-            if search != Search::DpllOnly {
+            if matches!(search, Search::Fast | Search::NoChain) {
                 let before = g.edges.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {
                     Some(true) => return (Verdict::Holds, stats),
                     Some(false) => g.truncate(before),
                     None => return (unknown(budget), stats),
                 }
+            }
+            #[cfg(feature = "batsat")]
+            if search == Search::SatOnly {
+                return match sat::solve(pg, &mut g, &open, &prefer, budget) {
+                    sat::SatOutcome::Acyclic => (Verdict::Holds, stats),
+                    sat::SatOutcome::Unknown => (unknown(budget), stats),
+                    sat::SatOutcome::Unsat(last) => {
+                        // The counterexample: DPLL's conflict with every choice implied, if DPLL
+                        // finds it within a bounded effort; else the last cycle the SAT search met.
+                        let mut bounded = Budget::new(budget.steps.min(EXPLAIN_STEPS), None);
+                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats) {
+                            (v @ Verdict::Violated(_), st) => (v, st),
+                            (_, st) => (Verdict::Violated(Counterexample { cycle: last, other: None }), st),
+                        }
+                    }
+                };
             }
             solve_open(pg, &mut g, &open, &prefer, budget, stats)
         }
