@@ -54,13 +54,15 @@ fn written(h: &History, o: u32) -> String {
 pub fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>) -> String {
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = h.show(h.key(e.key));
-    let choice = match o {
+    let note = match o {
         Origin::Certain => String::new(),
         Origin::Chosen { cons, .. } if Some(cons) == conflict => {
-            format!(" (one of the two orders of {from}'s and {to}'s writes of key {k})")
+            format!("one of the two orders of {from}'s and {to}'s writes of key {k}")
         }
-        Origin::Chosen { .. } => " (forced: the other order closes a cycle)".into(),
+        Origin::Chosen { .. } => "forced: the other order closes a cycle".into(),
     };
+    let choice = if note.is_empty() { String::new() } else { format!(" ({note})") };
+    let ww_note = if note.is_empty() { "ww".to_string() } else { format!("ww, {note}") };
     match e.kind {
         Kind::So => format!("{from} and {to} ran in the same session, {from} first"),
         Kind::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
@@ -76,7 +78,7 @@ pub fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u
                 let x = if first { c.a } else { c.b };
                 let w = &kinfo.versions[x as usize];
                 format!(
-                    "{from} read key {k} = {} written by {} (wr), and {to}'s write of {} comes after {}'s (ww{choice}): {from} read a version {to} overwrote",
+                    "{from} read key {k} = {} written by {} (wr), and {to}'s write of {} comes after {}'s ({ww_note}): {from} read a version {to} overwrote",
                     written(h, w.op),
                     txn_name(h, w.txn),
                     written(h, e.to_op),

@@ -205,6 +205,13 @@ fn polygraph_levels(
     if !applies || wanted.is_empty() {
         return Vec::new();
     }
+    for n in notes.iter_mut().filter(|n| n.starts_with("no version order (write-ahead log) was given")) {
+        *n = format!(
+            "no version order (write-ahead log) was given for this register history: {} {} decided exactly on the generalized polygraph (PolySI); for the other levels only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed",
+            wanted.iter().map(|(l, _)| l.name()).collect::<Vec<_>>().join(" and "),
+            if wanted.len() > 1 { "were" } else { "was" }
+        );
+    }
     let pg = crate::polygraph::build(h, is_vertex, true, crate::polygraph::MAX_CONSTRAINTS);
     let mut out: Vec<(Level, PolyResult)> = Vec::new();
     // SI first: a history that violates SI violates SER, and SI's counterexample (every choice
