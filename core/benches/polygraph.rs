@@ -135,6 +135,9 @@ fn search_comparison() {
     let cases: usize = env("GRAIL_POLY_RANDOM", 300);
     let max_steps: u64 = env("GRAIL_POLY_RANDOM_STEPS", 50_000_000);
     let base: usize = env("GRAIL_POLY_RANDOM_TXNS", 10);
+    if cases == 0 {
+        return;
+    }
     println!("\nsearch on {cases} random histories ({base}-{} serial transactions, 1-3 keys, no sessions, half with one read changed), budget {max_steps} steps each", 2 * base);
     println!(
         "{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}",

@@ -254,6 +254,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         let inf = grail_core::infer(&h);
         assert!(inf.findings.is_empty(), "case {case}: {:?}\n{text}", inf.findings);
         let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        #[allow(unused_mut)]
         let mut searches = vec![
             (Level::Ser, Mode::Ser, Search::Fast),
             (Level::Si, Mode::Si, Search::Fast),
