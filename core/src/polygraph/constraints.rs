@@ -100,11 +100,6 @@ impl Polygraph {
             to_op: vy.op,
         }))
     }
-
-    /// The WW edge of a choice.
-    pub fn ww(&self, c: Constraint, first: bool) -> PEdge {
-        self.side(c, first).next().unwrap_or(PEdge { from: 0, to: 0, kind: Kind::Ww, key: 0, from_op: 0, to_op: 0 })
-    }
 }
 
 /// Build the polygraph. `is_vertex` says which transactions are in the graph (committed ones,
