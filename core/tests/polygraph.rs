@@ -315,3 +315,62 @@ fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown
     let pg = polygraph::build(&h, &inf.graph.is_vertex, true, u64::MAX);
     assert!(matches!(polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0, Verdict::Violated(_)));
 }
+
+/// A counterexample is a closed walk the level forbids; its certain edges are known edges, its
+/// chosen edges belong to the choice they name; with two cycles, they go through the two
+/// choices of one constraint.
+fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::Counterexample, ctx: &str) {
+    use polygraph::{Kind, Origin, PEdge};
+    let check_cycle = |cycle: &[(PEdge, Origin)]| {
+        let n = cycle.len();
+        assert!(n >= 2, "{ctx}: {cycle:?}");
+        for i in 0..n {
+            let (e, o) = cycle[i];
+            assert_eq!(e.to, cycle[(i + 1) % n].0.from, "{ctx}: not a closed walk: {cycle:?}");
+            match o {
+                Origin::Certain => assert!(pg.known.contains(&e), "{ctx}: certain edge not known: {e:?}"),
+                Origin::Chosen { cons, first } => {
+                    assert!(pg.side(pg.cons[cons as usize], first).any(|f| f == e), "{ctx}: {e:?} not in its choice")
+                }
+            }
+        }
+        if mode == Mode::Si {
+            let adjacent = (0..n).any(|i| cycle[i].0.kind == Kind::Rw && cycle[(i + 1) % n].0.kind == Kind::Rw);
+            assert!(!adjacent, "{ctx}: SI counterexample with adjacent RW edges: {cycle:?}");
+        }
+    };
+    check_cycle(&cx.cycle);
+    if let Some((c, other)) = &cx.other {
+        check_cycle(other);
+        let i = pg.cons.iter().position(|x| x == c).unwrap() as u32;
+        let uses = |cycle: &[(PEdge, Origin)], side: bool| {
+            cycle.iter().any(|(_, o)| *o == Origin::Chosen { cons: i, first: side })
+        };
+        assert!(uses(&cx.cycle, true) && uses(other, false), "{ctx}: the two cycles must take the two choices");
+    }
+}
+
+#[test]
+fn counterexamples_are_forbidden_cycles_through_their_choices() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let mut checked = 0;
+    for case in 0..300 {
+        let (text, _) = random_history(&mut rng);
+        let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+        let inf = grail_core::infer(&h);
+        let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        for mode in [Mode::Ser, Mode::Si] {
+            for search in [Search::Fast, Search::DpllOnly] {
+                if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
+                {
+                    check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));
+                    // And the report renders it.
+                    let r = polygraph::explain::cycle_report(&h, &pg, &cx);
+                    assert_eq!(r.steps.len(), cx.cycle.len());
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} counterexamples checked");
+}
