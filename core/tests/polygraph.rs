@@ -112,6 +112,8 @@ fn lost_update_counterexample_marks_the_chosen_write_order() {
     assert_eq!(c.anomaly, "G-single");
     assert!(c.steps.iter().any(|s| s.certain == Some(false) && s.ty == "ww"), "{}", c.explanation);
     assert!(c.explanation.contains("other order"), "{}", c.explanation);
+    // Why T1's write comes first: the other order contradicts a certain WR edge.
+    assert!(c.explanation.contains("Why [:w x 0] comes before"), "{}", c.explanation);
     // The sure-edge mode misses it (no version order, no read-then-write chain decides it).
     let old = grail_core::check(
         &h,
@@ -348,12 +350,17 @@ fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::C
         };
         assert!(uses(&cx.cycle, true) && uses(other, false), "{ctx}: the two cycles must take the two choices");
     }
+    for r in &cx.reasons {
+        check_cycle(&r.cycle);
+        let other = Origin::Chosen { cons: r.cons, first: !r.first };
+        assert_eq!(r.cycle[0].1, other, "{ctx}: a reason's cycle starts with the other choice");
+    }
 }
 
 #[test]
 fn counterexamples_are_forbidden_cycles_through_their_choices() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
-    let mut checked = 0;
+    let (mut checked, mut with_reasons) = (0, 0);
     for case in 0..300 {
         let (text, _) = random_history(&mut rng);
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
@@ -364,6 +371,7 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
                 if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
                 {
                     check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));
+                    with_reasons += usize::from(!cx.reasons.is_empty());
                     // And the report renders it.
                     let r = polygraph::explain::cycle_report(&h, &pg, &cx);
                     assert_eq!(r.steps.len(), cx.cycle.len());
@@ -373,4 +381,5 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
         }
     }
     assert!(checked > 100, "only {checked} counterexamples checked");
+    assert!(with_reasons > 5, "only {with_reasons} counterexamples with reasons");
 }

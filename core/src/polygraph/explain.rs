@@ -139,6 +139,9 @@ pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleRe
     if let Some((_, other)) = &cx.other {
         all.extend(other.iter().map(|(e, _)| e.from));
     }
+    for r in &cx.reasons {
+        all.extend(r.cycle.iter().map(|(e, _)| e.from));
+    }
     // Writers behind chosen RW edges (PolySI Appendix E.3 brings them back too).
     for (e, o) in cx.cycle.iter().chain(cx.other.iter().flat_map(|(_, c)| c.iter())) {
         if let (Kind::Rw, Origin::Chosen { cons, first }) = (e.kind, o) {
@@ -167,7 +170,21 @@ pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleRe
             h.show(h.key(k.key))
         );
         then_lines(&mut text, h, pg, other, conflict);
-        text.push_str("\nEvery version order of the keys closes a forbidden cycle.");
+        text.push_str("\nEvery version order of the keys closes a forbidden cycle.\n");
+    }
+    for r in &cx.reasons {
+        let c = pg.cons[r.cons as usize];
+        let k = &pg.keys[c.key as usize];
+        let (a, b) = (k.versions[c.a as usize].op, k.versions[c.b as usize].op);
+        let (x, y) = if r.first { (a, b) } else { (b, a) };
+        let _ = writeln!(
+            text,
+            "\nWhy {} comes before {} on key {} (forced): the other order closes a cycle:",
+            op_text(h, x),
+            op_text(h, y),
+            h.show(h.key(k.key))
+        );
+        then_lines(&mut text, h, pg, &r.cycle, Some(r.cons));
     }
     let _ = write!(text, "\nThe cycle is {} ({name}).", kind.name());
     txns.dedup();

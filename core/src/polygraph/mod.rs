@@ -13,6 +13,7 @@ pub mod constraints;
 pub mod explain;
 pub mod graph;
 pub mod prune;
+pub mod reasons;
 #[cfg(feature = "batsat")]
 pub mod sat;
 pub mod solve;
@@ -56,6 +57,8 @@ pub struct Counterexample {
     pub cycle: Vec<(PEdge, Origin)>,
     /// The constraint both of whose choices close a cycle, and the other choice's cycle.
     pub other: Option<(Constraint, Vec<(PEdge, Origin)>)>,
+    /// Why the forced choices on these cycles were forced ([`reasons`]).
+    pub reasons: Vec<reasons::Reason>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -122,14 +125,22 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
         PruneOutcome::Cycle(ids) => {
             let cycle = shortest_through(&mut g, &ids, budget)
                 .unwrap_or_else(|| ids.iter().map(|&i| pruned.edges[i]).collect());
-            (Verdict::Violated(Counterexample { cycle, other: None }), stats)
+            (
+                Verdict::Violated(explained(
+                    pg,
+                    &g,
+                    Counterexample { cycle, other: None, reasons: Vec::new() },
+                    budget,
+                )),
+                stats,
+            )
         }
         PruneOutcome::Conflict(c) => {
             if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
                 g.set_order(pos);
             }
             match conflict(pg, &mut g, c, budget) {
-                Some(cx) => (Verdict::Violated(cx), stats),
+                Some(cx) => (Verdict::Violated(explained(pg, &g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             }
         }
@@ -172,7 +183,10 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
                         let mut bounded = Budget::new(budget.steps.min(EXPLAIN_STEPS), None);
                         match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats) {
                             (v @ Verdict::Violated(_), st) => (v, st),
-                            (_, st) => (Verdict::Violated(Counterexample { cycle: last, other: None }), st),
+                            (_, st) => (
+                                Verdict::Violated(Counterexample { cycle: last, other: None, reasons: Vec::new() }),
+                                st,
+                            ),
                         }
                     }
                 };
@@ -215,7 +229,7 @@ fn solve_open(
             solve::Solved::Acyclic => (Verdict::Holds, stats),
             solve::Solved::Unknown => (unknown(budget), stats),
             solve::Solved::Conflict(c) => match conflict(pg, g, c, budget) {
-                Some(cx) => (Verdict::Violated(cx), stats),
+                Some(cx) => (Verdict::Violated(explained(pg, g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             },
         }
@@ -262,5 +276,20 @@ fn conflict(pg: &Polygraph, g: &mut DynGraph, c: u32, budget: &mut Budget) -> Op
     }
     let other = cycles.pop()?;
     let cycle = cycles.pop()?;
-    Some(Counterexample { cycle, other: Some((pg.cons[c as usize], other)) })
+    Some(Counterexample { cycle, other: Some((pg.cons[c as usize], other)), reasons: Vec::new() })
+}
+
+/// Steps the reasons of a counterexample may take (their own budget: the verdict is known).
+const REASON_STEPS: u64 = 10_000_000;
+
+/// Add the reasons of the forced choices on the counterexample's cycles.
+fn explained(pg: &Polygraph, g: &DynGraph, mut cx: Counterexample, budget: &Budget) -> Counterexample {
+    let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
+    let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
+    let mut cycles: Vec<&[(PEdge, Origin)]> = vec![&cx.cycle];
+    if let Some((_, other)) = &cx.other {
+        cycles.push(other);
+    }
+    cx.reasons = reasons::reasons(pg, g, &cycles, conflict, &mut own);
+    cx
 }
