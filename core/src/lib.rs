@@ -18,6 +18,7 @@ pub mod hash;
 pub mod history;
 pub mod infer;
 pub mod level;
+pub mod polygraph;
 pub mod read;
 pub mod report;
 pub mod strategy;

@@ -39,6 +39,7 @@ class History:
         max_cycles: int = 8,
         budget: Optional[float] = None,
         analyze: Optional[str] = None,
+        register_mode: str = "auto",
     ) -> Report: ...
     def check_strategy(
         self,

@@ -83,8 +83,11 @@ class History:
         max_steps: Optional[int] = None,
         max_cycles: int = 8,
         analyze: Union[bool, Mapping[str, Any]] = False,
+        register_mode: str = "auto",
     ) -> Report:
         """Check isolation levels; see :func:`grail.check`."""
+        if not isinstance(register_mode, str):
+            raise UsageError(f"register_mode must be 'auto', 'polygraph' or 'sure-edges', not {register_mode!r}", kind="usage")
         if budget is not None:
             budget = float(budget)
             if math.isnan(budget) or budget < 0:
@@ -101,7 +104,7 @@ class History:
             analyze_arg = json.dumps(dict(analyze))
         else:
             raise UsageError(f"analyze must be a bool or a dict of options, not {analyze!r}", kind="usage")
-        native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget, analyze_arg)
+        native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget, analyze_arg, register_mode)
         return Report(native)
 
     def check_strategy(
@@ -299,6 +302,7 @@ def check(
     max_steps: Optional[int] = None,
     max_cycles: int = 8,
     analyze: Union[bool, Mapping[str, Any]] = False,
+    register_mode: str = "auto",
 ) -> Report:
     """Check a history for isolation anomalies (SER, SI, PSI, PL-2 and PL-1 by default).
 
@@ -310,6 +314,9 @@ def check(
     threads can check several histories at once; Ctrl-C interrupts (KeyboardInterrupt).
     ``analyze=True`` (or a dict of options: ``max_length``, ``max_cycles``, ``max_steps``,
     ``examples``) also classifies and counts cycles: see :attr:`Report.analysis`.
+    ``register_mode`` says how a register history's SER and SI are decided: "auto" (exactly, on
+    PolySI's generalized polygraph, when the history has no version order), "polygraph" (always)
+    or "sure-edges" (only the edges sure without a version order: fast, may miss cycles).
 
     >>> import grail
     >>> report = grail.check('''
@@ -322,7 +329,14 @@ def check(
     (0, 1)
     """
     h = _history_of(history, wal, format)
-    return h.check(levels=levels, budget=budget, max_steps=max_steps, max_cycles=max_cycles, analyze=analyze)
+    return h.check(
+        levels=levels,
+        budget=budget,
+        max_steps=max_steps,
+        max_cycles=max_cycles,
+        analyze=analyze,
+        register_mode=register_mode,
+    )
 
 
 def check_strategy(

@@ -36,8 +36,10 @@ class OpRef:
 
 @dataclass(frozen=True)
 class Step:
-    """One edge of a cycle: ``from_`` → ``to`` of a ``type`` ("ww", "wr" or "rw") on ``key``,
-    justified by the two operations, with ``why`` in one sentence."""
+    """One edge of a cycle: ``from_`` → ``to`` of a ``type`` ("ww", "wr", "rw"; "so", "rt" for
+    session and real-time order, with ``key`` None; "co" for a weak level's forced commit order)
+    on ``key``, justified by the two operations, with ``why`` in one sentence. ``certain`` is set
+    in polygraph counterexamples only: True for a known edge, False for one a choice made."""
 
     from_: int
     to: int
@@ -46,6 +48,7 @@ class Step:
     from_op: OpRef
     to_op: OpRef
     why: str
+    certain: Optional[bool] = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Step":
@@ -57,6 +60,7 @@ class Step:
             from_op=OpRef._from(d["from_op"]),
             to_op=OpRef._from(d["to_op"]),
             why=d["why"],
+            certain=d.get("certain"),
         )
 
 

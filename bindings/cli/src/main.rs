@@ -23,13 +23,15 @@ struct Cli {
 
 #[derive(clap::Args)]
 struct Input {
-    /// History file: Jepsen EDN, elle-cli JSON or grail's native JSON; `.gz` accepted; `-` for stdin.
+    /// History file: Jepsen EDN, elle-cli JSON, grail's native JSON, PolySI/Plume text, dbcop JSON
+    /// or a Cobra log; a directory of Cobra logs (`*.log`, one per session); `.gz` accepted; `-`
+    /// for stdin.
     history: PathBuf,
     /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines).
     #[arg(long)]
     wal: Option<PathBuf>,
     /// Input format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "dbcop", "cobra"])]
     format: String,
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
@@ -174,6 +176,10 @@ enum Cmd {
         /// For --strategy dfs: the longest cycle searched, in transactions (GRAIL: 4).
         #[arg(long)]
         max_depth: Option<usize>,
+        /// Register histories, SER and SI: polygraph (exact, PolySI; the default when there is
+        /// no version order), sure-edges (only edges sure without a version order), or auto.
+        #[arg(long, default_value = "auto", value_parser = ["auto", "polygraph", "sure-edges"])]
+        register_mode: String,
         /// Also classify and count cycles (Zellag & Kemme, LDBC, Adya classes; lengths; label
         /// patterns; transactions on 0, 1, 2+ cycles) and find IMP/OTV/FR (docs/analysis.md).
         #[arg(long)]
@@ -277,6 +283,9 @@ fn slurp(path: &Path) -> Result<Vec<u8>, String> {
 
 fn load(input: &Input) -> Result<(History, usize), String> {
     let t0 = Instant::now();
+    if input.history.is_dir() {
+        return load_cobra_dir(input);
+    }
     let text = slurp(&input.history)?;
     input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
@@ -291,6 +300,31 @@ fn load(input: &Input) -> Result<(History, usize), String> {
         format_args!("read {} transactions in {:.3} s", h.txns.len(), t0.elapsed().as_secs_f64()),
     );
     Ok((h, text.len()))
+}
+
+/// A directory of Cobra client logs: every `*.log` file, in name order, one session each.
+fn load_cobra_dir(input: &Input) -> Result<(History, usize), String> {
+    let dir = &input.history;
+    if !matches!(input.format.as_str(), "auto" | "cobra") {
+        return Err(format!(
+            "{}: a directory is read as Cobra logs; --format {} reads a file",
+            dir.display(),
+            input.format
+        ));
+    }
+    let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)
+        .map_err(|e| format!("{}: {e}", dir.display()))?
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    paths.sort();
+    if paths.is_empty() {
+        return Err(format!("{}: expected Cobra logs (*.log) in this directory, found none", dir.display()));
+    }
+    let files: Vec<Vec<u8>> = paths.iter().map(|p| slurp(p)).collect::<Result<_, _>>()?;
+    let refs: Vec<&[u8]> = files.iter().map(|f| f.as_slice()).collect();
+    let h = grail_core::read::read_cobra(&refs).map_err(|e| format!("{}: {e}", dir.display()))?;
+    Ok((h, files.iter().map(|f| f.len()).sum()))
 }
 
 fn run(cli: Cli) -> Result<u8, String> {
@@ -308,7 +342,9 @@ fn run(cli: Cli) -> Result<u8, String> {
             analyze,
             max_length,
             max_counted,
+            register_mode,
         } => {
+            let register_mode = grail_core::report::RegisterMode::parse(&register_mode).map_err(|e| e.to_string())?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
@@ -340,7 +376,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 max_cycles: max_counted,
                 ..Default::default()
             });
-            let opts = CheckOptions { levels, max_steps, max_cycles, analyze };
+            let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode };
             let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
             let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
             let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
@@ -372,7 +408,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             let report = grail_core::check_inferred(
                 &h,
                 &inf,
-                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1, analyze: None },
+                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1, ..Default::default() },
                 None,
             );
             let findings: Vec<_> = report.anomalies.iter().filter(|a| a.cycle.is_none()).collect();

@@ -161,3 +161,48 @@ fn export_writes_grails_arangodb_layout() {
     assert!(dep[0]["_from"].as_str().unwrap().starts_with("txn/"));
     assert!(dep[0]["from_evt"].as_str().unwrap().starts_with("r_evt/"));
 }
+
+#[test]
+fn register_mode_and_polysi_formats() {
+    let lost = case("G-single/register-lost-update-no-order.json");
+    // Default (auto): the polygraph finds the lost update, certain and chosen steps marked.
+    let (code, out, _) = grail(&["check", &lost, "--levels", "SI", "--json"]);
+    assert_eq!(code, 1);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["levels"]["SI"]["verdict"], "violated");
+    let steps = r["levels"]["SI"]["cycles"][0]["steps"].as_array().unwrap();
+    assert!(steps.iter().all(|s| s["certain"].is_boolean()), "{steps:?}");
+    // The sure edges alone miss it.
+    let (code, out, _) = grail(&["check", &lost, "--levels", "SI", "--register-mode", "sure-edges", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    let (code, _, err) = grail(&["check", &lost, "--register-mode", "exact"]);
+    assert_eq!(code, 2, "{err}");
+    // PolySI text, detected; a directory of Cobra logs.
+    let dir = std::env::temp_dir().join(format!("grail-cli-polysi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let plume = dir.join("h.txt");
+    std::fs::write(&plume, "w(1,1,1,1)\nr(1,0,2,2)\nw(1,2,2,2)\nr(1,0,3,3)\nw(1,3,3,3)\n").unwrap();
+    let (code, out, err) = grail(&["check", plume.to_str().unwrap(), "--levels", "SER,SI"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("SI     violated"), "{out}");
+    let logs = dir.join("cobra");
+    std::fs::create_dir_all(&logs).unwrap();
+    let rec = |tag: u8, xs: &[i64]| -> Vec<u8> {
+        let mut b = vec![tag];
+        for x in xs {
+            b.extend_from_slice(&x.to_be_bytes());
+        }
+        b
+    };
+    let t1 = [rec(b'S', &[1]), rec(b'W', &[11, 5, 0]), rec(b'C', &[1])].concat();
+    let t2 = [rec(b'S', &[2]), rec(b'R', &[1, 11, 5, 0]), rec(b'C', &[2])].concat();
+    std::fs::write(logs.join("T1.log"), t1).unwrap();
+    std::fs::write(logs.join("T2.log"), t2).unwrap();
+    let (code, out, err) = grail(&["check", logs.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["stats"]["transactions"], 2);
+    let (code, _, err) = grail(&["check", logs.to_str().unwrap(), "--format", "edn"]);
+    assert_eq!(code, 2, "{err}");
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -89,7 +89,8 @@ impl PyHistory {
     /// are "unknown". Ctrl-C interrupts the check and raises KeyboardInterrupt.
     /// `analyze`, when given, is the JSON of core's `AnalyzeOptions` (`{}` for the defaults):
     /// the report then has its `analysis` section.
-    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = 8, budget = None, analyze = None))]
+    /// `register_mode` is "auto", "polygraph" or "sure-edges" (register histories, SER and SI).
+    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = 8, budget = None, analyze = None, register_mode = "auto"))]
     fn check(
         &self,
         py: Python<'_>,
@@ -98,7 +99,10 @@ impl PyHistory {
         max_cycles: usize,
         budget: Option<f64>,
         analyze: Option<&str>,
+        register_mode: &str,
     ) -> PyResult<PyReport> {
+        let register_mode =
+            grail_core::report::RegisterMode::parse(register_mode).map_err(|e| to_pyerr(py, e.into()))?;
         let analyze: Option<grail_core::AnalyzeOptions> = match analyze {
             Some(a) => Some(serde_json::from_str(a).map_err(|e| {
                 to_pyerr(py, grail_core::Error::new(grail_core::ErrorKind::Usage, format!("analyze: {e}")).into())
@@ -116,7 +120,7 @@ impl PyHistory {
                     .into(),
             ));
         }
-        let opts = CheckOptions { levels, max_steps, max_cycles, analyze };
+        let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode };
         let report = run_detached(py, || {
             let inf = self.inference();
             let mut signal: Option<PyErr> = None;

@@ -17,7 +17,7 @@ export const ALL_LEVELS = Object.freeze([
 ]);
 
 const READ_KEYS = ['format', 'wal'];
-const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout', 'analyze'];
+const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout', 'analyze', 'register_mode'];
 const ONLINE_KEYS = ['window', 'max_length', 'max_steps'];
 const CALL_KEYS = ['progress', 'progress_interval_ms'];
 const STRATEGY_KEYS = ['strategy', 'max_depth', 'levels'];
@@ -214,7 +214,7 @@ class Progress {
 
 function checkArgs(o) {
     const check = {};
-    for (const k of ['levels', 'max_steps', 'max_cycles']) {
+    for (const k of ['levels', 'max_steps', 'max_cycles', 'register_mode']) {
         if (o[k] !== undefined) check[k] = o[k];
     }
     // `analyze`: true for the defaults, or {max_length, max_cycles, max_steps, examples}.

@@ -121,6 +121,8 @@ export interface OpRef {
 export interface Step extends GraphEdge {
     /** Why the edge holds, in one sentence. */
     why: string;
+    /** Polygraph counterexamples only: `true` for a known edge, `false` for one a choice made. */
+    certain?: boolean;
 }
 
 /** A cycle in the dependency graph. */
@@ -426,7 +428,7 @@ export interface ReadOptions extends CallOptions {
 }
 
 export interface CheckOptions<L extends Level = Level> extends CallOptions {
-    /** Levels to check; all five when absent or empty. */
+    /** Levels to check; the five classic ones when absent or empty. */
     levels?: readonly L[];
     /** Bound on search steps; undecided levels become `unknown` when it runs out. */
     max_steps?: number | null;
@@ -436,6 +438,12 @@ export interface CheckOptions<L extends Level = Level> extends CallOptions {
     timeout?: number | null;
     /** Also classify and count cycles (`report.analysis`): `true` for the defaults. */
     analyze?: boolean | AnalyzeOptions;
+    /**
+     * How a register history's SER and SI (and strong-session forms) are decided: `auto` (on
+     * PolySI's generalized polygraph when there is no version order), `polygraph` (always), or
+     * `sure-edges` (only edges sure without a version order: fast, may miss cycles).
+     */
+    register_mode?: 'auto' | 'polygraph' | 'sure-edges';
 }
 
 /** A strategy: the default engine or one of GRAIL's checkers. */

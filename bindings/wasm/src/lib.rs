@@ -340,8 +340,12 @@ impl History {
     /// as the CLI's `stats --json` prints them: `model`, `stats`, `anomalies`, `notes`.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
         let inf = self.graph_of();
-        let opts =
-            CheckOptions { levels: vec![grail_core::Level::Pl1], max_steps: Some(0), max_cycles: 1, analyze: None };
+        let opts = CheckOptions {
+            levels: vec![grail_core::Level::Pl1],
+            max_steps: Some(0),
+            max_cycles: 1,
+            ..Default::default()
+        };
         let report = grail_core::check_inferred(&self.h, inf, &opts, None);
         #[derive(Serialize)]
         struct StatsOut<'a> {

@@ -68,50 +68,14 @@ enum Form {
     Lines,
 }
 
-/// Where each entry starts (1-based line, column in characters), found by one scan that knows
-/// only strings and nesting: serde_json's values carry no positions.
+/// Where each entry starts (1-based line, column in characters).
 fn entry_places(text: &[u8], form: Form) -> Vec<(u32, u32)> {
     let enclosing: &[u8] = match form {
         Form::Array => b"[",
         Form::Document => b"{[",
         Form::Lines => b"",
     };
-    let (mut places, mut stack) = (Vec::new(), Vec::new());
-    let (mut line, mut column) = (1u32, 0u32);
-    let (mut in_string, mut escaped) = (false, false);
-    for &b in text {
-        if b == b'\n' {
-            line += 1;
-            column = 0;
-            continue;
-        }
-        if b & 0xC0 != 0x80 {
-            column += 1; // a character starts here
-        }
-        if in_string {
-            match (escaped, b) {
-                (true, _) => escaped = false,
-                (false, b'\\') => escaped = true,
-                (false, b'"') => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match b {
-            b'"' => in_string = true,
-            b'{' | b'[' => {
-                if b == b'{' && stack == enclosing {
-                    places.push((line, column));
-                }
-                stack.push(b);
-            }
-            b'}' | b']' => {
-                stack.pop();
-            }
-            _ => {}
-        }
-    }
-    places
+    super::object_places(text, enclosing)
 }
 
 fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>, Form), Error> {

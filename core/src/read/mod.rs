@@ -1,12 +1,19 @@
 //! Readers: text in, [`History`] out. No file IO: callers hand over bytes (and unzip them).
 
+pub mod cobra;
+mod dbcop;
 mod edn;
 mod json;
+mod kv;
 mod pairing;
+mod plume;
 mod wal;
 
+pub use cobra::read_cobra;
+pub use dbcop::read_dbcop;
 pub use edn::read_edn;
 pub use json::read_json;
+pub use plume::read_plume;
 pub use wal::read_wal;
 
 use crate::error::{Error, ErrorKind};
@@ -25,6 +32,12 @@ pub enum Format {
     Edn,
     /// JSON: elle-cli's operations or grail's native transactions (told apart per entry).
     Json,
+    /// PolySI's and Plume's text: `r(key,value,session,txn)` a line.
+    Plume,
+    /// dbcop's JSON: an array of sessions of transactions, or `{"params": ..., "data": ...}`.
+    Dbcop,
+    /// One Cobra binary client log (one session); [`read_cobra`] takes several.
+    Cobra,
 }
 
 impl Format {
@@ -33,13 +46,29 @@ impl Format {
             "auto" => Ok(Format::Auto),
             "edn" => Ok(Format::Edn),
             "json" | "native" | "elle-json" => Ok(Format::Json),
-            _ => Err(Error::new(ErrorKind::Usage, format!("unknown format {s:?}: expected auto, edn or json"))),
+            "plume" | "polysi" | "text" => Ok(Format::Plume),
+            "dbcop" => Ok(Format::Dbcop),
+            "cobra" => Ok(Format::Cobra),
+            _ => Err(Error::new(
+                ErrorKind::Usage,
+                format!("unknown format {s:?}: expected auto, edn, json, plume, dbcop or cobra"),
+            )),
         }
     }
 }
 
-/// Guess the format from the first meaningful characters.
+/// Guess the format from the first meaningful characters: a Cobra log starts with a binary
+/// `S` record, PolySI text with `r(` or `w(`, dbcop JSON with `[[` or `{"params"`.
 pub fn detect(text: &[u8]) -> Format {
+    if cobra::looks_like_cobra(text) {
+        return Format::Cobra;
+    }
+    let tokens: Vec<u8> = text.iter().copied().filter(|b| !b.is_ascii_whitespace()).take(10).collect();
+    match tokens.as_slice() {
+        [b'r' | b'w', b'(', ..] => return Format::Plume,
+        [b'[', b'[', ..] | [b'{', b'"', b'p', b'a', b'r', b'a', b'm', b's', b'"', ..] => return Format::Dbcop,
+        _ => {}
+    }
     let mut it = text.iter().copied().enumerate().peekable();
     let mut after_bracket = false;
     while let Some((_, b)) = it.next() {
@@ -76,6 +105,9 @@ pub fn read(text: &[u8], format: Format) -> Result<History, Error> {
         Format::Auto => read(text, detect(text)),
         Format::Edn => read_edn(text),
         Format::Json => read_json(text),
+        Format::Plume => read_plume(text),
+        Format::Dbcop => read_dbcop(text),
+        Format::Cobra => read_cobra(&[text]),
     }
 }
 
@@ -108,4 +140,47 @@ pub(crate) fn serde_place(text: &[u8], e: &serde_json::Error) -> (u32, u32) {
         offset -= 1; // back to the first byte of a character
     }
     crate::error::line_col(text, offset)
+}
+
+/// Where each JSON object directly inside the containers `enclosing` (outermost first, e.g.
+/// `b"[["` for the objects of an array of arrays) starts: 1-based line and column in
+/// characters, found by one scan that knows only strings and nesting (serde_json's values
+/// carry no positions).
+pub(crate) fn object_places(text: &[u8], enclosing: &[u8]) -> Vec<(u32, u32)> {
+    let (mut places, mut stack) = (Vec::new(), Vec::new());
+    let (mut line, mut column) = (1u32, 0u32);
+    let (mut in_string, mut escaped) = (false, false);
+    for &b in text {
+        if b == b'\n' {
+            line += 1;
+            column = 0;
+            continue;
+        }
+        if b & 0xC0 != 0x80 {
+            column += 1; // a character starts here
+        }
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' => {
+                if b == b'{' && stack == enclosing {
+                    places.push((line, column));
+                }
+                stack.push(b);
+            }
+            b'}' | b']' => {
+                stack.pop();
+            }
+            _ => {}
+        }
+    }
+    places
 }

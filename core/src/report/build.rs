@@ -5,7 +5,7 @@
 //! weak level's saturated graph. Each search result is shared by every level that proscribes it.
 
 use super::text::{cycle_report, finding_report, initial_read_report};
-use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report};
+use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, RegisterMode, Report};
 use crate::anomaly::AnomalyKind;
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::search::{components, Budget, Cycle, Outcome, Pattern, Searcher};
@@ -15,6 +15,7 @@ use crate::history::{History, Model};
 use crate::infer::{infer, Inference};
 use crate::level::weak::{self, classify, initial_kind};
 use crate::level::{pattern, violated_by, violated_with, Level, Order, Weak};
+use crate::polygraph::{Mode, Verdict as PolyVerdict};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
@@ -170,8 +171,19 @@ pub fn check_inferred(
         }
     }
 
+    // Register histories without a version order: SER and SI (and their strong-session forms)
+    // decided exactly on the generalized polygraph instead (PolySI; `crate::polygraph`).
+    let poly = polygraph_levels(h, opts, &levels, &inf.graph.is_vertex, &mut budget, &mut notes);
+
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
     let mut listed = std::collections::HashSet::new();
+    for (l, (_, c)) in &poly {
+        if let Some(c) = c {
+            if listed.insert(("dependency".to_string(), c.txns.clone())) {
+                anomalies.push(cycle_anomaly(c, l.spec().order));
+            }
+        }
+    }
     for s in &searches {
         for f in &s.found {
             // The same cycle matches several patterns and graphs; list it once under its most
@@ -221,7 +233,19 @@ pub fn check_inferred(
         }
         let mut best: Map<usize, &CycleReport> = Map::default();
         let mut reason = None;
-        for s in searches.iter().filter(|s| s.graph == graph && s.kind.is_none_or(|k| l.proscribes(k))) {
+        let by_polygraph = poly.iter().find(|(pl, _)| *pl == l).map(|x| &x.1);
+        if let Some((verdict, cycle)) = by_polygraph {
+            match verdict {
+                PolyVerdict::Violated(_) => add(cycle.as_ref().map_or("G2-item", |c| c.anomaly.as_str())),
+                PolyVerdict::Unknown(why) => reason = Some(format!("polygraph undecided: {why}")),
+                PolyVerdict::Holds => {}
+            }
+            if let Some(c) = cycle {
+                best.insert(0, c);
+            }
+        }
+        let searched = searches.iter().filter(|s| s.graph == graph && s.kind.is_none_or(|k| l.proscribes(k)));
+        for s in searched.filter(|_| by_polygraph.is_none()) {
             if let Outcome::Unknown(why) = &s.outcome {
                 let what = s.kind.map_or_else(|| l.name().to_string(), |k| k.name().to_string());
                 reason = Some(format!("{what} undecided: {why}"));
@@ -333,4 +357,119 @@ fn lattice(reports: &[(Level, LevelReport)]) -> (Vec<Level>, Vec<Level>, Vec<Lev
     let strongest: Vec<Level> =
         holds.iter().copied().filter(|s| !s.stronger().iter().any(|t| holds.contains(t))).collect();
     (weakest, also, strongest)
+}
+
+/// A polygraph counterexample as an anomaly; its kind from the cycle's name (`G-single`, or
+/// `G-single-process` when a strong-session level's cycle needs session order).
+fn cycle_anomaly(c: &CycleReport, order: Order) -> AnomalyReport {
+    let base = c.anomaly.trim_end_matches(Order::Session.suffix());
+    let kind = AnomalyKind::ALL.into_iter().find(|k| k.name() == base).unwrap_or(AnomalyKind::G2Item);
+    let used = if c.steps.iter().any(|s| s.ty == "so") { order } else { Order::None };
+    AnomalyReport {
+        kind: c.anomaly.clone(),
+        name: c.name.clone(),
+        levels: violated_with(kind, used),
+        key: None,
+        value: None,
+        txns: c.txns.clone(),
+        ops: Vec::new(),
+        cycle: Some(c.clone()),
+        explanation: c.explanation.clone(),
+    }
+}
+
+type PolyResult = (PolyVerdict, Option<CycleReport>);
+
+/// SER and SI of a register history by the polygraph (PolySI), when the options and the
+/// history call for it, and their strong-session forms with session order among the known
+/// edges (PolySI's own setting); other levels keep the graph of `infer`.
+fn polygraph_levels(
+    h: &History,
+    opts: &CheckOptions,
+    levels: &[Level],
+    is_vertex: &[bool],
+    budget: &mut Budget,
+    notes: &mut Vec<String>,
+) -> Vec<(Level, PolyResult)> {
+    let applies = h.model == Model::RwRegister
+        && match opts.register_mode {
+            RegisterMode::Auto => h.version_order.is_none(),
+            RegisterMode::Polygraph => true,
+            RegisterMode::SureEdges => false,
+        };
+    // (level, mode, with session order), SI before SER of the same kind.
+    let wanted: Vec<(Level, Mode, bool)> = [
+        (Level::Si, Mode::Si, false),
+        (Level::Ser, Mode::Ser, false),
+        (Level::StrongSessionSi, Mode::Si, true),
+        (Level::StrongSessionSer, Mode::Ser, true),
+    ]
+    .into_iter()
+    .filter(|w| levels.contains(&w.0))
+    .collect();
+    if !applies || wanted.is_empty() {
+        return Vec::new();
+    }
+    for n in notes.iter_mut().filter(|n| n.starts_with("no version order (write-ahead log) was given")) {
+        *n = format!(
+            "no version order (write-ahead log) was given for this register history: {} {} decided exactly on the generalized polygraph (PolySI); for the other levels only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed",
+            wanted.iter().map(|w| w.0.name()).collect::<Vec<_>>().join(" and "),
+            if wanted.len() > 1 { "were" } else { "was" }
+        );
+    }
+    let mut out: Vec<(Level, PolyResult)> = Vec::new();
+    for session in [false, true] {
+        if !wanted.iter().any(|w| w.2 == session) {
+            continue;
+        }
+        let pg = crate::polygraph::build(h, is_vertex, session, crate::polygraph::MAX_CONSTRAINTS);
+        let mut si_violated: Option<PolyResult> = None;
+        for &(l, mode, _) in wanted.iter().filter(|w| w.2 == session) {
+            // A history that violates SI violates SER, and SI's counterexample (every choice
+            // closes a cycle without two adjacent RW edges) is one for SER too, and names the
+            // anomaly as the version order's graph would (a lost update is G-single).
+            if mode == Mode::Ser {
+                if let Some(r) = &si_violated {
+                    notes.push(format!(
+                        "{} is violated because {} is: one counterexample stands for both",
+                        l.name(),
+                        if session { "strong-session-SI" } else { "SI" }
+                    ));
+                    out.push((l, r.clone()));
+                    continue;
+                }
+            }
+            let (verdict, st) = crate::polygraph::decide(&pg, mode, budget);
+            notes.push(format!(
+                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints, {} after pruning ({} rounds), {} guesses",
+                l.name(),
+                if session { ", session order included" } else { "" },
+                st.known_edges,
+                st.constraints,
+                st.after_pruning,
+                st.pruning_rounds,
+                st.decisions
+            ));
+            let cycle = match &verdict {
+                PolyVerdict::Violated(cx) => {
+                    let mut c = crate::polygraph::explain::cycle_report(h, &pg, cx);
+                    // Elle's name for a cycle that needs session order.
+                    if c.steps.iter().any(|s| s.ty == "so") && !c.anomaly.ends_with(Order::Session.suffix()) {
+                        let named = format!("{}{}", c.anomaly, Order::Session.suffix());
+                        c.explanation = c
+                            .explanation
+                            .replace(&format!("The cycle is {} ", c.anomaly), &format!("The cycle is {named} "));
+                        c.anomaly = named;
+                    }
+                    Some(c)
+                }
+                _ => None,
+            };
+            if mode == Mode::Si && matches!(verdict, PolyVerdict::Violated(_)) {
+                si_violated = Some((verdict.clone(), cycle.clone()));
+            }
+            out.push((l, (verdict, cycle)));
+        }
+    }
+    out
 }

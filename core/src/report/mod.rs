@@ -28,11 +28,47 @@ pub struct CheckOptions {
     /// is [`Report::analysis`]. Off when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub analyze: Option<crate::analysis::AnalyzeOptions>,
+    /// How register histories are checked for SER and SI (see [`RegisterMode`]).
+    pub register_mode: RegisterMode,
 }
 
 impl Default for CheckOptions {
     fn default() -> Self {
-        CheckOptions { levels: Vec::new(), max_steps: None, max_cycles: 8, analyze: None }
+        CheckOptions {
+            levels: Vec::new(),
+            max_steps: None,
+            max_cycles: 8,
+            register_mode: RegisterMode::Auto,
+            analyze: None,
+        }
+    }
+}
+
+/// How SER and SI are decided for read/write register histories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegisterMode {
+    /// The polygraph when the history has no version order, else the version order's graph.
+    #[default]
+    Auto,
+    /// Always the polygraph (PolySI): exact, NP-complete; a version order, if given, is ignored
+    /// for SER and SI.
+    Polygraph,
+    /// Only the edges sure without a version order (fast, may miss cycles), as before.
+    SureEdges,
+}
+
+impl RegisterMode {
+    pub fn parse(s: &str) -> Result<RegisterMode, crate::error::Error> {
+        match s {
+            "auto" => Ok(RegisterMode::Auto),
+            "polygraph" => Ok(RegisterMode::Polygraph),
+            "sure-edges" => Ok(RegisterMode::SureEdges),
+            _ => Err(crate::error::Error::new(
+                crate::error::ErrorKind::Usage,
+                format!("unknown register mode {s:?}: expected auto, polygraph or sure-edges"),
+            )),
+        }
     }
 }
 
@@ -59,6 +95,11 @@ pub struct Step {
     pub to_op: OpRef,
     /// Why the edge holds, in one sentence.
     pub why: String,
+    /// Polygraph mode only (register histories without a version order): `true` when the
+    /// history itself fixes the edge, `false` when it follows from a choice of version order
+    /// (PolySI 5.3: certain and uncertain dependencies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certain: Option<bool>,
 }
 
 /// A cycle in the dependency graph.

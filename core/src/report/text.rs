@@ -192,6 +192,7 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, anomaly
             from_op: op_ref(h, e.from_op),
             to_op: op_ref(h, e.to_op),
             why: why_in(h, Some(g), e),
+            certain: None,
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.

@@ -188,7 +188,13 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
     };
     let outcomes: Vec<LevelOutcome> = match s {
         Strategy::Scc => {
-            let opts = crate::CheckOptions { levels: levels.clone(), max_steps: None, max_cycles: 1, analyze: None };
+            let opts = crate::CheckOptions {
+                levels: levels.clone(),
+                max_steps: None,
+                max_cycles: 1,
+                register_mode: crate::report::RegisterMode::SureEdges,
+                analyze: None,
+            };
             let r = crate::check_inferred(h, inf, &opts, None);
             notes.push("scc is the default engine; it does not count its work here".into());
             levels

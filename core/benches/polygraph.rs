@@ -1,0 +1,251 @@
+//! The polygraph mode (PolySI) on generated register histories without a version order, with
+//! PolySI's workload parameters (5.1): 24 sessions, 8-15 operations per transaction, 10k keys,
+//! zipfian access, a read ratio of 50% (`GRAIL_POLY_READS` to change), snapshot isolation.
+//! For 1k, 10k and 100k transactions (`GRAIL_POLY_SIZES`), prints the time, the peak memory
+//! (VmHWM, reset before each size) and the constraint counts before and after pruning, for SI
+//! and SER. `GRAIL_POLY_TIMEOUT` (seconds, default 600) bounds each check.
+//!
+//! `cargo bench -p grail-core --bench polygraph`
+
+use grail_core::generate::{generate, DataModel, GenOptions, Isolation, KeyDistribution};
+use grail_core::graph::search::Budget;
+use grail_core::polygraph::{self, Mode, Search, Verdict};
+use grail_core::Format;
+use std::time::{Duration, Instant};
+
+fn peak_rss_mb() -> f64 {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| {
+            s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
+        })
+        .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+fn reset_peak() {
+    let _ = std::fs::write("/proc/self/clear_refs", "5");
+}
+
+fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
+}
+
+fn main() {
+    let sizes: Vec<usize> = std::env::var("GRAIL_POLY_SIZES")
+        .unwrap_or_else(|_| "1000,10000,100000".into())
+        .split(',')
+        .filter_map(|s| s.trim().parse().ok())
+        .collect();
+    let reads: f64 = env("GRAIL_POLY_READS", 0.5);
+    let timeout: f64 = env("GRAIL_POLY_TIMEOUT", 600.0);
+    println!("polygraph benchmark: 24 sessions, 8-15 ops/txn, {:.0}% reads, 10k keys, zipfian(1.0), SI", reads * 100.0);
+    println!(
+        "{:>7} {:>5} {:>8} {:>8} {:>8} {:>10} {:>8} {:>6} {:>7} {:>9} {:>9} {:>8}",
+        "txns",
+        "level",
+        "search",
+        "verdict",
+        "known",
+        "cons",
+        "pruned",
+        "rounds",
+        "guesses",
+        "build s",
+        "check s",
+        "peak MB"
+    );
+    for n in sizes {
+        let o = GenOptions {
+            transactions: n,
+            sessions: 24,
+            keys: 10_000,
+            min_ops: 8,
+            max_ops: 15,
+            read_ratio: reads,
+            distribution: KeyDistribution::Zipfian(1.0),
+            abort_rate: 0.0,
+            model: DataModel::RwRegister,
+            isolation: Isolation::SnapshotIsolation,
+            seed: 42,
+            ..Default::default()
+        };
+        let text = generate(&o).history;
+        let h = grail_core::read(text.as_bytes(), Format::Auto).expect("generated history reads");
+        drop(text);
+        for (name, mode, search) in [
+            ("SI", Mode::Si, Search::Fast),
+            ("SI", Mode::Si, Search::NoChain),
+            ("SER", Mode::Ser, Search::Fast),
+            ("SER", Mode::Ser, Search::NoChain),
+        ] {
+            reset_peak();
+            let t0 = Instant::now();
+            let inf = grail_core::infer(&h);
+            let pg = polygraph::build(&h, &inf.graph.is_vertex, true, polygraph::MAX_CONSTRAINTS);
+            let build = t0.elapsed().as_secs_f64();
+            let deadline = Instant::now() + Duration::from_secs_f64(timeout);
+            let mut past = move || Instant::now() >= deadline;
+            let mut budget = Budget::new(u64::MAX, Some(&mut past));
+            let t1 = Instant::now();
+            let (v, st) = polygraph::decide_with(&pg, mode, &mut budget, search);
+            let check = t1.elapsed().as_secs_f64();
+            let verdict = match &v {
+                Verdict::Holds => "holds",
+                Verdict::Violated(_) => "violated",
+                Verdict::Unknown(_) => "unknown",
+            };
+            let search = match (search, st.chain_guess) {
+                (Search::Fast, true) => "guess",
+                (Search::Fast, false) => "fast",
+                _ => "full",
+            };
+            println!(
+                "{:>7} {:>5} {:>8} {:>8} {:>8} {:>10} {:>8} {:>6} {:>7} {:>9.3} {:>9.3} {:>8.0}",
+                h.txns.len(),
+                name,
+                search,
+                verdict,
+                st.known_edges,
+                st.constraints,
+                st.after_pruning,
+                st.pruning_rounds,
+                st.decisions,
+                build,
+                check,
+                peak_rss_mb()
+            );
+            if let Verdict::Unknown(why) = &v {
+                println!("        ({why})");
+            }
+            if pg.cons.len() as u64 != pg.pairs && search != "guess" {
+                println!(
+                    "        (constraints over the limit of {}: not built, the first guess or a known cycle decided)",
+                    pg.limit
+                );
+            }
+        }
+    }
+    search_comparison();
+}
+
+/// The searches on contended random histories, where pruning leaves many constraints open:
+/// DPLL (chronological backtracking) against CDCL modulo acyclicity (batsat with the
+/// incremental-order theory), and the default (guess, greedy, then CDCL).
+fn search_comparison() {
+    let cases: usize = env("GRAIL_POLY_RANDOM", 300);
+    let max_steps: u64 = env("GRAIL_POLY_RANDOM_STEPS", 50_000_000);
+    let base: usize = env("GRAIL_POLY_RANDOM_TXNS", 10);
+    if cases == 0 {
+        return;
+    }
+    println!("\nsearch on {cases} random histories ({base}-{} serial transactions, 1-3 keys, no sessions, half with one read changed), budget {max_steps} steps each", 2 * base);
+    println!(
+        "{:>5} {:>9} {:>9} {:>9} {:>9} {:>9} {:>8}",
+        "level", "search", "total s", "max ms", "violated", "unknown", "open"
+    );
+    let mut rng = 0x2545f4914f6cdd1du64;
+    let hs: Vec<String> = (0..cases).map(|_| random_history(&mut rng, base)).collect();
+    for (name, mode) in [("SER", Mode::Ser), ("SI", Mode::Si)] {
+        let mut verdicts: Vec<Vec<Option<bool>>> = Vec::new();
+        #[allow(unused_mut)]
+        let mut searches = vec![("dpll", Search::DpllOnly), ("default", Search::Fast)];
+        #[cfg(feature = "batsat")]
+        searches.insert(1, ("cdcl", Search::SatOnly));
+        for (sname, search) in searches {
+            let (mut total, mut max, mut violated, mut unknown, mut open) = (0.0f64, 0.0f64, 0, 0, 0usize);
+            let mut vs = Vec::new();
+            for text in &hs {
+                let h = grail_core::read(text.as_bytes(), Format::Json).expect("random history reads");
+                let inf = grail_core::infer(&h);
+                let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+                let mut budget = Budget::new(max_steps, None);
+                let t = Instant::now();
+                let (v, st) = polygraph::decide_with(&pg, mode, &mut budget, search);
+                let dt = t.elapsed().as_secs_f64();
+                total += dt;
+                max = max.max(dt);
+                open += st.after_pruning;
+                vs.push(match v {
+                    Verdict::Holds => Some(true),
+                    Verdict::Violated(_) => {
+                        violated += 1;
+                        Some(false)
+                    }
+                    Verdict::Unknown(_) => {
+                        unknown += 1;
+                        None
+                    }
+                });
+            }
+            println!("{name:>5} {sname:>9} {total:>9.3} {:>9.1} {violated:>9} {unknown:>9} {open:>8}", max * 1000.0);
+            verdicts.push(vs);
+        }
+        let disagree = (0..hs.len())
+            .filter(|&i| {
+                let known: Vec<bool> = verdicts.iter().filter_map(|v| v[i]).collect();
+                known.windows(2).any(|w| w[0] != w[1])
+            })
+            .count();
+        println!("{name:>5} searches disagree on {disagree} histories");
+    }
+}
+
+/// A contended register history in native JSON: transactions run one after another (so the
+/// history is serializable), reading the current value or writing a fresh one; most writes are
+/// never read, which leaves their order open. In half of the histories one read is then
+/// changed to another value of its key (or nil), which may or may not break SER and SI.
+fn random_history(rng: &mut u64, base: usize) -> String {
+    let mut next = |n: u64| {
+        *rng ^= *rng << 13;
+        *rng ^= *rng >> 7;
+        *rng ^= *rng << 17;
+        (*rng % n.max(1)) as usize
+    };
+    let txns = base + next(base as u64 + 1);
+    let keys = 1 + next(3);
+    let mut current: Vec<Option<usize>> = vec![None; keys];
+    let mut values: Vec<Vec<usize>> = vec![Vec::new(); keys];
+    let mut txn_ops: Vec<Vec<(bool, usize, Option<usize>)>> = Vec::new();
+    for t in 0..txns {
+        let mut ops = Vec::new();
+        for _ in 0..1 + next(3) {
+            let k = next(keys as u64);
+            if next(10) < 3 && !ops.iter().any(|&(w, k2, _)| w && k2 == k) {
+                ops.push((false, k, current[k]));
+            } else if !ops.iter().any(|&(w, k2, _)| w && k2 == k) {
+                let v = t * 10 + k + 1;
+                values[k].push(v);
+                current[k] = Some(v);
+                ops.push((true, k, Some(v)));
+            }
+        }
+        txn_ops.push(ops);
+    }
+    if next(2) == 0 {
+        let reads: Vec<(usize, usize)> = txn_ops
+            .iter()
+            .enumerate()
+            .flat_map(|(t, ops)| ops.iter().enumerate().filter(|(_, o)| !o.0).map(move |(i, _)| (t, i)))
+            .collect();
+        if let Some(&(t, i)) = reads.get(next(reads.len() as u64 + 1)) {
+            let k = txn_ops[t][i].1;
+            let others: Vec<usize> = values[k].iter().copied().filter(|&v| v / 10 != t).collect();
+            txn_ops[t][i].2 = others.get(next(others.len() as u64 + 1)).copied();
+        }
+    }
+    let out: Vec<String> = txn_ops
+        .iter()
+        .enumerate()
+        .map(|(t, ops)| {
+            let ops: Vec<String> = ops
+                .iter()
+                .map(|&(w, k, v)| {
+                    let v = v.map_or("null".to_string(), |v| v.to_string());
+                    format!("[\"{}\", \"k{k}\", {v}]", if w { "w" } else { "r" })
+                })
+                .collect();
+            format!("{{\"id\": {}, \"ops\": [{}]}}", t + 1, ops.join(", "))
+        })
+        .collect();
+    format!("[{}]", out.join(",\n"))
+}

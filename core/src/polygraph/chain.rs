@@ -1,0 +1,49 @@
+//! A first guess that needs no constraints: order each key's versions as a topological order
+//! of the known edges orders their writers (the smallest transaction first where the edges
+//! leave a choice, which follows the history's order), draw the graph that version order
+//! gives (WW between consecutive versions, RW from a version's readers to the next version:
+//! the other edges of the full order are implied by paths, PolySI Def. 9 with a total order),
+//! and test it. Acyclic: the level holds, with this version order as the certificate. On
+//! histories from databases that keep their promise, this is usually right, and costs a
+//! graph's worth of work instead of a constraint per pair of versions.
+
+use super::constraints::{Kind, PEdge, Polygraph};
+use super::graph::{Mode, Origin};
+use super::prune::Arcs;
+use crate::graph::search::Budget;
+
+/// `Some(true)`: the guess is acyclic (the level holds). `Some(false)`: it is not (or the known
+/// edges already have a cycle). `None`: the budget ran out.
+pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
+    let nodes = 2 * pg.n;
+    let mut edges: Vec<(PEdge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
+    if !budget.spend((edges.len() + nodes) as u64) {
+        return None;
+    }
+    let Some(order) = Arcs::new(&edges, mode, nodes).topo_min(nodes) else { return Some(false) };
+    let mut pos = vec![0u32; nodes];
+    for (i, &p) in order.iter().enumerate() {
+        pos[p as usize] = i as u32;
+    }
+    for k in &pg.keys {
+        let mut vs: Vec<usize> = (0..k.versions.len()).collect();
+        vs.sort_unstable_by_key(|&i| pos[(2 * k.versions[i].txn + 1) as usize]);
+        for w in vs.windows(2) {
+            let (a, b) = (&k.versions[w[0]], &k.versions[w[1]]);
+            edges.push((
+                PEdge { from: a.txn, to: b.txn, kind: Kind::Ww, key: k.key, from_op: a.op, to_op: b.op },
+                Origin::Certain,
+            ));
+            for &(r, o) in a.readers.iter().filter(|r| r.0 != b.txn) {
+                edges.push((
+                    PEdge { from: r, to: b.txn, kind: Kind::Rw, key: k.key, from_op: o, to_op: b.op },
+                    Origin::Certain,
+                ));
+            }
+        }
+    }
+    if !budget.spend((edges.len() + nodes) as u64) {
+        return None;
+    }
+    Some(Arcs::new(&edges, mode, nodes).topo(nodes).is_some())
+}

@@ -1,0 +1,219 @@
+//! The generalized polygraph of a register history without a version order (PolySI, Def. 9).
+//!
+//! Known edges: WR (writer to reader), SO (consecutive transactions of one session) and RW from
+//! each reader of a key's initial value to every writer of the key (the initial value precedes
+//! every version). Per key, each pair of versions `a`, `b` is one constraint: either `a` before
+//! `b` (WW a->b, and RW from every reader of `a` to `b`) or `b` before `a` (symmetrically). The
+//! RW edges ride along with the WW edge they follow from, which is what makes the encoding
+//! compact (PolySI 4.4): one boolean per constraint, never one per RW edge.
+
+use crate::hash::Map;
+use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
+
+/// Edge kinds inside the polygraph mode. SO is kept apart from WR so that reports can name it,
+/// though the searches treat every non-RW kind alike.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Kind {
+    Ww,
+    Wr,
+    Rw,
+    So,
+}
+
+impl Kind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Kind::Ww => "ww",
+            Kind::Wr => "wr",
+            Kind::Rw => "rw",
+            Kind::So => "so",
+        }
+    }
+}
+
+/// A dependency between two transactions, with the operations behind it. For SO edges the
+/// operations are the last of `from` and the first of `to` (`u32::MAX` when one has none).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PEdge {
+    pub from: TxnId,
+    pub to: TxnId,
+    pub kind: Kind,
+    pub key: KeyId,
+    pub from_op: u32,
+    pub to_op: u32,
+}
+
+/// One version of a key: the last write of a committed transaction to it, and its readers.
+#[derive(Debug, Clone)]
+pub struct Version {
+    pub txn: TxnId,
+    pub op: u32,
+    /// External reads of this version: (reader, read op).
+    pub readers: Vec<(TxnId, u32)>,
+}
+
+#[derive(Debug, Clone)]
+pub struct KeyInfo {
+    pub key: KeyId,
+    pub versions: Vec<Version>,
+    /// External reads of the initial value.
+    pub initial_readers: Vec<(TxnId, u32)>,
+}
+
+/// Either `versions[a]` before `versions[b]` of key `keys[key]` or the reverse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Constraint {
+    pub key: u32,
+    pub a: u32,
+    pub b: u32,
+}
+
+/// The generalized polygraph: known edges and constraints (PolySI Def. 9).
+#[derive(Debug, Clone)]
+pub struct Polygraph {
+    /// Transactions (vertices are those with `is_vertex`).
+    pub n: usize,
+    pub known: Vec<PEdge>,
+    pub keys: Vec<KeyInfo>,
+    /// Every pair of versions of a key, unless there are more than the limit given to
+    /// [`build`]: then none (see `pairs`).
+    pub cons: Vec<Constraint>,
+    /// How many constraints the polygraph has (materialized in `cons` or not).
+    pub pairs: u64,
+    /// The most constraints [`build`] was allowed to materialize.
+    pub limit: u64,
+}
+
+impl Polygraph {
+    /// The edges of one choice: `first` puts `a` before `b`.
+    pub fn side(&self, c: Constraint, first: bool) -> impl Iterator<Item = PEdge> + '_ {
+        let k = &self.keys[c.key as usize];
+        let (x, y) = if first { (c.a, c.b) } else { (c.b, c.a) };
+        let (vx, vy) = (&k.versions[x as usize], &k.versions[y as usize]);
+        let ww = PEdge { from: vx.txn, to: vy.txn, kind: Kind::Ww, key: k.key, from_op: vx.op, to_op: vy.op };
+        std::iter::once(ww).chain(vx.readers.iter().filter(move |r| r.0 != vy.txn).map(move |&(r, o)| PEdge {
+            from: r,
+            to: vy.txn,
+            kind: Kind::Rw,
+            key: k.key,
+            from_op: o,
+            to_op: vy.op,
+        }))
+    }
+}
+
+/// Build the polygraph. `is_vertex` says which transactions are in the graph (committed ones,
+/// and indeterminate ones whose writes were read: see `infer`). Reads the inference reports as
+/// anomalies (garbage, aborted, intermediate, internal) give no edge here either.
+pub fn build(h: &History, is_vertex: &[bool], session_order: bool, max_constraints: u64) -> Polygraph {
+    let n = h.txns.len();
+    let vertex = |t: TxnId| is_vertex.get(t as usize).copied().unwrap_or(false);
+    // (key, value) -> (txn, op, is the transaction's last write to the key). First write kept.
+    let mut writes: Map<(KeyId, Value), (TxnId, u32, bool)> = Map::default();
+    let mut seen: Vec<KeyId> = Vec::new();
+    for (t, txn) in h.txns.iter().enumerate() {
+        seen.clear();
+        for o in (txn.ops_start..txn.ops_end).rev() {
+            let op = h.ops[o as usize];
+            if let (OpKind::Write, Arg::Val(v)) = (op.kind, op.arg) {
+                let last = !seen.contains(&op.key);
+                if last {
+                    seen.push(op.key);
+                }
+                let e = writes.entry((op.key, v)).or_insert((t as TxnId, o, last));
+                if e.1 > o {
+                    *e = (t as TxnId, o, last);
+                }
+            }
+        }
+    }
+    let mut key_idx: Map<KeyId, u32> = Map::default();
+    let mut keys: Vec<KeyInfo> = Vec::new();
+    let mut slot = |keys: &mut Vec<KeyInfo>, k: KeyId| -> usize {
+        *key_idx.entry(k).or_insert_with(|| {
+            keys.push(KeyInfo { key: k, versions: Vec::new(), initial_readers: Vec::new() });
+            keys.len() as u32 - 1
+        }) as usize
+    };
+    // Versions first, so that reads can find them.
+    let mut version_of: Map<(TxnId, KeyId), (usize, usize)> = Map::default();
+    for (t, txn) in h.txns.iter().enumerate() {
+        if !vertex(t as TxnId) {
+            continue;
+        }
+        for o in txn.ops_start..txn.ops_end {
+            let op = h.ops[o as usize];
+            if let (OpKind::Write, Arg::Val(v)) = (op.kind, op.arg) {
+                if writes.get(&(op.key, v)).is_some_and(|w| w.1 == o && w.2) {
+                    let ki = slot(&mut keys, op.key);
+                    version_of.insert((t as TxnId, op.key), (ki, keys[ki].versions.len()));
+                    keys[ki].versions.push(Version { txn: t as TxnId, op: o, readers: Vec::new() });
+                }
+            }
+        }
+    }
+    let mut known: Vec<PEdge> = Vec::new();
+    for (t, txn) in h.txns.iter().enumerate() {
+        let t = t as TxnId;
+        if !vertex(t) || h.txns[t as usize].status == Status::Aborted {
+            continue;
+        }
+        let ops = &h.ops[txn.ops_start as usize..txn.ops_end as usize];
+        for (i, op) in ops.iter().enumerate() {
+            if op.kind != OpKind::Read {
+                continue;
+            }
+            let o = txn.ops_start + i as u32;
+            if ops[..i].iter().any(|p| p.key == op.key && p.kind == OpKind::Write) {
+                continue; // internal read: checked by the inference, no edge
+            }
+            match op.arg {
+                Arg::Val(v) => {
+                    let Some(&(w, wop, last)) = writes.get(&(op.key, v)) else { continue };
+                    if !last || w == t || !vertex(w) {
+                        continue;
+                    }
+                    let Some(&(ki, vi)) = version_of.get(&(w, op.key)) else { continue };
+                    keys[ki].versions[vi].readers.push((t, o));
+                    known.push(PEdge { from: w, to: t, kind: Kind::Wr, key: op.key, from_op: wop, to_op: o });
+                }
+                _ => {
+                    let ki = slot(&mut keys, op.key);
+                    keys[ki].initial_readers.push((t, o));
+                }
+            }
+        }
+    }
+    for k in &keys {
+        for &(r, o) in &k.initial_readers {
+            for v in k.versions.iter().filter(|v| v.txn != r) {
+                known.push(PEdge { from: r, to: v.txn, kind: Kind::Rw, key: k.key, from_op: o, to_op: v.op });
+            }
+        }
+    }
+    if session_order {
+        let mut last: Map<i64, TxnId> = Map::default();
+        for (t, txn) in h.txns.iter().enumerate() {
+            let (Some(p), true) = (txn.process, vertex(t as TxnId)) else { continue };
+            if let Some(prev) = last.insert(p, t as TxnId) {
+                let pt = &h.txns[prev as usize];
+                let from_op = if pt.ops_end > pt.ops_start { pt.ops_end - 1 } else { u32::MAX };
+                let to_op = if txn.ops_end > txn.ops_start { txn.ops_start } else { u32::MAX };
+                known.push(PEdge { from: prev, to: t as TxnId, kind: Kind::So, key: 0, from_op, to_op });
+            }
+        }
+    }
+    let pairs: u64 = keys.iter().map(|k| k.versions.len() as u64).map(|m| m * m.saturating_sub(1) / 2).sum();
+    let mut cons = Vec::new();
+    if pairs <= max_constraints {
+        for (ki, k) in keys.iter().enumerate() {
+            let m = k.versions.len() as u32;
+            for a in 0..m {
+                for b in a + 1..m {
+                    cons.push(Constraint { key: ki as u32, a, b });
+                }
+            }
+        }
+    }
+    Polygraph { n, known, keys, cons, pairs, limit: max_constraints }
+}

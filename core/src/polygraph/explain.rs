@@ -1,0 +1,200 @@
+//! Counterexamples as PolySI explains them (5.3, Appendix C): the cycle, each edge marked
+//! certain (fixed by the history) or chosen (a version order the constraints force), the WR and
+//! WW edges behind each RW edge, and, when the cycle goes through a choice of a constraint, the
+//! cycle its other choice closes: together the two form an adjoining cycle set (Appendix E.2),
+//! a violation from which no dependency can be dropped.
+
+use super::constraints::{Kind, PEdge, Polygraph};
+use super::graph::Origin;
+use super::Counterexample;
+use crate::anomaly::AnomalyKind;
+use crate::graph::EdgeType;
+use crate::history::{History, TxnId};
+use crate::level::plain_name;
+use crate::report::text::{op_ref, op_text, txn_name, txn_text};
+use crate::report::{CycleReport, OpRef, Step};
+use std::fmt::Write;
+
+/// Adya's name of a cycle from its edge types (SO counts as a non-RW dependency).
+pub fn anomaly_of(kinds: &[Kind]) -> AnomalyKind {
+    let n = kinds.len();
+    let rw = kinds.iter().filter(|&&k| k == Kind::Rw).count();
+    let adjacent = (0..n).any(|i| kinds[i] == Kind::Rw && kinds[(i + 1) % n] == Kind::Rw);
+    match rw {
+        0 if kinds.iter().all(|&k| k == Kind::Ww) => AnomalyKind::G0,
+        0 => AnomalyKind::G1c,
+        1 => AnomalyKind::GSingle,
+        _ if adjacent => AnomalyKind::G2Item,
+        _ => AnomalyKind::GNonadjacent,
+    }
+}
+
+fn edge_type(k: Kind) -> EdgeType {
+    match k {
+        Kind::Ww => EdgeType::Ww,
+        Kind::Rw => EdgeType::Rw,
+        Kind::Wr | Kind::So => EdgeType::Wr,
+    }
+}
+
+fn opref(h: &History, t: TxnId, o: u32) -> OpRef {
+    if (o as usize) < h.ops.len() {
+        op_ref(h, o)
+    } else {
+        OpRef { txn: h.txns[t as usize].id, index: 0, op: String::new() }
+    }
+}
+
+/// The value a write op wrote, as text.
+fn written(h: &History, o: u32) -> String {
+    h.written(o).map_or_else(|| "nil".into(), |v| h.show(v))
+}
+
+/// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
+pub fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>) -> String {
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let k = h.show(h.key(e.key));
+    let note = match o {
+        Origin::Certain => String::new(),
+        Origin::Chosen { cons, .. } if Some(cons) == conflict => {
+            format!("one of the two orders of {from}'s and {to}'s writes of key {k}")
+        }
+        Origin::Chosen { .. } => "forced: the other order closes a cycle".into(),
+    };
+    let choice = if note.is_empty() { String::new() } else { format!(" ({note})") };
+    let ww_note = if note.is_empty() { "ww".to_string() } else { format!("ww, {note}") };
+    match e.kind {
+        Kind::So => format!("{from} and {to} ran in the same session, {from} first"),
+        Kind::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
+        Kind::Ww => format!("{to}'s write of {} to key {k} comes after {from}'s write of {}{choice}", written(h, e.to_op), written(h, e.from_op)),
+        Kind::Rw => match o {
+            Origin::Certain => format!(
+                "{from} read key {k} = nil, the initial value, which every write of key {k} overwrites, {to}'s write of {} included",
+                written(h, e.to_op)
+            ),
+            Origin::Chosen { cons, first } => {
+                let c = pg.cons[cons as usize];
+                let kinfo = &pg.keys[c.key as usize];
+                let x = if first { c.a } else { c.b };
+                let w = &kinfo.versions[x as usize];
+                format!(
+                    "{from} read key {k} = {} written by {} (wr), and {to}'s write of {} comes after {}'s ({ww_note}): {from} read a version {to} overwrote",
+                    written(h, w.op),
+                    txn_name(h, w.txn),
+                    written(h, e.to_op),
+                    txn_name(h, w.txn)
+                )
+            }
+        },
+    }
+}
+
+fn steps(h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) -> Vec<Step> {
+    cycle
+        .iter()
+        .map(|&(e, o)| Step {
+            from: h.txns[e.from as usize].id,
+            to: h.txns[e.to as usize].id,
+            ty: e.kind.as_str().into(),
+            key: if e.kind == Kind::So { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
+            from_op: opref(h, e.from, e.from_op),
+            to_op: opref(h, e.to, e.to_op),
+            why: why(h, pg, &e, o, conflict),
+            certain: Some(o == Origin::Certain),
+        })
+        .collect()
+}
+
+fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) {
+    for (i, &(e, o)) in cycle.iter().enumerate() {
+        let lead = if i + 1 == cycle.len() { "However, " } else { "" };
+        let tail = if i + 1 == cycle.len() { ": a contradiction!" } else { "." };
+        let mark = if o == Origin::Certain { "certain" } else { "chosen" };
+        let _ = writeln!(
+            text,
+            "  - {lead}{} < {} ({}, {mark}), because {}{tail}",
+            txn_name(h, e.from),
+            txn_name(h, e.to),
+            e.kind.as_str(),
+            why(h, pg, &e, o, conflict)
+        );
+    }
+}
+
+/// The report of a counterexample.
+pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleReport {
+    let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
+    let kinds: Vec<Kind> = cx.cycle.iter().map(|(e, _)| e.kind).collect();
+    let kind = anomaly_of(&kinds);
+    let types: Vec<EdgeType> = kinds.iter().map(|&k| edge_type(k)).collect();
+    let n = cx.cycle.len();
+    let rereads = (0..n).any(|i| {
+        let (a, b) = (&cx.cycle[(i + n - 1) % n].0, &cx.cycle[i].0);
+        a.kind == Kind::Wr && b.kind == Kind::Rw && a.key == b.key
+    });
+    let name = plain_name(&types, rereads);
+    let mut txns: Vec<TxnId> = cx.cycle.iter().map(|(e, _)| e.from).collect();
+    let mut text = String::from("Let:\n");
+    let mut all = txns.clone();
+    if let Some((_, other)) = &cx.other {
+        all.extend(other.iter().map(|(e, _)| e.from));
+    }
+    for r in &cx.reasons {
+        all.extend(r.cycle.iter().map(|(e, _)| e.from));
+    }
+    // Writers behind chosen RW edges (PolySI Appendix E.3 brings them back too).
+    for (e, o) in cx.cycle.iter().chain(cx.other.iter().flat_map(|(_, c)| c.iter())) {
+        if let (Kind::Rw, Origin::Chosen { cons, first }) = (e.kind, o) {
+            let c = pg.cons[*cons as usize];
+            let x = if *first { c.a } else { c.b };
+            all.push(pg.keys[c.key as usize].versions[x as usize].txn);
+        }
+    }
+    let mut listed = Vec::new();
+    for &t in &all {
+        if !listed.contains(&t) {
+            listed.push(t);
+            let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));
+        }
+    }
+    text.push_str("\nThen:\n");
+    then_lines(&mut text, h, pg, &cx.cycle, conflict);
+    if let Some((c, other)) = &cx.other {
+        let k = &pg.keys[c.key as usize];
+        let (a, b) = (k.versions[c.a as usize].op, k.versions[c.b as usize].op);
+        let _ = write!(
+            text,
+            "\nThe other order of {} and {} on key {} does not help:\n",
+            op_text(h, a),
+            op_text(h, b),
+            h.show(h.key(k.key))
+        );
+        then_lines(&mut text, h, pg, other, conflict);
+        text.push_str("\nEvery version order of the keys closes a forbidden cycle.\n");
+    }
+    for r in &cx.reasons {
+        let c = pg.cons[r.cons as usize];
+        let k = &pg.keys[c.key as usize];
+        let (a, b) = (k.versions[c.a as usize].op, k.versions[c.b as usize].op);
+        let (x, y) = if r.first { (a, b) } else { (b, a) };
+        let _ = writeln!(
+            text,
+            "\nWhy {} comes before {} on key {} (forced): the other order closes a cycle:",
+            op_text(h, x),
+            op_text(h, y),
+            h.show(h.key(k.key))
+        );
+        then_lines(&mut text, h, pg, &r.cycle, Some(r.cons));
+    }
+    let _ = write!(text, "\nThe cycle is {} ({name}).", kind.name());
+    txns.dedup();
+    CycleReport {
+        anomaly: kind.name().into(),
+        name: name.into(),
+        txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
+        steps: steps(h, pg, &cx.cycle, conflict),
+        // A shortest cycle through one edge, not necessarily the shortest of its component.
+        minimal: false,
+        explanation: text,
+    }
+}

@@ -1,0 +1,263 @@
+//! Which cycles a level forbids, as a product graph with one bit of state, and a growable graph
+//! with undo and a cycle test for one new edge.
+//!
+//! SER forbids every cycle. SI forbids a cycle of `(SO ∪ WR ∪ WW) ; RW?` (PolySI Theorem 6,
+//! after Cerone and Gotsman): a cycle in which every RW edge follows a non-RW edge, that is one
+//! without two adjacent RW edges. Product node `2v + s`: `s = 1` when an RW edge may be taken
+//! next (the last edge was not RW), `s = 0` after an RW edge. Under SER only `s = 1` is used.
+//!
+//! The growable graph keeps a topological order of its product nodes up to date as edges come
+//! (Pearce and Kelly's dynamic topological sort, JEA 2006): an edge that goes forward in the
+//! order closes no cycle and costs nothing; one that goes backward is tested by a breadth-first
+//! search bounded by the order, and the order is repaired locally when it is added. Removing
+//! edges (undo) keeps an order valid.
+
+use super::constraints::{Kind, PEdge};
+use crate::graph::search::Budget;
+
+/// The level a polygraph is checked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Mode {
+    Ser,
+    Si,
+}
+
+/// The product states a mode uses.
+pub fn states(mode: Mode) -> &'static [u32] {
+    match mode {
+        Mode::Ser => &[1],
+        Mode::Si => &[0, 1],
+    }
+}
+
+/// The state after taking an edge of this kind from state `s`, if allowed.
+pub fn step(mode: Mode, s: u32, kind: Kind) -> Option<u32> {
+    match (mode, kind) {
+        (Mode::Si, Kind::Rw) => (s == 1).then_some(0),
+        _ => Some(1),
+    }
+}
+
+/// For a new edge: the state its head starts in, and the states of its tail that close a cycle.
+/// (A non-RW edge `a -> b` closes a cycle when `(b, 1)` reaches `a` in any state; an RW edge
+/// when `(b, 0)` reaches `(a, 1)`: the RW must follow a non-RW edge and precede one.)
+pub fn query(mode: Mode, kind: Kind) -> (u32, [bool; 2]) {
+    match (mode, kind) {
+        (Mode::Si, Kind::Rw) => (0, [false, true]),
+        // Under SER every search stays in state 1.
+        (mode, _) => (1, [mode == Mode::Si, true]),
+    }
+}
+
+/// Where an edge comes from: the history itself, or a choice of a constraint.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Origin {
+    Certain,
+    /// Side `first` of constraint `cons` (forced by pruning or chosen by the search).
+    Chosen {
+        cons: u32,
+        first: bool,
+    },
+}
+
+/// A growable graph over transactions with LIFO removal.
+pub struct DynGraph {
+    pub mode: Mode,
+    pub edges: Vec<(PEdge, Origin)>,
+    out: Vec<Vec<u32>>,
+    inn: Vec<Vec<u32>>,
+    /// Position of each product node in a topological order, when `ordered`.
+    ord: Vec<u32>,
+    ordered: bool,
+    seen: Vec<u32>,
+    parent: Vec<(u32, u32)>,
+    epoch: u32,
+    queue: Vec<u32>,
+}
+
+/// The outcome of a cycle test.
+pub enum Closes {
+    No,
+    /// The edge ids of a path from the new edge's head back to its tail.
+    Yes(Vec<u32>),
+    /// The budget ran out.
+    Unknown,
+}
+
+impl DynGraph {
+    pub fn new(mode: Mode, n: usize) -> Self {
+        DynGraph {
+            mode,
+            edges: Vec::new(),
+            out: vec![Vec::new(); n],
+            inn: vec![Vec::new(); n],
+            ord: Vec::new(),
+            ordered: false,
+            seen: vec![0; 2 * n],
+            parent: vec![(0, 0); 2 * n],
+            epoch: 0,
+            queue: Vec::new(),
+        }
+    }
+
+    /// Adopt a topological order of the product graph of the current edges (node -> position).
+    pub fn set_order(&mut self, pos: Vec<u32>) {
+        self.ordered = pos.len() == self.seen.len();
+        self.ord = pos;
+    }
+
+    /// Add an edge, which must not close a forbidden cycle (else the order is dropped and
+    /// later tests search unbounded).
+    pub fn push(&mut self, e: PEdge, origin: Origin) {
+        let n = self.out.len();
+        if e.from as usize >= n || e.to as usize >= n {
+            return;
+        }
+        let id = self.edges.len() as u32;
+        self.out[e.from as usize].push(id);
+        self.inn[e.to as usize].push(id);
+        self.edges.push((e, origin));
+        if self.ordered {
+            for &s in states(self.mode) {
+                if let Some(s2) = step(self.mode, s, e.kind) {
+                    let (x, y) = (2 * e.from + s, 2 * e.to + s2);
+                    if self.ord[x as usize] > self.ord[y as usize] {
+                        self.reorder(x, y);
+                    }
+                }
+            }
+        }
+    }
+
+    /// Remove edges until `len` remain (the most recent first).
+    pub fn truncate(&mut self, len: usize) {
+        while self.edges.len() > len {
+            if let Some((e, _)) = self.edges.pop() {
+                self.out[e.from as usize].pop();
+                self.inn[e.to as usize].pop();
+            }
+        }
+    }
+
+    fn next_epoch(&mut self) -> u32 {
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.seen.fill(0);
+            self.epoch = 1;
+        }
+        self.epoch
+    }
+
+    /// Pearce-Kelly: after arc `x -> y` with `ord[x] > ord[y]` (and no cycle), move the nodes
+    /// `y` reaches below `ord[x]` after the nodes reaching `x` above `ord[y]`, in the same slots.
+    fn reorder(&mut self, x: u32, y: u32) {
+        let (lb, ub) = (self.ord[y as usize], self.ord[x as usize]);
+        let mode = self.mode;
+        let epoch = self.next_epoch();
+        let mut fwd: Vec<u32> = vec![y];
+        self.seen[y as usize] = epoch;
+        let mut i = 0;
+        while i < fwd.len() {
+            let p = fwd[i];
+            i += 1;
+            let (v, s) = (p / 2, p % 2);
+            for &id in &self.out[v as usize] {
+                let f = self.edges[id as usize].0;
+                let Some(s2) = step(mode, s, f.kind) else { continue };
+                let q = 2 * f.to + s2;
+                if q == x {
+                    self.ordered = false; // a cycle: the caller broke the contract
+                    return;
+                }
+                if self.seen[q as usize] != epoch && self.ord[q as usize] < ub {
+                    self.seen[q as usize] = epoch;
+                    fwd.push(q);
+                }
+            }
+        }
+        let mut back: Vec<u32> = vec![x];
+        self.seen[x as usize] = epoch;
+        let mut i = 0;
+        while i < back.len() {
+            let q = back[i];
+            i += 1;
+            let (v, s2) = (q / 2, q % 2);
+            for &id in &self.inn[v as usize] {
+                let f = self.edges[id as usize].0;
+                for &s in states(mode) {
+                    if step(mode, s, f.kind) != Some(s2) {
+                        continue;
+                    }
+                    let p = 2 * f.from + s;
+                    if self.seen[p as usize] != epoch && self.ord[p as usize] > lb {
+                        self.seen[p as usize] = epoch;
+                        back.push(p);
+                    }
+                }
+            }
+        }
+        fwd.sort_unstable_by_key(|&p| self.ord[p as usize]);
+        back.sort_unstable_by_key(|&p| self.ord[p as usize]);
+        let mut slots: Vec<u32> = fwd.iter().chain(&back).map(|&p| self.ord[p as usize]).collect();
+        slots.sort_unstable();
+        for (p, slot) in back.iter().chain(&fwd).zip(slots) {
+            self.ord[*p as usize] = slot;
+        }
+    }
+
+    /// Would adding `e` close a forbidden cycle? The path returned, with `e`, is a shortest one.
+    pub fn closes(&mut self, e: &PEdge, budget: &mut Budget) -> Closes {
+        let (start, accept) = query(self.mode, e.kind);
+        let (n2, from) = (self.seen.len() as u32, e.from);
+        if e.from == e.to || 2 * e.to >= n2 || 2 * e.from >= n2 {
+            return Closes::No;
+        }
+        let s0 = 2 * e.to + start;
+        // With an order, only nodes between the head and the tail can be on the way back.
+        let bound = if self.ordered {
+            let b = (0..2).filter(|&s| accept[s]).map(|s| self.ord[(2 * from + s as u32) as usize]).max().unwrap_or(0);
+            if self.ord[s0 as usize] > b {
+                return Closes::No;
+            }
+            b
+        } else {
+            u32::MAX
+        };
+        let epoch = self.next_epoch();
+        self.queue.clear();
+        self.seen[s0 as usize] = epoch;
+        self.queue.push(s0);
+        let mut head = 0;
+        while head < self.queue.len() {
+            let p = self.queue[head];
+            head += 1;
+            let (v, s) = (p / 2, p % 2);
+            if v == from && accept[s as usize] {
+                let mut path = Vec::new();
+                let mut q = p;
+                while q != s0 {
+                    let (edge, prev) = self.parent[q as usize];
+                    path.push(edge);
+                    q = prev;
+                }
+                path.reverse();
+                return Closes::Yes(path);
+            }
+            if !budget.spend(1 + self.out[v as usize].len() as u64) {
+                return Closes::Unknown;
+            }
+            for &id in &self.out[v as usize] {
+                let (f, _) = self.edges[id as usize];
+                let Some(s2) = step(self.mode, s, f.kind) else { continue };
+                let q = 2 * f.to + s2;
+                let in_bound = !self.ordered || self.ord[q as usize] <= bound;
+                if self.seen[q as usize] != epoch && in_bound {
+                    self.seen[q as usize] = epoch;
+                    self.parent[q as usize] = (id, p);
+                    self.queue.push(q);
+                }
+            }
+        }
+        Closes::No
+    }
+}

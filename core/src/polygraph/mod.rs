@@ -1,0 +1,296 @@
+//! Exact SER and SI checking of register histories without a version order, as PolySI does it
+//! (Huang et al., VLDB 2023): the generalized polygraph (Def. 9; [`constraints`]), pruning to
+//! a fixpoint (4.3; [`prune`]), a search for an acyclic resolution ([`solve`]; pure Rust,
+//! where PolySI calls MonoSAT), and counterexamples as PolySI explains them (5.3, Appendices C
+//! and E; [`explain`]). Deciding SI or SER here is NP-complete; the budget bounds the work and
+//! a level the budget cuts short is `unknown`.
+//!
+//! Session order is part of the known edges when asked for: PolySI checks (strong session)
+//! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
+
+pub mod chain;
+pub mod constraints;
+pub mod explain;
+pub mod graph;
+pub mod prune;
+pub mod reasons;
+#[cfg(feature = "batsat")]
+pub mod sat;
+pub mod solve;
+
+pub use constraints::{build, Constraint, Kind, PEdge, Polygraph};
+pub use graph::{Mode, Origin};
+
+/// The default bound on materialized constraints: each costs about 300 bytes once its
+/// edges are drawn (measured: 480k constraints, 150 MB), so this keeps a check under about
+/// 600 MB, which a browser tab can afford.
+pub const MAX_CONSTRAINTS: u64 = 2_000_000;
+
+/// Steps DPLL may spend to explain a violation the SAT search proved.
+#[cfg(feature = "batsat")]
+const EXPLAIN_STEPS: u64 = 50_000_000;
+
+use crate::graph::search::Budget;
+use graph::{Closes, DynGraph};
+use prune::PruneOutcome;
+use serde::{Deserialize, Serialize};
+
+/// Counts PolySI reports (Table 3): constraints before and after pruning, and the work done.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PolyStats {
+    /// Known edges (WR, SO, RW from readers of initial values).
+    pub known_edges: usize,
+    pub constraints: usize,
+    /// Constraints pruning left open.
+    pub after_pruning: usize,
+    pub pruning_rounds: u32,
+    /// Guesses the search made.
+    pub decisions: u64,
+    /// Whether the first guess (a version order from the known edges, [`chain`]) proved the
+    /// level, so that no constraint was needed.
+    pub chain_guess: bool,
+}
+
+/// A counterexample: a forbidden cycle, and when it goes through a choice of a constraint, the
+/// cycle the other choice closes (together, an adjoining cycle set: PolySI Appendix E.2).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Counterexample {
+    pub cycle: Vec<(PEdge, Origin)>,
+    /// The constraint both of whose choices close a cycle, and the other choice's cycle.
+    pub other: Option<(Constraint, Vec<(PEdge, Origin)>)>,
+    /// Why the forced choices on these cycles were forced ([`reasons`]).
+    pub reasons: Vec<reasons::Reason>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    Violated(Counterexample),
+    Unknown(String),
+}
+
+/// How the open constraints are resolved after pruning.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Search {
+    /// The version-order guess of [`chain`] first, then pruning, a greedy pass (enough for
+    /// most histories that hold), then DPLL if it fails.
+    Fast,
+    /// Pruning, the greedy pass, then DPLL (to see the constraints pruning leaves).
+    NoChain,
+    /// Pruning, then DPLL only (for tests of the search itself).
+    DpllOnly,
+    /// Pruning, then CDCL modulo acyclicity (`sat`, feature `batsat`) only.
+    #[cfg(feature = "batsat")]
+    SatOnly,
+}
+
+/// Decide `mode` for a polygraph.
+pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, PolyStats) {
+    decide_with(pg, mode, budget, Search::Fast)
+}
+
+/// [`decide`], choosing how open constraints are searched.
+pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
+    let mut stats = PolyStats { known_edges: pg.known.len(), constraints: pg.pairs as usize, ..Default::default() };
+    let unknown =
+        |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
+    let all = pg.cons.len() as u64 == pg.pairs;
+    if search == Search::Fast || !all {
+        match chain::guess(pg, mode, budget) {
+            Some(true) => {
+                stats.chain_guess = true;
+                return (Verdict::Holds, stats);
+            }
+            Some(false) => {}
+            None => return (unknown(budget), stats),
+        }
+    }
+    let pruned = prune::prune(pg, mode, budget);
+    if !all && matches!(pruned.outcome, PruneOutcome::Open) {
+        let why = format!(
+            "the history has {} constraints (pairs of versions of a key), more than the {} this check builds, and the first guess of a version order has a cycle",
+            pg.pairs, pg.limit
+        );
+        return (Verdict::Unknown(why), stats);
+    }
+    stats.pruning_rounds = pruned.rounds;
+    let open: Vec<u32> =
+        pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
+    stats.after_pruning = open.len();
+    let mut g = DynGraph::new(mode, pg.n);
+    for &(e, o) in &pruned.edges {
+        g.push(e, o);
+    }
+    match pruned.outcome {
+        PruneOutcome::Unknown => (unknown(budget), stats),
+        PruneOutcome::Cycle(ids) => {
+            let cycle = shortest_through(&mut g, &ids, budget)
+                .unwrap_or_else(|| ids.iter().map(|&i| pruned.edges[i]).collect());
+            (
+                Verdict::Violated(explained(
+                    pg,
+                    &g,
+                    Counterexample { cycle, other: None, reasons: Vec::new() },
+                    budget,
+                )),
+                stats,
+            )
+        }
+        PruneOutcome::Conflict(c) => {
+            if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
+                g.set_order(pos);
+            }
+            match conflict(pg, &mut g, c, budget) {
+                Some(cx) => (Verdict::Violated(explained(pg, &g, cx, budget)), stats),
+                None => (unknown(budget), stats),
+            }
+        }
+        PruneOutcome::Open => {
+            // Prefer, for each open constraint, the order of its writers in a topological
+            // order of the known edges: on histories that hold this is usually right.
+            let nodes = 2 * pg.n;
+            let prefer: Vec<bool> = match prune::order(&g.edges, mode, nodes) {
+                Some(pos) => {
+                    let prefer = pg
+                        .cons
+                        .iter()
+                        .map(|&c| {
+                            let k = &pg.keys[c.key as usize];
+                            let (a, b) = (k.versions[c.a as usize].txn, k.versions[c.b as usize].txn);
+                            pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
+                        })
+                        .collect();
+                    g.set_order(pos);
+                    prefer
+                }
+                None => vec![true; pg.cons.len()],
+            };
+            if matches!(search, Search::Fast | Search::NoChain) {
+                let before = g.edges.len();
+                match greedy(pg, &mut g, &open, &prefer, budget) {
+                    Some(true) => return (Verdict::Holds, stats),
+                    Some(false) => g.truncate(before),
+                    None => return (unknown(budget), stats),
+                }
+            }
+            #[cfg(feature = "batsat")]
+            if search == Search::SatOnly {
+                return match sat::solve(pg, &mut g, &open, &prefer, budget) {
+                    sat::SatOutcome::Acyclic => (Verdict::Holds, stats),
+                    sat::SatOutcome::Unknown => (unknown(budget), stats),
+                    sat::SatOutcome::Unsat(last) => {
+                        // The counterexample: DPLL's conflict with every choice implied, if DPLL
+                        // finds it within a bounded effort; else the last cycle the SAT search met.
+                        let mut bounded = Budget::new(budget.steps.min(EXPLAIN_STEPS), None);
+                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats) {
+                            (v @ Verdict::Violated(_), st) => (v, st),
+                            (_, st) => (
+                                Verdict::Violated(Counterexample { cycle: last, other: None, reasons: Vec::new() }),
+                                st,
+                            ),
+                        }
+                    }
+                };
+            }
+            solve_open(pg, &mut g, &open, &prefer, budget, stats)
+        }
+    }
+}
+
+/// Greedily, each open constraint its preferred choice unless that closes a cycle with the
+/// edges so far, else the other; every edge added is tested, so success proves acyclicity.
+/// `Some(false)` when some constraint had no choice left (the search decides then).
+fn greedy(pg: &Polygraph, g: &mut DynGraph, open: &[u32], prefer: &[bool], budget: &mut Budget) -> Option<bool> {
+    for &c in open {
+        let first = prefer[c as usize];
+        let pick = match solve::feasible(pg, g, c, first, budget)? {
+            true => first,
+            false if solve::feasible(pg, g, c, !first, budget)? => !first,
+            false => return Some(false),
+        };
+        for e in pg.side(pg.cons[c as usize], pick) {
+            g.push(e, Origin::Chosen { cons: c, first: pick });
+        }
+    }
+    Some(true)
+}
+
+fn solve_open(
+    pg: &Polygraph,
+    g: &mut DynGraph,
+    open: &[u32],
+    prefer: &[bool],
+    budget: &mut Budget,
+    mut stats: PolyStats,
+) -> (Verdict, PolyStats) {
+    let unknown =
+        |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
+    {
+        match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
+            solve::Solved::Acyclic => (Verdict::Holds, stats),
+            solve::Solved::Unknown => (unknown(budget), stats),
+            solve::Solved::Conflict(c) => match conflict(pg, g, c, budget) {
+                Some(cx) => (Verdict::Violated(explained(pg, g, cx, budget)), stats),
+                None => (unknown(budget), stats),
+            },
+        }
+    }
+}
+
+/// The shortest cycle through one of these edges (which close a cycle in `g`).
+fn shortest_through(g: &mut DynGraph, ids: &[usize], budget: &mut Budget) -> Option<Vec<(PEdge, Origin)>> {
+    let mut best: Option<Vec<(PEdge, Origin)>> = None;
+    for &i in ids {
+        let Some(&(e, o)) = g.edges.get(i) else { continue };
+        if let Closes::Yes(path) = g.closes(&e, budget) {
+            if best.as_ref().is_none_or(|b| path.len() + 1 < b.len()) {
+                let mut c = vec![(e, o)];
+                c.extend(path.iter().map(|&id| g.edges[id as usize]));
+                best = Some(c);
+            }
+        }
+    }
+    best
+}
+
+/// The cycle each choice of `c` closes in `g`.
+fn conflict(pg: &Polygraph, g: &mut DynGraph, c: u32, budget: &mut Budget) -> Option<Counterexample> {
+    let mut cycles = Vec::new();
+    for first in [true, false] {
+        let before = g.edges.len();
+        let mut found = None;
+        for e in pg.side(pg.cons[c as usize], first) {
+            let o = Origin::Chosen { cons: c, first };
+            match g.closes(&e, budget) {
+                Closes::Yes(path) => {
+                    let mut cyc = vec![(e, o)];
+                    cyc.extend(path.iter().map(|&id| g.edges[id as usize]));
+                    found = Some(cyc);
+                    break;
+                }
+                Closes::No => g.push(e, o),
+                Closes::Unknown => break,
+            }
+        }
+        g.truncate(before);
+        cycles.push(found?);
+    }
+    let other = cycles.pop()?;
+    let cycle = cycles.pop()?;
+    Some(Counterexample { cycle, other: Some((pg.cons[c as usize], other)), reasons: Vec::new() })
+}
+
+/// Steps the reasons of a counterexample may take (their own budget: the verdict is known).
+const REASON_STEPS: u64 = 10_000_000;
+
+/// Add the reasons of the forced choices on the counterexample's cycles.
+fn explained(pg: &Polygraph, g: &DynGraph, mut cx: Counterexample, budget: &Budget) -> Counterexample {
+    let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
+    let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
+    let mut cycles: Vec<&[(PEdge, Origin)]> = vec![&cx.cycle];
+    if let Some((_, other)) = &cx.other {
+        cycles.push(other);
+    }
+    cx.reasons = reasons::reasons(pg, g, &cycles, conflict, &mut own);
+    cx
+}

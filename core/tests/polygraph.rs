@@ -1,0 +1,390 @@
+//! The polygraph mode (PolySI) for register histories without a version order: generator
+//! histories hold the level they were generated under, injected anomalies are found with the
+//! right cycle, and on small random histories the verdict equals brute-force enumeration of
+//! every per-key version order checked by the version-order engine.
+
+use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, KeyDistribution};
+use grail_core::graph::search::Budget;
+use grail_core::polygraph::{self, Mode, Search, Verdict};
+use grail_core::report::RegisterMode;
+use grail_core::{CheckOptions, Format, Level, Report};
+
+fn gen(isolation: Isolation, seed: u64, txns: usize, inject: Vec<(Injection, usize)>) -> grail_core::History {
+    let o = GenOptions {
+        transactions: txns,
+        sessions: 8,
+        keys: 12,
+        min_ops: 2,
+        max_ops: 6,
+        read_ratio: 0.6,
+        distribution: KeyDistribution::Zipfian(1.0),
+        model: DataModel::RwRegister,
+        isolation,
+        inject,
+        seed,
+        ..Default::default()
+    };
+    let g = generate(&o);
+    // No write-ahead log: the version order is unknown.
+    let h = grail_core::read(g.history.as_bytes(), Format::Auto).unwrap();
+    assert!(h.version_order.is_none());
+    h
+}
+
+fn check(h: &grail_core::History, levels: &[Level]) -> Report {
+    grail_core::check(h, &CheckOptions { levels: levels.to_vec(), ..Default::default() })
+}
+
+#[test]
+fn serializable_histories_hold_ser_and_si() {
+    for seed in 1..=4 {
+        let r = check(&gen(Isolation::Serializable, seed, 200, vec![]), &[Level::Ser, Level::Si]);
+        assert_eq!(
+            r.levels["SER"].valid,
+            Some(true),
+            "seed {seed}: {}",
+            r.levels["SER"].cycles.first().map_or("", |c| &c.explanation)
+        );
+        assert_eq!(r.levels["SI"].valid, Some(true), "seed {seed}");
+        assert!(r.notes.iter().any(|n| n.contains("generalized polygraph")), "{:?}", r.notes);
+    }
+}
+
+#[test]
+fn snapshot_isolation_histories_hold_si_and_some_violate_ser() {
+    let mut ser_violated = 0;
+    for seed in 1..=6 {
+        let r = check(&gen(Isolation::SnapshotIsolation, seed, 400, vec![]), &[Level::Ser, Level::Si]);
+        assert_eq!(r.levels["SI"].valid, Some(true), "seed {seed}");
+        if r.levels["SER"].valid == Some(false) {
+            ser_violated += 1;
+            let c = &r.levels["SER"].cycles[0];
+            assert!(c.steps.iter().filter(|s| s.ty == "rw").count() >= 2, "{}", c.explanation);
+        }
+    }
+    assert!(ser_violated > 0, "snapshot isolation with contention should show some write skew");
+}
+
+/// The one cycle of an injected anomaly: transactions on processes the generator reserves for
+/// injections (>= 1000), every edge certain (they read the initial value of fresh keys).
+fn injected(inj: Injection, level: &str, anomaly: &str, name: &str) {
+    let h = gen(Isolation::Serializable, 7, 200, vec![(inj, 1)]);
+    let r = check(&h, &[Level::Ser, Level::Si]);
+    let lr = &r.levels[level];
+    assert_eq!(lr.valid, Some(false), "{inj:?} at {level}");
+    let c = &lr.cycles[0];
+    assert_eq!((c.anomaly.as_str(), c.name.as_str()), (anomaly, name), "{}", c.explanation);
+    for s in &c.steps {
+        let t = h.txns.iter().find(|t| t.id == s.from).unwrap();
+        assert!(t.process.unwrap() >= 1000, "T{} is not injected: {}", s.from, c.explanation);
+        assert!(s.certain.is_some());
+    }
+}
+
+#[test]
+fn injected_lost_update_is_g_single() {
+    injected(Injection::LostUpdate, "SI", "G-single", "lost update");
+    injected(Injection::LostUpdate, "SER", "G-single", "lost update");
+}
+
+#[test]
+fn injected_write_skew_violates_ser_only() {
+    injected(Injection::WriteSkew, "SER", "G2-item", "write skew");
+    let r = check(&gen(Isolation::Serializable, 7, 200, vec![(Injection::WriteSkew, 1)]), &[Level::Si]);
+    assert_eq!(r.levels["SI"].valid, Some(true));
+}
+
+#[test]
+fn injected_long_fork_is_g_nonadjacent() {
+    injected(Injection::LongFork, "SI", "G-nonadjacent", "long fork");
+    injected(Injection::LongFork, "SER", "G-nonadjacent", "long fork");
+}
+
+#[test]
+fn lost_update_counterexample_marks_the_chosen_write_order() {
+    // Both read 0 written by T1, then write: whichever write is first, the other lost it.
+    let text = r#"[{"id": 1, "ops": [["w", "x", 0]]},
+                   {"id": 2, "ops": [["r", "x", 0], ["w", "x", 1]]},
+                   {"id": 3, "ops": [["r", "x", 0], ["w", "x", 2]]}]"#;
+    let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+    let r = check(&h, &[Level::Si]);
+    let c = &r.levels["SI"].cycles[0];
+    assert_eq!(c.anomaly, "G-single");
+    assert!(c.steps.iter().any(|s| s.certain == Some(false) && s.ty == "ww"), "{}", c.explanation);
+    assert!(c.explanation.contains("other order"), "{}", c.explanation);
+    // Why T1's write comes first: the other order contradicts a certain WR edge.
+    assert!(c.explanation.contains("Why [:w x 0] comes before"), "{}", c.explanation);
+    // The sure-edge mode misses it (no version order, no read-then-write chain decides it).
+    let old = grail_core::check(
+        &h,
+        &CheckOptions { levels: vec![Level::Si], register_mode: RegisterMode::SureEdges, ..Default::default() },
+    );
+    assert_eq!(old.levels["SI"].valid, Some(true));
+}
+
+#[test]
+fn session_order_is_part_of_strong_session_si_only() {
+    // One session writes x = 1 and then reads the initial value: it lost its own write. PolySI
+    // counts that against SI (its known edges include session order); grail against
+    // strong-session SI, keeping SI the level without session order, as for list histories.
+    let text = r#"[{"id": 1, "session": 1, "ops": [["w", "x", 1]]},
+                   {"id": 2, "session": 1, "ops": [["r", "x", null]]}]"#;
+    let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+    let r = check(&h, &[Level::Si, Level::StrongSessionSi, Level::StrongSessionSer]);
+    assert_eq!(r.levels["SI"].valid, Some(true));
+    assert_eq!(r.levels["strong-session-SI"].valid, Some(false));
+    let c = &r.levels["strong-session-SI"].cycles[0];
+    assert!(c.steps.iter().any(|s| s.ty == "so"), "{}", c.explanation);
+    assert_eq!(c.anomaly, "G-single-process");
+    assert_eq!(r.levels["strong-session-SER"].anomalies, ["G-single-process"]);
+}
+
+#[test]
+fn budget_exhaustion_is_unknown() {
+    let h = gen(Isolation::Serializable, 3, 300, vec![]);
+    let r =
+        grail_core::check(&h, &CheckOptions { levels: vec![Level::Ser], max_steps: Some(10), ..Default::default() });
+    assert_eq!(r.levels["SER"].valid, None);
+    assert!(r.levels["SER"].reason.as_deref().unwrap_or("").contains("polygraph"));
+}
+
+#[test]
+fn broken_assumptions_are_reported() {
+    let text = r#"[{"id": 1, "ops": [["w", "x", 1]]},
+                   {"id": 2, "ops": [["w", "x", 1]]},
+                   {"id": 3, "ops": [["r", "x", 7]]}]"#;
+    let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+    let r = check(&h, &[Level::Ser, Level::Si]);
+    let kinds: Vec<&str> = r.anomalies.iter().map(|a| a.kind.as_str()).collect();
+    assert!(kinds.contains(&"duplicate-write") && kinds.contains(&"garbage-read"), "{kinds:?}");
+}
+
+// ---- brute force ----
+
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+    fn below(&mut self, n: usize) -> usize {
+        (self.next() % n as u64) as usize
+    }
+}
+
+/// A small random register history in native JSON: no sessions, one write per key per
+/// transaction, reads before the transaction's own write, of nil or another's value.
+#[allow(clippy::needless_range_loop)]
+fn random_history(rng: &mut Rng) -> (String, Vec<Vec<i64>>) {
+    let txns = 2 + rng.below(4);
+    let keys = 1 + rng.below(2);
+    // Values each transaction writes per key (decided first, so reads can see later writers).
+    let mut writes: Vec<Vec<Option<i64>>> = vec![vec![None; keys]; txns];
+    for (t, w) in writes.iter_mut().enumerate() {
+        for (k, slot) in w.iter_mut().enumerate() {
+            if rng.below(2) == 0 {
+                *slot = Some((t * 10 + k + 1) as i64);
+            }
+        }
+    }
+    let mut out = Vec::new();
+    for t in 0..txns {
+        let mut ops = Vec::new();
+        for k in 0..keys {
+            if rng.below(3) != 0 {
+                let others: Vec<i64> = (0..txns).filter(|&u| u != t).filter_map(|u| writes[u][k]).collect();
+                let pick = rng.below(others.len() + 1);
+                let v = others.get(pick).map_or("null".to_string(), |v| v.to_string());
+                ops.push(format!(r#"["r", "k{k}", {v}]"#));
+            }
+            if let Some(v) = writes[t][k] {
+                ops.push(format!(r#"["w", "k{k}", {v}]"#));
+            }
+        }
+        out.push(format!(r#"{{"id": {}, "ops": [{}]}}"#, t + 1, ops.join(", ")));
+    }
+    let per_key: Vec<Vec<i64>> = (0..keys).map(|k| (0..txns).filter_map(|t| writes[t][k]).collect()).collect();
+    (format!("[{}]", out.join(",\n")), per_key)
+}
+
+fn permutations(v: &[i64]) -> Vec<Vec<i64>> {
+    if v.len() <= 1 {
+        return vec![v.to_vec()];
+    }
+    let mut out = Vec::new();
+    for i in 0..v.len() {
+        let mut rest = v.to_vec();
+        let x = rest.remove(i);
+        for mut p in permutations(&rest) {
+            p.insert(0, x);
+            out.push(p);
+        }
+    }
+    out
+}
+
+/// Does some assignment of per-key version orders make `level` hold?
+fn brute_force(text: &str, per_key: &[Vec<i64>], level: Level) -> bool {
+    let mut choices: Vec<Vec<i64>> = vec![Vec::new()];
+    let mut combos: Vec<Vec<Vec<i64>>> = vec![Vec::new()];
+    for vals in per_key {
+        let perms = permutations(vals);
+        combos =
+            combos.into_iter().flat_map(|c| perms.iter().map(move |p| [c.clone(), vec![p.clone()]].concat())).collect();
+    }
+    choices.clear();
+    combos.into_iter().any(|orders| {
+        let vo: Vec<String> = orders
+            .iter()
+            .enumerate()
+            .map(|(k, o)| format!(r#""k{k}": [{}]"#, o.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(", ")))
+            .collect();
+        let full = format!(r#"{{"transactions": {text}, "version_order": {{{}}}}}"#, vo.join(", "));
+        let h = grail_core::read(full.as_bytes(), Format::Json).unwrap();
+        let r = grail_core::check(
+            &h,
+            &CheckOptions { levels: vec![level], register_mode: RegisterMode::SureEdges, ..Default::default() },
+        );
+        r.levels[level.name()].valid == Some(true)
+    })
+}
+
+#[test]
+fn verdicts_equal_brute_force_over_all_version_orders() {
+    let mut rng = Rng(0x9e3779b97f4a7c15);
+    let (mut violated, mut held, mut searched) = (0, 0, 0);
+    for case in 0..400 {
+        let (text, per_key) = random_history(&mut rng);
+        let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+        let inf = grail_core::infer(&h);
+        assert!(inf.findings.is_empty(), "case {case}: {:?}\n{text}", inf.findings);
+        let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        #[allow(unused_mut)]
+        let mut searches = vec![
+            (Level::Ser, Mode::Ser, Search::Fast),
+            (Level::Si, Mode::Si, Search::Fast),
+            (Level::Ser, Mode::Ser, Search::NoChain),
+            (Level::Si, Mode::Si, Search::NoChain),
+            (Level::Ser, Mode::Ser, Search::DpllOnly),
+            (Level::Si, Mode::Si, Search::DpllOnly),
+        ];
+        if cfg!(feature = "batsat") {
+            #[cfg(feature = "batsat")]
+            searches.extend([(Level::Ser, Mode::Ser, Search::SatOnly), (Level::Si, Mode::Si, Search::SatOnly)]);
+        }
+        for (level, mode, search) in searches {
+            let (v, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search);
+            if st.decisions > 0 {
+                searched += 1;
+            }
+            let expected = brute_force(&text, &per_key, level);
+            match v {
+                Verdict::Holds => {
+                    held += 1;
+                    assert!(expected, "case {case} {level:?}: polygraph holds, brute force violated\n{text}")
+                }
+                Verdict::Violated(_) => {
+                    violated += 1;
+                    assert!(!expected, "case {case} {level:?}: polygraph violated, brute force holds\n{text}")
+                }
+                Verdict::Unknown(w) => panic!("unknown without a budget: {w}"),
+            }
+        }
+    }
+    assert!(violated > 50 && held > 50, "{violated} violated, {held} held: the oracle test is too one-sided");
+    assert!(searched > 20, "only {searched} cases needed the search's guesses");
+}
+
+#[test]
+fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown() {
+    // Holds: the version order guessed from the known edges is a certificate.
+    let h = gen(Isolation::Serializable, 5, 200, vec![]);
+    let inf = grail_core::infer(&h);
+    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, 0);
+    assert!(pg.cons.is_empty() && pg.pairs > 0);
+    let (v, st) = polygraph::decide(&pg, Mode::Ser, &mut Budget::unlimited());
+    assert_eq!(v, Verdict::Holds);
+    assert!(st.chain_guess);
+    // A lost update needs the constraints: unknown, with the reason.
+    let text = r#"[{"id": 1, "ops": [["w", "x", 0]]},
+                   {"id": 2, "ops": [["r", "x", 0], ["w", "x", 1]]},
+                   {"id": 3, "ops": [["r", "x", 0], ["w", "x", 2]]}]"#;
+    let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+    let inf = grail_core::infer(&h);
+    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, 0);
+    match polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0 {
+        Verdict::Unknown(why) => assert!(why.contains("3 constraints"), "{why}"),
+        v => panic!("expected unknown, got {v:?}"),
+    }
+    // With the constraints, it is violated.
+    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, u64::MAX);
+    assert!(matches!(polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0, Verdict::Violated(_)));
+}
+
+/// A counterexample is a closed walk the level forbids; its certain edges are known edges, its
+/// chosen edges belong to the choice they name; with two cycles, they go through the two
+/// choices of one constraint.
+fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::Counterexample, ctx: &str) {
+    use polygraph::{Kind, Origin, PEdge};
+    let check_cycle = |cycle: &[(PEdge, Origin)]| {
+        let n = cycle.len();
+        assert!(n >= 2, "{ctx}: {cycle:?}");
+        for i in 0..n {
+            let (e, o) = cycle[i];
+            assert_eq!(e.to, cycle[(i + 1) % n].0.from, "{ctx}: not a closed walk: {cycle:?}");
+            match o {
+                Origin::Certain => assert!(pg.known.contains(&e), "{ctx}: certain edge not known: {e:?}"),
+                Origin::Chosen { cons, first } => {
+                    assert!(pg.side(pg.cons[cons as usize], first).any(|f| f == e), "{ctx}: {e:?} not in its choice")
+                }
+            }
+        }
+        if mode == Mode::Si {
+            let adjacent = (0..n).any(|i| cycle[i].0.kind == Kind::Rw && cycle[(i + 1) % n].0.kind == Kind::Rw);
+            assert!(!adjacent, "{ctx}: SI counterexample with adjacent RW edges: {cycle:?}");
+        }
+    };
+    check_cycle(&cx.cycle);
+    if let Some((c, other)) = &cx.other {
+        check_cycle(other);
+        let i = pg.cons.iter().position(|x| x == c).unwrap() as u32;
+        let uses = |cycle: &[(PEdge, Origin)], side: bool| {
+            cycle.iter().any(|(_, o)| *o == Origin::Chosen { cons: i, first: side })
+        };
+        assert!(uses(&cx.cycle, true) && uses(other, false), "{ctx}: the two cycles must take the two choices");
+    }
+    for r in &cx.reasons {
+        check_cycle(&r.cycle);
+        let other = Origin::Chosen { cons: r.cons, first: !r.first };
+        assert_eq!(r.cycle[0].1, other, "{ctx}: a reason's cycle starts with the other choice");
+    }
+}
+
+#[test]
+fn counterexamples_are_forbidden_cycles_through_their_choices() {
+    let mut rng = Rng(0x1234_5678_9abc_def1);
+    let (mut checked, mut with_reasons) = (0, 0);
+    for case in 0..300 {
+        let (text, _) = random_history(&mut rng);
+        let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+        let inf = grail_core::infer(&h);
+        let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        for mode in [Mode::Ser, Mode::Si] {
+            for search in [Search::Fast, Search::DpllOnly] {
+                if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
+                {
+                    check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));
+                    with_reasons += usize::from(!cx.reasons.is_empty());
+                    // And the report renders it.
+                    let r = polygraph::explain::cycle_report(&h, &pg, &cx);
+                    assert_eq!(r.steps.len(), cx.cycle.len());
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert!(checked > 100, "only {checked} counterexamples checked");
+    assert!(with_reasons > 5, "only {with_reasons} counterexamples with reasons");
+}
