@@ -8,28 +8,12 @@
 
 use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::generate::{generate, GenOptions, Injection, Isolation};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = NOW.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(n, Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        NOW.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+#[path = "../tests/common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{NOW, PEAK};
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();

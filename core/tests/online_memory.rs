@@ -5,27 +5,11 @@
 use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::generate::{generate, GenOptions, Injection, Isolation};
 use grail_core::Format;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::sync::atomic::Ordering::Relaxed;
 
-struct Counting;
-static NOW: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let n = NOW.fetch_add(l.size(), Relaxed) + l.size();
-        PEAK.fetch_max(n, Relaxed);
-        unsafe { System.alloc(l) }
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        NOW.fetch_sub(l.size(), Relaxed);
-        unsafe { System.dealloc(p, l) }
-    }
-}
-
-#[global_allocator]
-static A: Counting = Counting;
+#[path = "common/counting_alloc.rs"]
+mod counting_alloc;
+use counting_alloc::{NOW, PEAK};
 
 /// Stream `txns` through a checker with this window; the peak heap held by the checker (bytes,
 /// above what the input holds) and the checker's own estimate at the end.
