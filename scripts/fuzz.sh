@@ -4,7 +4,7 @@
 #   bash scripts/fuzz.sh [SECONDS] [TARGET...]
 #
 # SECONDS per target (default 60, or $FUZZ_SECONDS); targets default to all of them
-# (read_edn read_json read_wal check). Installs cargo-fuzz when missing. Only a stable
+# (read_edn read_json read_wal read_polysi check). Installs cargo-fuzz when missing. Only a stable
 # toolchain exists here, so cargo-fuzz runs with RUSTC_BOOTSTRAP=1 and no sanitizer (grail has
 # no unsafe code; what we look for is panics, overflows and hangs). Debug assertions are on,
 # so integer overflow panics. Seeds: the small histories in tests/cases and, when present,
@@ -18,7 +18,7 @@ seconds="${1:-${FUZZ_SECONDS:-60}}"
 shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(read_edn read_json read_wal check)
+    targets=(read_edn read_json read_wal read_polysi check)
 fi
 case "$seconds" in
     ''|*[!0-9]*) echo "fuzz.sh: SECONDS must be a whole number, got '$seconds'" >&2; exit 2 ;;
@@ -40,6 +40,7 @@ for t in "${targets[@]}"; do
         read_edn|check) seeds+=("$root/tests/cases") ;;
         read_json) seeds+=("$root/tests/cases/elle-json" "$root/tests/cases/native") ;;
         read_wal) seeds+=("$root/tests/cases/register") ;;
+        read_polysi) seeds+=("$root/tests/cases/G-single") ;;
         *) echo "fuzz.sh: unknown target '$t'" >&2; exit 2 ;;
     esac
     for d in "$shared"/tiny-list "$shared"/tiny-register; do
