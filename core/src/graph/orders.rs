@@ -16,23 +16,23 @@ fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
     Edge { from, to, ty, key: NO_KEY, from_op, to_op }
 }
 
-/// Session order: each vertex to the next vertex of the same process, in input order (Jepsen
-/// processes are sequential: a process's next transaction starts after its last one ended).
+/// Session order: each vertex to the next vertex of the same process, in invocation order (Jepsen
+/// processes are sequential: a process's next transaction starts after its last one ended). The
+/// invocation's position in the input decides, then its time, then the input order: a
+/// transaction that never completed is stored after the completed ones, yet may have come first.
 /// Returns the edges and whether any transaction had a process.
 pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
-    let mut last: crate::hash::Map<i64, TxnId> = Default::default();
-    let mut edges = Vec::new();
-    let mut any = false;
-    for (t, txn) in h.txns.iter().enumerate() {
-        let Some(p) = txn.process else { continue };
-        any = true;
-        if !is_vertex[t] {
-            continue;
-        }
-        if let Some(prev) = last.insert(p, t as TxnId) {
-            edges.push(order_edge(h, EdgeType::So, prev, t as TxnId));
-        }
-    }
+    let any = h.txns.iter().any(|t| t.process.is_some());
+    let mut order: Vec<(i64, Option<u64>, Option<i64>, TxnId)> = h
+        .txns
+        .iter()
+        .enumerate()
+        .filter(|&(t, _)| is_vertex[t])
+        .filter_map(|(t, txn)| txn.process.map(|p| (p, txn.invoke_pos, txn.invoke_time, t as TxnId)))
+        .collect();
+    order.sort_unstable();
+    let edges =
+        order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| order_edge(h, EdgeType::So, w[0].3, w[1].3)).collect();
     (edges, any)
 }
 

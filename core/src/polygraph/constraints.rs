@@ -192,15 +192,10 @@ pub fn build(h: &History, is_vertex: &[bool], session_order: bool, max_constrain
         }
     }
     if session_order {
-        let mut last: Map<i64, TxnId> = Map::default();
-        for (t, txn) in h.txns.iter().enumerate() {
-            let (Some(p), true) = (txn.process, vertex(t as TxnId)) else { continue };
-            if let Some(prev) = last.insert(p, t as TxnId) {
-                let pt = &h.txns[prev as usize];
-                let from_op = if pt.ops_end > pt.ops_start { pt.ops_end - 1 } else { u32::MAX };
-                let to_op = if txn.ops_end > txn.ops_start { txn.ops_start } else { u32::MAX };
-                known.push(PEdge { from: prev, to: t as TxnId, kind: Kind::So, key: 0, from_op, to_op });
-            }
+        // The same session order as the other levels' (invocation order within a process).
+        let (so, _) = crate::graph::orders::session_edges(h, is_vertex);
+        for e in so {
+            known.push(PEdge { from: e.from, to: e.to, kind: Kind::So, key: 0, from_op: e.from_op, to_op: e.to_op });
         }
     }
     let pairs: u64 = keys.iter().map(|k| k.versions.len() as u64).map(|m| m * m.saturating_sub(1) / 2).sum();
