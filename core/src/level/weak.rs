@@ -174,13 +174,19 @@ fn read_committed(cx: &mut Ctx, is_vertex: &[bool]) {
 
 /// ReadAtomic: a writer that is a direct predecessor, by session order or reads-from.
 fn read_atomic(cx: &mut Ctx, is_vertex: &[bool]) {
-    // The latest write of each key by each process so far (session order is input order).
+    // The latest write of each key by each process so far, visiting each process's
+    // transactions in session order (invocation order, as `session_edges` has it).
     let mut session_last: Map<(i64, KeyId), u32> = Map::default();
     let mut sources: Vec<TxnId> = Vec::new();
-    for t in 0..is_vertex.len() as TxnId {
-        if !is_vertex[t as usize] {
-            continue;
-        }
+    let mut visit: Vec<(Option<i64>, Option<u64>, Option<i64>, TxnId)> = (0..is_vertex.len() as TxnId)
+        .filter(|&t| is_vertex[t as usize])
+        .map(|t| {
+            let txn = &cx.h.txns[t as usize];
+            (txn.process, txn.invoke_pos, txn.invoke_time, t)
+        })
+        .collect();
+    visit.sort_unstable();
+    for (_, _, _, t) in visit {
         let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
         sources.clear();
         for r in &reads {
@@ -373,7 +379,9 @@ pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: 
         return Premise::EarlierRead;
     }
     let (a, b) = (&h.txns[t2 as usize], &h.txns[t3 as usize]);
-    if !wr.is_empty() || (a.process.is_some() && a.process == b.process && t2 < t3) {
+    // Earlier in the same session: invocation order, as `session_edges` has it.
+    let earlier = (a.invoke_pos, a.invoke_time, t2) < (b.invoke_pos, b.invoke_time, t3);
+    if !wr.is_empty() || (a.process.is_some() && a.process == b.process && earlier) {
         return Premise::Direct;
     }
     Premise::Causal
