@@ -172,13 +172,16 @@ fn read_committed(cx: &mut Ctx, is_vertex: &[bool]) {
     }
 }
 
+/// Where a transaction stands in its session: process, then invocation position and time.
+type SessionPlace = (Option<i64>, Option<u64>, Option<i64>, TxnId);
+
 /// ReadAtomic: a writer that is a direct predecessor, by session order or reads-from.
 fn read_atomic(cx: &mut Ctx, is_vertex: &[bool]) {
     // The latest write of each key by each process so far, visiting each process's
     // transactions in session order (invocation order, as `session_edges` has it).
     let mut session_last: Map<(i64, KeyId), u32> = Map::default();
     let mut sources: Vec<TxnId> = Vec::new();
-    let mut visit: Vec<(Option<i64>, Option<u64>, Option<i64>, TxnId)> = (0..is_vertex.len() as TxnId)
+    let mut visit: Vec<SessionPlace> = (0..is_vertex.len() as TxnId)
         .filter(|&t| is_vertex[t as usize])
         .map(|t| {
             let txn = &cx.h.txns[t as usize];
