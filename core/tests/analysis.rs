@@ -231,13 +231,16 @@ fn online_with_a_large_window_finds_what_the_offline_count_finds() {
         assert!(a.complete);
         let offline: BTreeSet<Vec<u64>> = a.examples.iter().map(|c| canon(&c.txns)).collect();
         let (found, c) = online(&h, OnlineOptions { window: 1_000_000, max_length: 4, ..Default::default() });
-        let on: BTreeSet<Vec<u64>> = found.iter().map(|c| canon(&c.txns)).collect();
+        let on: BTreeSet<Vec<u64>> = found.iter().map(|c| canon(&c.cycle.txns)).collect();
         assert_eq!(on.len(), found.len(), "{isolation:?}: each cycle reported once");
         let missing: Vec<_> = offline.difference(&on).collect();
         assert!(missing.is_empty(), "{isolation:?}: missing {missing:?}");
         // Every extra cycle went through an append no read had ordered when it closed.
-        let extra: Vec<_> =
-            found.iter().filter(|f| !offline.contains(&canon(&f.txns)) && !f.provisional).map(|f| &f.txns).collect();
+        let extra: Vec<_> = found
+            .iter()
+            .filter(|f| !offline.contains(&canon(&f.cycle.txns)) && !f.provisional)
+            .map(|f| &f.cycle.txns)
+            .collect();
         assert!(extra.is_empty(), "{isolation:?}: extra {extra:?}");
         let provisional = found.iter().filter(|f| f.provisional).count();
         eprintln!("{isolation:?}: {} offline, {} online ({provisional} provisional)", offline.len(), found.len());
@@ -248,8 +251,8 @@ fn online_with_a_large_window_finds_what_the_offline_count_finds() {
             a.examples.iter().map(|c| (canon(&c.txns), c.zellag.clone())).collect();
         // (A class is judged when the cycle closes; an edge of a lower type between two of its
         // transactions may arrive later, and the offline count sees that one.)
-        let common: Vec<_> = found.iter().filter(|f| off_classes.contains_key(&canon(&f.txns))).collect();
-        let same = common.iter().filter(|f| off_classes.get(&canon(&f.txns)) == Some(&f.zellag)).count();
+        let common: Vec<_> = found.iter().filter(|f| off_classes.contains_key(&canon(&f.cycle.txns))).collect();
+        let same = common.iter().filter(|f| off_classes.get(&canon(&f.cycle.txns)) == Some(&f.cycle.zellag)).count();
         assert!(same * 10 >= common.len() * 9, "{isolation:?}: {same} of {} classes agree", common.len());
         // The summary counts settled classes: the same as the offline count where the cycles agree.
         if isolation == Isolation::Serializable {
@@ -383,8 +386,8 @@ fn online_takes_any_transactions_without_panicking() {
             };
             let label = (next(3) == 0).then(|| format!("f{}", next(3)));
             for a in c.push(&OnlineTxn { id, label, status, ops }) {
-                assert!(a.txns.len() >= 2 && a.txns.len() <= max_length.min(255));
-                assert_eq!(a.types.len(), a.txns.len());
+                assert!(a.cycle.txns.len() >= 2 && a.cycle.txns.len() <= max_length.min(255));
+                assert_eq!(a.cycle.types.len(), a.cycle.txns.len());
             }
         }
         let s = c.summary();

@@ -31,7 +31,7 @@
 //! is every edge that reached a transaction already gone.
 
 use super::classify::classify;
-use super::{Tally, NO_LABEL};
+use super::{ClassifiedCycle, Tally, NO_LABEL};
 use crate::error::{Error, ErrorKind};
 use crate::graph::EdgeType;
 use crate::hash::Map;
@@ -194,14 +194,9 @@ impl Default for OnlineOptions {
 /// A cycle, reported when its last edge arrives.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct OnlineAnomaly {
-    /// The cycle's transactions; `types[i]` joins `txns[i]` to the next (the last to the first).
-    pub txns: Vec<u64>,
-    pub types: Vec<String>,
-    pub keys: Vec<Vec<serde_json::Value>>,
-    pub labels: Vec<String>,
-    pub zellag: String,
-    pub ldbc: String,
-    pub adya: String,
+    /// The cycle and its classes, as the offline analysis lists them (flattened: one JSON object).
+    #[serde(flatten)]
+    pub cycle: ClassifiedCycle,
     /// The transaction whose arrival closed the cycle.
     pub closed_by: u64,
     /// Some edge of it was drawn to an append no read had ordered yet: the offline check of the
@@ -759,16 +754,18 @@ impl OnlineChecker {
         }
         self.stats.cycles += 1;
         OnlineAnomaly {
-            txns: cyc.iter().map(|&s| self.node(s).map_or(0, |x| x.id)).collect(),
-            types: types.iter().map(|t| t.as_str().to_string()).collect(),
-            keys: keys
-                .iter()
-                .map(|ks| ks.iter().filter_map(|k| self.key_names.get(k)).map(Atom::json).collect())
-                .collect(),
-            labels,
-            zellag: c.zellag.into(),
-            ldbc: c.ldbc.into(),
-            adya: c.adya.into(),
+            cycle: ClassifiedCycle {
+                txns: cyc.iter().map(|&s| self.node(s).map_or(0, |x| x.id)).collect(),
+                types: types.iter().map(|t| t.as_str().to_string()).collect(),
+                keys: keys
+                    .iter()
+                    .map(|ks| ks.iter().filter_map(|k| self.key_names.get(k)).map(Atom::json).collect())
+                    .collect(),
+                labels,
+                zellag: c.zellag.into(),
+                ldbc: c.ldbc.into(),
+                adya: c.adya.into(),
+            },
             closed_by: closer,
             provisional,
         }
@@ -909,18 +906,19 @@ impl OnlineChecker {
 }
 
 /// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`.
-pub fn render_anomaly(a: &OnlineAnomaly) -> String {
+pub fn render_anomaly(o: &OnlineAnomaly) -> String {
+    let a = &o.cycle;
     let show = |v: &serde_json::Value| match v {
         serde_json::Value::String(s) => s.clone(),
         v => v.to_string(),
     };
     let mut s = format!(
         "T{} closed a {} ({}, {}){}: ",
-        a.closed_by,
+        o.closed_by,
         a.zellag,
         a.adya,
         a.ldbc,
-        if a.provisional { " [provisional]" } else { "" }
+        if o.provisional { " [provisional]" } else { "" }
     );
     for (i, t) in a.txns.iter().enumerate() {
         let keys: Vec<String> = a.keys.get(i).map_or(Vec::new(), |ks| ks.iter().map(show).collect());
