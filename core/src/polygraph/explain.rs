@@ -11,7 +11,7 @@ use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
 use crate::history::{History, TxnId};
 use crate::level::plain_name;
-use crate::report::text::{op_ref, op_text, txn_name, txn_text};
+use crate::report::text::{op_ref, op_text, step_line, txn_name, txn_text};
 use crate::report::{CycleReport, OpRef, Step};
 use std::fmt::Write;
 
@@ -107,17 +107,9 @@ fn steps(h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Optio
 
 fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) {
     for (i, &(e, o)) in cycle.iter().enumerate() {
-        let lead = if i + 1 == cycle.len() { "However, " } else { "" };
-        let tail = if i + 1 == cycle.len() { ": a contradiction!" } else { "." };
         let mark = if o == Origin::Certain { "certain" } else { "chosen" };
-        let _ = writeln!(
-            text,
-            "  - {lead}{} < {} ({}, {mark}), because {}{tail}",
-            txn_name(h, e.from),
-            txn_name(h, e.to),
-            e.kind.as_str(),
-            why(h, pg, &e, o, conflict)
-        );
+        let label = format!("{}, {mark}", e.kind.as_str());
+        step_line(text, h, i + 1 == cycle.len(), e.from, e.to, &label, &why(h, pg, &e, o, conflict));
     }
 }
 

@@ -177,6 +177,13 @@ pub fn why_in(h: &History, g: Option<&DependencyGraph>, e: &Edge) -> String {
     }
 }
 
+/// One "Then:" line of an explanation: `from < to (label), because why`; the last one closes the
+/// cycle ("However, ...: a contradiction!").
+pub fn step_line(text: &mut String, h: &History, last: bool, from: TxnId, to: TxnId, label: &str, why: &str) {
+    let (lead, tail) = if last { ("However, ", ": a contradiction!") } else { ("", ".") };
+    let _ = writeln!(text, "  - {lead}{} < {} ({label}), because {why}{tail}", txn_name(h, from), txn_name(h, to));
+}
+
 /// A cycle as reported; `anomaly` is the kind's name, with an order suffix if any.
 pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, anomaly: &str, c: &Cycle) -> CycleReport {
     let n = c.txns.len();
@@ -207,16 +214,7 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, anomaly
     }
     text.push_str("\nThen:\n");
     for (i, e) in edges.iter().enumerate() {
-        let lead = if i + 1 == edges.len() { "However, " } else { "" };
-        let tail = if i + 1 == edges.len() { ": a contradiction!" } else { "." };
-        let _ = writeln!(
-            text,
-            "  - {lead}{} < {} ({}), because {}{tail}",
-            txn_name(h, e.from),
-            txn_name(h, e.to),
-            e.ty.as_str(),
-            why_in(h, Some(g), e)
-        );
+        step_line(&mut text, h, i + 1 == edges.len(), e.from, e.to, e.ty.as_str(), &why_in(h, Some(g), e));
     }
     let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
     CycleReport {
