@@ -16,23 +16,32 @@ fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
     Edge { from, to, ty, key: NO_KEY, from_op, to_op }
 }
 
-/// Session order: each vertex to the next vertex of the same process, in invocation order (Jepsen
-/// processes are sequential: a process's next transaction starts after its last one ended). The
-/// invocation's position in the input decides, then its time, then the input order: a
-/// transaction that never completed is stored after the completed ones, yet may have come first.
+/// Where a transaction stands in its process: invocation order (Jepsen processes are
+/// sequential: a process's next transaction starts after its last one ended). The invocation's
+/// position in the input decides, then its time, then the input order: a transaction that never
+/// completed is stored after the completed ones, yet may have come first.
+pub fn session_place(h: &History, t: TxnId) -> (Option<u64>, Option<i64>, TxnId) {
+    let txn = &h.txns[t as usize];
+    (txn.invoke_pos, txn.invoke_time, t)
+}
+
+/// The vertices that have a process, as (process, transaction), each process's in session order.
+pub fn in_session_order(h: &History, is_vertex: &[bool]) -> Vec<(i64, TxnId)> {
+    let mut order: Vec<(i64, (Option<u64>, Option<i64>, TxnId))> = (0..h.txns.len() as TxnId)
+        .filter(|&t| is_vertex[t as usize])
+        .filter_map(|t| h.txns[t as usize].process.map(|p| (p, session_place(h, t))))
+        .collect();
+    order.sort_unstable();
+    order.into_iter().map(|(p, (_, _, t))| (p, t)).collect()
+}
+
+/// Session order: each vertex to the next vertex of the same process ([`in_session_order`]).
 /// Returns the edges and whether any transaction had a process.
 pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
     let any = h.txns.iter().any(|t| t.process.is_some());
-    let mut order: Vec<(i64, Option<u64>, Option<i64>, TxnId)> = h
-        .txns
-        .iter()
-        .enumerate()
-        .filter(|&(t, _)| is_vertex[t])
-        .filter_map(|(t, txn)| txn.process.map(|p| (p, txn.invoke_pos, txn.invoke_time, t as TxnId)))
-        .collect();
-    order.sort_unstable();
+    let order = in_session_order(h, is_vertex);
     let edges =
-        order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| order_edge(h, EdgeType::So, w[0].3, w[1].3)).collect();
+        order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| order_edge(h, EdgeType::So, w[0].1, w[1].1)).collect();
     (edges, any)
 }
 

@@ -16,7 +16,7 @@
 
 use super::Weak;
 use crate::anomaly::AnomalyKind;
-use crate::graph::orders::session_edges;
+use crate::graph::orders::{in_session_order, session_edges, session_place};
 use crate::graph::{DependencyGraph, Edge, EdgeType};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, TxnId};
@@ -49,17 +49,39 @@ struct ExtRead {
     from: Option<u32>,
 }
 
-struct Ctx<'a> {
+/// What the weak levels read of a history, built once and shared by RC, RA and CC.
+pub struct Input<'a> {
     h: &'a History,
+    inf: &'a Inference,
     op_txn: Vec<TxnId>,
     /// External reads of each transaction, in program order: `reads[starts[t]..starts[t+1]]`.
     reads: Vec<ExtRead>,
     starts: Vec<u32>,
-    edges: Vec<Edge>,
-    initial: Vec<InitialRead>,
+    /// Session order, and whether any transaction had a process.
+    so: Vec<Edge>,
+    sessions: bool,
 }
 
-impl Ctx<'_> {
+impl<'a> Input<'a> {
+    pub fn new(h: &'a History, inf: &'a Inference) -> Self {
+        let is_vertex = &inf.graph.is_vertex;
+        let n = h.txns.len();
+        let mut op_txn = vec![0 as TxnId; h.ops.len()];
+        for (t, txn) in h.txns.iter().enumerate() {
+            op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
+        }
+        let reads = external_reads(h, inf, is_vertex);
+        let mut starts = vec![0u32; n + 1];
+        for r in &reads {
+            starts[op_txn[r.op as usize] as usize + 1] += 1;
+        }
+        for i in 1..=n {
+            starts[i] += starts[i - 1];
+        }
+        let (so, sessions) = session_edges(h, is_vertex);
+        Input { h, inf, op_txn, reads, starts, so, sessions }
+    }
+
     fn reads_of(&self, t: TxnId) -> &[ExtRead] {
         &self.reads[self.starts[t as usize] as usize..self.starts[t as usize + 1] as usize]
     }
@@ -72,13 +94,22 @@ impl Ctx<'_> {
             op.key == key && op.kind != OpKind::Read
         })
     }
+}
 
+/// What the saturation concludes: commit-order edges, and reads of an initial value.
+#[derive(Default)]
+struct Out {
+    edges: Vec<Edge>,
+    initial: Vec<InitialRead>,
+}
+
+impl Out {
     /// The axiom's conclusion: `t2`'s write `w2` precedes the version `r` read.
-    fn infer(&mut self, w2: u32, r: &ExtRead) {
-        let t2 = self.op_txn[w2 as usize];
+    fn infer(&mut self, inp: &Input, w2: u32, r: &ExtRead) {
+        let t2 = inp.op_txn[w2 as usize];
         match r.from {
             Some(w1) => {
-                let t1 = self.op_txn[w1 as usize];
+                let t1 = inp.op_txn[w1 as usize];
                 if t1 != t2 {
                     self.edges.push(Edge { from: t2, to: t1, ty: EdgeType::Co, key: r.key, from_op: w2, to_op: r.op });
                 }
@@ -89,32 +120,22 @@ impl Ctx<'_> {
 }
 
 /// Build the saturated graph of a weak level.
-pub fn graph(h: &History, inf: &Inference, level: Weak) -> WeakGraph {
-    let g = &inf.graph;
-    let n = h.txns.len();
-    let mut op_txn = vec![0 as TxnId; h.ops.len()];
-    for (t, txn) in h.txns.iter().enumerate() {
-        op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
-    }
-    let reads = external_reads(h, inf, &g.is_vertex);
-    let mut starts = vec![0u32; n + 1];
-    for r in &reads {
-        starts[op_txn[r.op as usize] as usize + 1] += 1;
-    }
-    for i in 1..=n {
-        starts[i] += starts[i - 1];
-    }
-    let (so, sessions) = session_edges(h, &g.is_vertex);
-    let mut cx = Ctx { h, op_txn, reads, starts, edges: Vec::new(), initial: Vec::new() };
+pub fn graph(inp: &Input, level: Weak) -> WeakGraph {
+    let g = &inp.inf.graph;
+    let mut out = Out::default();
     match level {
-        Weak::ReadCommitted => read_committed(&mut cx, &g.is_vertex),
-        Weak::ReadAtomic => read_atomic(&mut cx, &g.is_vertex),
-        Weak::Causal => causal(&mut cx, &g.is_vertex, &so),
+        Weak::ReadCommitted => read_committed(inp, &mut out),
+        Weak::ReadAtomic => read_atomic(inp, &mut out),
+        Weak::Causal => causal(inp, &mut out),
     }
-    let mut edges = cx.edges;
-    edges.extend(so);
+    let mut edges = out.edges;
+    edges.extend_from_slice(&inp.so);
     edges.extend(g.edges.iter().filter(|e| matches!(e.ty, EdgeType::Ww | EdgeType::Wr)).copied());
-    WeakGraph { graph: DependencyGraph::new(g.is_vertex.clone(), edges), initial_reads: cx.initial, sessions }
+    WeakGraph {
+        graph: DependencyGraph::new(g.is_vertex.clone(), edges),
+        initial_reads: out.initial,
+        sessions: inp.sessions,
+    }
 }
 
 /// Reads of vertices that saw another transaction's write, or the initial value, before any
@@ -151,19 +172,18 @@ fn external_reads(h: &History, inf: &Inference, is_vertex: &[bool]) -> Vec<ExtRe
 }
 
 /// MonoAtomicView: a writer seen by an earlier read of the same transaction.
-fn read_committed(cx: &mut Ctx, is_vertex: &[bool]) {
+fn read_committed(inp: &Input, out: &mut Out) {
     let mut seen: Vec<TxnId> = Vec::new();
-    for t in 0..is_vertex.len() as TxnId {
+    for t in 0..inp.h.txns.len() as TxnId {
         seen.clear();
-        let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
-        for r in &reads {
+        for r in inp.reads_of(t) {
             for &t2 in &seen {
-                if let Some(w2) = cx.write_of(t2, r.key) {
-                    cx.infer(w2, r);
+                if let Some(w2) = inp.write_of(t2, r.key) {
+                    out.infer(inp, w2, r);
                 }
             }
             if let Some(w1) = r.from {
-                let t1 = cx.op_txn[w1 as usize];
+                let t1 = inp.op_txn[w1 as usize];
                 if !seen.contains(&t1) {
                     seen.push(t1);
                 }
@@ -172,49 +192,42 @@ fn read_committed(cx: &mut Ctx, is_vertex: &[bool]) {
     }
 }
 
-/// Where a transaction stands in its session: process, then invocation position and time.
-type SessionPlace = (Option<i64>, Option<u64>, Option<i64>, TxnId);
-
 /// ReadAtomic: a writer that is a direct predecessor, by session order or reads-from.
-fn read_atomic(cx: &mut Ctx, is_vertex: &[bool]) {
+fn read_atomic(inp: &Input, out: &mut Out) {
+    let h = inp.h;
     // The latest write of each key by each process so far, visiting each process's
-    // transactions in session order (invocation order, as `session_edges` has it).
+    // transactions in session order; transactions without a process have no session premise.
     let mut session_last: Map<(i64, KeyId), u32> = Map::default();
     let mut sources: Vec<TxnId> = Vec::new();
-    let mut visit: Vec<SessionPlace> = (0..is_vertex.len() as TxnId)
-        .filter(|&t| is_vertex[t as usize])
-        .map(|t| {
-            let txn = &cx.h.txns[t as usize];
-            (txn.process, txn.invoke_pos, txn.invoke_time, t)
-        })
-        .collect();
-    visit.sort_unstable();
-    for (_, _, _, t) in visit {
-        let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
+    let in_session = in_session_order(h, &inp.inf.graph.is_vertex);
+    let alone = (0..h.txns.len() as TxnId)
+        .filter(|&t| inp.inf.graph.is_vertex[t as usize] && h.txns[t as usize].process.is_none())
+        .map(|t| (None, t));
+    for (process, t) in in_session.into_iter().map(|(p, t)| (Some(p), t)).chain(alone) {
+        let reads = inp.reads_of(t);
         sources.clear();
-        for r in &reads {
+        for r in reads {
             if let Some(w1) = r.from {
-                let t1 = cx.op_txn[w1 as usize];
+                let t1 = inp.op_txn[w1 as usize];
                 if !sources.contains(&t1) {
                     sources.push(t1);
                 }
             }
         }
-        let process = cx.h.txns[t as usize].process;
-        for r in &reads {
+        for r in reads {
             if let Some(&w2) = process.and_then(|p| session_last.get(&(p, r.key))) {
-                cx.infer(w2, r);
+                out.infer(inp, w2, r);
             }
             for &t2 in &sources {
-                if let Some(w2) = cx.write_of(t2, r.key) {
-                    cx.infer(w2, r);
+                if let Some(w2) = inp.write_of(t2, r.key) {
+                    out.infer(inp, w2, r);
                 }
             }
         }
         if let Some(p) = process {
-            let txn = &cx.h.txns[t as usize];
+            let txn = &h.txns[t as usize];
             for o in txn.ops_start..txn.ops_end {
-                let op = cx.h.ops[o as usize];
+                let op = h.ops[o as usize];
                 if op.kind != OpKind::Read {
                     session_last.insert((p, op.key), o);
                 }
@@ -226,7 +239,8 @@ fn read_atomic(cx: &mut Ctx, is_vertex: &[bool]) {
 /// Causal: any causal predecessor. Vector clocks over a chain cover, in topological order of
 /// session order and reads-from; transactions on a cycle of those are skipped (the cycle itself
 /// is reported as a causality cycle).
-fn causal(cx: &mut Ctx, is_vertex: &[bool], so: &[Edge]) {
+fn causal(inp: &Input, out: &mut Out) {
+    let (h, is_vertex, so) = (inp.h, &inp.inf.graph.is_vertex, &inp.so);
     let n = is_vertex.len();
     // Predecessors: the session predecessor and the writers read from.
     let mut so_pred: Vec<TxnId> = vec![TxnId::MAX; n];
@@ -236,7 +250,7 @@ fn causal(cx: &mut Ctx, is_vertex: &[bool], so: &[Edge]) {
     let mut preds: Vec<Vec<TxnId>> = vec![Vec::new(); n];
     let mut succs: Vec<Vec<TxnId>> = vec![Vec::new(); n];
     for t in 0..n as TxnId {
-        let mut p: Vec<TxnId> = cx.reads_of(t).iter().filter_map(|r| r.from).map(|w| cx.op_txn[w as usize]).collect();
+        let mut p: Vec<TxnId> = inp.reads_of(t).iter().filter_map(|r| r.from).map(|w| inp.op_txn[w as usize]).collect();
         if so_pred[t as usize] != TxnId::MAX {
             p.push(so_pred[t as usize]);
         }
@@ -273,7 +287,7 @@ fn causal(cx: &mut Ctx, is_vertex: &[bool], so: &[Edge]) {
     let mut tails: Vec<TxnId> = Vec::new();
     let mut by_process: Map<i64, u32> = Map::default();
     for &t in &order {
-        let c = match cx.h.txns[t as usize].process {
+        let c = match h.txns[t as usize].process {
             Some(p) => *by_process.entry(p).or_insert_with(|| {
                 tails.push(TxnId::MAX);
                 tails.len() as u32 - 1
@@ -297,9 +311,9 @@ fn causal(cx: &mut Ctx, is_vertex: &[bool], so: &[Edge]) {
     // Per key: per chain, the writes in chain order as (position, op).
     let mut writes: Map<KeyId, Map<u32, Vec<(u32, u32)>>> = Map::default();
     for &t in &order {
-        let txn = &cx.h.txns[t as usize];
+        let txn = &h.txns[t as usize];
         for o in txn.ops_start..txn.ops_end {
-            let op = cx.h.ops[o as usize];
+            let op = h.ops[o as usize];
             if op.kind != OpKind::Read {
                 let v = writes.entry(op.key).or_default().entry(chain[t as usize]).or_default();
                 match v.last_mut() {
@@ -327,15 +341,13 @@ fn causal(cx: &mut Ctx, is_vertex: &[bool], so: &[Edge]) {
             }
         }
         // The clock of t's causal past, t excluded: the writers it observed.
-        let reads: Vec<ExtRead> = cx.reads_of(t).to_vec();
-        for r in &reads {
+        for r in inp.reads_of(t) {
             let Some(per_chain) = writes.get(&r.key) else { continue };
             for (&c, ws) in per_chain {
                 let upto = clock[c as usize];
                 let k = ws.partition_point(|w| w.0 < upto);
                 if k > 0 {
-                    let w2 = ws[k - 1].1;
-                    cx.infer(w2, r);
+                    out.infer(inp, ws[k - 1].1, r);
                 }
             }
         }
@@ -382,8 +394,7 @@ pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: 
         return Premise::EarlierRead;
     }
     let (a, b) = (&h.txns[t2 as usize], &h.txns[t3 as usize]);
-    // Earlier in the same session: invocation order, as `session_edges` has it.
-    let earlier = (a.invoke_pos, a.invoke_time, t2) < (b.invoke_pos, b.invoke_time, t3);
+    let earlier = session_place(h, t2) < session_place(h, t3);
     if !wr.is_empty() || (a.process.is_some() && a.process == b.process && earlier) {
         return Premise::Direct;
     }

@@ -128,10 +128,11 @@ pub fn check_inferred(
         }
     }
 
-    // Weak levels: one saturated graph each, any cycle, classified.
+    // Weak levels: one saturated graph each (from one shared reading), any cycle, classified.
     let mut initial: Vec<(usize, AnomalyKind, AnomalyReport)> = Vec::new();
+    let mut weak_input = None;
     for w in levels.iter().filter_map(|l| l.spec().weak) {
-        let wg = weak::graph(h, inf, w);
+        let wg = weak::graph(weak_input.get_or_insert_with(|| weak::Input::new(h, inf)), w);
         let g = &wg.graph;
         let comps = components(g);
         let comp_of = comp_index(&comps);
