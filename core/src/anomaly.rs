@@ -117,6 +117,19 @@ impl AnomalyKind {
         )
     }
 
+    /// A finding that breaks an assumption of the data model (every value read was written,
+    /// once; a transaction sees its own writes; lists only grow): the history is invalid
+    /// whatever the levels say.
+    pub fn breaks_assumption(self) -> bool {
+        matches!(
+            self,
+            AnomalyKind::GarbageRead
+                | AnomalyKind::DuplicateWrite
+                | AnomalyKind::Internal
+                | AnomalyKind::IncompatibleOrder
+        )
+    }
+
     pub fn is_cycle(self) -> bool {
         matches!(
             self,

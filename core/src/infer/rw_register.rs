@@ -155,9 +155,6 @@ fn with_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, vo: &crate::hist
 }
 
 fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_write: &[(KeyId, Option<Value>, u32)]) {
-    cx.notes.push(
-        "no version order (write-ahead log) was given for this register history: only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed".into(),
-    );
     let mut has_pred: Set<u32> = Set::default();
     for &(k, v1, wop) in read_then_write {
         let Some(v1) = v1 else { continue };

@@ -329,8 +329,10 @@ impl Level {
         Ok(out)
     }
 
+    /// What the level proscribes: its own list and, since it implies them, every weaker
+    /// level's (strong-session SI implies CC, so a thin-air read violates it too).
     pub fn proscribes(self, k: AnomalyKind) -> bool {
-        self.spec().proscribes.contains(&k)
+        self.spec().proscribes.contains(&k) || self.weaker().iter().any(|w| w.spec().proscribes.contains(&k))
     }
 
     /// Every level this one implies, directly or not (itself excluded).

@@ -8,7 +8,7 @@
 //! graph's worth of work instead of a constraint per pair of versions.
 
 use super::constraints::{Kind, PEdge, Polygraph};
-use super::graph::{Mode, Origin};
+use super::graph::{one_rw_cycle, DynGraph, Mode, Origin};
 use super::prune::Arcs;
 use crate::graph::search::Budget;
 
@@ -45,5 +45,22 @@ pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
     if !budget.spend((edges.len() + nodes) as u64) {
         return None;
     }
-    Some(Arcs::new(&edges, mode, nodes).topo(nodes).is_some())
+    let Some(order) = Arcs::new(&edges, mode, nodes).topo(nodes) else { return Some(false) };
+    if mode != Mode::Psi {
+        return Some(true);
+    }
+    // PSI's product graph is acyclic also when a cycle has one RW edge: test those.
+    let mut g = DynGraph::new(mode, pg.n);
+    let mut pos = vec![0u32; nodes];
+    for (i, &p) in order.iter().enumerate() {
+        pos[p as usize] = i as u32;
+    }
+    g.set_order(pos);
+    for &(e, o) in &edges {
+        g.push(e, o);
+    }
+    match one_rw_cycle(&mut g, budget) {
+        Ok(found) => Some(found.is_none()),
+        Err(()) => None,
+    }
 }

@@ -1,6 +1,7 @@
 //! The generalized polygraph of a register history without a version order (PolySI, Def. 9).
 //!
-//! Known edges: WR (writer to reader), SO (consecutive transactions of one session) and RW from
+//! Known edges: WR (writer to reader), SO (consecutive transactions of one session) or RT
+//! (real-time order), when a level's cycles may use them, and RW from
 //! each reader of a key's initial value to every writer of the key (the initial value precedes
 //! every version). Per key, each pair of versions `a`, `b` is one constraint: either `a` before
 //! `b` (WW a->b, and RW from every reader of `a` to `b`) or `b` before `a` (symmetrically). The
@@ -9,6 +10,7 @@
 
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
+use crate::level::Order;
 
 /// Edge kinds inside the polygraph mode. SO is kept apart from WR so that reports can name it,
 /// though the searches treat every non-RW kind alike.
@@ -18,6 +20,8 @@ pub enum Kind {
     Wr,
     Rw,
     So,
+    /// Real-time order: `from` completed before `to` was invoked (strict SER, strong SI).
+    Rt,
 }
 
 impl Kind {
@@ -27,6 +31,7 @@ impl Kind {
             Kind::Wr => "wr",
             Kind::Rw => "rw",
             Kind::So => "so",
+            Kind::Rt => "rt",
         }
     }
 }
@@ -106,6 +111,13 @@ impl Polygraph {
 /// and indeterminate ones whose writes were read: see `infer`). Reads the inference reports as
 /// anomalies (garbage, aborted, intermediate, internal) give no edge here either.
 pub fn build(h: &History, is_vertex: &[bool], session_order: bool, max_constraints: u64) -> Polygraph {
+    let order = if session_order { Order::Session } else { Order::None };
+    build_with_order(h, is_vertex, order, max_constraints)
+}
+
+/// [`build`], with the known edges of any order a level's cycles may use: session order
+/// (strong-session levels) or real-time order (strict SER, strong SI).
+pub fn build_with_order(h: &History, is_vertex: &[bool], order: Order, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
     let vertex = |t: TxnId| is_vertex.get(t as usize).copied().unwrap_or(false);
     // (key, value) -> (txn, op, is the transaction's last write to the key). First write kept.
@@ -191,12 +203,15 @@ pub fn build(h: &History, is_vertex: &[bool], session_order: bool, max_constrain
             }
         }
     }
-    if session_order {
-        // The same session order as the other levels' (invocation order within a process).
-        let (so, _) = crate::graph::orders::session_edges(h, is_vertex);
-        for e in so {
-            known.push(PEdge { from: e.from, to: e.to, kind: Kind::So, key: 0, from_op: e.from_op, to_op: e.to_op });
-        }
+    // The same orders as the other levels' (invocation order within a process; Elle's
+    // reduced real-time order).
+    let (extra, kind) = match order {
+        Order::None => (Vec::new(), Kind::So),
+        Order::Session => (crate::graph::orders::session_edges(h, is_vertex).0, Kind::So),
+        Order::Realtime => (crate::graph::orders::realtime_edges(h, is_vertex).0, Kind::Rt),
+    };
+    for e in extra {
+        known.push(PEdge { from: e.from, to: e.to, kind, key: 0, from_op: e.from_op, to_op: e.to_op });
     }
     let pairs: u64 = keys.iter().map(|k| k.versions.len() as u64).map(|m| m * m.saturating_sub(1) / 2).sum();
     let mut cons = Vec::new();

@@ -10,7 +10,7 @@ use super::Counterexample;
 use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
 use crate::history::{History, TxnId};
-use crate::level::plain_name;
+use crate::level::{plain_name, Order};
 use crate::report::text::{op_ref, op_text, step_line, txn_name, txn_text};
 use crate::report::{CycleReport, OpRef, Step};
 use std::fmt::Write;
@@ -33,7 +33,9 @@ fn edge_type(k: Kind) -> EdgeType {
     match k {
         Kind::Ww => EdgeType::Ww,
         Kind::Rw => EdgeType::Rw,
-        Kind::Wr | Kind::So => EdgeType::Wr,
+        Kind::Wr => EdgeType::Wr,
+        Kind::So => EdgeType::So,
+        Kind::Rt => EdgeType::Rt,
     }
 }
 
@@ -65,6 +67,7 @@ pub fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u
     let ww_note = if note.is_empty() { "ww".to_string() } else { format!("ww, {note}") };
     match e.kind {
         Kind::So => format!("{from} and {to} ran in the same session, {from} first"),
+        Kind::Rt => format!("{from} completed before {to} was invoked (real-time order)"),
         Kind::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
         Kind::Ww => format!("{to}'s write of {} to key {k} comes after {from}'s write of {}{choice}", written(h, e.to_op), written(h, e.from_op)),
         Kind::Rw => match o {
@@ -96,7 +99,11 @@ fn steps(h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Optio
             from: h.txns[e.from as usize].id,
             to: h.txns[e.to as usize].id,
             ty: e.kind.as_str().into(),
-            key: if e.kind == Kind::So { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
+            key: if matches!(e.kind, Kind::So | Kind::Rt) {
+                serde_json::Value::Null
+            } else {
+                h.value_json(h.key(e.key))
+            },
             from_op: opref(h, e.from, e.from_op),
             to_op: opref(h, e.to, e.to_op),
             why: why(h, pg, &e, o, conflict),
@@ -178,10 +185,19 @@ pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleRe
         );
         then_lines(&mut text, h, pg, &r.cycle, Some(r.cons));
     }
-    let _ = write!(text, "\nThe cycle is {} ({name}).", kind.name());
+    // Elle's name for a cycle that needs an order's edges (`G-single-process`).
+    let order = if kinds.contains(&Kind::Rt) {
+        Order::Realtime
+    } else if kinds.contains(&Kind::So) {
+        Order::Session
+    } else {
+        Order::None
+    };
+    let anomaly = format!("{}{}", kind.name(), order.suffix());
+    let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
     txns.dedup();
     CycleReport {
-        anomaly: kind.name().into(),
+        anomaly,
         name: name.into(),
         txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
         steps: steps(h, pg, &cx.cycle, conflict),

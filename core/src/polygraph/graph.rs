@@ -5,6 +5,11 @@
 //! after Cerone and Gotsman): a cycle in which every RW edge follows a non-RW edge, that is one
 //! without two adjacent RW edges. Product node `2v + s`: `s = 1` when an RW edge may be taken
 //! next (the last edge was not RW), `s = 0` after an RW edge. Under SER only `s = 1` is used.
+//! PL-2 forbids cycles of non-RW edges and PL-1 cycles of WW edges: one state, the other edges
+//! left out. PSI forbids a cycle with at most one RW edge (GRAIL thesis Table 2.1): `s` counts
+//! the RW edges taken (0 or 1). That product graph is acyclic exactly when no cycle lacks RW
+//! edges; a cycle with one RW edge `u -> v` is a path from `(v, 1)` to `(u, 1)`, which
+//! [`DynGraph::closes`] finds for a new edge and [`one_rw_cycle`] for edges already there.
 //!
 //! The growable graph keeps a topological order of its product nodes up to date as edges come
 //! (Pearce and Kelly's dynamic topological sort, JEA 2006): an edge that goes forward in the
@@ -20,13 +25,16 @@ use crate::graph::search::Budget;
 pub enum Mode {
     Ser,
     Si,
+    Psi,
+    Pl2,
+    Pl1,
 }
 
 /// The product states a mode uses.
 pub fn states(mode: Mode) -> &'static [u32] {
     match mode {
-        Mode::Ser => &[1],
-        Mode::Si => &[0, 1],
+        Mode::Ser | Mode::Pl2 | Mode::Pl1 => &[1],
+        Mode::Si | Mode::Psi => &[0, 1],
     }
 }
 
@@ -34,16 +42,26 @@ pub fn states(mode: Mode) -> &'static [u32] {
 pub fn step(mode: Mode, s: u32, kind: Kind) -> Option<u32> {
     match (mode, kind) {
         (Mode::Si, Kind::Rw) => (s == 1).then_some(0),
+        (Mode::Psi, Kind::Rw) => (s == 0).then_some(1),
+        (Mode::Psi, _) => Some(s),
+        (Mode::Pl2, Kind::Rw) => None,
+        (Mode::Pl1, k) => (k == Kind::Ww).then_some(1),
         _ => Some(1),
     }
 }
 
 /// For a new edge: the state its head starts in, and the states of its tail that close a cycle.
 /// (A non-RW edge `a -> b` closes a cycle when `(b, 1)` reaches `a` in any state; an RW edge
-/// when `(b, 0)` reaches `(a, 1)`: the RW must follow a non-RW edge and precede one.)
+/// when `(b, 0)` reaches `(a, 1)`: the RW must follow a non-RW edge and precede one. Under PSI a
+/// non-RW edge closes one when `(b, 0)` reaches `a` in any state, an RW edge when `(b, 1)`
+/// reaches `(a, 1)`. An edge the mode leaves out closes none.)
 pub fn query(mode: Mode, kind: Kind) -> (u32, [bool; 2]) {
     match (mode, kind) {
         (Mode::Si, Kind::Rw) => (0, [false, true]),
+        (Mode::Psi, Kind::Rw) => (1, [false, true]),
+        (Mode::Psi, _) => (0, [true, true]),
+        (Mode::Pl2, Kind::Rw) => (1, [false, false]),
+        (Mode::Pl1, k) if k != Kind::Ww => (1, [false, false]),
         // Under SER every search stays in state 1.
         (mode, _) => (1, [mode == Mode::Si, true]),
     }
@@ -209,7 +227,7 @@ impl DynGraph {
     pub fn closes(&mut self, e: &PEdge, budget: &mut Budget) -> Closes {
         let (start, accept) = query(self.mode, e.kind);
         let (n2, from) = (self.seen.len() as u32, e.from);
-        if e.from == e.to || 2 * e.to >= n2 || 2 * e.from >= n2 {
+        if e.from == e.to || 2 * e.to >= n2 || 2 * e.from >= n2 || accept == [false, false] {
             return Closes::No;
         }
         let s0 = 2 * e.to + start;
@@ -260,4 +278,29 @@ impl DynGraph {
         }
         Closes::No
     }
+}
+
+/// Under PSI, a cycle with exactly one RW edge among edges already in `g` (which has no cycle of
+/// non-RW edges): an RW edge `u -> v` with a path of non-RW edges from `v` back to `u`.
+/// `Ok(None)` when there is none; `Err` when the budget ran out.
+pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<(PEdge, Origin)>>, ()> {
+    if g.mode != Mode::Psi {
+        return Ok(None);
+    }
+    for i in 0..g.edges.len() {
+        let (e, o) = g.edges[i];
+        if e.kind != Kind::Rw {
+            continue;
+        }
+        match g.closes(&e, budget) {
+            Closes::No => {}
+            Closes::Yes(path) => {
+                let mut cycle = vec![(e, o)];
+                cycle.extend(path.iter().map(|&id| g.edges[id as usize]));
+                return Ok(Some(cycle));
+            }
+            Closes::Unknown => return Err(()),
+        }
+    }
+    Ok(None)
 }

@@ -1,9 +1,11 @@
-//! Exact SER and SI checking of register histories without a version order, as PolySI does it
+//! Exact checking of register histories without a version order, as PolySI does it for SER and SI
 //! (Huang et al., VLDB 2023): the generalized polygraph (Def. 9; [`constraints`]), pruning to
 //! a fixpoint (4.3; [`prune`]), a search for an acyclic resolution ([`solve`]; pure Rust,
 //! where PolySI calls MonoSAT), and counterexamples as PolySI explains them (5.3, Appendices C
-//! and E; [`explain`]). Deciding SI or SER here is NP-complete; the budget bounds the work and
-//! a level the budget cuts short is `unknown`.
+//! and E; [`explain`]). PSI, PL-2 and PL-1 are decided the same way with their own cycle
+//! patterns ([`graph`]): a level holds exactly when some version order of every key gives a
+//! dependency graph without the cycles it forbids. Deciding SI or SER here is NP-complete; the
+//! budget bounds the work and a level the budget cuts short is `unknown`.
 //!
 //! Session order is part of the known edges when asked for: PolySI checks (strong session)
 //! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
@@ -18,7 +20,7 @@ pub mod reasons;
 pub mod sat;
 pub mod solve;
 
-pub use constraints::{build, Constraint, Kind, PEdge, Polygraph};
+pub use constraints::{build, build_with_order, Constraint, Kind, PEdge, Polygraph};
 pub use graph::{Mode, Origin};
 
 /// The default bound on materialized constraints: each costs about 300 bytes once its
@@ -106,6 +108,24 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
         }
     }
     let pruned = prune::prune(pg, mode, budget);
+    let mut g = DynGraph::new(mode, pg.n);
+    for &(e, o) in &pruned.edges {
+        g.push(e, o);
+    }
+    // Pruning sees product-graph cycles only; PSI's cycles with one RW edge are tested here.
+    if mode == Mode::Psi && matches!(pruned.outcome, PruneOutcome::Open | PruneOutcome::Conflict(_)) {
+        if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
+            g.set_order(pos);
+        }
+        match graph::one_rw_cycle(&mut g, budget) {
+            Err(()) => return (unknown(budget), stats),
+            Ok(Some(cycle)) => {
+                let cx = Counterexample { cycle, other: None, reasons: Vec::new() };
+                return (Verdict::Violated(explained(pg, &g, cx, budget)), stats);
+            }
+            Ok(None) => {}
+        }
+    }
     if !all && matches!(pruned.outcome, PruneOutcome::Open) {
         let why = format!(
             "the history has {} constraints (pairs of versions of a key), more than the {} this check builds, and the first guess of a version order has a cycle",
@@ -117,10 +137,6 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
     let open: Vec<u32> =
         pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
     stats.after_pruning = open.len();
-    let mut g = DynGraph::new(mode, pg.n);
-    for &(e, o) in &pruned.edges {
-        g.push(e, o);
-    }
     match pruned.outcome {
         PruneOutcome::Unknown => (unknown(budget), stats),
         PruneOutcome::Cycle(ids) => {

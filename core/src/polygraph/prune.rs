@@ -159,7 +159,7 @@ pub(super) struct Arcs {
 
 impl Arcs {
     pub(super) fn new(edges: &[(PEdge, Origin)], mode: Mode, nodes: usize) -> Arcs {
-        let states: &[u32] = if mode == Mode::Si { &[0, 1] } else { &[1] };
+        let states = super::graph::states(mode);
         let mut list: Vec<(u32, u32, u32)> = Vec::with_capacity(edges.len() * states.len());
         for (i, (e, _)) in edges.iter().enumerate() {
             if (2 * e.from.max(e.to) as usize) >= nodes || e.from == e.to {

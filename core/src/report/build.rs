@@ -83,10 +83,19 @@ pub fn check_inferred(
     let mut notes = inf.notes.clone();
     let mut searches: Vec<Search> = Vec::new();
 
+    // Register histories without a version order: the levels that need one decided exactly on
+    // the generalized polygraph instead (PolySI; `crate::polygraph`).
+    let poly = polygraph_levels(h, opts, &levels, &inf.graph.is_vertex, &mut budget, &mut notes);
+    let by_poly = |l: Level| poly.iter().any(|p| p.0 == l);
+    version_order_note(h, &levels, &poly, &mut notes);
+
     // Dependency graphs, plain and with each order some level needs.
     for order in [Order::None, Order::Session, Order::Realtime] {
-        let here: Vec<Level> =
-            levels.iter().copied().filter(|l| l.spec().weak.is_none() && l.spec().order == order).collect();
+        let here: Vec<Level> = levels
+            .iter()
+            .copied()
+            .filter(|l| l.spec().weak.is_none() && l.spec().order == order && !by_poly(*l))
+            .collect();
         if here.is_empty() {
             continue;
         }
@@ -172,16 +181,12 @@ pub fn check_inferred(
         }
     }
 
-    // Register histories without a version order: SER and SI (and their strong-session forms)
-    // decided exactly on the generalized polygraph instead (PolySI; `crate::polygraph`).
-    let poly = polygraph_levels(h, opts, &levels, &inf.graph.is_vertex, &mut budget, &mut notes);
-
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
     let mut listed = std::collections::HashSet::new();
-    for (l, (_, c)) in &poly {
+    for (_, (_, c), _) in &poly {
         if let Some(c) = c {
             if listed.insert(("dependency".to_string(), c.txns.clone())) {
-                anomalies.push(cycle_anomaly(c, l.spec().order));
+                anomalies.push(cycle_anomaly(c));
             }
         }
     }
@@ -234,7 +239,7 @@ pub fn check_inferred(
         }
         let mut best: Map<usize, &CycleReport> = Map::default();
         let mut reason = None;
-        let by_polygraph = poly.iter().find(|(pl, _)| *pl == l).map(|x| &x.1);
+        let by_polygraph = poly.iter().find(|p| p.0 == l).map(|x| &x.1);
         if let Some((verdict, cycle)) = by_polygraph {
             match verdict {
                 PolyVerdict::Violated(_) => add(cycle.as_ref().map_or("G2-item", |c| c.anomaly.as_str())),
@@ -266,11 +271,25 @@ pub fn check_inferred(
         }
         let mut cycles: Vec<(usize, CycleReport)> = best.into_iter().map(|(i, c)| (i, c.clone())).collect();
         cycles.sort_by_key(|c| c.0);
+        if reason.is_none() && names.is_empty() && unproven(h, opts, l, by_polygraph.is_some()) {
+            reason = Some(
+                "no version order was given and the register mode is sure-edges: no forbidden cycle among the edges sure without one, which does not rule out a cycle under the real version order".into(),
+            );
+        }
         let (valid, verdict) = match (names.is_empty(), &reason) {
             (false, _) => (Some(false), "violated"),
             (true, Some(_)) => (None, "unknown"),
             (true, None) => (Some(true), "holds"),
         };
+        // Findings that break the model's assumptions and this level does not proscribe: its
+        // verdict was computed with those reads and writes set aside.
+        let mut set_aside: Vec<String> = Vec::new();
+        for f in inf.findings.iter().filter(|f| f.kind.breaks_assumption() && !l.proscribes(f.kind)) {
+            if !set_aside.iter().any(|x| x == f.kind.name()) {
+                set_aside.push(f.kind.name().into());
+            }
+        }
+        let implied_by = poly.iter().find(|p| p.0 == l).and_then(|p| p.2);
         level_reports.push((
             l,
             LevelReport {
@@ -279,10 +298,16 @@ pub fn check_inferred(
                 anomalies: names,
                 cycles: cycles.into_iter().map(|c| c.1).collect(),
                 reason: if valid.is_none() { reason } else { None },
+                implied_by,
+                set_aside,
             },
         ));
     }
-    let valid = if level_reports.iter().any(|(_, r)| r.valid == Some(false)) {
+    super::lattice::close(&mut level_reports, &mut notes);
+    let mut broken: Vec<String> =
+        inf.findings.iter().filter(|f| f.kind.breaks_assumption()).map(|f| f.kind.name().to_string()).collect();
+    broken.dedup();
+    let valid = if !broken.is_empty() || level_reports.iter().any(|(_, r)| r.valid == Some(false)) {
         Some(false)
     } else if level_reports.iter().any(|(_, r)| r.valid.is_none()) {
         None
@@ -292,7 +317,7 @@ pub fn check_inferred(
     if let Some(why) = &budget.exhausted {
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
-    let (weakest_violated, also_violated, strongest_satisfied) = lattice(&level_reports);
+    let (weakest_violated, also_violated, strongest_satisfied) = super::lattice::summary(&level_reports);
     let analysis = opts.analyze.as_ref().map(|a| crate::analysis::analyze(h, &inf.graph, a, budget.interrupt.take()));
     Report {
         valid,
@@ -306,6 +331,7 @@ pub fn check_inferred(
         weakest_violated,
         also_violated,
         strongest_satisfied,
+        broken_assumptions: broken,
         anomalies,
         stats: inf.graph.stats(h),
         notes,
@@ -346,26 +372,18 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
     DependencyGraph::new(g.is_vertex.clone(), edges)
 }
 
-/// Elle's `not` and `also-not`, and the strongest levels that hold, from the levels' implications.
-fn lattice(reports: &[(Level, LevelReport)]) -> (Vec<Level>, Vec<Level>, Vec<Level>) {
-    let violated: Vec<Level> = reports.iter().filter(|r| r.1.valid == Some(false)).map(|r| r.0).collect();
-    let holds: Vec<Level> = reports.iter().filter(|r| r.1.valid == Some(true)).map(|r| r.0).collect();
-    let weakest: Vec<Level> =
-        violated.iter().copied().filter(|v| !v.weaker().iter().any(|w| violated.contains(w))).collect();
-    let mut also: Vec<Level> = weakest.iter().flat_map(|v| v.stronger()).filter(|l| !weakest.contains(l)).collect();
-    also.sort();
-    also.dedup();
-    let strongest: Vec<Level> =
-        holds.iter().copied().filter(|s| !s.stronger().iter().any(|t| holds.contains(t))).collect();
-    (weakest, also, strongest)
-}
-
 /// A polygraph counterexample as an anomaly; its kind from the cycle's name (`G-single`, or
 /// `G-single-process` when a strong-session level's cycle needs session order).
-fn cycle_anomaly(c: &CycleReport, order: Order) -> AnomalyReport {
-    let base = c.anomaly.trim_end_matches(Order::Session.suffix());
+fn cycle_anomaly(c: &CycleReport) -> AnomalyReport {
+    let used = if c.steps.iter().any(|s| s.ty == "rt") {
+        Order::Realtime
+    } else if c.steps.iter().any(|s| s.ty == "so") {
+        Order::Session
+    } else {
+        Order::None
+    };
+    let base = c.anomaly.trim_end_matches(used.suffix());
     let kind = AnomalyKind::ALL.into_iter().find(|k| k.name() == base).unwrap_or(AnomalyKind::G2Item);
-    let used = if c.steps.iter().any(|s| s.ty == "so") { order } else { Order::None };
     AnomalyReport {
         kind: c.anomaly.clone(),
         name: c.name.clone(),
@@ -379,11 +397,78 @@ fn cycle_anomaly(c: &CycleReport, order: Order) -> AnomalyReport {
     }
 }
 
+/// A polygraph verdict, its counterexample, and the level it follows from when it was not
+/// searched for (a stronger level holds, or a weaker one is violated).
 type PolyResult = (PolyVerdict, Option<CycleReport>);
 
-/// SER and SI of a register history by the polygraph (PolySI), when the options and the
-/// history call for it, and their strong-session forms with session order among the known
-/// edges (PolySI's own setting); other levels keep the graph of `infer`.
+/// The levels the polygraph decides, in the order they are tried: weaker ones are often
+/// implied by a stronger one that holds, and stronger ones by a weaker one that is violated.
+const POLYGRAPH_LEVELS: [(Level, Mode, Order); 9] = [
+    (Level::Si, Mode::Si, Order::None),
+    (Level::Ser, Mode::Ser, Order::None),
+    (Level::Psi, Mode::Psi, Order::None),
+    (Level::Pl2, Mode::Pl2, Order::None),
+    (Level::Pl1, Mode::Pl1, Order::None),
+    (Level::StrongSessionSi, Mode::Si, Order::Session),
+    (Level::StrongSessionSer, Mode::Ser, Order::Session),
+    (Level::StrongSi, Mode::Si, Order::Realtime),
+    (Level::StrictSer, Mode::Ser, Order::Realtime),
+];
+
+/// Whether the polygraph decides levels of this history under these options.
+fn polygraph_applies(h: &History, opts: &CheckOptions) -> bool {
+    h.model == Model::RwRegister
+        && match opts.register_mode {
+            RegisterMode::Auto => h.version_order.is_none(),
+            RegisterMode::Polygraph => true,
+            RegisterMode::SureEdges => false,
+        }
+}
+
+/// A level whose "holds" would rest on the sure edges of a register history without a version
+/// order (register mode sure-edges): they prove cycles, not their absence. PL-2 and PL-1 are
+/// the exception: their cycles have no RW edges, so when the sure WR and WW edges have none, a
+/// topological order of them is a version order without any.
+fn unproven(h: &History, opts: &CheckOptions, l: Level, by_polygraph: bool) -> bool {
+    h.model == Model::RwRegister
+        && h.version_order.is_none()
+        && !by_polygraph
+        && opts.register_mode == RegisterMode::SureEdges
+        && l.spec().weak.is_none()
+        && !matches!(l, Level::Pl2 | Level::Pl1)
+}
+
+/// The note on a register history without a version order: which levels the polygraph
+/// decided, and which rest on the edges sure without one. None when no checked level needs it.
+fn version_order_note(
+    h: &History,
+    levels: &[Level],
+    poly: &[(Level, PolyResult, Option<Level>)],
+    notes: &mut Vec<String>,
+) {
+    if h.model != Model::RwRegister || h.version_order.is_some() {
+        return;
+    }
+    let names = |ls: &[Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
+    let exact: Vec<Level> = poly.iter().map(|p| p.0).collect();
+    let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !exact.contains(l)).collect();
+    if !exact.is_empty() {
+        notes.push(format!(
+            "no version order (write-ahead log) was given for this register history: {} decided exactly on the generalized polygraph (PolySI), over every version order",
+            names(&exact)
+        ));
+    }
+    if !sure.is_empty() {
+        notes.push(format!(
+            "no version order (write-ahead log) was given for this register history: {} checked on the order sure from the history itself (the initial value first; a value read before a transaction's own write precedes it): a cycle found is real, but some may be missed",
+            names(&sure)
+        ));
+    }
+}
+
+/// The levels of a register history without a version order, decided on the polygraph (PolySI)
+/// with the order their cycles may use among the known edges; the weak levels need no version
+/// order and keep their own graphs.
 fn polygraph_levels(
     h: &History,
     opts: &CheckOptions,
@@ -391,60 +476,36 @@ fn polygraph_levels(
     is_vertex: &[bool],
     budget: &mut Budget,
     notes: &mut Vec<String>,
-) -> Vec<(Level, PolyResult)> {
-    let applies = h.model == Model::RwRegister
-        && match opts.register_mode {
-            RegisterMode::Auto => h.version_order.is_none(),
-            RegisterMode::Polygraph => true,
-            RegisterMode::SureEdges => false,
-        };
-    // (level, mode, with session order), SI before SER of the same kind.
-    let wanted: Vec<(Level, Mode, bool)> = [
-        (Level::Si, Mode::Si, false),
-        (Level::Ser, Mode::Ser, false),
-        (Level::StrongSessionSi, Mode::Si, true),
-        (Level::StrongSessionSer, Mode::Ser, true),
-    ]
-    .into_iter()
-    .filter(|w| levels.contains(&w.0))
-    .collect();
-    if !applies || wanted.is_empty() {
+) -> Vec<(Level, PolyResult, Option<Level>)> {
+    if !polygraph_applies(h, opts) {
         return Vec::new();
     }
-    for n in notes.iter_mut().filter(|n| n.starts_with("no version order (write-ahead log) was given")) {
-        *n = format!(
-            "no version order (write-ahead log) was given for this register history: {} {} decided exactly on the generalized polygraph (PolySI); for the other levels only the order sure from the history itself is used (the initial value first; a value read before a transaction's own write precedes it), so some cycles may be missed",
-            wanted.iter().map(|w| w.0.name()).collect::<Vec<_>>().join(" and "),
-            if wanted.len() > 1 { "were" } else { "was" }
-        );
-    }
-    let mut out: Vec<(Level, PolyResult)> = Vec::new();
-    for session in [false, true] {
-        if !wanted.iter().any(|w| w.2 == session) {
-            continue;
-        }
-        let pg = crate::polygraph::build(h, is_vertex, session, crate::polygraph::MAX_CONSTRAINTS);
-        let mut si_violated: Option<PolyResult> = None;
-        for &(l, mode, _) in wanted.iter().filter(|w| w.2 == session) {
-            // A history that violates SI violates SER, and SI's counterexample (every choice
-            // closes a cycle without two adjacent RW edges) is one for SER too, and names the
-            // anomaly as the version order's graph would (a lost update is G-single).
-            if mode == Mode::Ser {
-                if let Some(r) = &si_violated {
-                    notes.push(format!(
-                        "{} is violated because {} is: one counterexample stands for both",
-                        l.name(),
-                        if session { "strong-session-SI" } else { "SI" }
-                    ));
-                    out.push((l, r.clone()));
-                    continue;
-                }
+    let mut out: Vec<(Level, PolyResult, Option<Level>)> = Vec::new();
+    for order in [Order::None, Order::Session, Order::Realtime] {
+        let mut pg = None;
+        for &(l, mode, _) in POLYGRAPH_LEVELS.iter().filter(|p| p.2 == order && levels.contains(&p.0)) {
+            // Implied by a level decided before: a stronger one holds, or a weaker is violated.
+            let implied = out.iter().find_map(|(d, (v, c), _)| match v {
+                PolyVerdict::Holds if d.weaker().contains(&l) => Some((*d, (PolyVerdict::Holds, None))),
+                PolyVerdict::Violated(_) if l.weaker().contains(d) => Some((*d, (v.clone(), c.clone()))),
+                _ => None,
+            });
+            if let Some((d, r)) = implied {
+                out.push((l, r, Some(d)));
+                continue;
             }
-            let (verdict, st) = crate::polygraph::decide(&pg, mode, budget);
+            let pg = pg.get_or_insert_with(|| {
+                crate::polygraph::build_with_order(h, is_vertex, order, crate::polygraph::MAX_CONSTRAINTS)
+            });
+            let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
                 "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints, {} after pruning ({} rounds), {} guesses",
                 l.name(),
-                if session { ", session order included" } else { "" },
+                match order {
+                    Order::None => "",
+                    Order::Session => ", session order included",
+                    Order::Realtime => ", real-time order included",
+                },
                 st.known_edges,
                 st.constraints,
                 st.after_pruning,
@@ -452,24 +513,10 @@ fn polygraph_levels(
                 st.decisions
             ));
             let cycle = match &verdict {
-                PolyVerdict::Violated(cx) => {
-                    let mut c = crate::polygraph::explain::cycle_report(h, &pg, cx);
-                    // Elle's name for a cycle that needs session order.
-                    if c.steps.iter().any(|s| s.ty == "so") && !c.anomaly.ends_with(Order::Session.suffix()) {
-                        let named = format!("{}{}", c.anomaly, Order::Session.suffix());
-                        c.explanation = c
-                            .explanation
-                            .replace(&format!("The cycle is {} ", c.anomaly), &format!("The cycle is {named} "));
-                        c.anomaly = named;
-                    }
-                    Some(c)
-                }
+                PolyVerdict::Violated(cx) => Some(crate::polygraph::explain::cycle_report(h, pg, cx)),
                 _ => None,
             };
-            if mode == Mode::Si && matches!(verdict, PolyVerdict::Violated(_)) {
-                si_violated = Some((verdict.clone(), cycle.clone()));
-            }
-            out.push((l, (verdict, cycle)));
+            out.push((l, (verdict, cycle), None));
         }
     }
     out

@@ -5,6 +5,7 @@
 
 mod build;
 pub mod dot;
+mod lattice;
 pub mod text;
 
 pub use build::{check, check_inferred};
@@ -151,6 +152,14 @@ pub struct LevelReport {
     pub cycles: Vec<CycleReport>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub reason: Option<String>,
+    /// The level this verdict follows from, when it was not searched for: a stronger level
+    /// that holds, or a weaker one that is violated (whose counterexample is given).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub implied_by: Option<Level>,
+    /// Findings that break the model's assumptions (thin-air reads, duplicate writes, ...)
+    /// which this level does not proscribe: its verdict was computed with them set aside.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<String>,
 }
 
 /// Levels in strength order, serialized as an object keyed by level name.
@@ -191,7 +200,8 @@ impl<'de> Deserialize<'de> for Levels {
 /// The whole verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// Every checked level holds (`null` when one is unknown and none is violated).
+    /// Every checked level holds and no finding breaks the model's assumptions (`null` when a
+    /// level is unknown and nothing is violated).
     pub valid: Option<bool>,
     /// `list-append`, `rw-register` or `empty`.
     pub model: String,
@@ -200,8 +210,14 @@ pub struct Report {
     pub weakest_violated: Vec<Level>,
     /// Every level stronger than those, checked or not: they are violated too (Elle's `also-not`).
     pub also_violated: Vec<Level>,
-    /// The strongest checked levels that hold: no stronger checked level holds.
+    /// The strongest checked levels that hold with nothing set aside: no stronger checked
+    /// level holds.
     pub strongest_satisfied: Vec<Level>,
+    /// Kinds of the findings that break the data model's assumptions (`garbage-read`,
+    /// `duplicate-write`, `internal`, `incompatible-order`): the history is invalid whatever
+    /// the levels say.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub broken_assumptions: Vec<String>,
     /// Every anomaly found, cycles and findings alike.
     pub anomalies: Vec<AnomalyReport>,
     pub stats: Stats,

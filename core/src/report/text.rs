@@ -360,10 +360,30 @@ pub fn initial_read_report(
 /// The verdict as a table, for terminals.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
+    // A history that breaks the model's assumptions is invalid whatever the levels say: first.
+    if !r.broken_assumptions.is_empty() {
+        let _ = writeln!(
+            s,
+            "INVALID HISTORY: it breaks the data model's assumptions ({}); levels that do not proscribe these were checked with them set aside",
+            r.broken_assumptions.join(", ")
+        );
+        for a in r.anomalies.iter().filter(|a| r.broken_assumptions.contains(&a.kind)).take(3) {
+            let _ = writeln!(s, "  {} ({}): {}", a.kind, a.name, a.explanation);
+        }
+        s.push('\n');
+    }
     let w = r.levels.0.iter().map(|(l, _)| l.name().len()).max().unwrap_or(6).max(6);
     let _ = writeln!(s, "{:<w$} {:<9} anomalies", "level", "verdict");
     for (l, lr) in &r.levels.0 {
-        let _ = writeln!(s, "{:<w$} {:<9} {}", l.name(), lr.verdict, lr.anomalies.join(", "));
+        let mut extra = String::new();
+        if let Some(by) = lr.implied_by {
+            let _ =
+                write!(extra, " (as {} {})", by.name(), if lr.valid == Some(true) { "holds" } else { "is violated" });
+        }
+        if !lr.set_aside.is_empty() {
+            let _ = write!(extra, " (with {} set aside)", lr.set_aside.join(", "));
+        }
+        let _ = writeln!(s, "{:<w$} {:<9} {}{extra}", l.name(), lr.verdict, lr.anomalies.join(", "));
     }
     let names = |ls: &[crate::level::Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
     if !r.weakest_violated.is_empty() {
@@ -397,7 +417,7 @@ pub fn render(r: &Report) -> String {
             }
         }
     }
-    for a in r.anomalies.iter().filter(|a| a.cycle.is_none()) {
+    for a in r.anomalies.iter().filter(|a| a.cycle.is_none() && !r.broken_assumptions.contains(&a.kind)) {
         let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
     }
     for n in &r.notes {

@@ -1,0 +1,75 @@
+//! Verdicts closed under the levels' implications (`implies` in [`crate::level`]), and the
+//! summary Elle gives of them (`not`, `also-not`) with the strongest levels that hold.
+//!
+//! Each level is decided on its own; a level the budget left `unknown` takes the verdict a
+//! checked level forces on it: violated when a weaker one is violated (with that level's
+//! counterexample), holds when a stronger one holds. A decided verdict that contradicts
+//! another is a defect; it is resolved towards the violation, whose counterexample is a proof,
+//! and said in a note that starts with `lattice:`.
+
+use super::LevelReport;
+use crate::level::Level;
+
+pub(super) fn close(reports: &mut [(Level, LevelReport)], notes: &mut Vec<String>) {
+    loop {
+        let mut changed = false;
+        for i in 0..reports.len() {
+            let l = reports[i].0;
+            if reports[i].1.valid == Some(false) {
+                continue;
+            }
+            let weaker = l.weaker();
+            if let Some(j) =
+                (0..reports.len()).find(|&j| reports[j].1.valid == Some(false) && weaker.contains(&reports[j].0))
+            {
+                let (w, wr) = (reports[j].0, reports[j].1.clone());
+                if reports[i].1.valid == Some(true) {
+                    notes.push(format!(
+                        "lattice: {} was found to hold although {}, which it implies, is violated; reported violated",
+                        l.name(),
+                        w.name()
+                    ));
+                }
+                let r = &mut reports[i].1;
+                r.valid = Some(false);
+                r.verdict = "violated".into();
+                r.anomalies = wr.anomalies;
+                r.cycles = wr.cycles;
+                r.reason = None;
+                r.implied_by = Some(w);
+                changed = true;
+            } else if reports[i].1.valid.is_none() {
+                let stronger = (0..reports.len())
+                    .find(|&j| reports[j].1.valid == Some(true) && reports[j].0.weaker().contains(&l))
+                    .map(|j| reports[j].0);
+                if let Some(s) = stronger {
+                    let r = &mut reports[i].1;
+                    r.valid = Some(true);
+                    r.verdict = "holds".into();
+                    r.reason = None;
+                    r.implied_by = Some(s);
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            return;
+        }
+    }
+}
+
+/// Elle's `not` and `also-not`, and the strongest levels that hold (with nothing set aside),
+/// from the levels' implications.
+pub(super) fn summary(reports: &[(Level, LevelReport)]) -> (Vec<Level>, Vec<Level>, Vec<Level>) {
+    let violated: Vec<Level> = reports.iter().filter(|r| r.1.valid == Some(false)).map(|r| r.0).collect();
+    let holds: Vec<Level> =
+        reports.iter().filter(|r| r.1.valid == Some(true) && r.1.set_aside.is_empty()).map(|r| r.0).collect();
+    let weakest: Vec<Level> =
+        violated.iter().copied().filter(|v| !v.weaker().iter().any(|w| violated.contains(w))).collect();
+    let mut also: Vec<Level> = weakest.iter().flat_map(|v| v.stronger()).filter(|l| !weakest.contains(l)).collect();
+    also.sort();
+    also.dedup();
+    let strongest: Vec<Level> =
+        holds.iter().copied().filter(|s| !s.stronger().iter().any(|t| holds.contains(t))).collect();
+    (weakest, also, strongest)
+}
