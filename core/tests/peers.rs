@@ -7,14 +7,28 @@
 mod common;
 
 use common::{corpus, slurp};
-use grail_core::{CheckOptions, Format, Level};
+use grail_core::{CheckOptions, Format, History, Level};
 use std::path::Path;
 
 const LEVELS: [(Level, &str); 3] = [(Level::Rc, "RC"), (Level::Ra, "RA"), (Level::Cc, "CC")];
 
+/// Each transaction's operations as text (status, then kind, key and value of each), sorted:
+/// the two forms of one history must read to the same.
+fn txns(h: &History) -> Vec<String> {
+    let mut v: Vec<String> = (0..h.txns.len() as u32)
+        .map(|t| {
+            let ops: Vec<String> =
+                h.ops_of(t).iter().map(|o| format!("{:?} {:?} {:?}", o.kind, h.key(o.key), o.arg)).collect();
+            format!("{:?}: {}", h.txns[t as usize].status, ops.join(", "))
+        })
+        .collect();
+    v.sort();
+    v
+}
+
 /// grail's verdicts on RC, RA and CC, or the read error.
-fn verdicts(path: &Path) -> Result<Vec<Option<bool>>, String> {
-    let h = grail_core::read(&slurp(path), Format::Auto).map_err(|e| e.to_string())?;
+fn verdicts(h: &Result<History, String>) -> Result<Vec<Option<bool>>, String> {
+    let h = h.as_ref()?;
     let o = CheckOptions { levels: LEVELS.iter().map(|l| l.0).collect(), ..Default::default() };
     let r = grail_core::check(&h, &o);
     Ok(LEVELS.iter().map(|(l, _)| r.levels.0.iter().find(|(x, _)| x == l).and_then(|(_, v)| v.valid)).collect())
@@ -46,14 +60,20 @@ fn awdit_verdicts_agree_on_text_and_bincode() {
                 other => panic!("{}: unexpected verdict {other:?}", f[0]),
             })
             .collect();
-        for path in [dir.join(format!("plume/{}.txt.gz", f[0])), dir.join(format!("dbcop/{}/history.bincode", f[0]))] {
-            let got = verdicts(&path);
+        let paths = [dir.join(format!("plume/{}.txt.gz", f[0])), dir.join(format!("dbcop/{}/history.bincode", f[0]))];
+        let read: Vec<Result<History, String>> =
+            paths.iter().map(|p| grail_core::read(&slurp(p), Format::Auto).map_err(|e| e.to_string())).collect();
+        if let [Ok(text), Ok(bin)] = &read[..] {
+            assert_eq!(txns(text), txns(bin), "{}: the text and bincode forms differ", f[0]);
+        }
+        for (path, h) in paths.iter().zip(&read) {
+            let got = verdicts(h);
             for (i, (_, name)) in LEVELS.iter().enumerate() {
                 cells += 1;
                 match &got {
                     Ok(v) if v[i] == want[i] => agree += 1,
-                    Ok(v) => wrong.push(format!("{} {name}: AWDIT {:?}, grail {:?}", short(&path), want[i], v[i])),
-                    Err(e) => wrong.push(format!("{} {name}: {e}", short(&path))),
+                    Ok(v) => wrong.push(format!("{} {name}: AWDIT {:?}, grail {:?}", short(path), want[i], v[i])),
+                    Err(e) => wrong.push(format!("{} {name}: {e}", short(path))),
                 }
             }
         }
