@@ -30,7 +30,7 @@ fn txns(h: &History) -> Vec<String> {
 fn verdicts(h: &Result<History, String>) -> Result<Vec<Option<bool>>, String> {
     let h = h.as_ref()?;
     let o = CheckOptions { levels: LEVELS.iter().map(|l| l.0).collect(), ..Default::default() };
-    let r = grail_core::check(&h, &o);
+    let r = grail_core::check(h, &o);
     Ok(LEVELS.iter().map(|(l, _)| r.levels.0.iter().find(|(x, _)| x == l).and_then(|(_, v)| v.valid)).collect())
 }
 

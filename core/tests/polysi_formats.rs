@@ -336,6 +336,22 @@ fn bad_plume_lines_say_where_and_what() {
 }
 
 #[test]
+fn dbcop_json_reads_zero_as_each_dbcop_does() {
+    // Today's dbcop: a read of 0 reads an explicit write of 0 when there is one.
+    let h = read_dbcop(br#"[[{"events": [["w", 1, 0]]}], [{"events": [["r", 1, 0], ["r", 2, 0]]}]]"#).unwrap();
+    assert_eq!(
+        h.ops.iter().map(|o| o.arg).collect::<Vec<_>>(),
+        [Arg::Val(Value::Int(0)), Arg::Val(Value::Int(0)), Arg::Nil]
+    );
+    // The original runner's shape, as old dbcop and PolySI read it: 0 is always the initial value.
+    let orig = r#"{"data": [[{"events": [{"write": true, "variable": 1, "value": 0, "success": true}], "success": true}],
+        [{"events": [{"write": false, "variable": 1, "value": 0, "success": true}], "success": true}]]}"#;
+    let h = read_dbcop(orig.as_bytes()).unwrap();
+    assert_eq!(h.txns.len(), 1, "a transaction that only writes 0 is left out");
+    assert_eq!(h.ops[0].arg, Arg::Nil);
+}
+
+#[test]
 fn bad_dbcop_entries_are_placed() {
     let e = read_dbcop(b"[[{\"events\": []},\n  {\"events\": 3}]]").unwrap_err();
     assert_eq!((e.kind, e.line, e.column), (ErrorKind::Shape, Some(2), Some(3)), "{e}");

@@ -290,7 +290,7 @@ impl Sim<'_> {
     fn read(&self, t: &Txn, k: u64) -> Option<Vec<i64>> {
         let snap = t.snapshot;
         let seen = self.store.get(&k).map_or(&[][..], |v| &v[..]);
-        let own = t.done.iter().filter_map(|d| match d {
+        let mut own = t.done.iter().filter_map(|d| match d {
             Done::Write(kk, v) if *kk == k => Some(*v),
             _ => None,
         });
@@ -301,7 +301,7 @@ impl Sim<'_> {
                 Some(l)
             }
             DataModel::RwRegister => own
-                .last()
+                .next_back()
                 .or_else(|| seen.iter().rev().find(|(ts, site, _)| snap.sees(*ts, *site)).map(|x| x.2))
                 .map(|v| vec![v]),
         }

@@ -13,7 +13,9 @@
 //!   aborted write, a read that did not succeed is dropped).
 //!
 //! Sessions are numbered from 1 and transactions from 1 in session order. 0 is every
-//! variable's initial value (dbcop starts every variable at 0; `kv::Initial::Zero`).
+//! variable's initial value (dbcop starts every variable at 0): in the original shape as old
+//! dbcop's verifier and PolySI read it (`kv::Initial::Zero`), in today's as today's dbcop
+//! does (`kv::Initial::ZeroUnlessWritten`: a read of 0 reads an explicit write of 0 if any).
 
 use super::kv::{aborted_writes, build, Event, Initial, Txn};
 use crate::error::{Error, ErrorKind};
@@ -26,6 +28,7 @@ pub fn read_dbcop(text: &[u8]) -> Result<History, Error> {
         let (line, column) = super::serde_place(text, &e);
         Error::at(ErrorKind::Syntax, line, column, e.to_string())
     })?;
+    let original = doc.is_object();
     let (sessions, enclosing): (&Vec<Json>, &[u8]) = match &doc {
         Json::Array(s) => (s, b"[["),
         Json::Object(o) => match o.get("data") {
@@ -96,7 +99,7 @@ pub fn read_dbcop(text: &[u8]) -> Result<History, Error> {
         }
     }
     txns.extend(aborted_writes(aborted, first_aborted));
-    build(txns, Initial::Zero)
+    build(txns, if original { Initial::Zero } else { Initial::ZeroUnlessWritten })
 }
 
 fn int(v: Option<&Json>, what: &str) -> Result<i64, String> {

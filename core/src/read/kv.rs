@@ -2,6 +2,7 @@
 //! events and then built into a [`History`], where a read of the initial value is `nil`.
 
 use crate::error::Error;
+use crate::hash::Set;
 use crate::history::builder::{Place, TxnMeta};
 use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
 
@@ -33,6 +34,10 @@ pub(crate) enum Initial {
     /// explicit initialising transaction) is then empty and left out too: with or without
     /// one, a history gives the same verdicts.
     Zero,
+    /// Today's dbcop (rnbguy/dbcop, `crates/core/tests/version_zero.rs` at 59b6a8c): a read of 0
+    /// reads the initial value unless some transaction writes 0 to that key; then it reads that
+    /// write, which is kept.
+    ZeroUnlessWritten,
     /// Only reads the format marks (`value: None`) read the initial value (Cobra).
     Marked,
 }
@@ -40,6 +45,13 @@ pub(crate) enum Initial {
 pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> {
     let zero = initial == Initial::Zero;
     let rewrites_initial = |e: &Event| zero && e.write && e.value == Some(0);
+    let zero_written: Set<i64> = match initial {
+        Initial::ZeroUnlessWritten => {
+            txns.iter().flat_map(|t| &t.events).filter(|e| e.write && e.value == Some(0)).map(|e| e.key).collect()
+        }
+        _ => Set::default(),
+    };
+    let initial_zero = |key: i64| zero || initial == Initial::ZeroUnlessWritten && !zero_written.contains(&key);
     let mut b = HistoryBuilder::new();
     for t in &txns {
         if !t.events.is_empty() && t.events.iter().all(rewrites_initial) {
@@ -49,7 +61,7 @@ pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> 
             let key = b.key(Value::Int(e.key));
             match (e.write, e.value) {
                 (true, Some(v)) => b.push_write(OpKind::Write, key, Value::Int(v), e.place),
-                (false, Some(0)) if zero => b.push_read_nil(key),
+                (false, Some(0)) if initial_zero(e.key) => b.push_read_nil(key),
                 (false, Some(v)) => b.push_read_scalar(key, Value::Int(v), e.place),
                 (_, None) => b.push_read_nil(key),
             }
