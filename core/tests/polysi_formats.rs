@@ -1,10 +1,11 @@
-//! PolySI's input formats: PolySI/Plume text, dbcop JSON (both shapes) and Cobra binary logs.
+//! PolySI's input formats: PolySI/Plume text, dbcop JSON (both shapes) and bincode, and Cobra
+//! binary logs.
 //! Generator histories written in each format read back to the same transactions and the same
 //! verdicts; bad input gives a placed error, never a panic.
 
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation};
 use grail_core::history::{Arg, History, OpKind, Status, Value};
-use grail_core::read::{read_cobra, read_dbcop, read_plume};
+use grail_core::read::{read_cobra, read_dbcop, read_dbcop_bin, read_plume};
 use grail_core::{CheckOptions, ErrorKind, Format, Level};
 use proptest::prelude::*;
 
@@ -127,6 +128,50 @@ fn to_dbcop_original(h: &History) -> String {
     format!(r#"{{"params": {{}}, "info": "test", "start": "", "end": "", "data": [{}]}}"#, sessions.join(", "))
 }
 
+/// One dbcop event: write, variable, value, success.
+type BinEvent = (bool, u64, u64, bool);
+
+/// dbcop's `History` in bincode 1.x, written by hand (not through the reader's types): params,
+/// info, start, end, then sessions of (events, success).
+fn dbcop_bin(id: u64, sessions: &[Vec<(Vec<BinEvent>, bool)>]) -> Vec<u8> {
+    let mut b = Vec::new();
+    let u = |b: &mut Vec<u8>, x: u64| b.extend_from_slice(&x.to_le_bytes());
+    for x in [id, sessions.len() as u64, 0, 0, 0] {
+        u(&mut b, x);
+    }
+    for s in ["test", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00"] {
+        u(&mut b, s.len() as u64);
+        b.extend_from_slice(s.as_bytes());
+    }
+    u(&mut b, sessions.len() as u64);
+    for s in sessions {
+        u(&mut b, s.len() as u64);
+        for (events, ok) in s {
+            u(&mut b, events.len() as u64);
+            for &(w, k, v, success) in events {
+                b.push(w as u8);
+                u(&mut b, k);
+                u(&mut b, v);
+                b.push(success as u8);
+            }
+            b.push(*ok as u8);
+        }
+    }
+    b
+}
+
+fn to_dbcop_bin(h: &History) -> Vec<u8> {
+    let sessions: Vec<Vec<(Vec<BinEvent>, bool)>> = by_session(h)
+        .values()
+        .map(|ts| {
+            ts.iter()
+                .map(|t| (t.iter().map(|&(w, k, v)| (w, k as u64, v.unwrap_or(0) as u64, true)).collect(), true))
+                .collect()
+        })
+        .collect();
+    dbcop_bin(0, &sessions)
+}
+
 fn to_cobra(h: &History) -> Vec<Vec<u8>> {
     let mut writer: std::collections::HashMap<(i64, i64), u64> = Default::default();
     let per = by_session(h);
@@ -202,6 +247,8 @@ fn every_format_reads_back_the_same_history_and_verdicts() {
             ("dbcop", read_dbcop(to_dbcop(&h, false).as_bytes()).unwrap()),
             ("dbcop compact auto", grail_core::read(to_dbcop(&h, true).as_bytes(), Format::Auto).unwrap()),
             ("dbcop original auto", grail_core::read(to_dbcop_original(&h).as_bytes(), Format::Auto).unwrap()),
+            ("dbcop bincode", read_dbcop_bin(&to_dbcop_bin(&h)).unwrap()),
+            ("dbcop bincode auto", grail_core::read(&to_dbcop_bin(&h), Format::Auto).unwrap()),
             ("cobra", read_cobra(&cobra_refs).unwrap()),
             ("cobra auto (one log)", grail_core::read(&cobra[0], Format::Auto).unwrap()),
         ];
@@ -217,14 +264,54 @@ fn every_format_reads_back_the_same_history_and_verdicts() {
     }
 }
 
+fn levels(h: &History, levels: &[Level]) -> Vec<Option<bool>> {
+    let r = grail_core::check(h, &CheckOptions { levels: levels.to_vec(), ..Default::default() });
+    r.levels.0.iter().map(|(_, l)| l.valid).collect()
+}
+
 #[test]
-fn plume_session_zero_is_the_initial_state() {
+fn plume_session_zero_is_an_ordinary_session() {
     let text = "w(1,5,0,100)\nw(1,1,1,1)\nr(1,5,2,2)\n\nr(1,1,2,3)\n";
     let h = read_plume(text.as_bytes()).unwrap();
-    assert_eq!(h.txns.len(), 3, "the initial transaction is dropped");
-    let o = &h.ops[h.txns[1].ops_start as usize];
-    assert_eq!(o.arg, Arg::Nil, "reading the initial value 5 is reading nil");
-    assert_eq!(h.txns[1].process, Some(2));
+    assert_eq!(h.txns.len(), 4);
+    assert_eq!((h.txns[0].id, h.txns[0].process), (100, Some(0)));
+    assert_eq!(h.ops[h.txns[2].ops_start as usize].arg, Arg::Val(Value::Int(5)), "5 is read from transaction 100");
+    assert_eq!(levels(&h, &[Level::Rc, Level::Ra, Level::Cc]), [Some(true); 3]);
+}
+
+#[test]
+fn plume_zero_is_the_initial_value() {
+    // A read of 0 reads the initial value; a write of 0 is left out, and a transaction that only
+    // writes 0 (an explicit initialising transaction) with it.
+    let text = "w(1,0,0,1)\nw(2,0,0,1)\nr(1,0,0,2)\nw(2,0,0,2)\nw(2,3,0,2)\nr(2,0,1,3)\n";
+    let h = read_plume(text.as_bytes()).unwrap();
+    assert_eq!(h.txns.iter().map(|t| t.id).collect::<Vec<_>>(), [2, 3], "transaction 1 only wrote 0");
+    assert_eq!(h.ops.len(), 3, "the write of 0 in transaction 2 is left out");
+    assert_eq!(h.ops[0].arg, Arg::Nil);
+    assert_eq!(h.ops[2].arg, Arg::Nil);
+}
+
+#[test]
+fn plume_txn_minus_one_is_an_aborted_write() {
+    let text = "w(1,7,0,-1)\nr(1,9,0,-1)\nw(1,1,3,1)\nr(1,7,4,2)\n";
+    let h = read_plume(text.as_bytes()).unwrap();
+    assert_eq!(h.txns.len(), 3, "the read of an aborted transaction is dropped");
+    let aborted = &h.txns[2];
+    assert_eq!((aborted.status, aborted.process, aborted.line), (Status::Aborted, None, 1));
+    let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Rc], ..Default::default() });
+    assert_eq!(r.levels.0[0].1.valid, Some(false));
+    assert!(r.anomalies.iter().any(|a| a.kind == "G1a"), "{:?}", r.anomalies);
+}
+
+#[test]
+fn plume_numbers_may_be_negative() {
+    let text = format!("w(-3,-7,-2,-5)\nr(-3,-7,{},9)\nw({},{},4,{})\n", i64::MIN, i64::MAX, i64::MIN, i64::MIN);
+    let h = read_plume(text.as_bytes()).unwrap();
+    assert_eq!(h.keys[0], Value::Int(-3));
+    assert_eq!(h.ops[1].arg, Arg::Val(Value::Int(-7)));
+    assert_eq!((h.txns[0].id, h.txns[0].process), (-5i64 as u64, Some(-2)));
+    assert_eq!(h.txns[1].process, Some(i64::MIN));
+    assert_eq!(h.txns[2].id, i64::MIN as u64);
 }
 
 #[test]
@@ -235,6 +322,10 @@ fn bad_plume_lines_say_where_and_what() {
         ("r(1,a,3,4)\n", 1, 5, "the value"),
         ("r(1,2,3,4) junk\n", 1, 12, "end of the line"),
         ("r(1,99999999999999999999,3,4)\n", 1, 5, "64-bit"),
+        ("r(1,9223372036854775808,3,4)\n", 1, 5, "64-bit"),
+        ("r(1,-9223372036854775809,3,4)\n", 1, 5, "64-bit"),
+        ("r(1,-,3,4)\n", 1, 5, "the value (an integer)"),
+        ("r(1,2,3,--4)\n", 1, 9, "the transaction id"),
         ("w(1,1,1,7)\nw(2,1,2,7)\n", 2, 1, "stay in session 1"),
     ];
     for &(text, line, column, msg) in cases {
@@ -242,6 +333,22 @@ fn bad_plume_lines_say_where_and_what() {
         assert_eq!((e.line, e.column), (Some(line), Some(column)), "{text:?}: {e}");
         assert!(e.message.contains(msg), "{text:?}: {e}");
     }
+}
+
+#[test]
+fn dbcop_json_reads_zero_as_each_dbcop_does() {
+    // Today's dbcop: a read of 0 reads an explicit write of 0 when there is one.
+    let h = read_dbcop(br#"[[{"events": [["w", 1, 0]]}], [{"events": [["r", 1, 0], ["r", 2, 0]]}]]"#).unwrap();
+    assert_eq!(
+        h.ops.iter().map(|o| o.arg).collect::<Vec<_>>(),
+        [Arg::Val(Value::Int(0)), Arg::Val(Value::Int(0)), Arg::Nil]
+    );
+    // The original runner's shape, as old dbcop and PolySI read it: 0 is always the initial value.
+    let orig = r#"{"data": [[{"events": [{"write": true, "variable": 1, "value": 0, "success": true}], "success": true}],
+        [{"events": [{"write": false, "variable": 1, "value": 0, "success": true}], "success": true}]]}"#;
+    let h = read_dbcop(orig.as_bytes()).unwrap();
+    assert_eq!(h.txns.len(), 1, "a transaction that only writes 0 is left out");
+    assert_eq!(h.ops[0].arg, Arg::Nil);
 }
 
 #[test]
@@ -274,12 +381,86 @@ fn bad_cobra_logs_give_the_byte_offset() {
     assert_eq!(h.txns[0].status, Status::Indeterminate);
 }
 
+#[test]
+fn dbcop_bincode_reads_as_dbcop_and_awdit_read_it() {
+    // Session 1: T1 writes 1 = 5 and 2 = 6, but its write of 2 failed; T2 did not succeed.
+    // Session 2: T3 reads 1 = 5, 2 = 6 (the failed write), 3 = 8 (T2's) and 4 = 0 (initial);
+    // its failed read is dropped.
+    let b = dbcop_bin(
+        83, // 'S': a Cobra log starts so; detection must still say bincode
+        &[
+            vec![(vec![(true, 1, 5, true), (true, 2, 6, false)], true), (vec![(true, 3, 8, true)], false)],
+            vec![(
+                vec![
+                    (false, 1, 5, true),
+                    (false, 2, 6, true),
+                    (false, 3, 8, true),
+                    (false, 4, 0, true),
+                    (false, 9, 9, false),
+                ],
+                true,
+            )],
+        ],
+    );
+    assert_eq!(grail_core::read::detect(&b), Format::DbcopBin);
+    let h = grail_core::read(&b, Format::Auto).unwrap();
+    let st: Vec<(u64, Status, Option<i64>)> = h.txns.iter().map(|t| (t.id, t.status, t.process)).collect();
+    assert_eq!(
+        st,
+        [
+            (1, Status::Committed, Some(1)),
+            (2, Status::Aborted, Some(1)),
+            (3, Status::Committed, Some(2)),
+            (u64::MAX, Status::Aborted, None)
+        ]
+    );
+    assert_eq!(h.ops_of(2).len(), 4);
+    assert_eq!(h.ops_of(2)[3].arg, Arg::Nil);
+    let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Rc], ..Default::default() });
+    assert_eq!(r.anomalies.iter().filter(|a| a.kind == "G1a").count(), 2, "{:?}", r.anomalies);
+    assert_eq!(Format::parse("dbcop-bin").unwrap(), Format::DbcopBin);
+    assert_eq!(Format::parse("bincode").unwrap(), Format::DbcopBin);
+}
+
+#[test]
+fn bad_dbcop_bincode_gives_the_byte_offset() {
+    let good = dbcop_bin(0, &[vec![(vec![(true, 1, 5, true)], true)]]);
+    // Header 118 bytes, sessions 118, session 126, events 134, write flag 142, variable 143,
+    // value 151, success 159, the transaction's success 160.
+    assert_eq!(good.len(), 161);
+    read_dbcop_bin(&good).unwrap();
+    let at = |b: &[u8], offset: usize, what: &str| {
+        let e = read_dbcop_bin(b).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Syntax);
+        assert!(e.message.contains(&format!("byte offset {offset}:")) && e.message.contains(what), "{e}");
+    };
+    let mut bad = good.clone();
+    bad[142] = 2;
+    at(&bad, 142, "found byte 0x02");
+    at(&good[..155], 151, "end of the file"); // the value that starts there is cut
+    at(&good[..100], 93, "end of the file"); // the end time, 25 bytes from 93, is cut
+    let mut long = good.clone();
+    long[40..48].copy_from_slice(&u64::MAX.to_le_bytes());
+    at(&long, 40, "fits in the bytes left");
+    let mut utf = good.clone();
+    utf[48] = 0xff;
+    at(&utf, 52, "UTF-8");
+    let mut more = good.clone();
+    more.push(0);
+    at(&more, 161, "1 more bytes");
+    // Huge counts of sessions or events fail at the end of the file, without allocating them.
+    let mut many = good.clone();
+    many[118..126].copy_from_slice(&(u64::MAX / 2).to_le_bytes());
+    at(&many, 161, "end of the file");
+}
+
 proptest! {
     #![proptest_config(ProptestConfig { cases: 300, ..ProptestConfig::default() })]
     #[test]
     fn arbitrary_bytes_never_panic(data in proptest::collection::vec(any::<u8>(), 0..200)) {
         let _ = read_plume(&data);
         let _ = read_dbcop(&data);
+        let _ = read_dbcop_bin(&data);
         let _ = read_cobra(&[&data]);
         let _ = grail_core::read(&data, Format::Auto);
     }
@@ -307,5 +488,24 @@ proptest! {
         if let Ok(h) = read_cobra(&[&b]) {
             let _ = grail_core::check(&h, &CheckOptions { max_steps: Some(20_000), ..Default::default() });
         }
+    }
+
+    #[test]
+    fn damaged_dbcop_bincode_never_panics(
+        flips in proptest::collection::vec((0usize..400, any::<u8>()), 0..6),
+        cut in 0usize..400,
+    ) {
+        let txn = |k: u64| (vec![(true, k, 1, true), (false, k, 1, true), (false, k + 1, 0, k % 2 == 0)], k % 3 != 0);
+        let mut b = dbcop_bin(0, &[vec![txn(1), txn(2)], vec![txn(3)]]);
+        for (i, x) in flips {
+            if let Some(byte) = b.get_mut(i) {
+                *byte = x;
+            }
+        }
+        b.truncate(cut.max(1));
+        if let Ok(h) = read_dbcop_bin(&b) {
+            let _ = grail_core::check(&h, &CheckOptions { max_steps: Some(20_000), ..Default::default() });
+        }
+        let _ = grail_core::read(&b, Format::Auto);
     }
 }

@@ -263,8 +263,10 @@ def read(
     text (a ``str`` that opens with ``{``, ``[`` or ``;`` or spans lines), ``bytes``, or grail's
     native form as Python objects: a list of transaction dicts, or a dict with
     ``"transactions"`` (and optionally ``"version_order"``). ``wal`` is a write-ahead log giving
-    the version order of a register history (path, text or bytes). ``format`` is "auto", "edn"
-    or "json". The GIL is released while parsing.
+    the version order of a register history (path, text or bytes). ``format`` is "auto", "edn",
+    "json", "plume" (PolySI/Plume text), "dbcop" (JSON), "dbcop-bin" (dbcop's
+    ``history.bincode``; a directory holding one is read as it) or "cobra". The GIL is released
+    while parsing.
 
     Raises :class:`HistoryError` (with ``.line`` and ``.column``), :class:`WalError` or
     :class:`UsageError`; ``FileNotFoundError`` for a missing file.

@@ -25,6 +25,12 @@ def _looks_like_text(s: str) -> bool:
     return stripped == "" or "\n" in s or stripped.startswith(_TEXT_STARTS)
 
 
+def _file_of(path: str) -> str:
+    """A directory holding dbcop's ``history.bincode`` (as PolySI and AWDIT name one) is that file."""
+    inner = os.path.join(path, "history.bincode")
+    return inner if os.path.isdir(path) and os.path.isfile(inner) else path
+
+
 def to_bytes(source: Any, what: str, format: str) -> Tuple[bytes, str]:
     """Return the bytes to parse and the format to parse them in.
 
@@ -35,7 +41,7 @@ def to_bytes(source: Any, what: str, format: str) -> Tuple[bytes, str]:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return bytes(source), format
     if isinstance(source, os.PathLike):
-        with open(os.fspath(source), "rb") as f:
+        with open(_file_of(os.fspath(source)), "rb") as f:
             return f.read(), format
     if isinstance(source, str):
         if _looks_like_text(source):
@@ -45,7 +51,7 @@ def to_bytes(source: Any, what: str, format: str) -> Tuple[bytes, str]:
                 f"{what} {source!r} is not a file; to pass {what} as text, give the text itself "
                 "(it opens with '{', '[' or ';', or spans lines) or bytes"
             )
-        with open(source, "rb") as f:
+        with open(_file_of(source), "rb") as f:
             return f.read(), format
     if isinstance(source, (list, tuple, Mapping)):
         if format not in ("auto", "json", "native"):

@@ -99,6 +99,22 @@ def test_format_option():
     assert e.value.kind == "usage"
 
 
+def test_dbcop_bincode_bytes_and_directory(tmp_path):
+    # dbcop's history.bincode: two sessions each read 1 = 0 (initial) and write it: a lost update.
+    u = lambda x: x.to_bytes(8, "little")
+    b = b"".join(u(x) for x in (0, 2, 1, 2, 4, 0, 0, 0, 2))
+    for v in (1, 2):
+        b += u(1) + u(2) + b"\x00" + u(1) + u(0) + b"\x01" + b"\x01" + u(1) + u(v) + b"\x01" + b"\x01"
+    (tmp_path / "history.bincode").write_bytes(b)
+    for source in (b, tmp_path, str(tmp_path)):
+        r = grail.check(source, levels=["SI"])
+        assert r.levels["SI"].verdict == "violated", source
+    assert grail.read(b, format="dbcop-bin").model == "rw-register"
+    with pytest.raises(grail.HistoryError) as e:
+        grail.read(b[:100], format="dbcop-bin")
+    assert "byte offset" in str(e.value)
+
+
 def test_missing_file_and_bad_types(tmp_path):
     with pytest.raises(FileNotFoundError):
         grail.check(tmp_path / "absent.edn")

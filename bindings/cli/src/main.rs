@@ -24,14 +24,14 @@ struct Cli {
 #[derive(clap::Args)]
 struct Input {
     /// History file: Jepsen EDN, elle-cli JSON, grail's native JSON, PolySI/Plume text, dbcop JSON
-    /// or a Cobra log; a directory of Cobra logs (`*.log`, one per session); `.gz` accepted; `-`
-    /// for stdin.
+    /// or bincode, or a Cobra log; a directory holding dbcop's `history.bincode`, or of Cobra logs
+    /// (`*.log`, one per session); `.gz` accepted; `-` for stdin.
     history: PathBuf,
     /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines).
     #[arg(long)]
     wal: Option<PathBuf>,
     /// Input format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "dbcop", "cobra"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra"])]
     format: String,
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
@@ -85,9 +85,12 @@ struct GenArgs {
     inject: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// edn (Jepsen) or native (grail's JSON).
-    #[arg(long, default_value = "edn", value_parser = ["edn", "native"])]
+    /// edn (Jepsen), native (grail's JSON) or polysi (PolySI/Plume text; always rw-register).
+    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi"])]
     output: String,
+    /// With --output polysi: first a transaction (session 0) writing 0 to every key.
+    #[arg(long)]
+    explicit_init: bool,
     /// Write the history here instead of standard output.
     #[arg(short, long)]
     out: Option<PathBuf>,
@@ -139,6 +142,7 @@ impl GenArgs {
             inject,
             seed: self.seed,
             output: parse(&self.output)?,
+            explicit_init: self.explicit_init,
         })
     }
 }
@@ -283,13 +287,16 @@ fn slurp(path: &Path) -> Result<Vec<u8>, String> {
 
 fn load(input: &Input) -> Result<(History, usize), String> {
     let t0 = Instant::now();
-    if input.history.is_dir() {
+    // dbcop writes `history.bincode` into a folder of its own; PolySI and AWDIT name the folder.
+    let bincode = input.history.join("history.bincode");
+    let path = if input.history.is_dir() && bincode.is_file() { &bincode } else { &input.history };
+    if path.is_dir() {
         return load_cobra_dir(input);
     }
-    let text = slurp(&input.history)?;
+    let text = slurp(path)?;
     input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
-    let name = input.history.display();
+    let name = path.display();
     let mut h = grail_core::read(&text, format).map_err(|e| format!("{name}: {e}"))?;
     if let Some(wal) = &input.wal {
         let log = slurp(wal)?;
@@ -307,7 +314,7 @@ fn load_cobra_dir(input: &Input) -> Result<(History, usize), String> {
     let dir = &input.history;
     if !matches!(input.format.as_str(), "auto" | "cobra") {
         return Err(format!(
-            "{}: a directory is read as Cobra logs; --format {} reads a file",
+            "{}: a directory without history.bincode is read as Cobra logs; --format {} reads a file",
             dir.display(),
             input.format
         ));

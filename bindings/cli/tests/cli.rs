@@ -204,5 +204,61 @@ fn register_mode_and_polysi_formats() {
     assert_eq!(r["stats"]["transactions"], 2);
     let (code, _, err) = grail(&["check", logs.to_str().unwrap(), "--format", "edn"]);
     assert_eq!(code, 2, "{err}");
+    // A directory holding dbcop's history.bincode: two sessions each read 1 = 0 and write it.
+    let bin = dir.join("dbcop");
+    std::fs::create_dir_all(&bin).unwrap();
+    let mut b = Vec::new();
+    let u = |b: &mut Vec<u8>, x: u64| b.extend_from_slice(&x.to_le_bytes());
+    for x in [0, 2, 1, 2, 4, 0, 0, 0, 2] {
+        u(&mut b, x); // params, three empty strings, two sessions
+    }
+    for v in [1, 2] {
+        u(&mut b, 1); // one transaction of two events
+        u(&mut b, 2);
+        for (write, value) in [(0u8, 0), (1, v)] {
+            b.push(write);
+            u(&mut b, 1);
+            u(&mut b, value);
+            b.push(1);
+        }
+        b.push(1);
+    }
+    std::fs::write(bin.join("history.bincode"), &b).unwrap();
+    let (code, out, err) = grail(&["check", bin.to_str().unwrap(), "--levels", "SI"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("SI     violated"), "{out}");
+    let (code, _, _) = grail(&["check", bin.join("history.bincode").to_str().unwrap(), "--format", "dbcop-bin"]);
+    assert_eq!(code, 1);
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn generate_polysi_text_with_and_without_an_initialising_transaction() {
+    let dir = std::env::temp_dir().join(format!("grail-cli-gen-polysi-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let mut outs = Vec::new();
+    for init in [false, true] {
+        let path = dir.join(format!("h-{init}.txt"));
+        let mut args =
+            vec!["generate", "--output", "polysi", "--txns", "200", "--isolation", "causal", "--inject", "long-fork"];
+        args.extend(["--out", path.to_str().unwrap()]);
+        if init {
+            args.push("--explicit-init");
+        }
+        let (code, _, err) = grail(&args);
+        assert_eq!(code, 0, "{err}");
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(text.lines().next().unwrap().ends_with(",0,0,0)"), init, "{text}");
+        let (code, out, err) = grail(&["check", path.to_str().unwrap(), "--levels", "all"]);
+        assert_eq!(code, 1, "{out}{err}");
+        outs.push(
+            out.lines()
+                .filter(|l| l.contains(" holds") || l.contains(" violated"))
+                .map(String::from)
+                .collect::<Vec<_>>(),
+        );
+    }
+    assert!(!outs[0].is_empty());
+    assert_eq!(outs[0], outs[1]);
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -145,7 +145,8 @@ fn gunzip<'a>(data: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, [u8]>, 
     }
 }
 
-/// Parse a history from bytes (gzip accepted) in the given format ("auto", "edn" or "json"),
+/// Parse a history from bytes (gzip accepted) in the given format ("auto", "edn", "json",
+/// "plume", "dbcop", "dbcop-bin" or "cobra"),
 /// attaching a write-ahead log (bytes, gzip accepted) if one is given. The GIL is released while
 /// parsing. Raises HistoryError, WalError or UsageError. Most users call `grail.read` instead,
 /// which also takes paths, text and lists of dicts.

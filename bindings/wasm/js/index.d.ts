@@ -102,7 +102,7 @@ export type Model = 'list-append' | 'rw-register' | 'empty';
 export type Value = number | string;
 
 /** The format of a history; `auto` decides from the first characters. */
-export type Format = 'auto' | 'edn' | 'json';
+export type Format = 'auto' | 'edn' | 'json' | 'plume' | 'dbcop' | 'dbcop-bin' | 'cobra';
 
 /** History text: a string, or bytes (gzip-compressed bytes are unpacked in Node; see `gunzip`). */
 export type Input = string | Uint8Array | ArrayBuffer | ArrayBufferView;

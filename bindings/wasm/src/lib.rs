@@ -139,8 +139,8 @@ impl Progress {
     }
 }
 
-/// Read a history: `format` is `auto` (default), `edn` or `json`; `wal` the write-ahead log
-/// giving the version order of a register history.
+/// Read a history: `format` is `auto` (default), `edn`, `json`, `plume`, `dbcop`, `dbcop-bin` or
+/// `cobra`; `wal` the write-ahead log giving the version order of a register history.
 #[wasm_bindgen]
 pub fn read(
     text: &[u8],

@@ -1,4 +1,4 @@
-//! PolySI's formats (PolySI/Plume text, dbcop JSON, Cobra logs) on arbitrary bytes: no panic; a
+//! PolySI's formats (PolySI/Plume text, dbcop JSON and bincode, Cobra logs) on arbitrary bytes: no panic; a
 //! placed error is placed at line and column >= 1; what reads is checked in the polygraph mode
 //! under a small budget without panicking.
 #![no_main]
@@ -6,7 +6,12 @@
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    for format in [grail_core::Format::Plume, grail_core::Format::Dbcop, grail_core::Format::Cobra] {
+    for format in [
+        grail_core::Format::Plume,
+        grail_core::Format::Dbcop,
+        grail_core::Format::DbcopBin,
+        grail_core::Format::Cobra,
+    ] {
         match grail_core::read(data, format) {
             Err(e) => {
                 assert!(e.line.is_none_or(|l| l >= 1), "error at line 0: {e:?}");

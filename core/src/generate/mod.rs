@@ -1,7 +1,8 @@
 //! A history generator: a simulated multi-version key-value store, with sessions running random
 //! transactions concurrently under a chosen isolation, writing Jepsen EDN (list-append or
-//! rw-register, with an optional write-ahead log) or grail's native JSON. No IO: text goes into
-//! any `fmt::Write`. The same options and seed give the same history.
+//! rw-register, with an optional write-ahead log), grail's native JSON, or PolySI/Plume text
+//! (registers). No IO: text goes into any `fmt::Write`. The same options and seed give the same
+//! history.
 //!
 //! Isolation as simulated:
 //! * `serializable`: a transaction runs atomically at its commit (strict serializability).
@@ -158,6 +159,10 @@ impl Injection {
 pub enum Output {
     Edn,
     Native,
+    /// PolySI/Plume text, `r(key,value,session,txn)` a line: always a register history (the
+    /// model option is ignored); session 0 is an ordinary session; reads of the initial value
+    /// read 0; an aborted transaction's writes have `txn = -1` and its reads are left out.
+    Polysi,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -182,6 +187,9 @@ pub struct GenOptions {
     pub inject: Vec<(Injection, usize)>,
     pub seed: u64,
     pub output: Output,
+    /// PolySI text: first a transaction (session 0, id 0) that writes 0 to every key the
+    /// history uses, as some tools write one; it changes no verdict.
+    pub explicit_init: bool,
 }
 
 impl Default for GenOptions {
@@ -201,6 +209,7 @@ impl Default for GenOptions {
             inject: Vec::new(),
             seed: 1,
             output: Output::Edn,
+            explicit_init: false,
         }
     }
 }

@@ -90,10 +90,19 @@ struct Sim<'o> {
     remote_seen: [u64; 2],
     /// Read committed: write locks held to commit, by process.
     locks: Map<u64, usize>,
+    /// PolySI text: the keys written or read, for an explicit initialising transaction.
+    keys_used: std::collections::BTreeSet<u64>,
 }
 
 /// Generate a history.
 pub fn generate(o: &GenOptions) -> Generated {
+    let registers;
+    let o = if o.output == Output::Polysi && o.model != DataModel::RwRegister {
+        registers = GenOptions { model: DataModel::RwRegister, ..o.clone() };
+        &registers
+    } else {
+        o
+    };
     let keys = o.keys.max(1);
     let cdf = match o.distribution {
         KeyDistribution::Uniform => Vec::new(),
@@ -139,10 +148,18 @@ pub fn generate(o: &GenOptions) -> Generated {
         order: Map::default(),
         remote_seen: [0; 2],
         locks: Map::default(),
+        keys_used: Default::default(),
     };
     sim.run();
     let history = match o.output {
         Output::Edn => std::mem::take(&mut sim.out),
+        // Id 0 is free: every completion comes after its invocation, which took an index.
+        Output::Polysi if o.explicit_init => {
+            let mut s: String = sim.keys_used.iter().map(|k| format!("w({k},0,0,0)\n")).collect();
+            s.push_str(&sim.out);
+            s
+        }
+        Output::Polysi => std::mem::take(&mut sim.out),
         Output::Native => {
             let mut s = String::from("{\"transactions\": [\n");
             s.push_str(&sim.native.join(",\n"));
@@ -273,7 +290,7 @@ impl Sim<'_> {
     fn read(&self, t: &Txn, k: u64) -> Option<Vec<i64>> {
         let snap = t.snapshot;
         let seen = self.store.get(&k).map_or(&[][..], |v| &v[..]);
-        let own = t.done.iter().filter_map(|d| match d {
+        let mut own = t.done.iter().filter_map(|d| match d {
             Done::Write(kk, v) if *kk == k => Some(*v),
             _ => None,
         });
@@ -284,7 +301,7 @@ impl Sim<'_> {
                 Some(l)
             }
             DataModel::RwRegister => own
-                .last()
+                .next_back()
                 .or_else(|| seen.iter().rev().find(|(ts, site, _)| snap.sees(*ts, *site)).map(|x| x.2))
                 .map(|v| vec![v]),
         }
@@ -434,6 +451,21 @@ impl Sim<'_> {
                     t.process,
                     self.index
                 );
+            }
+            Output::Polysi => {
+                for d in &t.done {
+                    let (k, line) = match d {
+                        Done::Write(k, v) if ok => (k, format!("w({k},{v},{},{})", t.process, self.index)),
+                        Done::Write(k, v) => (k, format!("w({k},{v},{},-1)", t.process)),
+                        Done::Read(..) if !ok => continue,
+                        Done::Read(k, l) => {
+                            let v = l.as_ref().and_then(|l| l.first()).copied().unwrap_or(0);
+                            (k, format!("r({k},{v},{},{})", t.process, self.index))
+                        }
+                    };
+                    self.keys_used.insert(*k);
+                    let _ = writeln!(self.out, "{line}");
+                }
             }
             Output::Native => {
                 let ops: Vec<String> = t.done.iter().map(|d| self.native_op(d, !ok)).collect();

@@ -31,7 +31,7 @@ pub fn read_cobra(files: &[&[u8]]) -> Result<History, Error> {
     for (fi, data) in files.iter().enumerate() {
         read_one(data, fi, files.len(), &mut txns)?;
     }
-    build(txns, Initial { zero: false, session: None })
+    build(txns, Initial::Marked)
 }
 
 fn read_one(data: &[u8], fi: usize, files: usize, txns: &mut Vec<Txn>) -> Result<(), Error> {
@@ -73,7 +73,7 @@ fn read_one(data: &[u8], fi: usize, files: usize, txns: &mut Vec<Txn>) -> Result
                 // A transaction left open (no C) is indeterminate.
                 txns.push(Txn {
                     id: v[0] as u64,
-                    session: fi as i64 + 1,
+                    session: Some(fi as i64 + 1),
                     status: Status::Indeterminate,
                     events: Vec::new(),
                     line: 0,

@@ -8,12 +8,16 @@
 //! * the original (what dbcop's runner wrote, and PolySI reads as bincode): an object
 //!   `{"params": ..., "info": ..., "start": ..., "end": ..., "data": [sessions]}` with
 //!   transactions `{"events": [{"write": true, "variable": 1, "value": 2, "success": true}],
-//!   "success": true}`; events that did not succeed are dropped, as PolySI does.
+//!   "success": true}`; the types of dbcop's `src/db/history.rs`, read the way
+//!   [`super::read_dbcop_bin`] reads their binary form (a write that did not succeed is an
+//!   aborted write, a read that did not succeed is dropped).
 //!
-//! Sessions are numbered from 1 and transactions from 1 in session order. A read of 0 from a
-//! variable nobody writes 0 to reads the initial value (dbcop starts every variable at 0).
+//! Sessions are numbered from 1 and transactions from 1 in session order. 0 is every
+//! variable's initial value (dbcop starts every variable at 0): in the original shape as old
+//! dbcop's verifier and PolySI read it (`kv::Initial::Zero`), in today's as today's dbcop
+//! does (`kv::Initial::ZeroUnlessWritten`: a read of 0 reads an explicit write of 0 if any).
 
-use super::kv::{build, Event, Initial, Txn};
+use super::kv::{aborted_writes, build, Event, Initial, Txn};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::Place;
 use crate::history::{History, Status};
@@ -24,6 +28,7 @@ pub fn read_dbcop(text: &[u8]) -> Result<History, Error> {
         let (line, column) = super::serde_place(text, &e);
         Error::at(ErrorKind::Syntax, line, column, e.to_string())
     })?;
+    let original = doc.is_object();
     let (sessions, enclosing): (&Vec<Json>, &[u8]) = match &doc {
         Json::Array(s) => (s, b"[["),
         Json::Object(o) => match o.get("data") {
@@ -48,6 +53,7 @@ pub fn read_dbcop(text: &[u8]) -> Result<History, Error> {
     };
     let places = super::object_places(text, enclosing);
     let mut txns = Vec::new();
+    let (mut aborted, mut first_aborted) = (Vec::new(), 0);
     let mut n = 0usize;
     for (si, session) in sessions.iter().enumerate() {
         let Json::Array(ts) = session else {
@@ -77,15 +83,23 @@ pub fn read_dbcop(text: &[u8]) -> Result<History, Error> {
             };
             let mut events = Vec::with_capacity(evs.len());
             for ev in evs {
-                if let Some(e) = event(ev, place).map_err(|m| err(&m))? {
-                    events.push(e);
+                match event(ev, place).map_err(|m| err(&m))? {
+                    (e, true) => events.push(e),
+                    (e, false) if e.write => {
+                        if aborted.is_empty() {
+                            first_aborted = line;
+                        }
+                        aborted.push(e);
+                    }
+                    (_, false) => {}
                 }
             }
             let status = if committed { Status::Committed } else { Status::Aborted };
-            txns.push(Txn { id: n as u64, session: si as i64 + 1, status, events, line });
+            txns.push(Txn { id: n as u64, session: Some(si as i64 + 1), status, events, line });
         }
     }
-    build(txns, Initial { zero: true, session: None })
+    txns.extend(aborted_writes(aborted, first_aborted));
+    build(txns, if original { Initial::Zero } else { Initial::ZeroUnlessWritten })
 }
 
 fn int(v: Option<&Json>, what: &str) -> Result<i64, String> {
@@ -99,8 +113,8 @@ fn opt_int(v: Option<&Json>, what: &str) -> Result<Option<i64>, String> {
     }
 }
 
-/// One event; `None` for an event that did not succeed.
-fn event(ev: &Json, place: Place) -> Result<Option<Event>, String> {
+/// One event, and whether it succeeded.
+fn event(ev: &Json, place: Place) -> Result<(Event, bool), String> {
     let shape = "expected an event: {\"Read\": {...}}, {\"Write\": {...}}, [\"r\", variable, version] or {\"write\": bool, \"variable\": n, \"value\": n, \"success\": bool}";
     match ev {
         Json::Array(a) if a.len() == 3 => {
@@ -115,7 +129,7 @@ fn event(ev: &Json, place: Place) -> Result<Option<Event>, String> {
             } else {
                 opt_int(a.get(2), "the version read")?
             };
-            Ok(Some(Event { write, key, value, place }))
+            Ok((Event { write, key, value, place }, true))
         }
         Json::Object(o) if o.len() == 1 && (o.contains_key("Read") || o.contains_key("Write")) => {
             let write = o.contains_key("Write");
@@ -126,16 +140,14 @@ fn event(ev: &Json, place: Place) -> Result<Option<Event>, String> {
             } else {
                 opt_int(inner.get("version"), "\"version\"")?
             };
-            Ok(Some(Event { write, key, value, place }))
+            Ok((Event { write, key, value, place }, true))
         }
         Json::Object(o) if o.contains_key("write") && o.contains_key("variable") => {
             let write = o.get("write").and_then(|v| v.as_bool()).ok_or("expected \"write\" to be true or false")?;
-            if o.get("success").and_then(|v| v.as_bool()) == Some(false) {
-                return Ok(None);
-            }
+            let success = o.get("success").and_then(|v| v.as_bool()) != Some(false);
             let key = int(o.get("variable"), "\"variable\"")?;
             let value = int(o.get("value"), "\"value\"")?;
-            Ok(Some(Event { write, key, value: Some(value), place }))
+            Ok((Event { write, key, value: Some(value), place }, success))
         }
         _ => Err(shape.into()),
     }

@@ -1,7 +1,5 @@
 //! The register histories of PolySI's formats (PolySI/Plume text, dbcop, Cobra), gathered as
-//! events and then built into a [`History`], so that the initial state can be recognised
-//! once every write is known: these formats write the initial value as a value (0, or the
-//! writes of an initial session) where grail reads `nil`.
+//! events and then built into a [`History`], where a read of the initial value is `nil`.
 
 use crate::error::Error;
 use crate::hash::Set;
@@ -20,55 +18,55 @@ pub(crate) struct Event {
 #[derive(Debug, Clone)]
 pub(crate) struct Txn {
     pub id: u64,
-    pub session: i64,
+    /// `None` for the aborted writes a format lists outside any session.
+    pub session: Option<i64>,
     pub status: Status,
     pub events: Vec<Event>,
     pub line: u32,
 }
 
 /// How a format writes the initial state.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct Initial {
-    /// A read of 0 from a key no transaction writes 0 to reads the initial value (PolySI's
-    /// loaders give every key an initial write of 0).
-    pub zero: bool,
-    /// Transactions of this session write the initial values; they are dropped, and reads of
-    /// their values are reads of the initial value (Plume).
-    pub session: Option<i64>,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Initial {
+    /// Every key starts at 0, written by an implicit transaction before all others (the loaders
+    /// of PolySI, Plume, AWDIT and dbcop): a read of 0 reads it, and a write of 0 writes it
+    /// again, so it is left out, as Plume leaves it out. A transaction that only writes 0 (an
+    /// explicit initialising transaction) is then empty and left out too: with or without
+    /// one, a history gives the same verdicts.
+    Zero,
+    /// Today's dbcop (rnbguy/dbcop, `crates/core/tests/version_zero.rs` at 59b6a8c): a read of 0
+    /// reads the initial value unless some transaction writes 0 to that key; then it reads that
+    /// write, which is kept.
+    ZeroUnlessWritten,
+    /// Only reads the format marks (`value: None`) read the initial value (Cobra).
+    Marked,
 }
 
 pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> {
-    let is_initial = |t: &Txn| initial.session == Some(t.session);
-    let mut initial_values: Set<(i64, i64)> = Set::default();
-    let mut written: Set<(i64, i64)> = Set::default();
-    for t in &txns {
-        for e in t.events.iter().filter(|e| e.write) {
-            if let Some(v) = e.value {
-                if is_initial(t) {
-                    initial_values.insert((e.key, v));
-                } else {
-                    written.insert((e.key, v));
-                }
-            }
+    let zero = initial == Initial::Zero;
+    let rewrites_initial = |e: &Event| zero && e.write && e.value == Some(0);
+    let zero_written: Set<i64> = match initial {
+        Initial::ZeroUnlessWritten => {
+            txns.iter().flat_map(|t| &t.events).filter(|e| e.write && e.value == Some(0)).map(|e| e.key).collect()
         }
-    }
+        _ => Set::default(),
+    };
+    let initial_zero = |key: i64| zero || initial == Initial::ZeroUnlessWritten && !zero_written.contains(&key);
     let mut b = HistoryBuilder::new();
-    for t in txns.iter().filter(|t| !is_initial(t)) {
-        for e in &t.events {
+    for t in &txns {
+        if !t.events.is_empty() && t.events.iter().all(rewrites_initial) {
+            continue;
+        }
+        for e in t.events.iter().filter(|e| !rewrites_initial(e)) {
             let key = b.key(Value::Int(e.key));
             match (e.write, e.value) {
                 (true, Some(v)) => b.push_write(OpKind::Write, key, Value::Int(v), e.place),
-                (false, Some(v))
-                    if initial_values.contains(&(e.key, v))
-                        || (initial.zero && v == 0 && !written.contains(&(e.key, 0))) =>
-                {
-                    b.push_read_nil(key)
-                }
+                (false, Some(0)) if initial_zero(e.key) => b.push_read_nil(key),
                 (false, Some(v)) => b.push_read_scalar(key, Value::Int(v), e.place),
                 (_, None) => b.push_read_nil(key),
             }
         }
-        let meta = TxnMeta { id: Some(t.id), process: Some(t.session), line: t.line, ..Default::default() };
+        let meta = TxnMeta { id: Some(t.id), process: t.session, line: t.line, ..Default::default() };
         b.finish_txn(t.status, meta);
     }
     let mut h = b.finish()?;
@@ -77,4 +75,11 @@ pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> 
         h.model = crate::history::Model::RwRegister;
     }
     Ok(h)
+}
+
+/// The transaction that holds the writes a format marks as aborted one by one (PolySI text's
+/// `txn = -1`, dbcop's events that did not succeed): aborted, in no session, numbered -1 (as
+/// grail's ids are unsigned, 2^64 - 1). Reading one of its values is an aborted read (G1a).
+pub(crate) fn aborted_writes(events: Vec<Event>, line: u32) -> Option<Txn> {
+    (!events.is_empty()).then_some(Txn { id: u64::MAX, session: None, status: Status::Aborted, events, line })
 }

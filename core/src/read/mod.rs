@@ -2,6 +2,7 @@
 
 pub mod cobra;
 mod dbcop;
+mod dbcop_bin;
 mod edn;
 mod json;
 mod kv;
@@ -11,6 +12,7 @@ mod wal;
 
 pub use cobra::read_cobra;
 pub use dbcop::read_dbcop;
+pub use dbcop_bin::read_dbcop_bin;
 pub use edn::read_edn;
 pub use json::read_json;
 pub use plume::read_plume;
@@ -36,6 +38,8 @@ pub enum Format {
     Plume,
     /// dbcop's JSON: an array of sessions of transactions, or `{"params": ..., "data": ...}`.
     Dbcop,
+    /// dbcop's binary `history.bincode` (bincode 1.x of dbcop's `History`).
+    DbcopBin,
     /// One Cobra binary client log (one session); [`read_cobra`] takes several.
     Cobra,
 }
@@ -48,18 +52,23 @@ impl Format {
             "json" | "native" | "elle-json" => Ok(Format::Json),
             "plume" | "polysi" | "text" => Ok(Format::Plume),
             "dbcop" => Ok(Format::Dbcop),
+            "dbcop-bin" | "bincode" => Ok(Format::DbcopBin),
             "cobra" => Ok(Format::Cobra),
             _ => Err(Error::new(
                 ErrorKind::Usage,
-                format!("unknown format {s:?}: expected auto, edn, json, plume, dbcop or cobra"),
+                format!("unknown format {s:?}: expected auto, edn, json, plume, dbcop, dbcop-bin or cobra"),
             )),
         }
     }
 }
 
-/// Guess the format from the first meaningful characters: a Cobra log starts with a binary
-/// `S` record, PolySI text with `r(` or `w(`, dbcop JSON with `[[` or `{"params"`.
+/// Guess the format from the first meaningful characters: dbcop's bincode from the shape of its
+/// header (checked first: its first byte may be an `S`), a Cobra log starts with a binary `S`
+/// record, PolySI text with `r(` or `w(`, dbcop JSON with `[[` or `{"params"`.
 pub fn detect(text: &[u8]) -> Format {
+    if dbcop_bin::looks_like_dbcop_bin(text) {
+        return Format::DbcopBin;
+    }
     if cobra::looks_like_cobra(text) {
         return Format::Cobra;
     }
@@ -107,6 +116,7 @@ pub fn read(text: &[u8], format: Format) -> Result<History, Error> {
         Format::Json => read_json(text),
         Format::Plume => read_plume(text),
         Format::Dbcop => read_dbcop(text),
+        Format::DbcopBin => read_dbcop_bin(text),
         Format::Cobra => read_cobra(&[text]),
     }
 }

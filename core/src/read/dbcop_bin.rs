@@ -1,0 +1,161 @@
+//! dbcop's binary histories, `history.bincode`: the format of PolySI's published histories and of
+//! AWDIT's dbcop output. dbcop's runner serializes its `History` (`src/db/history.rs` in
+//! amnore/dbcop at 02e4af3, PolySI's fork, and in lassemoldrup/dbcop at 04e1d9e, AWDIT's) with
+//! bincode 1.3: integers little-endian and fixed-width (`usize` as 8 bytes), lengths of strings
+//! and lists as 8 bytes before them, booleans one byte (0 or 1), fields in declaration order.
+//! The types below mirror dbcop's; `DateTime<Local>` serializes as an RFC 3339 string.
+//!
+//! Read as the peers read it:
+//! * PolySI, `DBCopHistoryLoader` (amnore/PolySI, `src/main/java/history/loaders/
+//!   DBCopHistoryLoader.java` at 1f99c58): sessions numbered from 1, transactions from 1; an
+//!   event that did not succeed is dropped, and so is a transaction that did not succeed, writes
+//!   and all; a transaction of session 0 writes 0 to every key first.
+//! * AWDIT, `History::from_dbcop_history` (lassemoldrup/AWDIT, `src/formats.rs` at 34052d1): a
+//!   write that did not succeed is an aborted write (reading it is an aborted read), a read that
+//!   did not succeed is dropped, a transaction's own `success` is not looked at; an initial
+//!   transaction writes 0 to every key.
+//! * dbcop's own verifier (`src/verifier/mod.rs` in amnore/dbcop): 0 is the initial value of
+//!   every variable, and reading a write of a transaction that did not succeed is a dirty read.
+//!
+//! grail: 0 is the initial value (`kv::Initial::Zero`); a write that did not succeed is an
+//! aborted write (AWDIT); a read that did not succeed is dropped (all three); a transaction
+//! that did not succeed is aborted, so that reading its writes is G1a (dbcop's verifier), where
+//! PolySI drops it and AWDIT keeps it as committed. Sessions and transactions are numbered from
+//! 1, as the JSON form ([`super::read_dbcop`]) is. Values are dbcop's `usize`, taken as the
+//! signed 64-bit integer of the same bits.
+
+use super::kv::{aborted_writes, build, Event, Initial, Txn};
+use crate::error::{Error, ErrorKind};
+use crate::history::builder::Place;
+use crate::history::{History, Status};
+use bincode::Options;
+use serde::Deserialize;
+
+/// dbcop's `HistParams`; read to be skipped.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct HistParams {
+    id: u64,
+    n_node: u64,
+    n_variable: u64,
+    n_transaction: u64,
+    n_event: u64,
+}
+
+/// dbcop's `History`.
+#[derive(Deserialize)]
+#[allow(dead_code)]
+struct DbcopHistory {
+    params: HistParams,
+    info: String,
+    start: String,
+    end: String,
+    data: Vec<Vec<DbcopTxn>>,
+}
+
+#[derive(Deserialize)]
+struct DbcopTxn {
+    events: Vec<DbcopEvent>,
+    success: bool,
+}
+
+#[derive(Deserialize)]
+struct DbcopEvent {
+    write: bool,
+    variable: u64,
+    value: u64,
+    success: bool,
+}
+
+/// The bytes read so far, to place an error (bincode's errors carry no offset).
+struct Counting<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl std::io::Read for Counting<'_> {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let rest = &self.data[self.at..];
+        let n = buf.len().min(rest.len());
+        buf[..n].copy_from_slice(&rest[..n]);
+        self.at += n;
+        Ok(n)
+    }
+}
+
+pub fn read_dbcop_bin(data: &[u8]) -> Result<History, Error> {
+    let mut r = Counting { data, at: 0 };
+    // The limit makes a corrupt length fail before anything is allocated for it.
+    let options =
+        bincode::DefaultOptions::new().with_fixint_encoding().with_little_endian().with_limit(data.len() as u64);
+    let hist: DbcopHistory = options.deserialize_from(&mut r).map_err(|e| error(&e, r.at, data.len()))?;
+    if r.at < data.len() {
+        return Err(syntax(
+            r.at,
+            format!("expected the end of the file after the history, found {} more bytes", data.len() - r.at),
+        ));
+    }
+    let mut txns = Vec::new();
+    let mut aborted = Vec::new();
+    let place = Place { line: 0, column: 0 };
+    let mut n = 0u64;
+    for (si, session) in hist.data.into_iter().enumerate() {
+        for t in session {
+            n += 1;
+            let mut events = Vec::with_capacity(t.events.len());
+            for e in t.events {
+                let ev = Event { write: e.write, key: e.variable as i64, value: Some(e.value as i64), place };
+                match (e.success, e.write) {
+                    (true, _) => events.push(ev),
+                    (false, true) => aborted.push(ev),
+                    (false, false) => {}
+                }
+            }
+            let status = if t.success { Status::Committed } else { Status::Aborted };
+            txns.push(Txn { id: n, session: Some(si as i64 + 1), status, events, line: 0 });
+        }
+    }
+    txns.extend(aborted_writes(aborted, 0));
+    build(txns, Initial::Zero)
+}
+
+fn syntax(at: usize, msg: String) -> Error {
+    Error::new(ErrorKind::Syntax, format!("dbcop bincode, byte offset {at}: {msg}"))
+}
+
+/// A bincode error in grail's words, placed where reading stopped. The limit is the file's
+/// length, so reading past the end is a `SizeLimit` too: with 8 bytes or more left, only a
+/// string's length (just read) can have gone past it.
+fn error(e: &bincode::Error, at: usize, len: usize) -> Error {
+    use bincode::ErrorKind as K;
+    let eof = || syntax(at, "expected more bytes of the history from here, found the end of the file".into());
+    match &**e {
+        K::Io(io) if io.kind() == std::io::ErrorKind::UnexpectedEof => eof(),
+        K::SizeLimit if len - at < 8 => eof(),
+        K::InvalidBoolEncoding(b) => {
+            syntax(at.saturating_sub(1), format!("expected a boolean (byte 0 or 1), found byte 0x{b:02x}"))
+        }
+        K::SizeLimit => syntax(
+            at.saturating_sub(8),
+            "expected a length of a string or list that fits in the bytes left, found a larger one".into(),
+        ),
+        K::InvalidUtf8Encoding(_) => syntax(at, "expected UTF-8 text in the string that ends here".into()),
+        other => syntax(at, format!("expected dbcop's history, found an error: {other}")),
+    }
+}
+
+/// Whether bytes look like dbcop's bincode: five integers, three strings whose lengths fit in
+/// the file and that are UTF-8, then a count of sessions that could fit.
+pub fn looks_like_dbcop_bin(data: &[u8]) -> bool {
+    let word = |at: usize| data.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().expect("8 bytes")));
+    let mut at = 40;
+    for _ in 0..3 {
+        let Some(len) = word(at).and_then(|l| usize::try_from(l).ok()) else { return false };
+        let Some(s) = (at + 8).checked_add(len).and_then(|end| data.get(at + 8..end)) else { return false };
+        if std::str::from_utf8(s).is_err() {
+            return false;
+        }
+        at += 8 + len;
+    }
+    word(at).is_some_and(|sessions| sessions <= (data.len() - at - 8) as u64 / 8)
+}
