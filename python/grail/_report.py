@@ -114,6 +114,12 @@ class LevelResult:
     anomalies: Tuple[str, ...]
     cycles: Tuple[Cycle, ...]
     reason: Optional[str] = None
+    #: The level this verdict follows from when it was not searched for: a stronger level that
+    #: holds, or a weaker one that is violated (whose counterexample ``cycles`` gives).
+    implied_by: Optional[str] = None
+    #: Findings that break the model's assumptions which this level does not proscribe: its
+    #: verdict was computed with them set aside.
+    set_aside: Tuple[str, ...] = ()
 
     @classmethod
     def _from(cls, name: str, d: Dict[str, Any]) -> "LevelResult":
@@ -124,6 +130,8 @@ class LevelResult:
             anomalies=tuple(d["anomalies"]),
             cycles=tuple(Cycle._from(c) for c in d["cycles"]),
             reason=d.get("reason"),
+            implied_by=d.get("implied_by"),
+            set_aside=tuple(d.get("set_aside", ())),
         )
 
 
@@ -246,8 +254,15 @@ class Report:
 
     @property
     def strongest_satisfied(self) -> List[str]:
-        """The strongest checked levels that hold."""
+        """The strongest checked levels that hold with nothing set aside."""
         return list(self._data()["strongest_satisfied"])
+
+    @property
+    def broken_assumptions(self) -> List[str]:
+        """Kinds of the findings that break the data model's assumptions (garbage-read,
+        duplicate-write, internal, incompatible-order): the history is invalid (``valid`` is
+        False) whatever the levels say."""
+        return list(self._data().get("broken_assumptions", []))
 
     @property
     def anomalies(self) -> List[Anomaly]:

@@ -172,9 +172,11 @@ fn register_mode_and_polysi_formats() {
     assert_eq!(r["levels"]["SI"]["verdict"], "violated");
     let steps = r["levels"]["SI"]["cycles"][0]["steps"].as_array().unwrap();
     assert!(steps.iter().all(|s| s["certain"].is_boolean()), "{steps:?}");
-    // The sure edges alone miss it.
+    // The sure edges alone find no cycle, which proves nothing: unknown (exit 1, not 0).
     let (code, out, _) = grail(&["check", &lost, "--levels", "SI", "--register-mode", "sure-edges", "--json"]);
-    assert_eq!(code, 0, "{out}");
+    assert_eq!(code, 1, "{out}");
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["levels"]["SI"]["verdict"], "unknown", "{out}");
     let (code, _, err) = grail(&["check", &lost, "--register-mode", "exact"]);
     assert_eq!(code, 2, "{err}");
     // PolySI text, detected; a directory of Cobra logs.
@@ -261,4 +263,20 @@ fn generate_polysi_text_with_and_without_an_initialising_transaction() {
     assert!(!outs[0].is_empty());
     assert_eq!(outs[0], outs[1]);
     std::fs::remove_dir_all(&dir).ok();
+}
+
+#[test]
+fn a_thin_air_read_makes_the_history_invalid_and_comes_first() {
+    let (code, out, err) = grail(&["check", &case("garbage-read/thin-air-register.json")]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.starts_with("INVALID HISTORY"), "{out}");
+    assert!(out.lines().nth(1).unwrap_or("").contains("thin-air read"), "{out}");
+    assert!(out.contains("(with garbage-read set aside)"), "{out}");
+    assert!(!out.contains("strongest satisfied"), "{out}");
+    let (code, out, _) = grail(&["check", &case("garbage-read/thin-air-register.json"), "--json"]);
+    assert_eq!(code, 1);
+    let r: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(r["valid"], false);
+    assert_eq!(r["broken_assumptions"], serde_json::json!(["garbage-read"]));
+    assert_eq!(r["levels"]["SER"]["set_aside"], serde_json::json!(["garbage-read"]));
 }

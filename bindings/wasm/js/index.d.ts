@@ -165,6 +165,12 @@ export interface LevelReport {
     cycles: Cycle[];
     /** Why the verdict is unknown. */
     reason?: string;
+    /** The level this verdict follows from when it was not searched for: a stronger level
+     * that holds, or a weaker one that is violated (whose counterexample `cycles` gives). */
+    implied_by?: Level;
+    /** Findings that break the model's assumptions which this level does not proscribe: its
+     * verdict was computed with them set aside. */
+    set_aside?: AnomalyType[];
 }
 
 /** Graph statistics (GRAIL thesis, Table 5.3). */
@@ -186,7 +192,8 @@ export interface Stats {
 
 /** The whole verdict (schema of `grail check --json`). `L` is the set of levels checked. */
 export interface Report<L extends Level = Level> {
-    /** Every checked level holds; `null` when one is unknown and none is violated. */
+    /** Every checked level holds and no finding breaks the model's assumptions; `null` when
+     * a level is unknown and nothing is violated. */
     valid: boolean | null;
     model: Model;
     /** One entry per checked level, strongest first. */
@@ -195,8 +202,11 @@ export interface Report<L extends Level = Level> {
     weakest_violated: Level[];
     /** Every level stronger than those, checked or not (Elle's `also-not`). */
     also_violated: Level[];
-    /** The strongest checked levels that hold. */
+    /** The strongest checked levels that hold with nothing set aside. */
     strongest_satisfied: Level[];
+    /** Kinds of findings that break the data model's assumptions (garbage-read,
+     * duplicate-write, internal, incompatible-order): the history is invalid. */
+    broken_assumptions?: AnomalyType[];
     /** Every anomaly found, cycles and findings alike. */
     anomalies: Anomaly[];
     stats: Stats;

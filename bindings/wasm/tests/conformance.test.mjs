@@ -27,7 +27,8 @@ for (const c of cases) {
             assert.equal(report.levels[level].valid, verdict === 'holds' ? true : verdict === 'violated' ? false : null);
         }
         assert.deepEqual(anomalyTypes(report), c.expected.anomalies);
-        assert.equal(report.valid, Object.values(c.expected.levels).every((v) => v === 'holds'));
+        // `valid` in the expected file when it is not what the levels say (broken assumptions).
+        assert.equal(report.valid, c.expected.valid ?? Object.values(c.expected.levels).every((v) => v === 'holds'));
 
         await t.test('same report as the CLI', (t) => {
             if (!cliPath && skipOrFail(t, 'the grail CLI is not built (cargo build --release -p grail-cli)')) return;

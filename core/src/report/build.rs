@@ -284,7 +284,7 @@ pub fn check_inferred(
         // Findings that break the model's assumptions and this level does not proscribe: its
         // verdict was computed with those reads and writes set aside.
         let mut set_aside: Vec<String> = Vec::new();
-        for f in inf.findings.iter().filter(|f| f.kind.breaks_assumption() && !l.proscribes(f.kind)) {
+        for f in inf.findings.iter().filter(|f| breaks_assumption(h, f) && !l.proscribes(f.kind)) {
             if !set_aside.iter().any(|x| x == f.kind.name()) {
                 set_aside.push(f.kind.name().into());
             }
@@ -305,7 +305,7 @@ pub fn check_inferred(
     }
     super::lattice::close(&mut level_reports, &mut notes);
     let mut broken: Vec<String> =
-        inf.findings.iter().filter(|f| f.kind.breaks_assumption()).map(|f| f.kind.name().to_string()).collect();
+        inf.findings.iter().filter(|f| breaks_assumption(h, f)).map(|f| f.kind.name().to_string()).collect();
     broken.dedup();
     let valid = if !broken.is_empty() || level_reports.iter().any(|(_, r)| r.valid == Some(false)) {
         Some(false)
@@ -337,6 +337,12 @@ pub fn check_inferred(
         notes,
         analysis,
     }
+}
+
+/// A finding that makes the history invalid whatever the levels say; a second read of a key
+/// that saw a newer version is a non-repeatable read instead, which read committed allows.
+fn breaks_assumption(h: &History, f: &crate::anomaly::Finding) -> bool {
+    f.kind.breaks_assumption() && !super::text::is_reread(h, f)
 }
 
 fn cycles_of(o: &Outcome) -> &[Cycle] {
