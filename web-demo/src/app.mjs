@@ -402,7 +402,8 @@ function levelsViolatedBy(report, anomaly) {
 function verdictCell(lr) {
     if (!lr) return h('td', { class: 'verdict', 'data-verdict': 'not-checked' }, h('span', { class: 'v v-none' }, '– not checked'));
     const label = { holds: '✓ holds', violated: '✗ violated', unknown: '? unknown' }[lr.verdict] ?? lr.verdict;
-    return h('td', { class: 'verdict', 'data-verdict': lr.verdict }, h('span', { class: `v v-${lr.verdict}` }, label), lr.reason ? h('span', { class: 'reason' }, ` (${lr.reason})`) : null);
+    const notes = [lr.reason, lr.implied_by && `as ${lr.implied_by} ${lr.verdict === 'holds' ? 'holds' : 'is violated'}`, lr.set_aside?.length && `with ${lr.set_aside.join(', ')} set aside`].filter(Boolean);
+    return h('td', { class: 'verdict', 'data-verdict': lr.verdict }, h('span', { class: `v v-${lr.verdict}` }, label), notes.length ? h('span', { class: 'reason' }, ` (${notes.join('; ')})`) : null);
 }
 
 function showResult(res, text) {
@@ -422,6 +423,8 @@ function showResult(res, text) {
     $('status').textContent = parts.join(' ');
     // Derived from the levels' implications: what to tell a database engineer first.
     const lattice = [];
+    // A history that breaks the model's assumptions is invalid whatever the levels say: first.
+    if (report.broken_assumptions?.length) lattice.push(`Invalid history: it breaks the model's assumptions (${report.broken_assumptions.join(', ')}); levels that do not proscribe these were checked with them set aside.`);
     if (report.weakest_violated?.length) lattice.push(`Weakest violated: ${report.weakest_violated.join(', ')}.`);
     if (report.strongest_satisfied?.length && checked.length > 1) lattice.push(`Strongest satisfied: ${report.strongest_satisfied.join(', ')}.`);
     $('lattice').textContent = lattice.join(' ');

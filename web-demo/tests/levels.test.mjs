@@ -57,3 +57,16 @@ test('RA and RC from "More levels": verdicts, the lattice line and a co edge in 
         await other.close();
     }
 });
+
+test('a thin-air read: the lattice line says the history is invalid, levels say what was set aside', async () => {
+    const thinAir = readFileSync(join(demoDir, '..', 'tests', 'cases', 'garbage-read', 'never-written.edn'), 'utf8');
+    const prev = await finishedCount(page);
+    await setEditorText(page, thinAir);
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    const lattice = await page.textContent('#lattice');
+    assert.match(lattice, /^Invalid history: it breaks the model's assumptions \(garbage-read\)/);
+    assert.doesNotMatch(lattice, /Strongest satisfied/);
+    const ser = await page.textContent('tr[data-level="SER"] td.verdict');
+    assert.match(ser, /holds.*with garbage-read set aside/);
+    await screenshot(page, 'levels-thin-air');
+});

@@ -357,6 +357,9 @@ pub fn initial_read_report(
     }
 }
 
+/// How many findings that break the model's assumptions lead the text.
+const LEAD: usize = 3;
+
 /// The verdict as a table, for terminals.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
@@ -367,7 +370,7 @@ pub fn render(r: &Report) -> String {
             "INVALID HISTORY: it breaks the data model's assumptions ({}); levels that do not proscribe these were checked with them set aside",
             r.broken_assumptions.join(", ")
         );
-        for a in r.anomalies.iter().filter(|a| r.broken_assumptions.contains(&a.kind)).take(3) {
+        for a in r.anomalies.iter().filter(|a| r.broken_assumptions.contains(&a.kind)).take(LEAD) {
             let _ = writeln!(s, "  {} ({}): {}", a.kind, a.name, a.explanation);
         }
         s.push('\n');
@@ -417,7 +420,13 @@ pub fn render(r: &Report) -> String {
             }
         }
     }
-    for a in r.anomalies.iter().filter(|a| a.cycle.is_none() && !r.broken_assumptions.contains(&a.kind)) {
+    // Every finding, but the first few of the assumption breaks, shown at the top.
+    let mut led = 0;
+    for a in r.anomalies.iter().filter(|a| a.cycle.is_none()) {
+        if r.broken_assumptions.contains(&a.kind) && led < LEAD {
+            led += 1;
+            continue;
+        }
         let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
     }
     for n in &r.notes {
