@@ -415,3 +415,38 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
     assert!(checked > 100, "only {checked} counterexamples checked");
     assert!(with_reasons > 5, "only {with_reasons} counterexamples with reasons");
 }
+
+#[test]
+fn psi_pl2_and_pl1_without_a_version_order() {
+    // A lost update: PSI forbids it (one RW edge), PL-2 does not.
+    let lost = r#"[{"id": 1, "ops": [["w", "x", 0]]},
+                   {"id": 2, "ops": [["r", "x", 0], ["w", "x", 1]]},
+                   {"id": 3, "ops": [["r", "x", 0], ["w", "x", 2]]}]"#;
+    let h = grail_core::read(lost.as_bytes(), Format::Json).unwrap();
+    let r = check(&h, &[Level::Psi, Level::Pl2, Level::Pl1]);
+    assert_eq!(r.levels["PSI"].verdict, "violated");
+    assert_eq!(r.levels["PSI"].cycles[0].anomaly, "G-single");
+    assert_eq!(r.levels["PL-2"].verdict, "holds");
+    assert_eq!(r.levels["PL-1"].verdict, "holds");
+    assert!(r.levels["PL-1"].implied_by == Some(Level::Pl2), "{:?}", r.levels["PL-1"]);
+    // An aborted read and nothing else: SI's polygraph finds no cycle, yet every level with
+    // G1a is violated by the finding itself, not "as SI holds".
+    let g1a = r#"[{"id": 1, "status": "aborted", "ops": [["w", "x", 1]]},
+                  {"id": 2, "ops": [["r", "x", 1]]}]"#;
+    let h = grail_core::read(g1a.as_bytes(), Format::Json).unwrap();
+    let r = check(&h, &Level::CLASSIC);
+    for l in ["SER", "SI", "PSI", "PL-2"] {
+        assert_eq!(r.levels[l].verdict, "violated", "{l}");
+        assert_eq!(r.levels[l].anomalies, ["G1a"], "{l}");
+        assert_eq!(r.levels[l].implied_by, None, "{l}");
+    }
+    assert_eq!(r.levels["PL-1"].verdict, "holds");
+    // A history whose WR edges alone close a cycle violates PL-2 under every version order.
+    let g1c = r#"[{"id": 1, "ops": [["w", "x", 1], ["r", "y", 2]]},
+                  {"id": 2, "ops": [["w", "y", 2], ["r", "x", 1]]}]"#;
+    let h = grail_core::read(g1c.as_bytes(), Format::Json).unwrap();
+    let r = check(&h, &Level::CLASSIC);
+    assert_eq!(r.levels["PL-2"].anomalies, ["G1c"]);
+    assert_eq!(r.levels["PL-1"].verdict, "holds");
+    assert_eq!(r.weakest_violated, [Level::Pl2]);
+}

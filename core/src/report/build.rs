@@ -289,7 +289,12 @@ pub fn check_inferred(
                 set_aside.push(f.kind.name().into());
             }
         }
-        let implied_by = poly.iter().find(|p| p.0 == l).and_then(|p| p.2);
+        // The level the polygraph's verdict came from, while the findings leave it standing.
+        let implied_by = poly.iter().find(|p| p.0 == l).and_then(|p| match p.1 .0 {
+            PolyVerdict::Holds if valid == Some(true) => p.2,
+            PolyVerdict::Violated(_) => p.2,
+            _ => None,
+        });
         level_reports.push((
             l,
             LevelReport {
@@ -403,8 +408,7 @@ fn cycle_anomaly(c: &CycleReport) -> AnomalyReport {
     }
 }
 
-/// A polygraph verdict, its counterexample, and the level it follows from when it was not
-/// searched for (a stronger level holds, or a weaker one is violated).
+/// A polygraph verdict and its counterexample.
 type PolyResult = (PolyVerdict, Option<CycleReport>);
 
 /// The levels the polygraph decides, in the order they are tried: weaker ones are often
