@@ -9,7 +9,7 @@
 
 use super::constraints::{Kind, PEdge, Polygraph};
 use super::graph::{one_rw_cycle, DynGraph, Mode, Origin};
-use super::prune::Arcs;
+use super::prune::{positions, Arcs};
 use crate::graph::search::Budget;
 
 /// `Some(true)`: the guess is acyclic (the level holds). `Some(false)`: it is not (or the known
@@ -21,10 +21,7 @@ pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
         return None;
     }
     let Some(order) = Arcs::new(&edges, mode, nodes).topo_min(nodes) else { return Some(false) };
-    let mut pos = vec![0u32; nodes];
-    for (i, &p) in order.iter().enumerate() {
-        pos[p as usize] = i as u32;
-    }
+    let pos = positions(&order);
     for k in &pg.keys {
         let mut vs: Vec<usize> = (0..k.versions.len()).collect();
         vs.sort_unstable_by_key(|&i| pos[(2 * k.versions[i].txn + 1) as usize]);
@@ -51,11 +48,7 @@ pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
     }
     // PSI's product graph is acyclic also when a cycle has one RW edge: test those.
     let mut g = DynGraph::new(mode, pg.n);
-    let mut pos = vec![0u32; nodes];
-    for (i, &p) in order.iter().enumerate() {
-        pos[p as usize] = i as u32;
-    }
-    g.set_order(pos);
+    g.set_order(positions(&order));
     for &(e, o) in &edges {
         g.push(e, o);
     }

@@ -29,6 +29,17 @@ pub fn anomaly_of(kinds: &[Kind]) -> AnomalyKind {
     }
 }
 
+/// The order whose edges a cycle uses, for Elle's name of it (`G-single-process`).
+pub fn order_of(kinds: &[Kind]) -> Order {
+    if kinds.contains(&Kind::Rt) {
+        Order::Realtime
+    } else if kinds.contains(&Kind::So) {
+        Order::Session
+    } else {
+        Order::None
+    }
+}
+
 fn edge_type(k: Kind) -> EdgeType {
     match k {
         Kind::Ww => EdgeType::Ww,
@@ -185,14 +196,7 @@ pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleRe
         );
         then_lines(&mut text, h, pg, &r.cycle, Some(r.cons));
     }
-    // Elle's name for a cycle that needs an order's edges (`G-single-process`).
-    let order = if kinds.contains(&Kind::Rt) {
-        Order::Realtime
-    } else if kinds.contains(&Kind::So) {
-        Order::Session
-    } else {
-        Order::None
-    };
+    let order = order_of(&kinds);
     let anomaly = format!("{}{}", kind.name(), order.suffix());
     let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
     txns.dedup();

@@ -281,10 +281,14 @@ impl Arcs {
 /// The position of each product node in a topological order of these edges, or `None` when
 /// they close a forbidden cycle.
 pub fn order(edges: &[(PEdge, Origin)], mode: Mode, nodes: usize) -> Option<Vec<u32>> {
-    let order = Arcs::new(edges, mode, nodes).topo(nodes)?;
-    let mut pos = vec![0u32; nodes];
+    Some(positions(&Arcs::new(edges, mode, nodes).topo(nodes)?))
+}
+
+/// Each node's position in a topological order (node -> position).
+pub(super) fn positions(order: &[u32]) -> Vec<u32> {
+    let mut pos = vec![0u32; order.len()];
     for (i, &p) in order.iter().enumerate() {
         pos[p as usize] = i as u32;
     }
-    Some(pos)
+    pos
 }

@@ -183,10 +183,10 @@ pub fn check_inferred(
 
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
     let mut listed = std::collections::HashSet::new();
-    for (_, (_, c), _) in &poly {
-        if let Some(c) = c {
+    for (_, (v, c), _) in &poly {
+        if let (PolyVerdict::Violated(cx), Some(c)) = (v, c) {
             if listed.insert(("dependency".to_string(), c.txns.clone())) {
-                anomalies.push(cycle_anomaly(c));
+                anomalies.push(cycle_anomaly(cx, c));
             }
         }
     }
@@ -383,18 +383,11 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
     DependencyGraph::new(g.is_vertex.clone(), edges)
 }
 
-/// A polygraph counterexample as an anomaly; its kind from the cycle's name (`G-single`, or
+/// A polygraph counterexample as an anomaly, named from its edges (`G-single`, or
 /// `G-single-process` when a strong-session level's cycle needs session order).
-fn cycle_anomaly(c: &CycleReport) -> AnomalyReport {
-    let used = if c.steps.iter().any(|s| s.ty == "rt") {
-        Order::Realtime
-    } else if c.steps.iter().any(|s| s.ty == "so") {
-        Order::Session
-    } else {
-        Order::None
-    };
-    let base = c.anomaly.trim_end_matches(used.suffix());
-    let kind = AnomalyKind::ALL.into_iter().find(|k| k.name() == base).unwrap_or(AnomalyKind::G2Item);
+fn cycle_anomaly(cx: &crate::polygraph::Counterexample, c: &CycleReport) -> AnomalyReport {
+    let kinds: Vec<crate::polygraph::Kind> = cx.cycle.iter().map(|(e, _)| e.kind).collect();
+    let (kind, used) = (crate::polygraph::explain::anomaly_of(&kinds), crate::polygraph::explain::order_of(&kinds));
     AnomalyReport {
         kind: c.anomaly.clone(),
         name: c.name.clone(),
