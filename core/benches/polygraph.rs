@@ -81,7 +81,7 @@ fn main() {
             reset_peak();
             let t0 = Instant::now();
             let inf = grail_core::infer(&h);
-            let pg = polygraph::build(&h, &inf.graph.is_vertex, true, polygraph::MAX_CONSTRAINTS);
+            let pg = polygraph::build(&h, &inf, true, polygraph::MAX_CONSTRAINTS);
             let build = t0.elapsed().as_secs_f64();
             let deadline = Instant::now() + Duration::from_secs_f64(timeout);
             let mut past = move || Instant::now() >= deadline;
@@ -157,7 +157,7 @@ fn search_comparison() {
             for text in &hs {
                 let h = grail_core::read(text.as_bytes(), Format::Json).expect("random history reads");
                 let inf = grail_core::infer(&h);
-                let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+                let pg = polygraph::build(&h, &inf, false, u64::MAX);
                 let mut budget = Budget::new(max_steps, None);
                 let t = Instant::now();
                 let (v, st) = polygraph::decide_with(&pg, mode, &mut budget, search);

@@ -263,7 +263,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
         let inf = grail_core::infer(&h);
         assert!(inf.findings.is_empty(), "case {case}: {:?}\n{text}", inf.findings);
-        let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        let pg = polygraph::build(&h, &inf, false, u64::MAX);
         #[allow(unused_mut)]
         let mut searches = vec![
             (Level::Ser, Mode::Ser, Search::Fast),
@@ -322,7 +322,7 @@ fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown
     // Holds: the version order guessed from the known edges is a certificate.
     let h = gen(Isolation::Serializable, 5, 200, vec![]);
     let inf = grail_core::infer(&h);
-    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, 0);
+    let pg = polygraph::build(&h, &inf, true, 0);
     assert!(pg.cons.is_empty() && pg.pairs > 0);
     let (v, st) = polygraph::decide(&pg, Mode::Ser, &mut Budget::unlimited());
     assert_eq!(v, Verdict::Holds);
@@ -333,13 +333,13 @@ fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown
                    {"id": 3, "ops": [["r", "x", 0], ["w", "x", 2]]}]"#;
     let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
     let inf = grail_core::infer(&h);
-    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, 0);
+    let pg = polygraph::build(&h, &inf, true, 0);
     match polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0 {
         Verdict::Unknown(why) => assert!(why.contains("3 constraints"), "{why}"),
         v => panic!("expected unknown, got {v:?}"),
     }
     // With the constraints, it is violated.
-    let pg = polygraph::build(&h, &inf.graph.is_vertex, true, u64::MAX);
+    let pg = polygraph::build(&h, &inf, true, u64::MAX);
     assert!(matches!(polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0, Verdict::Violated(_)));
 }
 
@@ -397,7 +397,7 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
         let (text, _) = random_history(&mut rng);
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
         let inf = grail_core::infer(&h);
-        let pg = polygraph::build(&h, &inf.graph.is_vertex, false, u64::MAX);
+        let pg = polygraph::build(&h, &inf, false, u64::MAX);
         for mode in [Mode::Ser, Mode::Si, Mode::Psi, Mode::Pl2, Mode::Pl1] {
             for search in [Search::Fast, Search::DpllOnly] {
                 if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)

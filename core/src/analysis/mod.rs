@@ -15,6 +15,7 @@ use crate::graph::search::{components, Budget};
 use crate::graph::{DependencyGraph, EdgeType};
 use crate::hash::Map;
 use crate::history::{History, TxnId};
+use crate::infer::Inference;
 use crate::report::text::op_ref;
 use crate::report::OpRef;
 use classify::{classify, min_rotation, Classes, LDBC_CYCLES, LDBC_READS, ZELLAG, ZELLAG_OTHER};
@@ -236,10 +237,11 @@ fn label(h: &History, t: TxnId) -> String {
 /// Analyze a checked graph: classify and count its cycles, and find the read anomalies.
 pub fn analyze(
     h: &History,
-    g: &DependencyGraph,
+    inf: &Inference,
     opts: &AnalyzeOptions,
     interrupt: Option<&mut dyn FnMut() -> bool>,
 ) -> Analysis {
+    let g = &inf.graph;
     let comps = components(g);
     let mut budget = Budget::new(opts.max_steps.unwrap_or(u64::MAX), interrupt);
     let mut tally = Tally::default();
@@ -283,7 +285,7 @@ pub fn analyze(
             _ => participation.many += 1,
         }
     }
-    let found = reads::read_anomalies(h);
+    let found = reads::read_anomalies(h, inf);
     let mut read_counts: Map<&'static str, usize> = Map::default();
     let mut listed: Map<&'static str, usize> = Map::default();
     let mut read_reports = Vec::new();

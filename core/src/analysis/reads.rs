@@ -11,11 +11,12 @@
 //!   transaction's `"predicate_reads": [{"predicate": name, "matches": [versions]}]`, in order.
 //!
 //! A version's place in its key's order is the length of the list read (list-append: the order
-//! is the longest read) or the write's place in the version order (rw-register, when a log or the
+//! is the longest committed read, as inference takes it) or the write's place in the version order (rw-register, when a log or the
 //! native `version_order` gives one; without it only the initial version is known to come first).
 
 use crate::hash::Map;
-use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Sym, TxnId, Value};
+use crate::history::{Arg, History, KeyId, Model, Status, Sym, TxnId, Value};
+use crate::infer::Inference;
 
 /// One read anomaly with its evidence: the reader, the writers, the operations (op indices).
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -43,13 +44,17 @@ struct Seen {
     pos: Option<u32>,
 }
 
-struct Versions {
-    /// (key, value) -> (writer, place in the key's order).
+struct Versions<'a> {
+    h: &'a History,
+    inf: &'a Inference,
+    /// (key, value) -> (writer, place in the key's order), for writes of the graph's vertices.
     by_value: Map<(KeyId, Value), (TxnId, Option<u32>)>,
 }
 
-impl Versions {
-    fn new(h: &History) -> Versions {
+impl<'a> Versions<'a> {
+    /// The versions as inference ordered them: the key's longest committed read (list-append)
+    /// or the given version order (rw-register), so that these findings agree with the graph.
+    fn new(h: &'a History, inf: &'a Inference) -> Versions<'a> {
         let mut by_value: Map<(KeyId, Value), (TxnId, Option<u32>)> = Map::default();
         let mut place: Map<(KeyId, Value), u32> = Map::default();
         match h.model {
@@ -63,9 +68,9 @@ impl Versions {
                 }
             }
             _ => {
-                for (k, list) in h.canon.iter().enumerate() {
-                    for (i, &v) in list.iter().enumerate() {
-                        place.insert((k as KeyId, v), i as u32 + 1);
+                for k in 0..h.keys.len() as KeyId {
+                    for (i, &v) in inf.version_list(h, k).iter().enumerate() {
+                        place.insert((k, v), i as u32 + 1);
                     }
                 }
             }
@@ -73,23 +78,19 @@ impl Versions {
         // A list append no read observed comes after every observed version.
         let unobserved = |k: KeyId| match h.model {
             Model::RwRegister => None,
-            _ => h.canon.get(k as usize).map(|c| c.len() as u32 + 1),
+            _ => Some(inf.version_list(h, k).len() as u32 + 1),
         };
-        for (t, txn) in h.txns.iter().enumerate() {
-            if txn.status != Status::Committed {
-                continue;
-            }
-            for op in &h.ops[txn.ops_start as usize..txn.ops_end as usize] {
-                if let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) {
-                    let p = place.get(&(op.key, v)).copied().or_else(|| unobserved(op.key));
-                    by_value.entry((op.key, v)).or_insert((t as TxnId, p));
-                }
+        for (&(k, v), w) in inf.index.writes.iter() {
+            if inf.graph.is_vertex.get(w.txn as usize).copied().unwrap_or(false) {
+                let p = place.get(&(k, v)).copied().or_else(|| unobserved(k));
+                by_value.insert((k, v), (w.txn, p));
             }
         }
-        Versions { by_value }
+        Versions { h, inf, by_value }
     }
 
-    fn seen(&self, h: &History, o: u32) -> Option<Seen> {
+    fn seen(&self, o: u32) -> Option<Seen> {
+        let h = self.h;
         let op = h.ops[o as usize];
         let (writer, pos) = match (h.model, op.arg) {
             (_, Arg::Nil) => (None, Some(0)),
@@ -97,52 +98,41 @@ impl Versions {
                 let &(w, p) = self.by_value.get(&(op.key, v))?;
                 (Some(w), p)
             }
-            (_, Arg::Prefix(len)) => match len.checked_sub(1) {
-                None => (None, Some(0)),
-                Some(i) => {
-                    let last = h.canon[op.key as usize][i as usize];
-                    (Some(self.by_value.get(&(op.key, last))?.0), Some(len))
+            _ => {
+                let (list, order) = (h.list(&op), self.inf.version_list(h, op.key));
+                if !order.starts_with(list) {
+                    return None; // not a prefix of the key's order: incompatible-order, reported apart
                 }
-            },
-            _ => return None, // not a prefix of the key's order: incompatible-order, reported apart
+                match list.last() {
+                    None => (None, Some(0)),
+                    Some(last) => (Some(self.by_value.get(&(op.key, *last))?.0), Some(list.len() as u32)),
+                }
+            }
         };
         Some(Seen { op: o, key: op.key, writer, pos })
     }
 
     /// The place of the version `t` installed on `k` (its last write to the key).
-    fn installed(&self, h: &History, t: TxnId, k: KeyId) -> Option<u32> {
-        let v = h.ops_of(t).iter().rev().find_map(|op| match (op.kind, op.arg) {
-            (OpKind::Write | OpKind::Append, Arg::Val(v)) if op.key == k => Some(v),
-            _ => None,
-        })?;
+    fn installed(&self, t: TxnId, k: KeyId) -> Option<u32> {
+        let o = self.inf.index.last_write(self.h, t, k)?;
+        let v = self.h.written(o)?;
         self.by_value.get(&(k, v)).and_then(|x| x.1)
     }
 }
 
 /// Every IMP, FR and OTV of the history's committed transactions: IMP once per (reader, key),
 /// FR and OTV once per (reader, writer).
-pub fn read_anomalies(h: &History) -> Vec<ReadFinding> {
-    let versions = Versions::new(h);
+pub fn read_anomalies(h: &History, inf: &Inference) -> Vec<ReadFinding> {
+    let versions = Versions::new(h, inf);
     let mut out = Vec::new();
     let mut seen: Vec<Seen> = Vec::new();
-    let mut written: Vec<KeyId> = Vec::new();
     for (t, txn) in h.txns.iter().enumerate() {
         if txn.status != Status::Committed {
             continue;
         }
         let t = t as TxnId;
         seen.clear();
-        written.clear();
-        for o in txn.ops_start..txn.ops_end {
-            let op = h.ops[o as usize];
-            if op.kind != OpKind::Read {
-                written.push(op.key);
-            } else if !written.contains(&op.key) {
-                if let Some(s) = versions.seen(h, o) {
-                    seen.push(s);
-                }
-            }
-        }
+        seen.extend(inf.index.external_reads(t).iter().filter_map(|&o| versions.seen(o)));
         // IMP: per key, the first read and the first one of another writer.
         let mut keys_done: Vec<KeyId> = Vec::new();
         for (i, a) in seen.iter().enumerate() {
@@ -174,7 +164,7 @@ pub fn read_anomalies(h: &History) -> Vec<ReadFinding> {
                 if r2.op == r1.op || r2.writer == Some(w) {
                     continue;
                 }
-                let (Some(c), Some(b)) = (r2.pos, versions.installed(h, w, r2.key)) else { continue };
+                let (Some(c), Some(b)) = (r2.pos, versions.installed(w, r2.key)) else { continue };
                 if c < b {
                     fr.get_or_insert(r2);
                     if r2.op > r1.op && otv.is_none() {

@@ -6,9 +6,11 @@
 //! correct read of a list is a prefix of the longest), and copied whole only otherwise.
 
 pub mod builder;
+pub mod index;
 mod value;
 
 pub use builder::HistoryBuilder;
+pub use index::{Index, WriteInfo, Writes};
 pub use value::{Interner, Sym, Value};
 
 use serde::Serialize;

@@ -13,7 +13,8 @@ use crate::graph::EdgeType;
 use crate::history::{History, KeyId, OpKind, Status, TxnId, Value};
 
 pub(crate) fn infer(h: &History, cx: &mut Ctx) {
-    let appends = cx.writes(OpKind::Append);
+    let index = cx.index;
+    let appends = &index.writes;
     let nkeys = h.keys.len();
     // External reads of committed transactions, per key: (txn, op).
     let mut reads: Vec<Vec<(TxnId, u32)>> = vec![Vec::new(); nkeys];
@@ -50,8 +51,9 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
         ws.sort_unstable_by_key(|w| w.op);
         let order = longest[k].map(|l| l.1);
-        key_edges(h, cx, &appends, k as KeyId, order, &writers[k], &reads[k], &ws);
+        key_edges(h, cx, appends, k as KeyId, order, &writers[k], &reads[k], &ws);
     }
+    cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
 }
 
 /// Check one committed read against the transaction's own earlier operations on its key, and
@@ -172,7 +174,7 @@ fn key_edges(
         let list = h.list(&h.ops[o as usize]);
         let n = list.len();
         if n > order.len() || order[..n] != *list {
-            let longest = longest_op.map(|lo| (cx.op_txn[lo as usize], lo));
+            let longest = longest_op.map(|lo| (cx.index.txn_of(lo), lo));
             cx.finding(AnomalyKind::IncompatibleOrder, Some(k), None, longest, &[(r, o)]);
             for &e in list {
                 if let Some(w) = appends.get(&(k, e)) {

@@ -10,7 +10,8 @@ mod rw_register;
 
 use crate::anomaly::{AnomalyKind, Finding};
 use crate::graph::{DependencyGraph, Edge, EdgeType};
-use crate::history::{History, KeyId, Model, OpKind, Status, TxnId, Value};
+use crate::history::{History, Index, KeyId, Model, Status, TxnId, Value};
+pub(crate) use crate::history::{WriteInfo, Writes};
 
 /// How many readers a finding lists by name; the rest are counted.
 const MAX_READERS: usize = 8;
@@ -24,11 +25,35 @@ pub struct Inference {
     /// Every external read between vertices as (read op, write op it read from), sorted by read
     /// op: the reads-from relation of the weak levels (the graph keeps one edge per key).
     pub reads_from: Vec<(u32, u32)>,
+    /// The history's index, built once and read by every later stage.
+    pub index: Index,
+    /// List-append: per key, the committed read whose list is the key's version order (its
+    /// longest); `None` when no committed transaction read the key. Empty for registers.
+    pub list_order: Vec<Option<u32>>,
+}
+
+impl Inference {
+    /// A list key's version order, as inference took it.
+    pub fn version_list<'h>(&self, h: &'h History, k: KeyId) -> &'h [Value] {
+        match self.list_order.get(k as usize).copied().flatten() {
+            Some(o) => h.ops.get(o as usize).map_or(&[], |op| h.list(op)),
+            None => &[],
+        }
+    }
 }
 
 /// Build the dependency graph of a history.
 pub fn infer(h: &History) -> Inference {
-    let mut cx = Ctx::new(h);
+    let index = Index::new(h);
+    let mut cx = Ctx::new(h, &index);
+    for &(first, dup) in &index.duplicates {
+        let op = h.ops[dup.op as usize];
+        let value = match op.arg {
+            crate::history::Arg::Val(v) => Some(v),
+            _ => None,
+        };
+        cx.finding(AnomalyKind::DuplicateWrite, Some(op.key), value, Some((first.txn, first.op)), &[(dup.txn, dup.op)]);
+    }
     match h.model {
         Model::ListAppend | Model::Empty => list_append::infer(h, &mut cx),
         Model::RwRegister => rw_register::infer(h, &mut cx),
@@ -40,42 +65,9 @@ pub fn infer(h: &History) -> Inference {
         findings: cx.findings,
         notes: cx.notes,
         reads_from: cx.reads_from,
+        list_order: cx.list_order,
+        index,
     }
-}
-
-/// Writes sorted by (key, value), looked up by binary search within a key's range: a hash map
-/// of millions of entries costs a cache miss per insert (about 250 ns here), a sort far less.
-pub(crate) struct Writes {
-    entries: Vec<((KeyId, Value), WriteInfo)>,
-    /// `entries[starts[k]..starts[k + 1]]` are key k's writes.
-    starts: Vec<u32>,
-}
-
-impl Writes {
-    pub fn get(&self, kv: &(KeyId, Value)) -> Option<&WriteInfo> {
-        let r = self.of_key(kv.0);
-        r.binary_search_by(|e| e.0 .1.cmp(&kv.1)).ok().map(|i| &r[i].1)
-    }
-
-    pub fn of_key(&self, k: KeyId) -> &[((KeyId, Value), WriteInfo)] {
-        match (self.starts.get(k as usize), self.starts.get(k as usize + 1)) {
-            (Some(&a), Some(&b)) => &self.entries[a as usize..b as usize],
-            _ => &[],
-        }
-    }
-
-    pub fn iter(&self) -> impl Iterator<Item = (&(KeyId, Value), &WriteInfo)> {
-        self.entries.iter().map(|(kv, w)| (kv, w))
-    }
-}
-
-/// A write (or append) of a value to a key.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct WriteInfo {
-    pub txn: TxnId,
-    pub op: u32,
-    /// Whether it is the transaction's last write to the key (the version it installs).
-    pub last: bool,
 }
 
 pub(crate) struct Ctx<'h> {
@@ -85,18 +77,23 @@ pub(crate) struct Ctx<'h> {
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
     pub is_vertex: Vec<bool>,
-    /// The transaction of each operation.
-    pub op_txn: Vec<TxnId>,
+    pub index: &'h Index,
+    pub list_order: Vec<Option<u32>>,
 }
 
 impl<'h> Ctx<'h> {
-    fn new(h: &'h History) -> Self {
-        let mut op_txn = vec![0; h.ops.len()];
-        for (t, txn) in h.txns.iter().enumerate() {
-            op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
-        }
+    fn new(h: &'h History, index: &'h Index) -> Self {
         let is_vertex = h.txns.iter().map(|t| t.status == Status::Committed).collect();
-        Ctx { h, raw: Vec::new(), reads_from: Vec::new(), findings: Vec::new(), notes: Vec::new(), is_vertex, op_txn }
+        Ctx {
+            h,
+            raw: Vec::new(),
+            reads_from: Vec::new(),
+            findings: Vec::new(),
+            notes: Vec::new(),
+            is_vertex,
+            index,
+            list_order: Vec::new(),
+        }
     }
 
     pub fn status(&self, t: TxnId) -> Status {
@@ -111,7 +108,7 @@ impl<'h> Ctx<'h> {
     }
 
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
-        let (from, to) = (self.op_txn[from_op as usize], self.op_txn[to_op as usize]);
+        let (from, to) = (self.index.txn_of(from_op), self.index.txn_of(to_op));
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
             if ty == EdgeType::Wr {
                 self.reads_from.push((to_op, from_op));
@@ -135,52 +132,5 @@ impl<'h> Ctx<'h> {
             ops.push(o);
         }
         self.findings.push(Finding { kind, txns, ops, key, value, readers: readers.len() });
-    }
-
-    /// Every write or append of a committed, aborted or indeterminate transaction, by (key, value).
-    /// A value written twice to one key is a `duplicate-write`; the first write is kept.
-    pub fn writes(&mut self, kind: OpKind) -> Writes {
-        let h = self.h;
-        let mut entries: Vec<((KeyId, Value), WriteInfo)> =
-            Vec::with_capacity(h.ops.iter().filter(|o| o.kind == kind).count());
-        let mut seen_keys: Vec<KeyId> = Vec::new();
-        for (t, txn) in h.txns.iter().enumerate() {
-            seen_keys.clear();
-            // Backwards, so the first write met per key is the transaction's last.
-            for o in (txn.ops_start..txn.ops_end).rev() {
-                let op = h.ops[o as usize];
-                let (true, crate::history::Arg::Val(v)) = (op.kind == kind, op.arg) else {
-                    continue;
-                };
-                let last = !seen_keys.contains(&op.key);
-                if last {
-                    seen_keys.push(op.key);
-                }
-                entries.push(((op.key, v), WriteInfo { txn: t as TxnId, op: o, last }));
-            }
-        }
-        entries.sort_unstable_by_key(|(kv, w)| (*kv, w.op));
-        // Keep the earliest write of each (key, value); report the others.
-        let mut kept: Vec<((KeyId, Value), WriteInfo)> = Vec::with_capacity(entries.len());
-        for (kv, w) in entries {
-            match kept.last() {
-                Some(&(pkv, first)) if pkv == kv => self.finding(
-                    AnomalyKind::DuplicateWrite,
-                    Some(kv.0),
-                    Some(kv.1),
-                    Some((first.txn, first.op)),
-                    &[(w.txn, w.op)],
-                ),
-                _ => kept.push((kv, w)),
-            }
-        }
-        let mut starts = vec![0u32; h.keys.len() + 1];
-        for ((k, _), _) in &kept {
-            starts[*k as usize + 1] += 1;
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
-        Writes { entries: kept, starts }
     }
 }

@@ -17,7 +17,8 @@ use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
 type Readers = Map<(KeyId, Option<Value>), Vec<(TxnId, u32)>>;
 
 pub(crate) fn infer(h: &History, cx: &mut Ctx) {
-    let writes = cx.writes(OpKind::Write);
+    let index = cx.index;
+    let writes = &index.writes;
     let mut readers: Readers = Map::default();
     // (key, value first read externally, op of the transaction's last write to the key after it)
     let mut read_then_write: Vec<(KeyId, Option<Value>, u32)> = Vec::new();
@@ -101,8 +102,8 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         }
     }
     match &h.version_order {
-        Some(vo) => with_order(cx, &writes, &readers, vo),
-        None => without_order(cx, &writes, &readers, &read_then_write),
+        Some(vo) => with_order(cx, writes, &readers, vo),
+        None => without_order(cx, writes, &readers, &read_then_write),
     }
 }
 

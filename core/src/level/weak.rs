@@ -53,8 +53,8 @@ struct ExtRead {
 pub struct Input<'a> {
     h: &'a History,
     inf: &'a Inference,
-    op_txn: Vec<TxnId>,
-    /// External reads of each transaction, in program order: `reads[starts[t]..starts[t+1]]`.
+    op_txn: &'a [TxnId],
+    /// External reads of each vertex, in program order: `reads[starts[t]..starts[t+1]]`.
     reads: Vec<ExtRead>,
     starts: Vec<u32>,
     /// Session order, and whether any transaction had a process.
@@ -66,20 +66,17 @@ impl<'a> Input<'a> {
     pub fn new(h: &'a History, inf: &'a Inference) -> Self {
         let is_vertex = &inf.graph.is_vertex;
         let n = h.txns.len();
-        let mut op_txn = vec![0 as TxnId; h.ops.len()];
-        for (t, txn) in h.txns.iter().enumerate() {
-            op_txn[txn.ops_start as usize..txn.ops_end as usize].fill(t as TxnId);
+        let mut reads = Vec::new();
+        let mut starts = Vec::with_capacity(n + 1);
+        for t in 0..n as TxnId {
+            starts.push(reads.len() as u32);
+            if is_vertex.get(t as usize).copied().unwrap_or(false) {
+                reads.extend(external_reads(h, inf, t));
+            }
         }
-        let reads = external_reads(h, inf, is_vertex);
-        let mut starts = vec![0u32; n + 1];
-        for r in &reads {
-            starts[op_txn[r.op as usize] as usize + 1] += 1;
-        }
-        for i in 1..=n {
-            starts[i] += starts[i - 1];
-        }
+        starts.push(reads.len() as u32);
         let (so, sessions) = session_edges(h, is_vertex);
-        Input { h, inf, op_txn, reads, starts, so, sessions }
+        Input { h, inf, op_txn: &inf.index.op_txn, reads, starts, so, sessions }
     }
 
     fn reads_of(&self, t: TxnId) -> &[ExtRead] {
@@ -88,11 +85,7 @@ impl<'a> Input<'a> {
 
     /// `t2`'s last write (or append) to `key`, if it wrote it.
     fn write_of(&self, t2: TxnId, key: KeyId) -> Option<u32> {
-        let txn = &self.h.txns[t2 as usize];
-        (txn.ops_start..txn.ops_end).rev().find(|&o| {
-            let op = self.h.ops[o as usize];
-            op.key == key && op.kind != OpKind::Read
-        })
+        self.inf.index.last_write(self.h, t2, key)
     }
 }
 
@@ -138,37 +131,19 @@ pub fn graph(inp: &Input, level: Weak) -> WeakGraph {
     }
 }
 
-/// Reads of vertices that saw another transaction's write, or the initial value, before any
-/// write of their own to the key (later reads are internal: checked as `internal`).
-fn external_reads(h: &History, inf: &Inference, is_vertex: &[bool]) -> Vec<ExtRead> {
-    let mut out = Vec::new();
-    let mut written: Vec<KeyId> = Vec::new();
-    for (t, txn) in h.txns.iter().enumerate() {
-        if !is_vertex[t] {
-            continue;
-        }
-        written.clear();
-        for o in txn.ops_start..txn.ops_end {
-            let op = h.ops[o as usize];
-            if op.kind != OpKind::Read {
-                written.push(op.key);
-                continue;
-            }
-            if written.contains(&op.key) {
-                continue;
-            }
-            let initial = match op.arg {
-                Arg::Nil | Arg::Prefix(0) => true,
-                Arg::List { len, .. } => len == 0,
-                _ => false,
-            };
-            let from = inf.reads_from.binary_search_by_key(&o, |e| e.0).ok().map(|i| inf.reads_from[i].1);
-            if from.is_some() || initial {
-                out.push(ExtRead { op: o, key: op.key, from });
-            }
-        }
-    }
-    out
+/// A vertex's external reads that saw another transaction's write, or the initial value (reads
+/// after its own write to the key are internal: checked as `internal`).
+fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
+    inf.index.external_reads(t).iter().filter_map(move |&o| {
+        let op = h.ops[o as usize];
+        let initial = match op.arg {
+            Arg::Nil | Arg::Prefix(0) => true,
+            Arg::List { len, .. } => len == 0,
+            _ => false,
+        };
+        let from = inf.reads_from.binary_search_by_key(&o, |e| e.0).ok().map(|i| inf.reads_from[i].1);
+        (from.is_some() || initial).then_some(ExtRead { op: o, key: op.key, from })
+    })
 }
 
 /// MonoAtomicView: a writer seen by an earlier read of the same transaction.

@@ -9,7 +9,8 @@
 //! compact (PolySI 4.4): one boolean per constraint, never one per RW edge.
 
 use crate::hash::Map;
-use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
+use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId};
+use crate::infer::Inference;
 use crate::level::Order;
 
 /// Edge kinds inside the polygraph mode. SO is kept apart from WR so that reports can name it,
@@ -110,35 +111,18 @@ impl Polygraph {
 /// Build the polygraph. `is_vertex` says which transactions are in the graph (committed ones,
 /// and indeterminate ones whose writes were read: see `infer`). Reads the inference reports as
 /// anomalies (garbage, aborted, intermediate, internal) give no edge here either.
-pub fn build(h: &History, is_vertex: &[bool], session_order: bool, max_constraints: u64) -> Polygraph {
+pub fn build(h: &History, inf: &Inference, session_order: bool, max_constraints: u64) -> Polygraph {
     let order = if session_order { Order::Session } else { Order::None };
-    build_with_order(h, is_vertex, order, max_constraints)
+    build_with_order(h, inf, order, max_constraints)
 }
 
 /// [`build`], with the known edges of any order a level's cycles may use: session order
 /// (strong-session levels) or real-time order (strict SER, strong SI).
-pub fn build_with_order(h: &History, is_vertex: &[bool], order: Order, max_constraints: u64) -> Polygraph {
+pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
+    let is_vertex = &inf.graph.is_vertex[..];
     let vertex = |t: TxnId| is_vertex.get(t as usize).copied().unwrap_or(false);
-    // (key, value) -> (txn, op, is the transaction's last write to the key). First write kept.
-    let mut writes: Map<(KeyId, Value), (TxnId, u32, bool)> = Map::default();
-    let mut seen: Vec<KeyId> = Vec::new();
-    for (t, txn) in h.txns.iter().enumerate() {
-        seen.clear();
-        for o in (txn.ops_start..txn.ops_end).rev() {
-            let op = h.ops[o as usize];
-            if let (OpKind::Write, Arg::Val(v)) = (op.kind, op.arg) {
-                let last = !seen.contains(&op.key);
-                if last {
-                    seen.push(op.key);
-                }
-                let e = writes.entry((op.key, v)).or_insert((t as TxnId, o, last));
-                if e.1 > o {
-                    *e = (t as TxnId, o, last);
-                }
-            }
-        }
-    }
+    let writes = &inf.index.writes;
     let mut key_idx: Map<KeyId, u32> = Map::default();
     let mut keys: Vec<KeyInfo> = Vec::new();
     let mut slot = |keys: &mut Vec<KeyInfo>, k: KeyId| -> usize {
@@ -156,7 +140,7 @@ pub fn build_with_order(h: &History, is_vertex: &[bool], order: Order, max_const
         for o in txn.ops_start..txn.ops_end {
             let op = h.ops[o as usize];
             if let (OpKind::Write, Arg::Val(v)) = (op.kind, op.arg) {
-                if writes.get(&(op.key, v)).is_some_and(|w| w.1 == o && w.2) {
+                if writes.get(&(op.key, v)).is_some_and(|w| w.op == o && w.last) {
                     let ki = slot(&mut keys, op.key);
                     version_of.insert((t as TxnId, op.key), (ki, keys[ki].versions.len()));
                     keys[ki].versions.push(Version { txn: t as TxnId, op: o, readers: Vec::new() });
@@ -165,29 +149,22 @@ pub fn build_with_order(h: &History, is_vertex: &[bool], order: Order, max_const
         }
     }
     let mut known: Vec<PEdge> = Vec::new();
-    for (t, txn) in h.txns.iter().enumerate() {
-        let t = t as TxnId;
+    for t in 0..n as TxnId {
         if !vertex(t) || h.txns[t as usize].status == Status::Aborted {
             continue;
         }
-        let ops = &h.ops[txn.ops_start as usize..txn.ops_end as usize];
-        for (i, op) in ops.iter().enumerate() {
-            if op.kind != OpKind::Read {
-                continue;
-            }
-            let o = txn.ops_start + i as u32;
-            if ops[..i].iter().any(|p| p.key == op.key && p.kind == OpKind::Write) {
-                continue; // internal read: checked by the inference, no edge
-            }
+        // Reads after the transaction's own write are internal: checked by the inference, no edge.
+        for &o in inf.index.external_reads(t) {
+            let op = h.ops[o as usize];
             match op.arg {
                 Arg::Val(v) => {
-                    let Some(&(w, wop, last)) = writes.get(&(op.key, v)) else { continue };
-                    if !last || w == t || !vertex(w) {
+                    let Some(w) = writes.get(&(op.key, v)) else { continue };
+                    if !w.last || w.txn == t || !vertex(w.txn) {
                         continue;
                     }
-                    let Some(&(ki, vi)) = version_of.get(&(w, op.key)) else { continue };
+                    let Some(&(ki, vi)) = version_of.get(&(w.txn, op.key)) else { continue };
                     keys[ki].versions[vi].readers.push((t, o));
-                    known.push(PEdge { from: w, to: t, kind: Kind::Wr, key: op.key, from_op: wop, to_op: o });
+                    known.push(PEdge { from: w.txn, to: t, kind: Kind::Wr, key: op.key, from_op: w.op, to_op: o });
                 }
                 _ => {
                     let ki = slot(&mut keys, op.key);

@@ -85,7 +85,7 @@ pub fn check_inferred(
 
     // Register histories without a version order: the levels that need one decided exactly on
     // the generalized polygraph instead (PolySI; `crate::polygraph`).
-    let poly = polygraph_levels(h, opts, &levels, &inf.graph.is_vertex, &mut budget, &mut notes);
+    let poly = polygraph_levels(h, inf, opts, &levels, &mut budget, &mut notes);
     let by_poly = |l: Level| poly.iter().any(|p| p.0 == l);
     version_order_note(h, &levels, &poly, &mut notes);
 
@@ -323,7 +323,7 @@ pub fn check_inferred(
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
     let (weakest_violated, also_violated, strongest_satisfied) = super::lattice::summary(&level_reports);
-    let analysis = opts.analyze.as_ref().map(|a| crate::analysis::analyze(h, &inf.graph, a, budget.interrupt.take()));
+    let analysis = opts.analyze.as_ref().map(|a| crate::analysis::analyze(h, inf, a, budget.interrupt.take()));
     Report {
         valid,
         model: match h.model {
@@ -474,9 +474,9 @@ fn version_order_note(
 /// order and keep their own graphs.
 fn polygraph_levels(
     h: &History,
+    inf: &Inference,
     opts: &CheckOptions,
     levels: &[Level],
-    is_vertex: &[bool],
     budget: &mut Budget,
     notes: &mut Vec<String>,
 ) -> Vec<(Level, PolyResult, Option<Level>)> {
@@ -498,7 +498,7 @@ fn polygraph_levels(
                 continue;
             }
             let pg = pg.get_or_insert_with(|| {
-                crate::polygraph::build_with_order(h, is_vertex, order, crate::polygraph::MAX_CONSTRAINTS)
+                crate::polygraph::build_with_order(h, inf, order, crate::polygraph::MAX_CONSTRAINTS)
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
