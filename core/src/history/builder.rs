@@ -52,6 +52,7 @@ impl HistoryBuilder {
                 model: Model::Empty,
                 version_order: None,
                 predicate_reads: Vec::new(),
+                op_spans: Vec::new(),
             }),
             ..Default::default()
         }

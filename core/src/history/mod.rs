@@ -140,6 +140,18 @@ pub struct History {
     /// Predicate reads, by transaction in order (native format's `predicate_reads`; for LDBC's
     /// PMP, `docs/analysis.md`).
     pub predicate_reads: Vec<PredicateRead>,
+    /// Where each operation is in the input (byte range, line and column), parallel to
+    /// [`History::ops`]; empty when the reader does not record them.
+    pub op_spans: Vec<Span>,
+}
+
+/// A place in the input: a byte range, and the line and column (in characters) where it starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+pub struct Span {
+    pub start: u64,
+    pub end: u64,
+    pub line: u32,
+    pub column: u32,
 }
 
 /// A predicate read: the predicate's name and the versions it matched (LDBC ACID 3.5, Vset(P)).
@@ -191,6 +203,11 @@ impl History {
             Value::Int(i) => serde_json::Value::from(i),
             Value::Str(s) => serde_json::Value::from(self.strings.get(s)),
         }
+    }
+
+    /// Where operation `o` is in the input, when the reader recorded it.
+    pub fn op_span(&self, o: u32) -> Option<Span> {
+        self.op_spans.get(o as usize).copied()
     }
 
     pub fn label(&self, t: TxnId) -> Option<&str> {
