@@ -150,4 +150,24 @@ pub struct Finding {
     pub value: Option<Value>,
     /// How many readers there were in all, when `txns` lists only the first few.
     pub readers: usize,
+    /// An internal finding that is a second read of a key seeing a newer version (a
+    /// non-repeatable read): read committed allows it, and it breaks no assumption.
+    pub reread: bool,
+}
+
+impl Finding {
+    /// Whether this finding violates level `l`.
+    pub fn violates(&self, l: crate::level::Level) -> bool {
+        l.proscribes(self.kind) && !(self.reread && l == crate::level::Level::Rc)
+    }
+
+    /// Whether it makes the history invalid whatever the levels say.
+    pub fn breaks_assumption(&self) -> bool {
+        self.kind.breaks_assumption() && !self.reread
+    }
+
+    /// The levels this finding violates, of those given.
+    pub fn levels(&self, of: Vec<crate::level::Level>) -> Vec<crate::level::Level> {
+        of.into_iter().filter(|&l| self.violates(l)).collect()
+    }
 }

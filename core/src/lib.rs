@@ -10,7 +10,9 @@
 
 pub mod analysis;
 pub mod anomaly;
+pub mod api;
 pub mod error;
+pub mod explain;
 pub mod export;
 pub mod generate;
 pub mod graph;
@@ -20,6 +22,7 @@ pub mod infer;
 pub mod level;
 pub mod polygraph;
 pub mod read;
+pub mod render;
 pub mod report;
 pub mod strategy;
 

@@ -47,7 +47,7 @@ fn every_case_gives_its_expected_verdicts() {
             expected["levels"].as_object().unwrap().keys().map(|l| grail_core::Level::parse(l).unwrap()).collect();
         let r = grail_core::check(&h, &CheckOptions { levels, ..CheckOptions::default() });
         for (l, v) in expected["levels"].as_object().unwrap() {
-            assert_eq!(r.levels[l.as_str()].verdict, v.as_str().unwrap(), "{}: {l}", case.display());
+            assert_eq!(r.levels[l.as_str()].verdict.as_str(), v.as_str().unwrap(), "{}: {l}", case.display());
         }
         // `valid` in the expected file when it is not what the levels say (broken assumptions).
         if let Some(v) = expected.get("valid") {

@@ -5,7 +5,7 @@ mod common;
 use common::*;
 use grail_core::anomaly::AnomalyKind;
 use grail_core::graph::search::{components, matches};
-use grail_core::graph::{DependencyGraph, EdgeType};
+use grail_core::graph::DependencyGraph;
 use grail_core::history::{Status, TxnId};
 use grail_core::level::pattern;
 use grail_core::{CheckOptions, History, Inference, Report};
@@ -31,12 +31,12 @@ fn validate_cycles(h: &History, inf: &Inference, r: &Report) -> usize {
         for (i, s) in c.steps.iter().enumerate() {
             assert_eq!(s.to, c.steps[(i + 1) % n].from, "steps do not chain: {c:?}");
             assert_eq!(s.from, c.txns[i]);
-            let ty = EdgeType::ALL.into_iter().find(|t| t.as_str() == s.ty).unwrap();
+            let ty = s.ty;
             assert!(
                 g.edge(by_id[&s.from], by_id[&s.to], ty).is_some(),
                 "edge {} -{}-> {} not in the graph",
                 s.from,
-                s.ty,
+                s.ty.as_str(),
                 s.to
             );
             assert_eq!(s.from_op.txn, s.from);

@@ -290,7 +290,7 @@ fn generated_histories_pass_the_levels_their_isolation_guarantees() {
                 let r = verdicts(&h);
                 for l in Level::parse_list(want).unwrap() {
                     assert_eq!(
-                        r.levels.get(l).unwrap().verdict,
+                        r.levels.get(l).unwrap().verdict.as_str(),
                         "holds",
                         "{iso:?} {model:?} seed {seed}: {} {:?}",
                         l.name(),
@@ -403,7 +403,7 @@ fn weakest_violated_and_strongest_satisfied_follow_the_lattice() {
     assert_eq!(names(&r.weakest_violated), ["PSI", "RA"]);
     assert!(r.also_violated.contains(&Level::StrictSer) && r.also_violated.contains(&Level::Cc));
     assert_eq!(names(&r.strongest_satisfied), ["RC"]);
-    let text = grail_core::report::text::render(&r);
+    let text = grail_core::render::text::render(&r);
     assert!(text.contains("weakest violated: PSI, RA"), "{text}");
 }
 
@@ -419,7 +419,7 @@ fn read_anomalies_carry_plumes_names() {
     assert!(names(&case("G1b/intermediate-read.edn")).contains(&("G1b".into(), "intermediate read".into())));
     let thin = case("garbage-read/never-written.edn");
     assert!(names(&thin).contains(&("garbage-read".into(), "thin-air read".into())), "{:?}", names(&thin));
-    assert_eq!(thin.levels["RC"].verdict, "violated");
+    assert_eq!(thin.levels["RC"].verdict.as_str(), "violated");
     // Internal reads, by what they saw.
     let one = |ops: &str| {
         let text = format!("{{:type :ok, :process 0, :value [{ops}]}}\n{{:type :ok, :process 1, :value [[:w x 9]]}}");

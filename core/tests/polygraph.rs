@@ -405,7 +405,7 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
                     check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));
                     with_reasons += usize::from(!cx.reasons.is_empty());
                     // And the report renders it.
-                    let r = polygraph::explain::cycle_report(&h, &pg, &cx);
+                    let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx);
                     assert_eq!(r.steps.len(), cx.cycle.len());
                     checked += 1;
                 }

@@ -4,7 +4,7 @@
 //! (or an anomaly was found; or a verdict is unknown), 2 bad input or usage.
 
 use clap::{Parser, Subcommand};
-use grail_core::{report::text, CheckOptions, Format, History, Level};
+use grail_core::{render::text, CheckOptions, Format, History, Level};
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -393,7 +393,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 for (l, lr) in &report.levels.0 {
                     for (i, c) in lr.cycles.iter().enumerate() {
                         let path = dir.join(format!("{}-{}.dot", l.name(), i));
-                        std::fs::write(&path, grail_core::report::dot::cycle_dot(c))
+                        std::fs::write(&path, grail_core::render::dot::cycle_dot(c))
                             .map_err(|e| format!("{}: {e}", path.display()))?;
                     }
                 }
@@ -412,24 +412,12 @@ fn run(cli: Cli) -> Result<u8, String> {
         Cmd::Stats { input, json } => {
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
-            let report = grail_core::check_inferred(
-                &h,
-                &inf,
-                &CheckOptions { levels: vec![Level::Pl1], max_steps: Some(0), max_cycles: 1, ..Default::default() },
-                None,
-            );
-            let findings: Vec<_> = report.anomalies.iter().filter(|a| a.cycle.is_none()).collect();
+            let report = grail_core::api::stats_view(&h, &inf);
             if json {
-                let out = serde_json::json!({
-                    "model": report.model,
-                    "stats": report.stats,
-                    "anomalies": findings,
-                    "notes": report.notes,
-                });
-                println!("{}", serde_json::to_string_pretty(&out).unwrap_or_default());
+                println!("{}", serde_json::to_string_pretty(&report).unwrap_or_default());
             } else {
                 let s = &report.stats;
-                println!("model          {}", report.model);
+                println!("model          {}", report.model.name());
                 for (name, v) in [
                     ("transactions", s.transactions),
                     ("committed", s.committed),
@@ -444,14 +432,14 @@ fn run(cli: Cli) -> Result<u8, String> {
                     println!("{name:<14} {v}");
                 }
                 println!("{:<14} {:.4}", "density", s.density);
-                for a in &findings {
+                for a in &report.anomalies {
                     println!("\n{}: {}", a.kind, a.explanation);
                 }
                 for n in &report.notes {
                     println!("\nnote: {n}");
                 }
             }
-            Ok(if findings.is_empty() { 0 } else { 1 })
+            Ok(if report.anomalies.is_empty() { 0 } else { 1 })
         }
         Cmd::Generate(g) => {
             let gen = grail_core::generate::generate(&g.options()?);
@@ -489,26 +477,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         Cmd::Graph { input, json: _ } => {
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
-            let g = &inf.graph;
-            let vertices: Vec<u64> = (0..h.txns.len()).filter(|&t| g.is_vertex[t]).map(|t| h.txns[t].id).collect();
-            let edges: Vec<serde_json::Value> = g
-                .edges
-                .iter()
-                .map(|e| {
-                    serde_json::json!({
-                        "from": h.txns[e.from as usize].id,
-                        "to": h.txns[e.to as usize].id,
-                        "type": e.ty.as_str(),
-                        "key": h.value_json(h.key(e.key(&h))),
-                        "from_op": text::op_ref(&h, e.from_op),
-                        "to_op": text::op_ref(&h, e.to_op),
-                    })
-                })
-                .collect();
-            println!(
-                "{}",
-                serde_json::json!({ "vertices": vertices, "edges": edges, "stats": g.stats(&h), "notes": inf.notes })
-            );
+            println!("{}", serde_json::to_string(&grail_core::api::graph_view(&h, &inf)).unwrap_or_default());
             Ok(0)
         }
     }

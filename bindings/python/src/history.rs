@@ -3,8 +3,8 @@
 use crate::convert::to_py;
 use crate::report::PyReport;
 use crate::{guarded, interrupter, run_detached, to_pyerr, Failure};
+use grail_core::explain as text;
 use grail_core::history::{Arg, Model, OpKind};
-use grail_core::report::text;
 use grail_core::{CheckOptions, History, Inference, Level};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -284,7 +284,7 @@ impl PyGraph {
             lists[5].append(to_py(py, &opt_json(h, version(h, e.to_op)))?)?;
             lists[6].append(text::op_text(h, e.from_op))?;
             lists[7].append(text::op_text(h, e.to_op))?;
-            lists[8].append(text::why(h, e))?;
+            lists[8].append(text::why(h, &self.inf.index, e))?;
         }
         let d = PyDict::new(py);
         for (c, l) in cols.iter().zip(lists) {

@@ -196,8 +196,8 @@ fn _grail(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("ALL_LEVELS", grail_core::Level::ALL.iter().map(|l| l.name()).collect::<Vec<_>>())?;
     m.add("ANOMALY_KINDS", grail_core::AnomalyKind::ALL.iter().map(|k| k.name()).collect::<Vec<_>>())?;
     let colours = PyDict::new(m.py());
-    for t in grail_core::EdgeType::ALL {
-        colours.set_item(t.as_str(), grail_core::report::dot::colour(t.as_str()))?;
+    for (t, c) in grail_core::api::edge_colours() {
+        colours.set_item(t, c)?;
     }
     m.add("EDGE_COLOURS", colours)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;

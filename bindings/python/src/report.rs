@@ -1,7 +1,7 @@
 //! `Report`: the verdict of a check, as core built it.
 
 use crate::guarded;
-use grail_core::report::text;
+use grail_core::render::text;
 use grail_core::Report;
 use pyo3::prelude::*;
 

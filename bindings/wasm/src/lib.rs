@@ -10,7 +10,8 @@
 //! `panic` straight out of the module (the Rust stack is not unwound, so the wrapper then
 //! re-instantiates the module with wasm-bindgen's `__wbg_reset_state`).
 
-use grail_core::report::{dot, text, CycleReport};
+use grail_core::render::{dot, text};
+use grail_core::report::CycleReport;
 use grail_core::{CheckOptions, Format, Inference, Report};
 use js_sys::{Date, Function, Object, Reflect};
 use serde::Serialize;
@@ -173,39 +174,6 @@ pub struct History {
     inference: OnceCell<Inference>,
 }
 
-#[derive(Serialize)]
-struct EdgeOut {
-    from: u64,
-    to: u64,
-    #[serde(rename = "type")]
-    ty: &'static str,
-    key: serde_json::Value,
-    from_op: grail_core::report::OpRef,
-    to_op: grail_core::report::OpRef,
-}
-
-#[derive(Serialize)]
-struct GraphOut<'a> {
-    vertices: Vec<u64>,
-    edges: Vec<EdgeOut>,
-    stats: grail_core::Stats,
-    notes: &'a [String],
-}
-
-#[derive(Serialize)]
-struct TxnOut<'a> {
-    id: u64,
-    status: &'static str,
-    /// Whether the transaction is a vertex of the dependency graph.
-    vertex: bool,
-    process: Option<i64>,
-    invoke_time: Option<i64>,
-    complete_time: Option<i64>,
-    label: Option<&'a str>,
-    line: Option<u32>,
-    ops: Vec<String>,
-}
-
 #[wasm_bindgen]
 impl History {
     /// `list-append`, `rw-register` or `empty`.
@@ -317,73 +285,19 @@ impl History {
     /// The dependency graph as the CLI's `graph --json` prints it: `vertices` (transaction ids),
     /// `edges` (`from`, `to`, `type`, `key`, `from_op`, `to_op`), `stats`, `notes`.
     pub fn graph(&self) -> Result<JsValue, JsValue> {
-        let h = &self.h;
-        let inf = self.graph_of();
-        let g = &inf.graph;
-        let vertices = (0..h.txns.len()).filter(|&t| g.is_vertex[t]).map(|t| h.txns[t].id).collect();
-        let edges = g
-            .edges
-            .iter()
-            .map(|e| EdgeOut {
-                from: h.txns[e.from as usize].id,
-                to: h.txns[e.to as usize].id,
-                ty: e.ty.as_str(),
-                key: h.value_json(h.key(e.key(h))),
-                from_op: text::op_ref(h, e.from_op),
-                to_op: text::op_ref(h, e.to_op),
-            })
-            .collect();
-        to_js(&GraphOut { vertices, edges, stats: g.stats(h), notes: &inf.notes })
+        to_js(&grail_core::api::graph_view(&self.h, self.graph_of()))
     }
 
     /// Graph statistics and the anomalies found while building the graph (no cycle search),
     /// as the CLI's `stats --json` prints them: `model`, `stats`, `anomalies`, `notes`.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        let inf = self.graph_of();
-        let opts = CheckOptions {
-            levels: vec![grail_core::Level::Pl1],
-            max_steps: Some(0),
-            max_cycles: 1,
-            ..Default::default()
-        };
-        let report = grail_core::check_inferred(&self.h, inf, &opts, None);
-        #[derive(Serialize)]
-        struct StatsOut<'a> {
-            model: &'a str,
-            stats: grail_core::Stats,
-            anomalies: Vec<&'a grail_core::report::AnomalyReport>,
-            notes: &'a [String],
-        }
-        to_js(&StatsOut {
-            model: &report.model,
-            stats: report.stats,
-            anomalies: report.anomalies.iter().filter(|a| a.cycle.is_none()).collect(),
-            notes: &report.notes,
-        })
+        to_js(&grail_core::api::stats_view(&self.h, self.graph_of()))
     }
 
     /// Every transaction: `id`, `status`, `vertex`, `process`, `invoke_time`, `complete_time`,
     /// `label`, `line` and `ops` (Jepsen notation, long lists shortened).
     pub fn transactions(&self) -> Result<JsValue, JsValue> {
-        let h = &self.h;
-        let inf = self.graph_of();
-        let out: Vec<TxnOut> = h
-            .txns
-            .iter()
-            .enumerate()
-            .map(|(t, txn)| TxnOut {
-                id: txn.id,
-                status: txn.status.as_str(),
-                vertex: inf.graph.is_vertex[t],
-                process: txn.process,
-                invoke_time: txn.invoke_time,
-                complete_time: txn.complete_time,
-                label: h.label(t as u32),
-                line: (txn.line > 0).then_some(txn.line),
-                ops: (txn.ops_start..txn.ops_end).map(|o| text::op_text(h, o)).collect(),
-            })
-            .collect();
-        to_js(&out)
+        to_js(&grail_core::api::transactions(&self.h, self.graph_of()))
     }
 }
 

@@ -11,13 +11,12 @@ pub mod count;
 pub mod online;
 pub mod reads;
 
+use crate::explain::{op_ref, OpRef};
 use crate::graph::search::{components, Budget};
 use crate::graph::{DependencyGraph, EdgeType};
 use crate::hash::Map;
 use crate::history::{History, TxnId};
 use crate::infer::Inference;
-use crate::report::text::op_ref;
-use crate::report::OpRef;
 use classify::{classify, min_rotation, Classes, LDBC_CYCLES, LDBC_READS, ZELLAG, ZELLAG_OTHER};
 use serde::{Deserialize, Serialize};
 
@@ -294,7 +293,7 @@ pub fn analyze(
         let n = listed.entry(f.class).or_default();
         if *n < opts.examples {
             *n += 1;
-            read_reports.push(read_report(h, f));
+            read_reports.push(read_report(h, &inf.index, f));
         }
     }
     Analysis {
@@ -311,12 +310,12 @@ pub fn analyze(
     }
 }
 
-fn read_report(h: &History, f: &reads::ReadFinding) -> ReadAnomaly {
+fn read_report(h: &History, idx: &crate::history::Index, f: &reads::ReadFinding) -> ReadAnomaly {
     let name = |t: Option<TxnId>| {
         t.map_or_else(|| "the initial version".to_string(), |t| format!("T{}", h.txns[t as usize].id))
     };
     let reader = format!("T{}", h.txns[f.reader as usize].id);
-    let ops: Vec<OpRef> = f.ops.iter().map(|&o| op_ref(h, o)).collect();
+    let ops: Vec<OpRef> = f.ops.iter().map(|&o| op_ref(h, idx, idx.txn_of(o), o)).collect();
     let op = |i: usize| ops.get(i).map(|o| o.op.clone()).unwrap_or_default();
     let key = f.key.map(|k| h.show(h.key(k))).unwrap_or_default();
     let list =

@@ -17,7 +17,7 @@
 //! key), with the provenance grail keeps for it.
 
 use crate::graph::{DependencyGraph, Edge};
-use crate::history::{History, OpKind};
+use crate::history::{History, OpKind, TxnId};
 use crate::level::Level;
 use serde_json::json;
 
@@ -45,14 +45,16 @@ impl ExportFormat {
 }
 
 /// The event an operation is, in GRAIL's naming: `a_evt/<txn id>,<index in txn>`.
-pub fn event(h: &History, op: u32) -> String {
-    let r = crate::report::text::op_ref(h, op);
-    let kind = match h.ops[op as usize].kind {
-        OpKind::Append => 'a',
-        OpKind::Read => 'r',
-        OpKind::Write => 'w',
+/// `t` is the operation's transaction (an edge's end).
+pub fn event(h: &History, t: TxnId, op: u32) -> String {
+    let txn = &h.txns[t as usize];
+    let kind = match h.ops.get(op as usize).map(|o| o.kind) {
+        Some(OpKind::Append) => 'a',
+        Some(OpKind::Read) => 'r',
+        Some(OpKind::Write) => 'w',
+        None => return format!("txn/{}", txn.id),
     };
-    format!("{kind}_evt/{},{}", r.txn, r.index)
+    format!("{kind}_evt/{},{}", txn.id, op.saturating_sub(txn.ops_start))
 }
 
 /// The files of an export. `max_depth` bounds the Cycle queries (`IN 2..max_depth`).
@@ -77,8 +79,8 @@ pub fn export(h: &History, g: &DependencyGraph, f: ExportFormat, max_depth: usiz
                         "_to": format!("txn/{}", id(e.to)),
                         "type": e.ty.as_str(),
                         "key": key(e),
-                        "from_evt": event(h, e.from_op),
-                        "to_evt": event(h, e.to_op),
+                        "from_evt": event(h, e.from, e.from_op),
+                        "to_evt": event(h, e.to, e.to_op),
                     })
                 })
                 .collect();
@@ -106,8 +108,8 @@ pub fn export(h: &History, g: &DependencyGraph, f: ExportFormat, max_depth: usiz
                     id(e.to),
                     e.ty.as_str(),
                     csv(&key(e)),
-                    csv(&event(h, e.from_op)),
-                    csv(&event(h, e.to_op))
+                    csv(&event(h, e.from, e.from_op)),
+                    csv(&event(h, e.to, e.to_op))
                 ));
             }
             let mut files = vec![("nodes.csv".to_string(), nodes), ("relationships.csv".to_string(), rels)];
@@ -138,8 +140,8 @@ pub fn export(h: &History, g: &DependencyGraph, f: ExportFormat, max_depth: usiz
                     id(e.to),
                     e.ty.as_str(),
                     xml(&key(e)),
-                    xml(&event(h, e.from_op)),
-                    xml(&event(h, e.to_op))
+                    xml(&event(h, e.from, e.from_op)),
+                    xml(&event(h, e.to, e.to_op))
                 ));
             }
             s.push_str("  </graph>\n</graphml>\n");

@@ -7,7 +7,7 @@ use crate::history::{History, KeyId, TxnId};
 use serde::{Deserialize, Serialize};
 
 /// The type of a dependency.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum EdgeType {
     /// Write dependency: `to` installed the version after `from`'s.
@@ -28,6 +28,19 @@ pub enum EdgeType {
     /// ([`crate::level::weak`]).
     #[serde(rename = "co")]
     Co = 5,
+}
+
+/// An edge type equals its name (`ww`, `wr`, `rw`, `so`, `rt`, `co`).
+impl PartialEq<&str> for EdgeType {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for EdgeType {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl EdgeType {

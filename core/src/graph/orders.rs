@@ -7,6 +7,36 @@
 use super::{Edge, EdgeType, NO_KEY};
 use crate::history::{History, TxnId};
 
+/// Extra order a level's cycles may use besides the dependencies.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Order {
+    None,
+    /// Session (process) order: Elle's strong-session levels (Daudjee and Salem's strong session SI).
+    Session,
+    /// Real-time order: Elle's strict serializability and strong SI.
+    Realtime,
+}
+
+impl Order {
+    /// The edge type the order adds, as a mask.
+    pub fn bit(self) -> u8 {
+        match self {
+            Order::None => 0,
+            Order::Session => EdgeType::So.bit(),
+            Order::Realtime => EdgeType::Rt.bit(),
+        }
+    }
+
+    /// The suffix Elle gives a cycle that needs this order (`G-single-process`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Order::None => "",
+            Order::Session => "-process",
+            Order::Realtime => "-realtime",
+        }
+    }
+}
+
 /// The operations an order edge points at: the last operation of `from` and the first of `to`
 /// (`u32::MAX` when a transaction has none).
 fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {

@@ -13,7 +13,7 @@ pub use builder::HistoryBuilder;
 pub use index::{Index, WriteInfo, Writes};
 pub use value::{Interner, Sym, Value};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// Index of a transaction in [`History::txns`].
 pub type TxnId = u32;
@@ -42,14 +42,16 @@ impl Status {
     }
 }
 
-/// The kind of a micro-operation.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
-#[serde(rename_all = "lowercase")]
+/// The kind of a micro-operation, serialized by its Jepsen name (`r`, `w`, `append`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub enum OpKind {
+    #[serde(rename = "r")]
     Read,
     /// Register write.
+    #[serde(rename = "w")]
     Write,
     /// List append.
+    #[serde(rename = "append")]
     Append,
 }
 
@@ -108,13 +110,30 @@ pub struct Transaction {
 }
 
 /// The data model the history's operations belong to.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum Model {
     ListAppend,
     RwRegister,
     /// Only reads of `nil`, or no operations: either model gives the same graph.
     Empty,
+}
+
+impl std::fmt::Display for Model {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Model {
+    /// `list-append`, `rw-register` or `empty`, as reports name it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Model::ListAppend => "list-append",
+            Model::RwRegister => "rw-register",
+            Model::Empty => "empty",
+        }
+    }
 }
 
 /// Per-key version order of register writes, as a write-ahead log gives it.
@@ -146,7 +165,7 @@ pub struct History {
 }
 
 /// A place in the input: a byte range, and the line and column (in characters) where it starts.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Span {
     pub start: u64,
     pub end: u64,

@@ -10,7 +10,7 @@ mod rw_register;
 
 use crate::anomaly::{AnomalyKind, Finding};
 use crate::graph::{DependencyGraph, Edge, EdgeType};
-use crate::history::{History, Index, KeyId, Model, Status, TxnId, Value};
+use crate::history::{Arg, History, Index, KeyId, Model, OpKind, Status, TxnId, Value};
 pub(crate) use crate::history::{WriteInfo, Writes};
 
 /// How many readers a finding lists by name; the rest are counted.
@@ -49,7 +49,7 @@ pub fn infer(h: &History) -> Inference {
     for &(first, dup) in &index.duplicates {
         let op = h.ops[dup.op as usize];
         let value = match op.arg {
-            crate::history::Arg::Val(v) => Some(v),
+            Arg::Val(v) => Some(v),
             _ => None,
         };
         cx.finding(AnomalyKind::DuplicateWrite, Some(op.key), value, Some((first.txn, first.op)), &[(dup.txn, dup.op)]);
@@ -57,6 +57,9 @@ pub fn infer(h: &History) -> Inference {
     match h.model {
         Model::ListAppend | Model::Empty => list_append::infer(h, &mut cx),
         Model::RwRegister => rw_register::infer(h, &mut cx),
+    }
+    for f in cx.findings.iter_mut() {
+        f.reread = is_reread(h, f);
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
     cx.reads_from.sort_unstable();
@@ -131,6 +134,36 @@ impl<'h> Ctx<'h> {
             txns.push(t);
             ops.push(o);
         }
-        self.findings.push(Finding { kind, txns, ops, key, value, readers: readers.len() });
+        self.findings.push(Finding { kind, txns, ops, key, value, readers: readers.len(), reread: false });
+    }
+}
+
+/// Whether an internal finding is a second read of a key that saw other transactions' newer
+/// writes (and, for a list, its own appends since on top): allowed by read committed, a
+/// non-repeatable read for the stronger levels.
+fn is_reread(h: &History, f: &Finding) -> bool {
+    let (Some(&first), Some(&last)) = (f.ops.first(), f.ops.last()) else { return false };
+    if f.kind != AnomalyKind::Internal
+        || f.ops.len() != 2
+        || first >= last
+        || h.ops[first as usize].kind != OpKind::Read
+    {
+        return false;
+    }
+    let key = h.ops[last as usize].key;
+    let own: Vec<Value> = h.ops[first as usize..last as usize]
+        .iter()
+        .filter(|o| o.kind != OpKind::Read && o.key == key)
+        .filter_map(|o| match o.arg {
+            Arg::Val(v) => Some(v),
+            _ => None,
+        })
+        .collect();
+    match h.model {
+        Model::RwRegister => own.is_empty(),
+        _ => {
+            let (a, b) = (h.list(&h.ops[first as usize]), h.list(&h.ops[last as usize]));
+            b.len() > a.len() + own.len() && b.starts_with(a) && b.ends_with(&own)
+        }
     }
 }

@@ -53,35 +53,7 @@ impl<'de> Deserialize<'de> for Level {
     }
 }
 
-/// Extra order a level's cycles may use besides the dependencies.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Order {
-    None,
-    /// Session (process) order: Elle's strong-session levels (Daudjee and Salem's strong session SI).
-    Session,
-    /// Real-time order: Elle's strict serializability and strong SI.
-    Realtime,
-}
-
-impl Order {
-    /// The edge type the order adds, as a mask.
-    pub fn bit(self) -> u8 {
-        match self {
-            Order::None => 0,
-            Order::Session => EdgeType::So.bit(),
-            Order::Realtime => EdgeType::Rt.bit(),
-        }
-    }
-
-    /// The suffix Elle gives a cycle that needs this order (`G-single-process`).
-    pub fn suffix(self) -> &'static str {
-        match self {
-            Order::None => "",
-            Order::Session => "-process",
-            Order::Realtime => "-realtime",
-        }
-    }
-}
+pub use crate::graph::orders::Order;
 
 /// Which saturation a weak level checks (Biswas and Enea 2019, as Plume's TAPs a-n): the
 /// observations that force a commit-order edge.

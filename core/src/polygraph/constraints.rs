@@ -8,10 +8,10 @@
 //! RW edges ride along with the WW edge they follow from, which is what makes the encoding
 //! compact (PolySI 4.4): one boolean per constraint, never one per RW edge.
 
+use crate::graph::orders::Order;
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId};
 use crate::infer::Inference;
-use crate::level::Order;
 
 /// Edge kinds inside the polygraph mode. SO is kept apart from WR so that reports can name it,
 /// though the searches treat every non-RW kind alike.

@@ -2,7 +2,7 @@
 //! (Huang et al., VLDB 2023): the generalized polygraph (Def. 9; [`constraints`]), pruning to
 //! a fixpoint (4.3; [`prune`]), a search for an acyclic resolution ([`solve`]; pure Rust,
 //! where PolySI calls MonoSAT), and counterexamples as PolySI explains them (5.3, Appendices C
-//! and E; [`explain`]). PSI, PL-2 and PL-1 are decided the same way with their own cycle
+//! and E; rendered by `crate::explain`). PSI, PL-2 and PL-1 are decided the same way with their own cycle
 //! patterns ([`graph`]): a level holds exactly when some version order of every key gives a
 //! dependency graph without the cycles it forbids. Deciding SI or SER here is NP-complete; the
 //! budget bounds the work and a level the budget cuts short is `unknown`.
@@ -12,8 +12,8 @@
 
 pub mod chain;
 pub mod constraints;
-pub mod explain;
 pub mod graph;
+pub mod name;
 pub mod prune;
 pub mod reasons;
 #[cfg(feature = "batsat")]

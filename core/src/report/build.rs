@@ -4,9 +4,9 @@
 //! with session or real-time order (only when a requested level needs it), and each requested
 //! weak level's saturated graph. Each search result is shared by every level that proscribes it.
 
-use super::text::{cycle_report, finding_report, initial_read_report};
-use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, RegisterMode, Report};
+use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, RegisterMode, Report, Verdict};
 use crate::anomaly::AnomalyKind;
+use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report};
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::search::{components, Budget, Cycle, Outcome, Pattern, Searcher};
 use crate::graph::{DependencyGraph, EdgeType};
@@ -124,7 +124,7 @@ pub fn check_inferred(
                         Order::None
                     };
                     let name = format!("{}{}", k.name(), used.suffix());
-                    let cycle = cycle_report(h, g, k, &name, c);
+                    let cycle = cycle_report(h, &inf.index, g, k, &name, c);
                     Found {
                         component: comp_of.get(&c.txns[0]).copied().unwrap_or(0),
                         name,
@@ -140,6 +140,7 @@ pub fn check_inferred(
     // Weak levels: one saturated graph each (from one shared reading), any cycle, classified.
     let mut initial: Vec<(usize, AnomalyKind, AnomalyReport)> = Vec::new();
     let mut weak_input = None;
+    let mut no_sessions_noted = false;
     for w in levels.iter().filter_map(|l| l.spec().weak) {
         let wg = weak::graph(weak_input.get_or_insert_with(|| weak::Input::new(h, inf)), w);
         let g = &wg.graph;
@@ -152,7 +153,7 @@ pub fn check_inferred(
             no_adjacent: 0,
         };
         let outcome = Searcher::new(g).search(&comps, &p, &mut budget, max_cycles);
-        let txn_of = |o: u32| super::text::txn_of_op(h, o);
+        let txn_of = |o: u32| inf.index.txn_of(o);
         let found = cycles_of(&outcome)
             .iter()
             .map(|c| {
@@ -164,16 +165,17 @@ pub fn check_inferred(
                     component: comp_of.get(&c.txns[0]).copied().unwrap_or(0),
                     name: k.name().into(),
                     levels: violated_by(k),
-                    cycle: cycle_report(h, g, k, k.name(), c),
+                    cycle: cycle_report(h, &inf.index, g, k, k.name(), c),
                 }
             })
             .collect();
         searches.push(Search { graph: weak_id(w), kind: None, outcome, found });
         for r in wg.initial_reads.iter().take(max_cycles) {
             let k = initial_kind(h, g, r, txn_of);
-            initial.push((weak_id(w), k, initial_read_report(h, g, k, r)));
+            initial.push((weak_id(w), k, initial_read_report(h, &inf.index, g, k, r)));
         }
-        if !wg.sessions && !notes.iter().any(|n| n.contains("no process")) {
+        if !wg.sessions && !no_sessions_noted {
+            no_sessions_noted = true;
             notes.push(
                 "the history records no process for any transaction: RC, RA and CC were checked without session order"
                     .into(),
@@ -181,7 +183,7 @@ pub fn check_inferred(
         }
     }
 
-    let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, f)).collect();
+    let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, &inf.index, f)).collect();
     let mut listed = std::collections::HashSet::new();
     for (_, (v, c), _) in &poly {
         if let (PolyVerdict::Violated(cx), Some(c)) = (v, c) {
@@ -233,7 +235,7 @@ pub fn check_inferred(
         };
         for f in &inf.findings {
             // Read committed allows a second read of a key to see a newer version.
-            if l.proscribes(f.kind) && !(l == Level::Rc && super::text::is_reread(h, f)) {
+            if f.violates(l) {
                 add(f.kind.name());
             }
         }
@@ -277,14 +279,14 @@ pub fn check_inferred(
             );
         }
         let (valid, verdict) = match (names.is_empty(), &reason) {
-            (false, _) => (Some(false), "violated"),
-            (true, Some(_)) => (None, "unknown"),
-            (true, None) => (Some(true), "holds"),
+            (false, _) => (Some(false), Verdict::Violated),
+            (true, Some(_)) => (None, Verdict::Unknown),
+            (true, None) => (Some(true), Verdict::Holds),
         };
         // Findings that break the model's assumptions and this level does not proscribe: its
         // verdict was computed with those reads and writes set aside.
         let mut set_aside: Vec<String> = Vec::new();
-        for f in inf.findings.iter().filter(|f| breaks_assumption(h, f) && !l.proscribes(f.kind)) {
+        for f in inf.findings.iter().filter(|f| f.breaks_assumption() && !l.proscribes(f.kind)) {
             if !set_aside.iter().any(|x| x == f.kind.name()) {
                 set_aside.push(f.kind.name().into());
             }
@@ -299,7 +301,7 @@ pub fn check_inferred(
             l,
             LevelReport {
                 valid,
-                verdict: verdict.into(),
+                verdict,
                 anomalies: names,
                 cycles: cycles.into_iter().map(|c| c.1).collect(),
                 reason: if valid.is_none() { reason } else { None },
@@ -310,7 +312,7 @@ pub fn check_inferred(
     }
     super::lattice::close(&mut level_reports, &mut notes);
     let mut broken: Vec<String> =
-        inf.findings.iter().filter(|f| breaks_assumption(h, f)).map(|f| f.kind.name().to_string()).collect();
+        inf.findings.iter().filter(|f| f.breaks_assumption()).map(|f| f.kind.name().to_string()).collect();
     broken.dedup();
     let valid = if !broken.is_empty() || level_reports.iter().any(|(_, r)| r.valid == Some(false)) {
         Some(false)
@@ -326,12 +328,7 @@ pub fn check_inferred(
     let analysis = opts.analyze.as_ref().map(|a| crate::analysis::analyze(h, inf, a, budget.interrupt.take()));
     Report {
         valid,
-        model: match h.model {
-            Model::ListAppend => "list-append",
-            Model::RwRegister => "rw-register",
-            Model::Empty => "empty",
-        }
-        .into(),
+        model: h.model,
         levels: Levels(level_reports),
         weakest_violated,
         also_violated,
@@ -342,12 +339,6 @@ pub fn check_inferred(
         notes,
         analysis,
     }
-}
-
-/// A finding that makes the history invalid whatever the levels say; a second read of a key
-/// that saw a newer version is a non-repeatable read instead, which read committed allows.
-fn breaks_assumption(h: &History, f: &crate::anomaly::Finding) -> bool {
-    f.kind.breaks_assumption() && !super::text::is_reread(h, f)
 }
 
 fn cycles_of(o: &Outcome) -> &[Cycle] {
@@ -387,7 +378,7 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
 /// `G-single-process` when a strong-session level's cycle needs session order).
 fn cycle_anomaly(cx: &crate::polygraph::Counterexample, c: &CycleReport) -> AnomalyReport {
     let kinds: Vec<crate::polygraph::Kind> = cx.cycle.iter().map(|(e, _)| e.kind).collect();
-    let (kind, used) = (crate::polygraph::explain::anomaly_of(&kinds), crate::polygraph::explain::order_of(&kinds));
+    let (kind, used) = (crate::polygraph::name::anomaly_of(&kinds), crate::polygraph::name::order_of(&kinds));
     AnomalyReport {
         kind: c.anomaly.clone(),
         name: c.name.clone(),
@@ -516,7 +507,7 @@ fn polygraph_levels(
                 st.decisions
             ));
             let cycle = match &verdict {
-                PolyVerdict::Violated(cx) => Some(crate::polygraph::explain::cycle_report(h, pg, cx)),
+                PolyVerdict::Violated(cx) => Some(poly_cycle_report(h, &inf.index, pg, cx)),
                 _ => None,
             };
             out.push((l, (verdict, cycle), None));

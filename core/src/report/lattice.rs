@@ -32,7 +32,7 @@ pub(super) fn close(reports: &mut [(Level, LevelReport)], notes: &mut Vec<String
                 }
                 let r = &mut reports[i].1;
                 r.valid = Some(false);
-                r.verdict = "violated".into();
+                r.verdict = super::Verdict::Violated;
                 r.anomalies = wr.anomalies;
                 r.cycles = wr.cycles;
                 r.reason = None;
@@ -45,7 +45,7 @@ pub(super) fn close(reports: &mut [(Level, LevelReport)], notes: &mut Vec<String
                 if let Some(s) = stronger {
                     let r = &mut reports[i].1;
                     r.valid = Some(true);
-                    r.verdict = "holds".into();
+                    r.verdict = super::Verdict::Holds;
                     r.reason = None;
                     r.implied_by = Some(s);
                     changed = true;

@@ -4,13 +4,13 @@
 //! `Report.to_dict()` and the JS package; text and DOT are rendered from it.
 
 mod build;
-pub mod dot;
 mod lattice;
-pub mod text;
 
+pub use crate::explain::{AnomalyReport, CycleReport, OpRef, Step};
 pub use build::{check, check_inferred};
 
 use crate::graph::Stats;
+use crate::history::Model;
 use crate::level::Level;
 use serde::{Deserialize, Serialize};
 
@@ -38,7 +38,7 @@ impl Default for CheckOptions {
         CheckOptions {
             levels: Vec::new(),
             max_steps: None,
-            max_cycles: 8,
+            max_cycles: crate::api::DEFAULT_MAX_CYCLES,
             register_mode: RegisterMode::Auto,
             analyze: None,
         }
@@ -73,70 +73,45 @@ impl RegisterMode {
     }
 }
 
-/// A micro-operation as reports show it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct OpRef {
-    /// The transaction's id.
-    pub txn: u64,
-    /// Position of the operation in its transaction (0-based).
-    pub index: u32,
-    /// Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`.
-    pub op: String,
+/// A level's verdict: decided (holds or violated), or not decided, with the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Holds,
+    Violated,
+    Unknown,
 }
 
-/// One edge of a cycle, with the micro-operations that justify it.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct Step {
-    pub from: u64,
-    pub to: u64,
-    #[serde(rename = "type")]
-    pub ty: String,
-    pub key: serde_json::Value,
-    pub from_op: OpRef,
-    pub to_op: OpRef,
-    /// Why the edge holds, in one sentence.
-    pub why: String,
-    /// Polygraph mode only (register histories without a version order): `true` when the
-    /// history itself fixes the edge, `false` when it follows from a choice of version order
-    /// (PolySI 5.3: certain and uncertain dependencies).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub certain: Option<bool>,
+impl Verdict {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Unknown => "unknown",
+        }
+    }
+
+    /// `true` holds, `false` violated, `None` unknown.
+    pub fn valid(self) -> Option<bool> {
+        match self {
+            Verdict::Holds => Some(true),
+            Verdict::Violated => Some(false),
+            Verdict::Unknown => None,
+        }
+    }
 }
 
-/// A cycle in the dependency graph.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct CycleReport {
-    /// Adya's name: G0, G1c, G-single, G-nonadjacent or G2-item.
-    pub anomaly: String,
-    /// The plain-language name (write skew, lost update, ...).
-    pub name: String,
-    pub txns: Vec<u64>,
-    pub steps: Vec<Step>,
-    /// No shorter cycle of this anomaly exists in its strongly connected component.
-    pub minimal: bool,
-    pub explanation: String,
+/// A verdict equals its name (`holds`, `violated`, `unknown`), as tests and reports spell it.
+impl PartialEq<&str> for Verdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
 }
 
-/// An anomaly: a cycle, or a finding on reads and writes.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-pub struct AnomalyReport {
-    #[serde(rename = "type")]
-    pub kind: String,
-    /// Its plain-language name: a cycle's (write skew, lost update, ...), or a read's as Plume
-    /// names them (aborted read, thin-air read, future read, not my own write, ...).
-    pub name: String,
-    /// Levels this anomaly violates (empty: it breaks an assumption of the model instead).
-    pub levels: Vec<Level>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub key: Option<serde_json::Value>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub value: Option<serde_json::Value>,
-    /// Transactions involved (for a read anomaly: the writer, if known, first).
-    pub txns: Vec<u64>,
-    pub ops: Vec<OpRef>,
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub cycle: Option<CycleReport>,
-    pub explanation: String,
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 /// The verdict for one level.
@@ -144,8 +119,7 @@ pub struct AnomalyReport {
 pub struct LevelReport {
     /// `true` holds, `false` violated, `null` unknown (budget ran out).
     pub valid: Option<bool>,
-    /// `holds`, `violated` or `unknown`.
-    pub verdict: String,
+    pub verdict: Verdict,
     /// Names of the anomalies found that this level proscribes.
     pub anomalies: Vec<String>,
     /// The shortest cycle proscribed by this level, per violating component.
@@ -204,7 +178,7 @@ pub struct Report {
     /// level is unknown and nothing is violated).
     pub valid: Option<bool>,
     /// `list-append`, `rw-register` or `empty`.
-    pub model: String,
+    pub model: Model,
     pub levels: Levels,
     /// The weakest checked levels violated (Elle's `not`): no weaker checked level is violated.
     pub weakest_violated: Vec<Level>,

@@ -1,62 +1,18 @@
-//! Counterexamples as PolySI explains them (5.3, Appendix C): the cycle, each edge marked
-//! certain (fixed by the history) or chosen (a version order the constraints force), the WR and
-//! WW edges behind each RW edge, and, when the cycle goes through a choice of a constraint, the
-//! cycle its other choice closes: together the two form an adjoining cycle set (Appendix E.2),
-//! a violation from which no dependency can be dropped.
+//! Counterexamples of the polygraph mode as PolySI explains them (5.3, Appendix C): the cycle,
+//! each edge marked certain (fixed by the history) or chosen (a version order the constraints
+//! force), the WR and WW edges behind each RW edge, and, when the cycle goes through a choice of
+//! a constraint, the cycle its other choice closes: together the two form an adjoining cycle
+//! set (Appendix E.2), a violation from which no dependency can be dropped.
 
-use super::constraints::{Kind, PEdge, Polygraph};
-use super::graph::Origin;
-use super::Counterexample;
-use crate::anomaly::AnomalyKind;
+use super::ops::{op_ref, op_text, txn_name, txn_text};
+use super::why::step_line;
+use super::{CycleReport, Step};
 use crate::graph::EdgeType;
-use crate::history::{History, TxnId};
-use crate::level::{plain_name, Order};
-use crate::report::text::{op_ref, op_text, step_line, txn_name, txn_text};
-use crate::report::{CycleReport, OpRef, Step};
+use crate::history::{History, Index, TxnId};
+use crate::level::plain_name;
+use crate::polygraph::name::{anomaly_of, edge_type, order_of};
+use crate::polygraph::{Counterexample, Kind, Origin, PEdge, Polygraph};
 use std::fmt::Write;
-
-/// Adya's name of a cycle from its edge types (SO counts as a non-RW dependency).
-pub fn anomaly_of(kinds: &[Kind]) -> AnomalyKind {
-    let n = kinds.len();
-    let rw = kinds.iter().filter(|&&k| k == Kind::Rw).count();
-    let adjacent = (0..n).any(|i| kinds[i] == Kind::Rw && kinds[(i + 1) % n] == Kind::Rw);
-    match rw {
-        0 if kinds.iter().all(|&k| k == Kind::Ww) => AnomalyKind::G0,
-        0 => AnomalyKind::G1c,
-        1 => AnomalyKind::GSingle,
-        _ if adjacent => AnomalyKind::G2Item,
-        _ => AnomalyKind::GNonadjacent,
-    }
-}
-
-/// The order whose edges a cycle uses, for Elle's name of it (`G-single-process`).
-pub fn order_of(kinds: &[Kind]) -> Order {
-    if kinds.contains(&Kind::Rt) {
-        Order::Realtime
-    } else if kinds.contains(&Kind::So) {
-        Order::Session
-    } else {
-        Order::None
-    }
-}
-
-fn edge_type(k: Kind) -> EdgeType {
-    match k {
-        Kind::Ww => EdgeType::Ww,
-        Kind::Rw => EdgeType::Rw,
-        Kind::Wr => EdgeType::Wr,
-        Kind::So => EdgeType::So,
-        Kind::Rt => EdgeType::Rt,
-    }
-}
-
-fn opref(h: &History, t: TxnId, o: u32) -> OpRef {
-    if (o as usize) < h.ops.len() {
-        op_ref(h, o)
-    } else {
-        OpRef { txn: h.txns[t as usize].id, index: 0, op: String::new() }
-    }
-}
 
 /// The value a write op wrote, as text.
 fn written(h: &History, o: u32) -> String {
@@ -64,7 +20,7 @@ fn written(h: &History, o: u32) -> String {
 }
 
 /// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
-pub fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>) -> String {
+fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>) -> String {
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = h.show(h.key(e.key));
     let note = match o {
@@ -103,20 +59,20 @@ pub fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u
     }
 }
 
-fn steps(h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) -> Vec<Step> {
+fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) -> Vec<Step> {
     cycle
         .iter()
         .map(|&(e, o)| Step {
             from: h.txns[e.from as usize].id,
             to: h.txns[e.to as usize].id,
-            ty: e.kind.as_str().into(),
+            ty: edge_type(e.kind),
             key: if matches!(e.kind, Kind::So | Kind::Rt) {
                 serde_json::Value::Null
             } else {
                 h.value_json(h.key(e.key))
             },
-            from_op: opref(h, e.from, e.from_op),
-            to_op: opref(h, e.to, e.to_op),
+            from_op: op_ref(h, idx, e.from, e.from_op),
+            to_op: op_ref(h, idx, e.to, e.to_op),
             why: why(h, pg, &e, o, conflict),
             certain: Some(o == Origin::Certain),
         })
@@ -131,8 +87,8 @@ fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(PEdge, O
     }
 }
 
-/// The report of a counterexample.
-pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleReport {
+/// The report of a polygraph counterexample.
+pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Counterexample) -> CycleReport {
     let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
     let kinds: Vec<Kind> = cx.cycle.iter().map(|(e, _)| e.kind).collect();
     let kind = anomaly_of(&kinds);
@@ -204,7 +160,7 @@ pub fn cycle_report(h: &History, pg: &Polygraph, cx: &Counterexample) -> CycleRe
         anomaly,
         name: name.into(),
         txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
-        steps: steps(h, pg, &cx.cycle, conflict),
+        steps: steps(h, idx, pg, &cx.cycle, conflict),
         // A shortest cycle through one edge, not necessarily the shortest of its component.
         minimal: false,
         explanation: text,

@@ -1,6 +1,6 @@
 //! Graphviz DOT of a cycle: transactions as boxes, edges coloured by type and labelled.
 
-use super::CycleReport;
+use crate::report::CycleReport;
 use std::fmt::Write;
 
 /// Colour per edge type, shared with the SVG renderers of the bindings.
@@ -30,10 +30,10 @@ pub fn cycle_dot(c: &CycleReport) -> String {
             "  T{} -> T{} [label=\"{} {}\", color=\"{}\", fontcolor=\"{}\", tooltip=\"{}\"];",
             step.from,
             step.to,
-            step.ty,
+            step.ty.as_str(),
             escape(&step.key.to_string()),
-            colour(&step.ty),
-            colour(&step.ty),
+            colour(step.ty.as_str()),
+            colour(step.ty.as_str()),
             escape(&step.why)
         );
     }

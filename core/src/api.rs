@@ -1,0 +1,122 @@
+//! What every front end needs besides a check, in one place, so the bindings only convert:
+//! the graph as data, statistics without a check, the transactions as the demo lists them, the
+//! option defaults, the levels and the edge colours.
+
+use crate::explain::{finding_report, op_ref, op_text, AnomalyReport, OpRef};
+use crate::graph::{EdgeType, Stats};
+use crate::history::{History, Model};
+use crate::infer::Inference;
+use crate::level::Level;
+use serde::Serialize;
+
+/// At most this many cycles per anomaly, unless asked otherwise ([`crate::CheckOptions`]).
+pub const DEFAULT_MAX_CYCLES: usize = 8;
+
+/// An edge of the dependency graph as data.
+#[derive(Debug, Clone, Serialize)]
+pub struct EdgeView {
+    pub from: u64,
+    pub to: u64,
+    #[serde(rename = "type")]
+    pub ty: EdgeType,
+    pub key: serde_json::Value,
+    pub from_op: OpRef,
+    pub to_op: OpRef,
+}
+
+/// The dependency graph as `grail graph --json`, the JS `History.graph()` and Python give it.
+#[derive(Debug, Clone, Serialize)]
+pub struct GraphView {
+    /// Transaction ids of the vertices.
+    pub vertices: Vec<u64>,
+    pub edges: Vec<EdgeView>,
+    pub stats: Stats,
+    pub notes: Vec<String>,
+}
+
+pub fn graph_view(h: &History, inf: &Inference) -> GraphView {
+    let g = &inf.graph;
+    let vertices = (0..h.txns.len()).filter(|&t| g.is_vertex[t]).map(|t| h.txns[t].id).collect();
+    let edges = g
+        .edges
+        .iter()
+        .map(|e| EdgeView {
+            from: h.txns[e.from as usize].id,
+            to: h.txns[e.to as usize].id,
+            ty: e.ty,
+            key: h.value_json(h.key(e.key(h))),
+            from_op: op_ref(h, &inf.index, e.from, e.from_op),
+            to_op: op_ref(h, &inf.index, e.to, e.to_op),
+        })
+        .collect();
+    GraphView { vertices, edges, stats: g.stats(h), notes: inf.notes.clone() }
+}
+
+/// Statistics and the anomalies found while building the graph, without a cycle search.
+#[derive(Debug, Clone, Serialize)]
+pub struct StatsView {
+    pub model: Model,
+    pub stats: Stats,
+    pub anomalies: Vec<AnomalyReport>,
+    pub notes: Vec<String>,
+}
+
+pub fn stats_view(h: &History, inf: &Inference) -> StatsView {
+    StatsView {
+        model: h.model,
+        stats: inf.graph.stats(h),
+        anomalies: inf.findings.iter().map(|f| finding_report(h, &inf.index, f)).collect(),
+        notes: inf.notes.clone(),
+    }
+}
+
+/// A transaction as the demo and the notebooks list it.
+#[derive(Debug, Clone, Serialize)]
+pub struct TxnView<'h> {
+    pub id: u64,
+    pub status: &'static str,
+    /// Whether it is a vertex of the graph (committed, or indeterminate and observed).
+    pub vertex: bool,
+    pub process: Option<i64>,
+    pub invoke_time: Option<i64>,
+    pub complete_time: Option<i64>,
+    pub label: Option<&'h str>,
+    pub line: Option<u32>,
+    /// Its operations in Jepsen notation, long lists shortened.
+    pub ops: Vec<String>,
+}
+
+pub fn transactions<'h>(h: &'h History, inf: &Inference) -> Vec<TxnView<'h>> {
+    h.txns
+        .iter()
+        .enumerate()
+        .map(|(t, txn)| TxnView {
+            id: txn.id,
+            status: txn.status.as_str(),
+            vertex: inf.graph.is_vertex.get(t).copied().unwrap_or(false),
+            process: txn.process,
+            invoke_time: txn.invoke_time,
+            complete_time: txn.complete_time,
+            label: h.label(t as u32),
+            line: (txn.line > 0).then_some(txn.line),
+            ops: (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect(),
+        })
+        .collect()
+}
+
+/// A level as the front ends list it.
+#[derive(Debug, Clone, Serialize)]
+pub struct LevelInfo {
+    pub name: &'static str,
+    /// One of the five levels checked by default.
+    pub classic: bool,
+}
+
+pub fn levels() -> Vec<LevelInfo> {
+    Level::ALL.iter().map(|&l| LevelInfo { name: l.name(), classic: Level::CLASSIC.contains(&l) }).collect()
+}
+
+/// The colour of each edge type in every drawing (DOT, SVG, the demo, the notebooks).
+pub fn edge_colours() -> Vec<(&'static str, &'static str)> {
+    EdgeType::ALL.iter().map(|t| (t.as_str(), crate::render::dot::colour(t.as_str()))).collect()
+}

@@ -1,0 +1,61 @@
+//! A cycle of the dependency graph (or of a weak level's graph) as a counterexample.
+
+use super::ops::{op_ref, txn_name, txn_text};
+use super::why::{step_line, why_in};
+use super::{CycleReport, Step};
+use crate::anomaly::AnomalyKind;
+use crate::graph::search::Cycle;
+use crate::graph::{DependencyGraph, Edge, EdgeType};
+use crate::history::{History, Index};
+use crate::level::plain_name;
+use std::fmt::Write;
+
+/// A cycle as reported; `anomaly` is the kind's name, with an order suffix if any.
+pub fn cycle_report(
+    h: &History,
+    idx: &Index,
+    g: &DependencyGraph,
+    kind: AnomalyKind,
+    anomaly: &str,
+    c: &Cycle,
+) -> CycleReport {
+    let n = c.txns.len();
+    let edges: Vec<Edge> = (0..n).filter_map(|i| g.edge(c.txns[i], c.txns[(i + 1) % n], c.types[i]).copied()).collect();
+    let steps: Vec<Step> = edges
+        .iter()
+        .map(|e| Step {
+            from: h.txns[e.from as usize].id,
+            to: h.txns[e.to as usize].id,
+            ty: e.ty,
+            // Session and real-time order are about no key.
+            key: if e.key == crate::graph::NO_KEY { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
+            from_op: op_ref(h, idx, e.from, e.from_op),
+            to_op: op_ref(h, idx, e.to, e.to_op),
+            why: why_in(h, idx, Some(g), e),
+            certain: None,
+        })
+        .collect();
+    // A transaction that read one key twice, seeing a newer version the second time.
+    let rereads = (0..edges.len()).any(|i| {
+        let (a, b) = (&edges[(i + edges.len() - 1) % edges.len()], &edges[i]);
+        a.ty == EdgeType::Wr && b.ty == EdgeType::Rw && h.ops[a.to_op as usize].key == h.ops[b.from_op as usize].key
+    });
+    let name = kind.plain().unwrap_or_else(|| plain_name(&c.types, rereads));
+    let mut text = String::from("Let:\n");
+    for &t in &c.txns {
+        let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));
+    }
+    text.push_str("\nThen:\n");
+    for (i, e) in edges.iter().enumerate() {
+        step_line(&mut text, h, i + 1 == edges.len(), e.from, e.to, e.ty.as_str(), &why_in(h, idx, Some(g), e));
+    }
+    let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
+    CycleReport {
+        anomaly: anomaly.into(),
+        name: name.into(),
+        txns: c.txns.iter().map(|&t| h.txns[t as usize].id).collect(),
+        steps,
+        minimal: c.minimal,
+        explanation: text,
+    }
+}

@@ -1,0 +1,100 @@
+//! Counterexamples as data and as text: operations in Jepsen notation, why each edge holds,
+//! cycles and findings with their steps and a "Let / Then" explanation (Elle's form).
+//!
+//! Takes the history, its index and the graphs (or a polygraph's counterexample); gives the
+//! report's [`CycleReport`] and [`AnomalyReport`]. Used by the report, the analysis and the
+//! exports; imports nothing after it in the pipeline.
+
+mod cycle;
+mod finding;
+mod ops;
+mod polygraph;
+mod why;
+
+pub use cycle::cycle_report;
+pub use finding::{finding_report, initial_read_report};
+pub use ops::{key_text, list_text, op_ref, op_text, read_text, txn_name, txn_text};
+pub use polygraph::poly_cycle_report;
+pub use why::{step_line, why, why_in};
+
+use crate::graph::EdgeType;
+use crate::history::{OpKind, Span};
+use crate::level::Level;
+use serde::{Deserialize, Serialize};
+
+/// A micro-operation as reports show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct OpRef {
+    /// The transaction's id.
+    pub txn: u64,
+    /// Position of the operation in its transaction (0-based).
+    pub index: u32,
+    /// Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`.
+    pub op: String,
+    /// `r`, `w` or `append` (absent for an order edge's missing operation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub kind: Option<OpKind>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub key: Option<serde_json::Value>,
+    /// The value written or appended, or what a read returned (a list, or `null` for nil).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+    /// Where the operation is in the input, when the reader recorded it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub span: Option<Span>,
+}
+
+/// One edge of a cycle, with the micro-operations that justify it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Step {
+    pub from: u64,
+    pub to: u64,
+    #[serde(rename = "type")]
+    pub ty: EdgeType,
+    pub key: serde_json::Value,
+    pub from_op: OpRef,
+    pub to_op: OpRef,
+    /// Why the edge holds, in one sentence.
+    pub why: String,
+    /// Polygraph mode only (register histories without a version order): `true` when the
+    /// history itself fixes the edge, `false` when it follows from a choice of version order
+    /// (PolySI 5.3: certain and uncertain dependencies).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub certain: Option<bool>,
+}
+
+/// A cycle in the dependency graph.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct CycleReport {
+    /// Adya's name: G0, G1c, G-single, G-nonadjacent or G2-item.
+    pub anomaly: String,
+    /// The plain-language name (write skew, lost update, ...).
+    pub name: String,
+    pub txns: Vec<u64>,
+    pub steps: Vec<Step>,
+    /// No shorter cycle of this anomaly exists in its strongly connected component.
+    pub minimal: bool,
+    pub explanation: String,
+}
+
+/// An anomaly: a cycle, or a finding on reads and writes.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct AnomalyReport {
+    #[serde(rename = "type")]
+    pub kind: String,
+    /// Its plain-language name: a cycle's (write skew, lost update, ...), or a read's as Plume
+    /// names them (aborted read, thin-air read, future read, not my own write, ...).
+    pub name: String,
+    /// Levels this anomaly violates (empty: it breaks an assumption of the model instead).
+    pub levels: Vec<Level>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub key: Option<serde_json::Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub value: Option<serde_json::Value>,
+    /// Transactions involved (for a read anomaly: the writer, if known, first).
+    pub txns: Vec<u64>,
+    pub ops: Vec<OpRef>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub cycle: Option<CycleReport>,
+    pub explanation: String,
+}

@@ -1,0 +1,101 @@
+//! Why each edge holds, in one sentence, and the lines of a "Let / Then" explanation.
+
+use super::ops::{key_text, op_text, read_text, txn_name};
+use crate::graph::{DependencyGraph, Edge, EdgeType};
+use crate::history::{History, Index, Model, TxnId};
+use std::fmt::Write;
+
+/// Why an order edge holds.
+fn why_order(h: &History, e: &Edge) -> String {
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let (a, b) = (&h.txns[e.from as usize], &h.txns[e.to as usize]);
+    let time = |t: Option<i64>| t.map_or_else(|| "?".to_string(), |t| t.to_string());
+    match e.ty {
+        EdgeType::So => format!("{from} and {to} ran in process {}, {from} first", a.process.unwrap_or_default()),
+        _ => format!(
+            "{from} completed (time {}) before {to} was invoked (time {})",
+            time(a.complete_time),
+            time(b.invoke_time)
+        ),
+    }
+}
+
+/// How `reader` had observed `t2` when it made the read `read_op`, as a phrase.
+pub(crate) fn observed(h: &History, g: &DependencyGraph, t2: TxnId, reader: TxnId, read_op: u32) -> String {
+    use crate::level::weak::{premise, Premise};
+    let from = txn_name(h, t2);
+    match premise(h, g, t2, reader, read_op) {
+        Premise::EarlierRead => format!("after reading {from}'s writes"),
+        Premise::Direct if h.txns[t2 as usize].process == h.txns[reader as usize].process => {
+            format!("after {from} ran earlier in its process")
+        }
+        Premise::Direct => format!("though it read from {from}"),
+        Premise::Causal => format!("though {from} is in its causal past"),
+    }
+}
+
+/// Why an inferred commit-order edge holds: the reader, what it had observed, what it read.
+fn why_co(h: &History, idx: &Index, g: &DependencyGraph, e: &Edge) -> String {
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let reader = idx.txn_of(e.to_op);
+    let r = txn_name(h, reader);
+    let k = key_text(h, e.key);
+    let seen = observed(h, g, e.from, reader, e.to_op);
+    format!(
+        "{r} read key {k} = {} from {to} {seen}, which wrote {}: {from}'s write must precede {to}'s",
+        read_text(h, e.to_op),
+        op_text(h, e.from_op)
+    )
+}
+
+/// Why an edge holds, in one sentence.
+pub fn why(h: &History, idx: &Index, e: &Edge) -> String {
+    why_in(h, idx, None, e)
+}
+
+/// Why an edge of graph `g` holds (inferred commit-order edges need the graph they are in).
+pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -> String {
+    match (e.ty, g) {
+        (EdgeType::So | EdgeType::Rt, _) => return why_order(h, e),
+        (EdgeType::Co, Some(g)) => return why_co(h, idx, g, e),
+        _ => {}
+    }
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let k = key_text(h, e.key);
+    let written = |o: u32| h.written(o).map_or_else(|| "nil".to_string(), |v| h.show(v));
+    let list = h.model != Model::RwRegister;
+    match (e.ty, list) {
+        (EdgeType::Ww, true) => format!(
+            "{to}'s append of {} to key {k} comes after {from}'s append of {} in the key's version order",
+            written(e.to_op),
+            written(e.from_op)
+        ),
+        (EdgeType::Ww, false) => {
+            format!("{to} wrote key {k} = {}, a version after {from}'s {}", written(e.to_op), written(e.from_op))
+        }
+        (EdgeType::Wr, true) => format!(
+            "{to} read key {k} = {}, which ends with {from}'s append of {}",
+            read_text(h, e.to_op),
+            written(e.from_op)
+        ),
+        (EdgeType::Wr, false) => format!("{to} read key {k} = {}, written by {from}", written(e.from_op)),
+        (EdgeType::Rw, true) => format!(
+            "{from} read key {k} = {}, which does not include {to}'s append of {}",
+            read_text(h, e.from_op),
+            written(e.to_op)
+        ),
+        (EdgeType::Rw, false) => {
+            let r = read_text(h, e.from_op);
+            let r = if r == "nil" { "nil (the initial value)".to_string() } else { r };
+            format!("{from} read key {k} = {r}, and {to} wrote a later version, {}", written(e.to_op))
+        }
+        (EdgeType::So | EdgeType::Rt | EdgeType::Co, _) => format!("{from} precedes {to}"),
+    }
+}
+
+/// One "Then:" line of an explanation: `from < to (label), because why`; the last one closes the
+/// cycle ("However, ...: a contradiction!").
+pub fn step_line(text: &mut String, h: &History, last: bool, from: TxnId, to: TxnId, label: &str, why: &str) {
+    let (lead, tail) = if last { ("However, ", ": a contradiction!") } else { ("", ".") };
+    let _ = writeln!(text, "  - {lead}{} < {} ({label}), because {why}{tail}", txn_name(h, from), txn_name(h, to));
+}

@@ -1,0 +1,82 @@
+//! The verdict as a table, for terminals.
+
+use crate::report::Report;
+use std::fmt::Write;
+
+/// How many findings that break the model's assumptions lead the text.
+const LEAD: usize = 3;
+
+/// The verdict as a table, for terminals.
+pub fn render(r: &Report) -> String {
+    let mut s = String::new();
+    // A history that breaks the model's assumptions is invalid whatever the levels say: first.
+    if !r.broken_assumptions.is_empty() {
+        let _ = writeln!(
+            s,
+            "INVALID HISTORY: it breaks the data model's assumptions ({}); levels that do not proscribe these were checked with them set aside",
+            r.broken_assumptions.join(", ")
+        );
+        for a in r.anomalies.iter().filter(|a| r.broken_assumptions.contains(&a.kind)).take(LEAD) {
+            let _ = writeln!(s, "  {} ({}): {}", a.kind, a.name, a.explanation);
+        }
+        s.push('\n');
+    }
+    let w = r.levels.0.iter().map(|(l, _)| l.name().len()).max().unwrap_or(6).max(6);
+    let _ = writeln!(s, "{:<w$} {:<9} anomalies", "level", "verdict");
+    for (l, lr) in &r.levels.0 {
+        let mut extra = String::new();
+        if let Some(by) = lr.implied_by {
+            let _ =
+                write!(extra, " (as {} {})", by.name(), if lr.valid == Some(true) { "holds" } else { "is violated" });
+        }
+        if !lr.set_aside.is_empty() {
+            let _ = write!(extra, " (with {} set aside)", lr.set_aside.join(", "));
+        }
+        let _ = writeln!(s, "{:<w$} {:<9} {}{extra}", l.name(), lr.verdict.as_str(), lr.anomalies.join(", "));
+    }
+    let names = |ls: &[crate::level::Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
+    if !r.weakest_violated.is_empty() {
+        let _ = writeln!(s, "\nweakest violated: {}", names(&r.weakest_violated));
+        if !r.also_violated.is_empty() {
+            let _ = writeln!(s, "so also violated: {}", names(&r.also_violated));
+        }
+    }
+    if !r.strongest_satisfied.is_empty() && r.levels.0.len() > 1 {
+        let _ = writeln!(s, "strongest satisfied: {}", names(&r.strongest_satisfied));
+    }
+    let st = &r.stats;
+    let _ = writeln!(
+        s,
+        "\n{} transactions ({} committed, {} aborted, {} indeterminate); graph: {} vertices, {} edges ({} ww, {} wr, {} rw)",
+        st.transactions, st.committed, st.aborted, st.indeterminate, st.vertices, st.edges, st.ww, st.wr, st.rw
+    );
+    let mut shown = std::collections::BTreeSet::new();
+    for (l, lr) in &r.levels.0 {
+        if let Some(c) = lr.cycles.first() {
+            if shown.insert(c.txns.clone()) {
+                let _ = writeln!(
+                    s,
+                    "\n{} is violated by this {} cycle ({}{}):\n{}",
+                    l.name(),
+                    c.anomaly,
+                    c.name,
+                    if c.minimal { ", minimal" } else { "" },
+                    c.explanation
+                );
+            }
+        }
+    }
+    // Every finding, but the first few of the assumption breaks, shown at the top.
+    let mut led = 0;
+    for a in r.anomalies.iter().filter(|a| a.cycle.is_none()) {
+        if r.broken_assumptions.contains(&a.kind) && led < LEAD {
+            led += 1;
+            continue;
+        }
+        let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
+    }
+    for n in &r.notes {
+        let _ = writeln!(s, "\nnote: {n}");
+    }
+    s
+}
