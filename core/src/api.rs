@@ -120,3 +120,10 @@ pub fn levels() -> Vec<LevelInfo> {
 pub fn edge_colours() -> Vec<(&'static str, &'static str)> {
     EdgeType::ALL.iter().map(|t| (t.as_str(), crate::render::dot::colour(t.as_str()))).collect()
 }
+
+/// The JSON Schema of [`crate::Report`] (what `--json`, `Report.to_dict()` and the JS package
+/// give), for front ends to check their own classes against.
+#[cfg(feature = "schema")]
+pub fn report_schema() -> serde_json::Value {
+    serde_json::to_value(schemars::schema_for!(crate::Report)).unwrap_or_default()
+}

@@ -347,8 +347,9 @@ fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown
 /// chosen edges belong to the choice they name; with two cycles, they go through the two
 /// choices of one constraint.
 fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::Counterexample, ctx: &str) {
-    use polygraph::{Kind, Origin, PEdge};
-    let check_cycle = |cycle: &[(PEdge, Origin)]| {
+    use grail_core::graph::{Edge, EdgeType};
+    use polygraph::Origin;
+    let check_cycle = |cycle: &[(Edge, Origin)]| {
         let n = cycle.len();
         assert!(n >= 2, "{ctx}: {cycle:?}");
         for i in 0..n {
@@ -361,15 +362,15 @@ fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::C
                 }
             }
         }
-        let rw = cycle.iter().filter(|(e, _)| e.kind == Kind::Rw).count();
+        let rw = cycle.iter().filter(|(e, _)| e.ty == EdgeType::Rw).count();
         match mode {
             Mode::Si => {
-                let adjacent = (0..n).any(|i| cycle[i].0.kind == Kind::Rw && cycle[(i + 1) % n].0.kind == Kind::Rw);
+                let adjacent = (0..n).any(|i| cycle[i].0.ty == EdgeType::Rw && cycle[(i + 1) % n].0.ty == EdgeType::Rw);
                 assert!(!adjacent, "{ctx}: SI counterexample with adjacent RW edges: {cycle:?}");
             }
             Mode::Psi => assert!(rw <= 1, "{ctx}: PSI counterexample with {rw} RW edges: {cycle:?}"),
             Mode::Pl2 => assert_eq!(rw, 0, "{ctx}: PL-2 counterexample with RW edges: {cycle:?}"),
-            Mode::Pl1 => assert!(cycle.iter().all(|(e, _)| e.kind == Kind::Ww), "{ctx}: PL-1 non-WW: {cycle:?}"),
+            Mode::Pl1 => assert!(cycle.iter().all(|(e, _)| e.ty == EdgeType::Ww), "{ctx}: PL-1 non-WW: {cycle:?}"),
             Mode::Ser => {}
         }
     };
@@ -377,7 +378,7 @@ fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::C
     if let Some((c, other)) = &cx.other {
         check_cycle(other);
         let i = pg.cons.iter().position(|x| x == c).unwrap() as u32;
-        let uses = |cycle: &[(PEdge, Origin)], side: bool| {
+        let uses = |cycle: &[(Edge, Origin)], side: bool| {
             cycle.iter().any(|(_, o)| *o == Origin::Chosen { cons: i, first: side })
         };
         assert!(uses(&cx.cycle, true) && uses(other, false), "{ctx}: the two cycles must take the two choices");

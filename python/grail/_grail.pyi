@@ -15,6 +15,8 @@ __all__ = [
     "ALL_LEVELS",
     "ANOMALY_KINDS",
     "EDGE_COLOURS",
+    "DEFAULT_MAX_CYCLES",
+    "report_schema",
     "__version__",
 ]
 
@@ -24,6 +26,7 @@ LEVELS: List[str]
 ALL_LEVELS: List[str]
 ANOMALY_KINDS: List[str]
 EDGE_COLOURS: Dict[str, str]
+DEFAULT_MAX_CYCLES: int
 
 @final
 class History:
@@ -36,7 +39,7 @@ class History:
         self,
         levels: Optional[str] = None,
         max_steps: Optional[int] = None,
-        max_cycles: int = 8,
+        max_cycles: int = ...,
         budget: Optional[float] = None,
         analyze: Optional[str] = None,
         register_mode: str = "auto",
@@ -76,4 +79,5 @@ class OnlineChecker:
 
 def read(data: bytes, format: str = "auto", wal: Optional[bytes] = None) -> History: ...
 def parse_levels(levels: str) -> List[str]: ...
+def report_schema() -> str: ...
 def _panic_for_tests() -> None: ...

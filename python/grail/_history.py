@@ -81,7 +81,7 @@ class History:
         levels: Levels = None,
         budget: Optional[float] = None,
         max_steps: Optional[int] = None,
-        max_cycles: int = 8,
+        max_cycles: int = _grail.DEFAULT_MAX_CYCLES,
         analyze: Union[bool, Mapping[str, Any]] = False,
         register_mode: str = "auto",
     ) -> Report:
@@ -302,7 +302,7 @@ def check(
     format: str = "auto",
     budget: Optional[float] = None,
     max_steps: Optional[int] = None,
-    max_cycles: int = 8,
+    max_cycles: int = _grail.DEFAULT_MAX_CYCLES,
     analyze: Union[bool, Mapping[str, Any]] = False,
     register_mode: str = "auto",
 ) -> Report:

@@ -22,16 +22,31 @@ _PRETTY_LINES = 80
 
 @dataclass(frozen=True)
 class OpRef:
-    """A micro-operation: its transaction's id, its position there (0-based), and the operation
-    in Jepsen notation, e.g. ``[:append 5 3]``."""
+    """A micro-operation: its transaction's id, its position there (0-based), the operation in
+    Jepsen notation (e.g. ``[:append 5 3]``), its ``kind`` ("r", "w" or "append"), ``key`` and
+    ``value`` (written, or read: a list, or None for nil), and ``span``, where it is in the
+    input (``start``/``end`` bytes, ``line``, ``column``) when the reader recorded it. An order
+    edge's missing operation has only ``txn``."""
 
     txn: int
     index: int
     op: str
+    kind: Optional[str] = None
+    key: Any = None
+    value: Any = None
+    span: Optional[Dict[str, int]] = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "OpRef":
-        return cls(txn=d["txn"], index=d["index"], op=d["op"])
+        return cls(
+            txn=d["txn"],
+            index=d["index"],
+            op=d["op"],
+            kind=d.get("kind"),
+            key=d.get("key"),
+            value=d.get("value"),
+            span=d.get("span"),
+        )
 
 
 @dataclass(frozen=True)

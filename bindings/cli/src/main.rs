@@ -171,7 +171,7 @@ enum Cmd {
         #[arg(long)]
         timeout: Option<f64>,
         /// At most this many cycles per anomaly (one per strongly connected component).
-        #[arg(long, default_value_t = 8)]
+        #[arg(long, default_value_t = grail_core::api::DEFAULT_MAX_CYCLES)]
         max_cycles: usize,
         /// Checker: scc (the default engine), dfs (GRAIL's depth-bounded Cycle checker),
         /// shortest-path (GRAIL's SP checker) or gabow (path-based SCC).
@@ -189,10 +189,10 @@ enum Cmd {
         #[arg(long)]
         analyze: bool,
         /// With --analyze: count cycles of at most this many transactions.
-        #[arg(long, default_value_t = 8)]
+        #[arg(long, default_value_t = grail_core::AnalyzeOptions::default().max_length)]
         max_length: usize,
         /// With --analyze: stop counting after this many cycles (counts become lower bounds).
-        #[arg(long, default_value_t = 100_000)]
+        #[arg(long, default_value_t = grail_core::AnalyzeOptions::default().max_cycles)]
         max_counted: usize,
     },
     /// Stream a list-append history through the online checker, in completion order, printing

@@ -90,7 +90,7 @@ impl PyHistory {
     /// `analyze`, when given, is the JSON of core's `AnalyzeOptions` (`{}` for the defaults):
     /// the report then has its `analysis` section.
     /// `register_mode` is "auto", "polygraph" or "sure-edges" (register histories, SER and SI).
-    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = 8, budget = None, analyze = None, register_mode = "auto"))]
+    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = grail_core::api::DEFAULT_MAX_CYCLES, budget = None, analyze = None, register_mode = "auto"))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
     fn check(
         &self,

@@ -174,6 +174,12 @@ fn parse_levels(py: Python<'_>, levels: &str) -> PyResult<Vec<String>> {
         .map_err(|e| to_pyerr(py, e.into()))
 }
 
+/// The JSON Schema of a report (`Report.to_json()`), as core derives it from its types.
+#[pyfunction]
+fn report_schema() -> String {
+    grail_core::api::report_schema().to_string()
+}
+
 /// Panic inside Rust on purpose, to test that no panic reaches Python (it becomes a GrailError
 /// of kind "internal"). Not part of the API.
 #[pyfunction]
@@ -186,6 +192,7 @@ fn _panic_for_tests(py: Python<'_>) -> PyResult<()> {
 fn _grail(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(read, m)?)?;
     m.add_function(wrap_pyfunction!(parse_levels, m)?)?;
+    m.add_function(wrap_pyfunction!(report_schema, m)?)?;
     m.add_function(wrap_pyfunction!(_panic_for_tests, m)?)?;
     m.add_class::<PyHistory>()?;
     m.add_class::<PyGraph>()?;
@@ -200,6 +207,7 @@ fn _grail(m: &Bound<'_, PyModule>) -> PyResult<()> {
         colours.set_item(t, c)?;
     }
     m.add("EDGE_COLOURS", colours)?;
+    m.add("DEFAULT_MAX_CYCLES", grail_core::api::DEFAULT_MAX_CYCLES)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

@@ -22,6 +22,15 @@ const ONLINE_KEYS = ['window', 'max_length', 'max_steps'];
 const CALL_KEYS = ['progress', 'progress_interval_ms'];
 const STRATEGY_KEYS = ['strategy', 'max_depth', 'levels'];
 
+/**
+ * Core's tables (`levels` with `name` and `classic`, `edge_colours` as [type, colour] pairs,
+ * `default_max_cycles`): what LEVELS and ALL_LEVELS above, and the demo's colours, are tested
+ * against.
+ */
+export function coreTables() {
+    return raw.coreTables();
+}
+
 /** The strategies: the default engine and GRAIL's three checkers. */
 export const STRATEGIES = Object.freeze(['scc', 'dfs', 'shortest-path', 'gabow']);
 

@@ -557,4 +557,11 @@ export declare function renderText<L extends Level>(report: Report<L>): string;
 export declare function cycleDot(cycle: Cycle): string;
 
 /** grail's version. */
+/** Core's tables: the levels (name, and whether checked by default), each edge type's colour, and the default `max_cycles`. */
+export declare function coreTables(): {
+    levels: { name: string; classic: boolean }[];
+    edge_colours: [string, string][];
+    default_max_cycles: number;
+};
+
 export declare function version(): string;

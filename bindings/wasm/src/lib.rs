@@ -317,6 +317,23 @@ pub fn cycle_dot(cycle: JsValue) -> Result<String, JsValue> {
     Ok(dot::cycle_dot(&cycle))
 }
 
+/// Core's tables, so the JS layer and the demo are checked against them instead of copying:
+/// `levels` (`name`, `classic`), `edge_colours` (`[type, colour]` pairs), `default_max_cycles`.
+#[wasm_bindgen(js_name = coreTables)]
+pub fn core_tables() -> Result<JsValue, JsValue> {
+    #[derive(Serialize)]
+    struct Tables {
+        levels: Vec<grail_core::api::LevelInfo>,
+        edge_colours: Vec<(&'static str, &'static str)>,
+        default_max_cycles: usize,
+    }
+    to_js(&Tables {
+        levels: grail_core::api::levels(),
+        edge_colours: grail_core::api::edge_colours(),
+        default_max_cycles: grail_core::api::DEFAULT_MAX_CYCLES,
+    })
+}
+
 /// The version of grail.
 #[wasm_bindgen]
 pub fn version() -> String {

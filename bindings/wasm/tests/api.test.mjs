@@ -235,3 +235,21 @@ test('timeout cuts the search short', () => {
     assert.equal(full2.levels.SER.cycles[0].minimal, true);
     assert.ok(!full2.notes.some((n) => /cut short/.test(n)));
 });
+
+test('the JS constants and the demo colours are core tables, not copies that can drift', async () => {
+    const { coreTables, LEVELS, ALL_LEVELS, check } = await import('../pkg/node.mjs');
+    const t = coreTables();
+    assert.deepEqual([...ALL_LEVELS], t.levels.map((l) => l.name));
+    assert.deepEqual([...LEVELS], t.levels.filter((l) => l.classic).map((l) => l.name));
+    const { EDGE_STYLE } = await import('../../../web-demo/src/graph.mjs');
+    assert.deepEqual(
+        Object.fromEntries(Object.entries(EDGE_STYLE).map(([k, v]) => [k, v.color])),
+        Object.fromEntries(t.edge_colours),
+    );
+    // The default max_cycles is core's: a history with more components than it lists that many.
+    let text = '';
+    for (let i = 0; i < t.default_max_cycles + 3; i++) {
+        text += `{:type :ok, :value [[:r :k${i} []] [:append :k${i} 1]]}\n{:type :ok, :value [[:r :k${i} []] [:append :k${i} 2]]}\n{:type :ok, :value [[:r :k${i} [2]]]}\n`;
+    }
+    assert.equal(check(text, { levels: ['SI'] }).levels.SI.cycles.length, t.default_max_cycles);
+});

@@ -43,6 +43,7 @@ impl Default for AnalyzeOptions {
 
 /// How many cycles (or read anomalies) of one class.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassCount {
     /// `zellag`, `ldbc` or `adya`.
     pub scheme: String,
@@ -52,6 +53,7 @@ pub struct ClassCount {
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LengthCount {
     pub length: usize,
     pub count: usize,
@@ -60,6 +62,7 @@ pub struct LengthCount {
 /// A pattern of transaction labels (Zellag & Kemme 7.2): ordered (around the cycle, from its
 /// least rotation) or unordered (the distinct labels, sorted).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct PatternCount {
     pub ordered: bool,
     pub labels: Vec<String>,
@@ -68,6 +71,7 @@ pub struct PatternCount {
 
 /// How many transactions (graph vertices) lie on no, one, and two or more counted cycles.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Participation {
     pub transactions: usize,
     pub none: usize,
@@ -77,6 +81,7 @@ pub struct Participation {
 
 /// One cycle with its classes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassifiedCycle {
     pub txns: Vec<u64>,
     /// `types[i]` joins `txns[i]` to the next transaction (the last back to the first).
@@ -91,6 +96,7 @@ pub struct ClassifiedCycle {
 
 /// A read anomaly (IMP, OTV, FR) with its evidence.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadAnomaly {
     pub class: String,
     /// The reader.
@@ -108,6 +114,7 @@ pub struct ReadAnomaly {
 
 /// The analysis section of a report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Analysis {
     pub max_length: usize,
     /// Every cycle of at most `max_length` transactions was counted.

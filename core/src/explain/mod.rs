@@ -24,6 +24,7 @@ use serde::{Deserialize, Serialize};
 
 /// A micro-operation as reports show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OpRef {
     /// The transaction's id.
     pub txn: u64,
@@ -46,6 +47,7 @@ pub struct OpRef {
 
 /// One edge of a cycle, with the micro-operations that justify it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Step {
     pub from: u64,
     pub to: u64,
@@ -65,6 +67,7 @@ pub struct Step {
 
 /// A cycle in the dependency graph.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CycleReport {
     /// Adya's name: G0, G1c, G-single, G-nonadjacent or G2-item.
     pub anomaly: String,
@@ -79,6 +82,7 @@ pub struct CycleReport {
 
 /// An anomaly: a cycle, or a finding on reads and writes.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnomalyReport {
     #[serde(rename = "type")]
     pub kind: String,

@@ -7,11 +7,11 @@
 use super::ops::{op_ref, op_text, txn_name, txn_text};
 use super::why::step_line;
 use super::{CycleReport, Step};
-use crate::graph::EdgeType;
+use crate::graph::{Edge, EdgeType};
 use crate::history::{History, Index, TxnId};
 use crate::level::plain_name;
-use crate::polygraph::name::{anomaly_of, edge_type, order_of};
-use crate::polygraph::{Counterexample, Kind, Origin, PEdge, Polygraph};
+use crate::polygraph::name::{anomaly_of, order_of};
+use crate::polygraph::{Counterexample, Origin, Polygraph};
 use std::fmt::Write;
 
 /// The value a write op wrote, as text.
@@ -20,7 +20,7 @@ fn written(h: &History, o: u32) -> String {
 }
 
 /// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
-fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>) -> String {
+fn why(h: &History, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = h.show(h.key(e.key));
     let note = match o {
@@ -32,12 +32,13 @@ fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>)
     };
     let choice = if note.is_empty() { String::new() } else { format!(" ({note})") };
     let ww_note = if note.is_empty() { "ww".to_string() } else { format!("ww, {note}") };
-    match e.kind {
-        Kind::So => format!("{from} and {to} ran in the same session, {from} first"),
-        Kind::Rt => format!("{from} completed before {to} was invoked (real-time order)"),
-        Kind::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
-        Kind::Ww => format!("{to}'s write of {} to key {k} comes after {from}'s write of {}{choice}", written(h, e.to_op), written(h, e.from_op)),
-        Kind::Rw => match o {
+    match e.ty {
+        EdgeType::So => format!("{from} and {to} ran in the same session, {from} first"),
+        EdgeType::Rt => format!("{from} completed before {to} was invoked (real-time order)"),
+        EdgeType::Co => format!("{from} precedes {to}"), // weak levels only: never in a polygraph
+        EdgeType::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
+        EdgeType::Ww => format!("{to}'s write of {} to key {k} comes after {from}'s write of {}{choice}", written(h, e.to_op), written(h, e.from_op)),
+        EdgeType::Rw => match o {
             Origin::Certain => format!(
                 "{from} read key {k} = nil, the initial value, which every write of key {k} overwrites, {to}'s write of {} included",
                 written(h, e.to_op)
@@ -59,14 +60,14 @@ fn why(h: &History, pg: &Polygraph, e: &PEdge, o: Origin, conflict: Option<u32>)
     }
 }
 
-fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) -> Vec<Step> {
+fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(Edge, Origin)], conflict: Option<u32>) -> Vec<Step> {
     cycle
         .iter()
         .map(|&(e, o)| Step {
             from: h.txns[e.from as usize].id,
             to: h.txns[e.to as usize].id,
-            ty: edge_type(e.kind),
-            key: if matches!(e.kind, Kind::So | Kind::Rt) {
+            ty: e.ty,
+            key: if matches!(e.ty, EdgeType::So | EdgeType::Rt) {
                 serde_json::Value::Null
             } else {
                 h.value_json(h.key(e.key))
@@ -79,10 +80,10 @@ fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(PEdge, Origin)], co
         .collect()
 }
 
-fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Option<u32>) {
+fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(Edge, Origin)], conflict: Option<u32>) {
     for (i, &(e, o)) in cycle.iter().enumerate() {
         let mark = if o == Origin::Certain { "certain" } else { "chosen" };
-        let label = format!("{}, {mark}", e.kind.as_str());
+        let label = format!("{}, {mark}", e.ty.as_str());
         step_line(text, h, i + 1 == cycle.len(), e.from, e.to, &label, &why(h, pg, &e, o, conflict));
     }
 }
@@ -90,13 +91,12 @@ fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(PEdge, O
 /// The report of a polygraph counterexample.
 pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Counterexample) -> CycleReport {
     let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
-    let kinds: Vec<Kind> = cx.cycle.iter().map(|(e, _)| e.kind).collect();
-    let kind = anomaly_of(&kinds);
-    let types: Vec<EdgeType> = kinds.iter().map(|&k| edge_type(k)).collect();
+    let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
+    let kind = anomaly_of(&types);
     let n = cx.cycle.len();
     let rereads = (0..n).any(|i| {
         let (a, b) = (&cx.cycle[(i + n - 1) % n].0, &cx.cycle[i].0);
-        a.kind == Kind::Wr && b.kind == Kind::Rw && a.key == b.key
+        a.ty == EdgeType::Wr && b.ty == EdgeType::Rw && a.key == b.key
     });
     let name = plain_name(&types, rereads);
     let mut txns: Vec<TxnId> = cx.cycle.iter().map(|(e, _)| e.from).collect();
@@ -110,7 +110,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
     }
     // Writers behind chosen RW edges (PolySI Appendix E.3 brings them back too).
     for (e, o) in cx.cycle.iter().chain(cx.other.iter().flat_map(|(_, c)| c.iter())) {
-        if let (Kind::Rw, Origin::Chosen { cons, first }) = (e.kind, o) {
+        if let (EdgeType::Rw, Origin::Chosen { cons, first }) = (e.ty, o) {
             let c = pg.cons[*cons as usize];
             let x = if *first { c.a } else { c.b };
             all.push(pg.keys[c.key as usize].versions[x as usize].txn);
@@ -152,7 +152,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         );
         then_lines(&mut text, h, pg, &r.cycle, Some(r.cons));
     }
-    let order = order_of(&kinds);
+    let order = order_of(&types);
     let anomaly = format!("{}{}", kind.name(), order.suffix());
     let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
     txns.dedup();

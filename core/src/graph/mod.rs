@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 
 /// The type of a dependency.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum EdgeType {
     /// Write dependency: `to` installed the version after `from`'s.
@@ -87,6 +88,7 @@ impl Edge {
 
 /// Graph statistics as in the GRAIL thesis, Table 5.3.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Stats {
     pub transactions: usize,
     pub committed: usize,

@@ -44,6 +44,7 @@ impl Status {
 
 /// The kind of a micro-operation, serialized by its Jepsen name (`r`, `w`, `append`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum OpKind {
     #[serde(rename = "r")]
     Read,
@@ -111,6 +112,7 @@ pub struct Transaction {
 
 /// The data model the history's operations belong to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum Model {
     ListAppend,
@@ -166,6 +168,7 @@ pub struct History {
 
 /// A place in the input: a byte range, and the line and column (in characters) where it starts.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Span {
     pub start: u64,
     pub end: u64,

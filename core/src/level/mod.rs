@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 /// of Biswas and Enea (read committed, read atomic, causal) as Plume and AWDIT check them.
 /// Strongest first, as far as the order allows.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum Level {
     #[serde(rename = "strict-SER")]
     StrictSer,

@@ -7,16 +7,17 @@
 //! histories from databases that keep their promise, this is usually right, and costs a
 //! graph's worth of work instead of a constraint per pair of versions.
 
-use super::constraints::{Kind, PEdge, Polygraph};
+use super::constraints::Polygraph;
 use super::graph::{one_rw_cycle, DynGraph, Mode, Origin};
 use super::prune::{positions, Arcs};
 use crate::graph::search::Budget;
+use crate::graph::{Edge, EdgeType};
 
 /// `Some(true)`: the guess is acyclic (the level holds). `Some(false)`: it is not (or the known
 /// edges already have a cycle). `None`: the budget ran out.
 pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
     let nodes = 2 * pg.n;
-    let mut edges: Vec<(PEdge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
+    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
     if !budget.spend((edges.len() + nodes) as u64) {
         return None;
     }
@@ -28,12 +29,12 @@ pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
         for w in vs.windows(2) {
             let (a, b) = (&k.versions[w[0]], &k.versions[w[1]]);
             edges.push((
-                PEdge { from: a.txn, to: b.txn, kind: Kind::Ww, key: k.key, from_op: a.op, to_op: b.op },
+                Edge { from: a.txn, to: b.txn, ty: EdgeType::Ww, key: k.key, from_op: a.op, to_op: b.op },
                 Origin::Certain,
             ));
             for &(r, o) in a.readers.iter().filter(|r| r.0 != b.txn) {
                 edges.push((
-                    PEdge { from: r, to: b.txn, kind: Kind::Rw, key: k.key, from_op: o, to_op: b.op },
+                    Edge { from: r, to: b.txn, ty: EdgeType::Rw, key: k.key, from_op: o, to_op: b.op },
                     Origin::Certain,
                 ));
             }

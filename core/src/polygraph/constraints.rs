@@ -9,45 +9,10 @@
 //! compact (PolySI 4.4): one boolean per constraint, never one per RW edge.
 
 use crate::graph::orders::Order;
+use crate::graph::{Edge, EdgeType};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId};
 use crate::infer::Inference;
-
-/// Edge kinds inside the polygraph mode. SO is kept apart from WR so that reports can name it,
-/// though the searches treat every non-RW kind alike.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum Kind {
-    Ww,
-    Wr,
-    Rw,
-    So,
-    /// Real-time order: `from` completed before `to` was invoked (strict SER, strong SI).
-    Rt,
-}
-
-impl Kind {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Kind::Ww => "ww",
-            Kind::Wr => "wr",
-            Kind::Rw => "rw",
-            Kind::So => "so",
-            Kind::Rt => "rt",
-        }
-    }
-}
-
-/// A dependency between two transactions, with the operations behind it. For SO edges the
-/// operations are the last of `from` and the first of `to` (`u32::MAX` when one has none).
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct PEdge {
-    pub from: TxnId,
-    pub to: TxnId,
-    pub kind: Kind,
-    pub key: KeyId,
-    pub from_op: u32,
-    pub to_op: u32,
-}
 
 /// One version of a key: the last write of a committed transaction to it, and its readers.
 #[derive(Debug, Clone)]
@@ -79,7 +44,7 @@ pub struct Constraint {
 pub struct Polygraph {
     /// Transactions (vertices are those with `is_vertex`).
     pub n: usize,
-    pub known: Vec<PEdge>,
+    pub known: Vec<Edge>,
     pub keys: Vec<KeyInfo>,
     /// Every pair of versions of a key, unless there are more than the limit given to
     /// [`build`]: then none (see `pairs`).
@@ -92,15 +57,15 @@ pub struct Polygraph {
 
 impl Polygraph {
     /// The edges of one choice: `first` puts `a` before `b`.
-    pub fn side(&self, c: Constraint, first: bool) -> impl Iterator<Item = PEdge> + '_ {
+    pub fn side(&self, c: Constraint, first: bool) -> impl Iterator<Item = Edge> + '_ {
         let k = &self.keys[c.key as usize];
         let (x, y) = if first { (c.a, c.b) } else { (c.b, c.a) };
         let (vx, vy) = (&k.versions[x as usize], &k.versions[y as usize]);
-        let ww = PEdge { from: vx.txn, to: vy.txn, kind: Kind::Ww, key: k.key, from_op: vx.op, to_op: vy.op };
-        std::iter::once(ww).chain(vx.readers.iter().filter(move |r| r.0 != vy.txn).map(move |&(r, o)| PEdge {
+        let ww = Edge { from: vx.txn, to: vy.txn, ty: EdgeType::Ww, key: k.key, from_op: vx.op, to_op: vy.op };
+        std::iter::once(ww).chain(vx.readers.iter().filter(move |r| r.0 != vy.txn).map(move |&(r, o)| Edge {
             from: r,
             to: vy.txn,
-            kind: Kind::Rw,
+            ty: EdgeType::Rw,
             key: k.key,
             from_op: o,
             to_op: vy.op,
@@ -148,7 +113,7 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
             }
         }
     }
-    let mut known: Vec<PEdge> = Vec::new();
+    let mut known: Vec<Edge> = Vec::new();
     for t in 0..n as TxnId {
         if !vertex(t) || h.txns[t as usize].status == Status::Aborted {
             continue;
@@ -164,7 +129,7 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
                     }
                     let Some(&(ki, vi)) = version_of.get(&(w.txn, op.key)) else { continue };
                     keys[ki].versions[vi].readers.push((t, o));
-                    known.push(PEdge { from: w.txn, to: t, kind: Kind::Wr, key: op.key, from_op: w.op, to_op: o });
+                    known.push(Edge { from: w.txn, to: t, ty: EdgeType::Wr, key: op.key, from_op: w.op, to_op: o });
                 }
                 _ => {
                     let ki = slot(&mut keys, op.key);
@@ -176,19 +141,19 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
     for k in &keys {
         for &(r, o) in &k.initial_readers {
             for v in k.versions.iter().filter(|v| v.txn != r) {
-                known.push(PEdge { from: r, to: v.txn, kind: Kind::Rw, key: k.key, from_op: o, to_op: v.op });
+                known.push(Edge { from: r, to: v.txn, ty: EdgeType::Rw, key: k.key, from_op: o, to_op: v.op });
             }
         }
     }
     // The same orders as the other levels' (invocation order within a process; Elle's
     // reduced real-time order).
     let (extra, kind) = match order {
-        Order::None => (Vec::new(), Kind::So),
-        Order::Session => (crate::graph::orders::session_edges(h, is_vertex).0, Kind::So),
-        Order::Realtime => (crate::graph::orders::realtime_edges(h, is_vertex).0, Kind::Rt),
+        Order::None => (Vec::new(), EdgeType::So),
+        Order::Session => (crate::graph::orders::session_edges(h, is_vertex).0, EdgeType::So),
+        Order::Realtime => (crate::graph::orders::realtime_edges(h, is_vertex).0, EdgeType::Rt),
     };
     for e in extra {
-        known.push(PEdge { from: e.from, to: e.to, kind, key: 0, from_op: e.from_op, to_op: e.to_op });
+        known.push(Edge { from: e.from, to: e.to, ty: kind, key: 0, from_op: e.from_op, to_op: e.to_op });
     }
     let pairs: u64 = keys.iter().map(|k| k.versions.len() as u64).map(|m| m * m.saturating_sub(1) / 2).sum();
     let mut cons = Vec::new();

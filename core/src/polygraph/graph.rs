@@ -17,8 +17,8 @@
 //! search bounded by the order, and the order is repaired locally when it is added. Removing
 //! edges (undo) keeps an order valid.
 
-use super::constraints::{Kind, PEdge};
 use crate::graph::search::Budget;
+use crate::graph::{Edge, EdgeType};
 
 /// The level a polygraph is checked for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -39,13 +39,13 @@ pub fn states(mode: Mode) -> &'static [u32] {
 }
 
 /// The state after taking an edge of this kind from state `s`, if allowed.
-pub fn step(mode: Mode, s: u32, kind: Kind) -> Option<u32> {
+pub fn step(mode: Mode, s: u32, kind: EdgeType) -> Option<u32> {
     match (mode, kind) {
-        (Mode::Si, Kind::Rw) => (s == 1).then_some(0),
-        (Mode::Psi, Kind::Rw) => (s == 0).then_some(1),
+        (Mode::Si, EdgeType::Rw) => (s == 1).then_some(0),
+        (Mode::Psi, EdgeType::Rw) => (s == 0).then_some(1),
         (Mode::Psi, _) => Some(s),
-        (Mode::Pl2, Kind::Rw) => None,
-        (Mode::Pl1, k) => (k == Kind::Ww).then_some(1),
+        (Mode::Pl2, EdgeType::Rw) => None,
+        (Mode::Pl1, k) => (k == EdgeType::Ww).then_some(1),
         _ => Some(1),
     }
 }
@@ -55,13 +55,13 @@ pub fn step(mode: Mode, s: u32, kind: Kind) -> Option<u32> {
 /// when `(b, 0)` reaches `(a, 1)`: the RW must follow a non-RW edge and precede one. Under PSI a
 /// non-RW edge closes one when `(b, 0)` reaches `a` in any state, an RW edge when `(b, 1)`
 /// reaches `(a, 1)`. An edge the mode leaves out closes none.)
-pub fn query(mode: Mode, kind: Kind) -> (u32, [bool; 2]) {
+pub fn query(mode: Mode, kind: EdgeType) -> (u32, [bool; 2]) {
     match (mode, kind) {
-        (Mode::Si, Kind::Rw) => (0, [false, true]),
-        (Mode::Psi, Kind::Rw) => (1, [false, true]),
+        (Mode::Si, EdgeType::Rw) => (0, [false, true]),
+        (Mode::Psi, EdgeType::Rw) => (1, [false, true]),
         (Mode::Psi, _) => (0, [true, true]),
-        (Mode::Pl2, Kind::Rw) => (1, [false, false]),
-        (Mode::Pl1, k) if k != Kind::Ww => (1, [false, false]),
+        (Mode::Pl2, EdgeType::Rw) => (1, [false, false]),
+        (Mode::Pl1, k) if k != EdgeType::Ww => (1, [false, false]),
         // Under SER every search stays in state 1.
         (mode, _) => (1, [mode == Mode::Si, true]),
     }
@@ -81,7 +81,7 @@ pub enum Origin {
 /// A growable graph over transactions with LIFO removal.
 pub struct DynGraph {
     pub mode: Mode,
-    pub edges: Vec<(PEdge, Origin)>,
+    pub edges: Vec<(Edge, Origin)>,
     out: Vec<Vec<u32>>,
     inn: Vec<Vec<u32>>,
     /// Position of each product node in a topological order, when `ordered`.
@@ -126,7 +126,7 @@ impl DynGraph {
 
     /// Add an edge, which must not close a forbidden cycle (else the order is dropped and
     /// later tests search unbounded).
-    pub fn push(&mut self, e: PEdge, origin: Origin) {
+    pub fn push(&mut self, e: Edge, origin: Origin) {
         let n = self.out.len();
         if e.from as usize >= n || e.to as usize >= n {
             return;
@@ -137,7 +137,7 @@ impl DynGraph {
         self.edges.push((e, origin));
         if self.ordered {
             for &s in states(self.mode) {
-                if let Some(s2) = step(self.mode, s, e.kind) {
+                if let Some(s2) = step(self.mode, s, e.ty) {
                     let (x, y) = (2 * e.from + s, 2 * e.to + s2);
                     if self.ord[x as usize] > self.ord[y as usize] {
                         self.reorder(x, y);
@@ -181,7 +181,7 @@ impl DynGraph {
             let (v, s) = (p / 2, p % 2);
             for &id in &self.out[v as usize] {
                 let f = self.edges[id as usize].0;
-                let Some(s2) = step(mode, s, f.kind) else { continue };
+                let Some(s2) = step(mode, s, f.ty) else { continue };
                 let q = 2 * f.to + s2;
                 if q == x {
                     self.ordered = false; // a cycle: the caller broke the contract
@@ -203,7 +203,7 @@ impl DynGraph {
             for &id in &self.inn[v as usize] {
                 let f = self.edges[id as usize].0;
                 for &s in states(mode) {
-                    if step(mode, s, f.kind) != Some(s2) {
+                    if step(mode, s, f.ty) != Some(s2) {
                         continue;
                     }
                     let p = 2 * f.from + s;
@@ -224,8 +224,8 @@ impl DynGraph {
     }
 
     /// Would adding `e` close a forbidden cycle? The path returned, with `e`, is a shortest one.
-    pub fn closes(&mut self, e: &PEdge, budget: &mut Budget) -> Closes {
-        let (start, accept) = query(self.mode, e.kind);
+    pub fn closes(&mut self, e: &Edge, budget: &mut Budget) -> Closes {
+        let (start, accept) = query(self.mode, e.ty);
         let (n2, from) = (self.seen.len() as u32, e.from);
         if e.from == e.to || 2 * e.to >= n2 || 2 * e.from >= n2 || accept == [false, false] {
             return Closes::No;
@@ -266,7 +266,7 @@ impl DynGraph {
             }
             for &id in &self.out[v as usize] {
                 let (f, _) = self.edges[id as usize];
-                let Some(s2) = step(self.mode, s, f.kind) else { continue };
+                let Some(s2) = step(self.mode, s, f.ty) else { continue };
                 let q = 2 * f.to + s2;
                 let in_bound = !self.ordered || self.ord[q as usize] <= bound;
                 if self.seen[q as usize] != epoch && in_bound {
@@ -283,13 +283,13 @@ impl DynGraph {
 /// Under PSI, a cycle with exactly one RW edge among edges already in `g` (which has no cycle of
 /// non-RW edges): an RW edge `u -> v` with a path of non-RW edges from `v` back to `u`.
 /// `Ok(None)` when there is none; `Err` when the budget ran out.
-pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<(PEdge, Origin)>>, ()> {
+pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<(Edge, Origin)>>, ()> {
     if g.mode != Mode::Psi {
         return Ok(None);
     }
     for i in 0..g.edges.len() {
         let (e, o) = g.edges[i];
-        if e.kind != Kind::Rw {
+        if e.ty != EdgeType::Rw {
             continue;
         }
         match g.closes(&e, budget) {

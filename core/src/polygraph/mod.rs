@@ -20,7 +20,7 @@ pub mod reasons;
 pub mod sat;
 pub mod solve;
 
-pub use constraints::{build, build_with_order, Constraint, Kind, PEdge, Polygraph};
+pub use constraints::{build, build_with_order, Constraint, Polygraph};
 pub use graph::{Mode, Origin};
 
 /// The default bound on materialized constraints: each costs about 300 bytes once its
@@ -33,6 +33,7 @@ pub const MAX_CONSTRAINTS: u64 = 2_000_000;
 const EXPLAIN_STEPS: u64 = 50_000_000;
 
 use crate::graph::search::Budget;
+use crate::graph::Edge;
 use graph::{Closes, DynGraph};
 use prune::PruneOutcome;
 use serde::{Deserialize, Serialize};
@@ -57,9 +58,9 @@ pub struct PolyStats {
 /// cycle the other choice closes (together, an adjoining cycle set: PolySI Appendix E.2).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Counterexample {
-    pub cycle: Vec<(PEdge, Origin)>,
+    pub cycle: Vec<(Edge, Origin)>,
     /// The constraint both of whose choices close a cycle, and the other choice's cycle.
-    pub other: Option<(Constraint, Vec<(PEdge, Origin)>)>,
+    pub other: Option<(Constraint, Vec<(Edge, Origin)>)>,
     /// Why the forced choices on these cycles were forced ([`reasons`]).
     pub reasons: Vec<reasons::Reason>,
 }
@@ -254,8 +255,8 @@ fn solve_open(
 }
 
 /// The shortest cycle through one of these edges (which close a cycle in `g`).
-fn shortest_through(g: &mut DynGraph, ids: &[usize], budget: &mut Budget) -> Option<Vec<(PEdge, Origin)>> {
-    let mut best: Option<Vec<(PEdge, Origin)>> = None;
+fn shortest_through(g: &mut DynGraph, ids: &[usize], budget: &mut Budget) -> Option<Vec<(Edge, Origin)>> {
+    let mut best: Option<Vec<(Edge, Origin)>> = None;
     for &i in ids {
         let Some(&(e, o)) = g.edges.get(i) else { continue };
         if let Closes::Yes(path) = g.closes(&e, budget) {
@@ -303,7 +304,7 @@ const REASON_STEPS: u64 = 10_000_000;
 fn explained(pg: &Polygraph, g: &DynGraph, mut cx: Counterexample, budget: &Budget) -> Counterexample {
     let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
     let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
-    let mut cycles: Vec<&[(PEdge, Origin)]> = vec![&cx.cycle];
+    let mut cycles: Vec<&[(Edge, Origin)]> = vec![&cx.cycle];
     if let Some((_, other)) = &cx.other {
         cycles.push(other);
     }

@@ -1,17 +1,16 @@
 //! The name of a polygraph cycle (Adya's anomaly, and the order it uses), from its edge kinds.
 
-use super::constraints::Kind;
 use crate::anomaly::AnomalyKind;
 use crate::graph::orders::Order;
 use crate::graph::EdgeType;
 
 /// Adya's name of a cycle from its edge types (SO counts as a non-RW dependency).
-pub fn anomaly_of(kinds: &[Kind]) -> AnomalyKind {
+pub fn anomaly_of(kinds: &[EdgeType]) -> AnomalyKind {
     let n = kinds.len();
-    let rw = kinds.iter().filter(|&&k| k == Kind::Rw).count();
-    let adjacent = (0..n).any(|i| kinds[i] == Kind::Rw && kinds[(i + 1) % n] == Kind::Rw);
+    let rw = kinds.iter().filter(|&&k| k == EdgeType::Rw).count();
+    let adjacent = (0..n).any(|i| kinds[i] == EdgeType::Rw && kinds[(i + 1) % n] == EdgeType::Rw);
     match rw {
-        0 if kinds.iter().all(|&k| k == Kind::Ww) => AnomalyKind::G0,
+        0 if kinds.iter().all(|&k| k == EdgeType::Ww) => AnomalyKind::G0,
         0 => AnomalyKind::G1c,
         1 => AnomalyKind::GSingle,
         _ if adjacent => AnomalyKind::G2Item,
@@ -20,22 +19,12 @@ pub fn anomaly_of(kinds: &[Kind]) -> AnomalyKind {
 }
 
 /// The order whose edges a cycle uses, for Elle's name of it (`G-single-process`).
-pub fn order_of(kinds: &[Kind]) -> Order {
-    if kinds.contains(&Kind::Rt) {
+pub fn order_of(kinds: &[EdgeType]) -> Order {
+    if kinds.contains(&EdgeType::Rt) {
         Order::Realtime
-    } else if kinds.contains(&Kind::So) {
+    } else if kinds.contains(&EdgeType::So) {
         Order::Session
     } else {
         Order::None
-    }
-}
-
-pub fn edge_type(k: Kind) -> EdgeType {
-    match k {
-        Kind::Ww => EdgeType::Ww,
-        Kind::Rw => EdgeType::Rw,
-        Kind::Wr => EdgeType::Wr,
-        Kind::So => EdgeType::So,
-        Kind::Rt => EdgeType::Rt,
     }
 }

@@ -4,10 +4,10 @@
 //! of the known edges (a DAG, else the history is already violated) as bit sets over the
 //! queried targets, in chunks of columns so that memory stays bounded.
 
-use super::constraints::PEdge;
 use super::constraints::Polygraph;
 use super::graph::{query, step, Mode, Origin};
 use crate::graph::search::Budget;
+use crate::graph::Edge;
 
 /// Memory for one chunk of reachability bits.
 const CHUNK_BYTES: usize = 96 << 20;
@@ -24,7 +24,7 @@ pub enum PruneOutcome {
 
 pub struct Pruned {
     /// Known edges, then the edges of forced choices.
-    pub edges: Vec<(PEdge, Origin)>,
+    pub edges: Vec<(Edge, Origin)>,
     /// Per constraint: the forced choice (`Some(true)`: `a` before `b`), or `None`.
     pub resolved: Vec<Option<bool>>,
     pub rounds: u32,
@@ -32,7 +32,7 @@ pub struct Pruned {
 }
 
 pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
-    let mut edges: Vec<(PEdge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
+    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
     let mut resolved: Vec<Option<bool>> = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let mut rounds = 0;
@@ -55,7 +55,7 @@ pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
             }
             for first in [true, false] {
                 for e in pg.side(*c, first) {
-                    let (_, acc) = query(mode, e.kind);
+                    let (_, acc) = query(mode, e.ty);
                     for s in 0..2u32 {
                         let p = (2 * e.from + s) as usize;
                         if acc[s as usize] && p < nodes && col[p] == u32::MAX {
@@ -120,7 +120,7 @@ pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
                         continue;
                     }
                     infeasible[ci][si] = pg.side(*c, first).any(|e| {
-                        let (start, acc) = query(mode, e.kind);
+                        let (start, acc) = query(mode, e.ty);
                         let from = (2 * e.to + start) as usize;
                         from < nodes && (0..2u32).any(|s| acc[s as usize] && reach(from, (2 * e.from + s) as usize))
                     });
@@ -158,7 +158,7 @@ pub(super) struct Arcs {
 }
 
 impl Arcs {
-    pub(super) fn new(edges: &[(PEdge, Origin)], mode: Mode, nodes: usize) -> Arcs {
+    pub(super) fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
         let states = super::graph::states(mode);
         let mut list: Vec<(u32, u32, u32)> = Vec::with_capacity(edges.len() * states.len());
         for (i, (e, _)) in edges.iter().enumerate() {
@@ -166,7 +166,7 @@ impl Arcs {
                 continue;
             }
             for &s in states {
-                if let Some(s2) = step(mode, s, e.kind) {
+                if let Some(s2) = step(mode, s, e.ty) {
                     list.push((2 * e.from + s, 2 * e.to + s2, i as u32));
                 }
             }
@@ -231,7 +231,7 @@ impl Arcs {
     }
 
     /// Some cycle, as edge indices, when `topo` failed: walk back through nodes Kahn left.
-    fn cycle(&self, _edges: &[(PEdge, Origin)], nodes: usize) -> Vec<usize> {
+    fn cycle(&self, _edges: &[(Edge, Origin)], nodes: usize) -> Vec<usize> {
         let mut indeg = vec![0u32; nodes];
         for &(q, _) in &self.to {
             indeg[q as usize] += 1;
@@ -280,7 +280,7 @@ impl Arcs {
 
 /// The position of each product node in a topological order of these edges, or `None` when
 /// they close a forbidden cycle.
-pub fn order(edges: &[(PEdge, Origin)], mode: Mode, nodes: usize) -> Option<Vec<u32>> {
+pub fn order(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Option<Vec<u32>> {
     Some(positions(&Arcs::new(edges, mode, nodes).topo(nodes)?))
 }
 

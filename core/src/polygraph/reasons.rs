@@ -6,9 +6,10 @@
 //! forced), and that cycle's own forced edges are explained the same way, a bounded number of
 //! times.
 
-use super::constraints::{PEdge, Polygraph};
+use super::constraints::Polygraph;
 use super::graph::{Closes, DynGraph, Origin};
 use crate::graph::search::Budget;
+use crate::graph::Edge;
 
 /// At most this many reasons per counterexample.
 const MAX_REASONS: usize = 6;
@@ -20,20 +21,20 @@ pub struct Reason {
     /// The choice that was forced.
     pub first: bool,
     /// The cycle through the other choice.
-    pub cycle: Vec<(PEdge, Origin)>,
+    pub cycle: Vec<(Edge, Origin)>,
 }
 
 /// Reasons for the forced choices on `cycles` (other than `conflict`'s), in the order met.
 pub fn reasons(
     pg: &Polygraph,
     g: &DynGraph,
-    cycles: &[&[(PEdge, Origin)]],
+    cycles: &[&[(Edge, Origin)]],
     conflict: Option<u32>,
     budget: &mut Budget,
 ) -> Vec<Reason> {
     let mut todo: Vec<(u32, bool)> = Vec::new();
     let mut seen: Vec<u32> = conflict.into_iter().collect();
-    let note = |cycle: &[(PEdge, Origin)], todo: &mut Vec<(u32, bool)>, seen: &mut Vec<u32>| {
+    let note = |cycle: &[(Edge, Origin)], todo: &mut Vec<(u32, bool)>, seen: &mut Vec<u32>| {
         for (_, o) in cycle {
             if let Origin::Chosen { cons, first } = *o {
                 if !seen.contains(&cons) {

@@ -3,15 +3,16 @@
 //! incremental topological order; a cycle becomes a conflict clause (not all of the chosen
 //! sides on the cycle), which the CDCL solver (batsat, a pure-Rust MiniSat) learns from.
 
-use super::constraints::{PEdge, Polygraph};
+use super::constraints::Polygraph;
 use super::graph::{Closes, DynGraph, Origin};
 use crate::graph::search::Budget;
+use crate::graph::Edge;
 use batsat::{lbool, Lit, SolverInterface, Theory, TheoryArg, Var};
 
 pub enum SatOutcome {
     Acyclic,
     /// Every resolution has a cycle; the last cycle the theory met (in one resolution).
-    Unsat(Vec<(PEdge, Origin)>),
+    Unsat(Vec<(Edge, Origin)>),
     Unknown,
 }
 
@@ -28,7 +29,7 @@ struct Acyclic<'a, 'b, 'c> {
     done: usize,
     out_of_budget: bool,
     clause: Vec<Lit>,
-    last_cycle: Vec<(PEdge, Origin)>,
+    last_cycle: Vec<(Edge, Origin)>,
 }
 
 impl Acyclic<'_, '_, '_> {

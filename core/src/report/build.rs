@@ -377,7 +377,7 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
 /// A polygraph counterexample as an anomaly, named from its edges (`G-single`, or
 /// `G-single-process` when a strong-session level's cycle needs session order).
 fn cycle_anomaly(cx: &crate::polygraph::Counterexample, c: &CycleReport) -> AnomalyReport {
-    let kinds: Vec<crate::polygraph::Kind> = cx.cycle.iter().map(|(e, _)| e.kind).collect();
+    let kinds: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
     let (kind, used) = (crate::polygraph::name::anomaly_of(&kinds), crate::polygraph::name::order_of(&kinds));
     AnomalyReport {
         kind: c.anomaly.clone(),

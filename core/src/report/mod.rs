@@ -75,6 +75,7 @@ impl RegisterMode {
 
 /// A level's verdict: decided (holds or violated), or not decided, with the reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Holds,
@@ -116,6 +117,7 @@ impl std::fmt::Display for Verdict {
 
 /// The verdict for one level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LevelReport {
     /// `true` holds, `false` violated, `null` unknown (budget ran out).
     pub valid: Option<bool>,
@@ -153,6 +155,18 @@ impl Levels {
     }
 }
 
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Levels {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Levels".into()
+    }
+
+    fn json_schema(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let level = g.subschema_for::<LevelReport>();
+        schemars::json_schema!({ "type": "object", "additionalProperties": level })
+    }
+}
+
 impl Serialize for Levels {
     fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeMap;
@@ -173,6 +187,7 @@ impl<'de> Deserialize<'de> for Levels {
 
 /// The whole verdict.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Report {
     /// Every checked level holds and no finding breaks the model's assumptions (`null` when a
     /// level is unknown and nothing is violated).
