@@ -23,8 +23,10 @@ def schema() -> Dict[str, Any]:
 
 
 def props(schema: Dict[str, Any], name: str) -> Set[str]:
-    d = schema["properties"] if name == "Report" else schema["$defs"][name]
-    return set(d.get("properties", {}))
+    d = schema if name == "Report" else schema["$defs"][name]
+    found = set(d.get("properties", {}))
+    assert found, f"no properties for {name} in the schema"
+    return found
 
 
 def py_fields(cls: type) -> Set[str]:

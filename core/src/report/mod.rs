@@ -4,74 +4,15 @@
 //! `Report.to_dict()` and the JS package; text and DOT are rendered from it.
 
 mod build;
-mod lattice;
 
 pub use crate::explain::{AnomalyReport, CycleReport, OpRef, Step};
+pub use crate::level::engine::{CheckOptions, RegisterMode};
 pub use build::{check, check_inferred};
 
 use crate::graph::Stats;
 use crate::history::Model;
 use crate::level::Level;
 use serde::{Deserialize, Serialize};
-
-/// Options of a check.
-#[derive(Debug, Clone, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct CheckOptions {
-    /// Levels to check; the five classic ones (SER, SI, PSI, PL-2, PL-1) when empty.
-    pub levels: Vec<Level>,
-    /// Bound on search steps (edge visits); `None` for no bound. When it runs out, undecided
-    /// levels are `unknown`, and witnesses found so far may not be minimal.
-    pub max_steps: Option<u64>,
-    /// At most this many cycles (one per strongly connected component) per anomaly.
-    pub max_cycles: usize,
-    /// Classify and count cycles, and find the read anomalies (`docs/analysis.md`); the result
-    /// is [`Report::analysis`]. Off when `None`.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub analyze: Option<crate::analysis::AnalyzeOptions>,
-    /// How register histories are checked for SER and SI (see [`RegisterMode`]).
-    pub register_mode: RegisterMode,
-}
-
-impl Default for CheckOptions {
-    fn default() -> Self {
-        CheckOptions {
-            levels: Vec::new(),
-            max_steps: None,
-            max_cycles: crate::api::DEFAULT_MAX_CYCLES,
-            register_mode: RegisterMode::Auto,
-            analyze: None,
-        }
-    }
-}
-
-/// How SER and SI are decided for read/write register histories.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum RegisterMode {
-    /// The polygraph when the history has no version order, else the version order's graph.
-    #[default]
-    Auto,
-    /// Always the polygraph (PolySI): exact, NP-complete; a version order, if given, is ignored
-    /// for SER and SI.
-    Polygraph,
-    /// Only the edges sure without a version order (fast, may miss cycles), as before.
-    SureEdges,
-}
-
-impl RegisterMode {
-    pub fn parse(s: &str) -> Result<RegisterMode, crate::error::Error> {
-        match s {
-            "auto" => Ok(RegisterMode::Auto),
-            "polygraph" => Ok(RegisterMode::Polygraph),
-            "sure-edges" => Ok(RegisterMode::SureEdges),
-            _ => Err(crate::error::Error::new(
-                crate::error::ErrorKind::Usage,
-                format!("unknown register mode {s:?}: expected auto, polygraph or sure-edges"),
-            )),
-        }
-    }
-}
 
 /// A level's verdict: decided (holds or violated), or not decided, with the reason.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

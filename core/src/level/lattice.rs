@@ -7,46 +7,42 @@
 //! another is a defect; it is resolved towards the violation, whose counterexample is a proof,
 //! and said in a note that starts with `lattice:`.
 
-use super::LevelReport;
-use crate::level::Level;
+use super::engine::{LevelOutcome, Verdict};
+use super::Level;
 
-pub(super) fn close(reports: &mut [(Level, LevelReport)], notes: &mut Vec<String>) {
+pub(super) fn close(reports: &mut [LevelOutcome], notes: &mut Vec<String>) {
     loop {
         let mut changed = false;
         for i in 0..reports.len() {
-            let l = reports[i].0;
-            if reports[i].1.valid == Some(false) {
+            let l = reports[i].level;
+            if reports[i].verdict == Verdict::Violated {
                 continue;
             }
             let weaker = l.weaker();
-            if let Some(j) =
-                (0..reports.len()).find(|&j| reports[j].1.valid == Some(false) && weaker.contains(&reports[j].0))
+            if let Some(j) = (0..reports.len())
+                .find(|&j| reports[j].verdict == Verdict::Violated && weaker.contains(&reports[j].level))
             {
-                let (w, wr) = (reports[j].0, reports[j].1.clone());
-                if reports[i].1.valid == Some(true) {
+                let (w, wr) = (reports[j].level, reports[j].clone());
+                if reports[i].verdict == Verdict::Holds {
                     notes.push(format!(
                         "lattice: {} was found to hold although {}, which it implies, is violated; reported violated",
                         l.name(),
                         w.name()
                     ));
                 }
-                let r = &mut reports[i].1;
-                r.valid = Some(false);
-                r.verdict = super::Verdict::Violated;
+                let r = &mut reports[i];
+                r.verdict = Verdict::Violated;
                 r.anomalies = wr.anomalies;
-                r.cycles = wr.cycles;
-                r.reason = None;
+                r.evidence = wr.evidence;
                 r.implied_by = Some(w);
                 changed = true;
-            } else if reports[i].1.valid.is_none() {
+            } else if matches!(reports[i].verdict, Verdict::Unknown(_)) {
                 let stronger = (0..reports.len())
-                    .find(|&j| reports[j].1.valid == Some(true) && reports[j].0.weaker().contains(&l))
-                    .map(|j| reports[j].0);
+                    .find(|&j| reports[j].verdict == Verdict::Holds && reports[j].level.weaker().contains(&l))
+                    .map(|j| reports[j].level);
                 if let Some(s) = stronger {
-                    let r = &mut reports[i].1;
-                    r.valid = Some(true);
-                    r.verdict = super::Verdict::Holds;
-                    r.reason = None;
+                    let r = &mut reports[i];
+                    r.verdict = Verdict::Holds;
                     r.implied_by = Some(s);
                     changed = true;
                 }
@@ -60,10 +56,10 @@ pub(super) fn close(reports: &mut [(Level, LevelReport)], notes: &mut Vec<String
 
 /// Elle's `not` and `also-not`, and the strongest levels that hold (with nothing set aside),
 /// from the levels' implications.
-pub(super) fn summary(reports: &[(Level, LevelReport)]) -> (Vec<Level>, Vec<Level>, Vec<Level>) {
-    let violated: Vec<Level> = reports.iter().filter(|r| r.1.valid == Some(false)).map(|r| r.0).collect();
+pub fn summary(reports: &[LevelOutcome]) -> (Vec<Level>, Vec<Level>, Vec<Level>) {
+    let violated: Vec<Level> = reports.iter().filter(|r| r.verdict == Verdict::Violated).map(|r| r.level).collect();
     let holds: Vec<Level> =
-        reports.iter().filter(|r| r.1.valid == Some(true) && r.1.set_aside.is_empty()).map(|r| r.0).collect();
+        reports.iter().filter(|r| r.verdict == Verdict::Holds && r.set_aside.is_empty()).map(|r| r.level).collect();
     let weakest: Vec<Level> =
         violated.iter().copied().filter(|v| !v.weaker().iter().any(|w| violated.contains(w))).collect();
     let mut also: Vec<Level> = weakest.iter().flat_map(|v| v.stronger()).filter(|l| !weakest.contains(l)).collect();

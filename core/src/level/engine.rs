@@ -1,0 +1,615 @@
+//! The level engine: the searches a set of levels needs, each run once, and a typed verdict per
+//! level with its witnesses.
+//!
+//! Takes the history, its [`Inference`] and the [`CheckOptions`]; gives an [`Outcome`], which
+//! `crate::report` turns into data with `crate::explain`. Searches are grouped by the graph they
+//! run on: the dependency graph, the dependency graph with session or real-time order (only when
+//! a requested level needs it), each requested weak level's saturated graph, and for register
+//! histories without a version order the generalized polygraph (PolySI). Each search result is
+//! shared by every level that proscribes it; verdicts are then closed under the levels'
+//! implications ([`super::lattice`]).
+
+use super::weak::{self, classify, initial_kind, InitialRead, WeakGraph};
+use super::{pattern, Level, Order, Weak};
+use crate::anomaly::AnomalyKind;
+use crate::graph::orders::{realtime_edges, session_edges};
+use crate::graph::search::{components, Budget, Cycle, Outcome as SearchOutcome, Pattern, Searcher};
+use crate::graph::{DependencyGraph, EdgeType};
+use crate::hash::Map;
+use crate::history::{History, Model};
+use crate::infer::Inference;
+use crate::polygraph::{Counterexample, Mode, Polygraph, Verdict as PolyVerdict};
+use serde::{Deserialize, Serialize};
+
+/// Options of a check.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CheckOptions {
+    /// Levels to check; the five classic ones (SER, SI, PSI, PL-2, PL-1) when empty.
+    pub levels: Vec<Level>,
+    /// Bound on search steps (edge visits); `None` for no bound. When it runs out, undecided
+    /// levels are `unknown`, and witnesses found so far may not be minimal.
+    pub max_steps: Option<u64>,
+    /// At most this many cycles (one per strongly connected component) per anomaly.
+    pub max_cycles: usize,
+    /// Classify and count cycles, and find the read anomalies (`docs/analysis.md`); the result
+    /// is `Report::analysis`. Off when `None`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub analyze: Option<crate::analysis::AnalyzeOptions>,
+    /// How register histories are checked for SER and SI (see [`RegisterMode`]).
+    pub register_mode: RegisterMode,
+}
+
+impl Default for CheckOptions {
+    fn default() -> Self {
+        CheckOptions {
+            levels: Vec::new(),
+            max_steps: None,
+            max_cycles: crate::api::DEFAULT_MAX_CYCLES,
+            register_mode: RegisterMode::Auto,
+            analyze: None,
+        }
+    }
+}
+
+impl CheckOptions {
+    /// The levels to check, strongest first, each once.
+    pub fn levels(&self) -> Vec<Level> {
+        if self.levels.is_empty() {
+            return Level::CLASSIC.to_vec();
+        }
+        let mut l = self.levels.clone();
+        l.sort();
+        l.dedup();
+        l
+    }
+}
+
+/// How SER and SI are decided for read/write register histories.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum RegisterMode {
+    /// The polygraph when the history has no version order, else the version order's graph.
+    #[default]
+    Auto,
+    /// Always the polygraph (PolySI): exact, NP-complete; a version order, if given, is ignored
+    /// for SER and SI.
+    Polygraph,
+    /// Only the edges sure without a version order (fast, may miss cycles), as before.
+    SureEdges,
+}
+
+impl RegisterMode {
+    pub fn parse(s: &str) -> Result<RegisterMode, crate::error::Error> {
+        match s {
+            "auto" => Ok(RegisterMode::Auto),
+            "polygraph" => Ok(RegisterMode::Polygraph),
+            "sure-edges" => Ok(RegisterMode::SureEdges),
+            _ => Err(crate::error::Error::new(
+                crate::error::ErrorKind::Usage,
+                format!("unknown register mode {s:?}: expected auto, polygraph or sure-edges"),
+            )),
+        }
+    }
+}
+
+/// The graph a witness is a cycle of.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum GraphId {
+    /// The dependency graph, with the edges of this order added.
+    Dependency(Order),
+    /// A weak level's saturated graph.
+    Weak(Weak),
+}
+
+/// An anomaly as levels name it: the kind, and the order its cycle needs (Elle's
+/// `G-single-process`); findings and weak-level cycles use no order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Named {
+    pub kind: AnomalyKind,
+    pub order: Order,
+}
+
+impl Named {
+    pub fn name(self) -> String {
+        format!("{}{}", self.kind.name(), self.order.suffix())
+    }
+}
+
+/// A cycle found by a search.
+#[derive(Debug, Clone)]
+pub struct Witness {
+    pub graph: GraphId,
+    pub component: usize,
+    pub named: Named,
+    pub cycle: Cycle,
+}
+
+/// A counterexample the polygraph gave, and the polygraph it refers to.
+#[derive(Debug, Clone)]
+pub struct PolyWitness {
+    pub polygraph: usize,
+    pub named: Named,
+    pub counterexample: Counterexample,
+}
+
+/// A read of a key's initial value after observing a writer of it (a weak level's violation
+/// that is not a cycle).
+#[derive(Debug, Clone)]
+pub struct InitialWitness {
+    pub graph: Weak,
+    pub kind: AnomalyKind,
+    pub read: InitialRead,
+}
+
+/// What shows a level violated.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Evidence {
+    /// `Outcome::witnesses[i]`.
+    Cycle(usize),
+    /// `Outcome::poly[i]`.
+    Poly(usize),
+}
+
+/// A level's verdict: holds, violated, or not decided with the reason.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    Holds,
+    Violated,
+    Unknown(String),
+}
+
+impl Verdict {
+    pub fn valid(&self) -> Option<bool> {
+        match self {
+            Verdict::Holds => Some(true),
+            Verdict::Violated => Some(false),
+            Verdict::Unknown(_) => None,
+        }
+    }
+}
+
+/// One level's verdict and what it rests on.
+#[derive(Debug, Clone)]
+pub struct LevelOutcome {
+    pub level: Level,
+    pub verdict: Verdict,
+    /// The anomalies found that this level proscribes, in the order found.
+    pub anomalies: Vec<Named>,
+    /// The shortest proscribed cycle per violating component.
+    pub evidence: Vec<Evidence>,
+    /// The level this verdict follows from when it was not searched for.
+    pub implied_by: Option<Level>,
+    /// Findings that break the model's assumptions and this level does not proscribe.
+    pub set_aside: Vec<AnomalyKind>,
+}
+
+/// The graphs the witnesses are cycles of, beyond the inference's own.
+#[derive(Default)]
+pub struct Graphs {
+    pub session: Option<DependencyGraph>,
+    pub realtime: Option<DependencyGraph>,
+    pub weak: Vec<(Weak, WeakGraph)>,
+    /// Polygraphs with a counterexample (the others are dropped when decided).
+    pub polygraphs: Vec<Polygraph>,
+}
+
+impl Graphs {
+    /// The graph of a witness, `dependency` being the inference's.
+    pub fn get<'a>(&'a self, dependency: &'a DependencyGraph, id: GraphId) -> Option<&'a DependencyGraph> {
+        match id {
+            GraphId::Dependency(Order::None) => Some(dependency),
+            GraphId::Dependency(Order::Session) => self.session.as_ref(),
+            GraphId::Dependency(Order::Realtime) => self.realtime.as_ref(),
+            GraphId::Weak(w) => self.weak.iter().find(|x| x.0 == w).map(|x| &x.1.graph),
+        }
+    }
+}
+
+/// Everything a check found, typed.
+pub struct Outcome {
+    pub levels: Vec<LevelOutcome>,
+    /// Cycles, in search order (strongest pattern first).
+    pub witnesses: Vec<Witness>,
+    pub poly: Vec<PolyWitness>,
+    pub initial: Vec<InitialWitness>,
+    pub graphs: Graphs,
+    /// Kinds of the findings that break the data model's assumptions, in the order found.
+    pub broken: Vec<AnomalyKind>,
+    pub notes: Vec<String>,
+}
+
+/// The result of one search.
+struct Search {
+    graph: GraphId,
+    /// The cycle anomaly searched for (weak graphs: any cycle, classified after).
+    kind: Option<AnomalyKind>,
+    outcome: SearchOutcome,
+    /// Indices into `Outcome::witnesses`.
+    found: Vec<usize>,
+}
+
+fn comp_index(comps: &[Vec<u32>]) -> Map<u32, usize> {
+    let mut m = Map::default();
+    for (i, c) in comps.iter().enumerate() {
+        for &v in c {
+            m.insert(v, i);
+        }
+    }
+    m
+}
+
+fn cycles_of(o: &SearchOutcome) -> &[Cycle] {
+    match o {
+        SearchOutcome::Violated(cs) => cs,
+        _ => &[],
+    }
+}
+
+/// Decide the levels `opts` asks for.
+pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budget) -> Outcome {
+    let levels = opts.levels();
+    let max_cycles = opts.max_cycles.max(1);
+    let mut notes = inf.notes.clone();
+    let mut searches: Vec<Search> = Vec::new();
+    let mut witnesses: Vec<Witness> = Vec::new();
+    let mut graphs = Graphs::default();
+
+    // Register histories without a version order: the levels that need one decided exactly on
+    // the generalized polygraph instead (PolySI; `crate::polygraph`).
+    let (poly_levels, poly) = polygraph_levels(h, inf, opts, &levels, budget, &mut notes, &mut graphs);
+    let by_poly = |l: Level| poly_levels.iter().any(|p| p.level == l);
+    version_order_note(h, &levels, &poly_levels, &mut notes);
+
+    // Dependency graphs, plain and with each order some level needs.
+    for order in [Order::None, Order::Session, Order::Realtime] {
+        let here: Vec<Level> = levels
+            .iter()
+            .copied()
+            .filter(|l| l.spec().weak.is_none() && l.spec().order == order && !by_poly(*l))
+            .collect();
+        if here.is_empty() {
+            continue;
+        }
+        match order {
+            Order::None => {}
+            Order::Session => graphs.session = Some(with_order(h, inf, order, &mut notes)),
+            Order::Realtime => graphs.realtime = Some(with_order(h, inf, order, &mut notes)),
+        }
+        let graph = GraphId::Dependency(order);
+        let Some(g) = graphs.get(&inf.graph, graph) else { continue };
+        let comps = components(g);
+        let comp_of = comp_index(&comps);
+        let mut searcher = Searcher::new(g);
+        let kinds = AnomalyKind::ALL.into_iter().filter(|k| k.is_cycle() && here.iter().any(|l| l.proscribes(*k)));
+        for k in kinds {
+            let Some(mut p) = pattern(k) else { continue };
+            p.allowed |= order.bit();
+            let outcome = searcher.search(&comps, &p, budget, max_cycles);
+            let mut found = Vec::new();
+            for c in cycles_of(&outcome) {
+                let used = if c.types.contains(&EdgeType::So) || c.types.contains(&EdgeType::Rt) {
+                    order
+                } else {
+                    Order::None
+                };
+                found.push(witnesses.len());
+                witnesses.push(Witness {
+                    graph,
+                    component: comp_of.get(&c.txns[0]).copied().unwrap_or(0),
+                    named: Named { kind: k, order: used },
+                    cycle: c.clone(),
+                });
+            }
+            searches.push(Search { graph, kind: Some(k), outcome, found });
+        }
+    }
+
+    // Weak levels: one saturated graph each (from one shared reading), any cycle, classified.
+    let mut initial: Vec<InitialWitness> = Vec::new();
+    let mut weak_input = None;
+    let mut no_sessions_noted = false;
+    for w in levels.iter().filter_map(|l| l.spec().weak) {
+        let wg = weak::graph(weak_input.get_or_insert_with(|| weak::Input::new(h, inf)), w);
+        let g = &wg.graph;
+        let comps = components(g);
+        let comp_of = comp_index(&comps);
+        let p = Pattern {
+            allowed: EdgeType::Ww.bit() | EdgeType::Wr.bit() | EdgeType::So.bit() | EdgeType::Co.bit(),
+            must: 0,
+            once: 0,
+            no_adjacent: 0,
+        };
+        let outcome = Searcher::new(g).search(&comps, &p, budget, max_cycles);
+        let txn_of = |o: u32| inf.index.txn_of(o);
+        let mut found = Vec::new();
+        for c in cycles_of(&outcome) {
+            let edges: Vec<_> = (0..c.txns.len())
+                .filter_map(|i| g.edge(c.txns[i], c.txns[(i + 1) % c.txns.len()], c.types[i]).copied())
+                .collect();
+            let k = classify(h, g, &edges, txn_of);
+            found.push(witnesses.len());
+            witnesses.push(Witness {
+                graph: GraphId::Weak(w),
+                component: comp_of.get(&c.txns[0]).copied().unwrap_or(0),
+                named: Named { kind: k, order: Order::None },
+                cycle: c.clone(),
+            });
+        }
+        searches.push(Search { graph: GraphId::Weak(w), kind: None, outcome, found });
+        for r in wg.initial_reads.iter().take(max_cycles) {
+            initial.push(InitialWitness { graph: w, kind: initial_kind(h, g, r, txn_of), read: *r });
+        }
+        if !wg.sessions && !no_sessions_noted {
+            no_sessions_noted = true;
+            notes.push(
+                "the history records no process for any transaction: RC, RA and CC were checked without session order"
+                    .into(),
+            );
+        }
+        graphs.weak.push((w, wg));
+    }
+
+    let mut outcomes = Vec::new();
+    for l in levels {
+        let spec = l.spec();
+        let graph = match spec.weak {
+            Some(w) => GraphId::Weak(w),
+            None => GraphId::Dependency(spec.order),
+        };
+        let mut names: Vec<Named> = Vec::new();
+        let mut add = |n: Named| {
+            if !names.contains(&n) {
+                names.push(n);
+            }
+        };
+        for f in inf.findings.iter().filter(|f| f.violates(l)) {
+            add(Named { kind: f.kind, order: Order::None });
+        }
+        let mut best: Map<usize, (usize, Evidence)> = Map::default();
+        let mut reason = None;
+        let by_polygraph = poly_levels.iter().find(|p| p.level == l);
+        if let Some(p) = by_polygraph {
+            match &p.verdict {
+                PolyVerdict::Violated(_) => {
+                    if let Some(i) = p.witness {
+                        add(poly[i].named);
+                        best.insert(0, (0, Evidence::Poly(i)));
+                    }
+                }
+                PolyVerdict::Unknown(why) => reason = Some(format!("polygraph undecided: {why}")),
+                PolyVerdict::Holds => {}
+            }
+        }
+        let searched = searches.iter().filter(|s| s.graph == graph && s.kind.is_none_or(|k| l.proscribes(k)));
+        for s in searched.filter(|_| by_polygraph.is_none()) {
+            if let SearchOutcome::Unknown(why) = &s.outcome {
+                let what = s.kind.map_or_else(|| l.name().to_string(), |k| k.name().to_string());
+                reason = Some(format!("{what} undecided: {why}"));
+            }
+            for &i in &s.found {
+                let wi = &witnesses[i];
+                add(wi.named);
+                let len = wi.cycle.txns.len();
+                let e = best.entry(wi.component).or_insert((len, Evidence::Cycle(i)));
+                if len < e.0 {
+                    *e = (len, Evidence::Cycle(i));
+                }
+            }
+        }
+        for iw in initial.iter().filter(|i| GraphId::Weak(i.graph) == graph && l.proscribes(i.kind)) {
+            add(Named { kind: iw.kind, order: Order::None });
+        }
+        let mut evidence: Vec<(usize, Evidence)> = best.into_iter().map(|(c, (_, e))| (c, e)).collect();
+        evidence.sort_by_key(|e| e.0);
+        if reason.is_none() && names.is_empty() && unproven(h, opts, l, by_polygraph.is_some()) {
+            reason = Some(
+                "no version order was given and the register mode is sure-edges: no forbidden cycle among the edges sure without one, which does not rule out a cycle under the real version order".into(),
+            );
+        }
+        let verdict = match (names.is_empty(), reason) {
+            (false, _) => Verdict::Violated,
+            (true, Some(why)) => Verdict::Unknown(why),
+            (true, None) => Verdict::Holds,
+        };
+        let mut set_aside: Vec<AnomalyKind> = Vec::new();
+        for f in inf.findings.iter().filter(|f| f.breaks_assumption() && !l.proscribes(f.kind)) {
+            if !set_aside.contains(&f.kind) {
+                set_aside.push(f.kind);
+            }
+        }
+        // The level the polygraph's verdict came from, while the findings leave it standing.
+        let implied_by = by_polygraph.and_then(|p| match p.verdict {
+            PolyVerdict::Holds if verdict == Verdict::Holds => p.implied_by,
+            PolyVerdict::Violated(_) => p.implied_by,
+            _ => None,
+        });
+        outcomes.push(LevelOutcome {
+            level: l,
+            verdict,
+            anomalies: names,
+            evidence: evidence.into_iter().map(|e| e.1).collect(),
+            implied_by,
+            set_aside,
+        });
+    }
+    super::lattice::close(&mut outcomes, &mut notes);
+    let mut broken: Vec<AnomalyKind> = inf.findings.iter().filter(|f| f.breaks_assumption()).map(|f| f.kind).collect();
+    broken.dedup();
+    if let Some(why) = &budget.exhausted {
+        notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
+    }
+    Outcome { levels: outcomes, witnesses, poly, initial, graphs, broken, notes }
+}
+
+/// The dependency graph plus one order's edges.
+fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String>) -> DependencyGraph {
+    let g = &inf.graph;
+    let extra = match order {
+        Order::Session => {
+            let (e, any) = session_edges(h, &g.is_vertex);
+            if !any {
+                notes.push("the history records no process for any transaction: strong-session levels were checked without session order".into());
+            }
+            e
+        }
+        _ => {
+            let (e, untimed) = realtime_edges(h, &g.is_vertex);
+            if untimed > 0 {
+                notes.push(format!(
+                    "{untimed} committed transactions have no invocation time: they take no part in real-time order"
+                ));
+            }
+            e
+        }
+    };
+    let mut edges = g.edges.clone();
+    edges.extend(extra);
+    DependencyGraph::new(g.is_vertex.clone(), edges)
+}
+
+/// A level decided on the polygraph.
+struct PolyLevel {
+    level: Level,
+    verdict: PolyVerdict,
+    /// Its counterexample, in `Outcome::poly`.
+    witness: Option<usize>,
+    implied_by: Option<Level>,
+}
+
+/// The levels the polygraph decides, in the order they are tried: weaker ones are often
+/// implied by a stronger one that holds, and stronger ones by a weaker one that is violated.
+const POLYGRAPH_LEVELS: [(Level, Mode, Order); 9] = [
+    (Level::Si, Mode::Si, Order::None),
+    (Level::Ser, Mode::Ser, Order::None),
+    (Level::Psi, Mode::Psi, Order::None),
+    (Level::Pl2, Mode::Pl2, Order::None),
+    (Level::Pl1, Mode::Pl1, Order::None),
+    (Level::StrongSessionSi, Mode::Si, Order::Session),
+    (Level::StrongSessionSer, Mode::Ser, Order::Session),
+    (Level::StrongSi, Mode::Si, Order::Realtime),
+    (Level::StrictSer, Mode::Ser, Order::Realtime),
+];
+
+/// Whether the polygraph decides levels of this history under these options.
+fn polygraph_applies(h: &History, opts: &CheckOptions) -> bool {
+    h.model == Model::RwRegister
+        && match opts.register_mode {
+            RegisterMode::Auto => h.version_order.is_none(),
+            RegisterMode::Polygraph => true,
+            RegisterMode::SureEdges => false,
+        }
+}
+
+/// A level whose "holds" would rest on the sure edges of a register history without a version
+/// order (register mode sure-edges): they prove cycles, not their absence. PL-2 and PL-1 are
+/// the exception: their cycles have no RW edges, so when the sure WR and WW edges have none, a
+/// topological order of them is a version order without any.
+fn unproven(h: &History, opts: &CheckOptions, l: Level, by_polygraph: bool) -> bool {
+    h.model == Model::RwRegister
+        && h.version_order.is_none()
+        && !by_polygraph
+        && opts.register_mode == RegisterMode::SureEdges
+        && l.spec().weak.is_none()
+        && !matches!(l, Level::Pl2 | Level::Pl1)
+}
+
+/// The note on a register history without a version order: which levels the polygraph
+/// decided, and which rest on the edges sure without one. None when no checked level needs it.
+fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], notes: &mut Vec<String>) {
+    if h.model != Model::RwRegister || h.version_order.is_some() {
+        return;
+    }
+    let names = |ls: &[Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
+    let exact: Vec<Level> = poly.iter().map(|p| p.level).collect();
+    let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !exact.contains(l)).collect();
+    if !exact.is_empty() {
+        notes.push(format!(
+            "no version order (write-ahead log) was given for this register history: {} decided exactly on the generalized polygraph (PolySI), over every version order",
+            names(&exact)
+        ));
+    }
+    if !sure.is_empty() {
+        notes.push(format!(
+            "no version order (write-ahead log) was given for this register history: {} checked on the order sure from the history itself (the initial value first; a value read before a transaction's own write precedes it): a cycle found is real, but some may be missed",
+            names(&sure)
+        ));
+    }
+}
+
+/// The levels of a register history without a version order, decided on the polygraph (PolySI)
+/// with the order their cycles may use among the known edges; the weak levels need no version
+/// order and keep their own graphs.
+fn polygraph_levels(
+    h: &History,
+    inf: &Inference,
+    opts: &CheckOptions,
+    levels: &[Level],
+    budget: &mut Budget,
+    notes: &mut Vec<String>,
+    graphs: &mut Graphs,
+) -> (Vec<PolyLevel>, Vec<PolyWitness>) {
+    let (mut out, mut witnesses): (Vec<PolyLevel>, Vec<PolyWitness>) = (Vec::new(), Vec::new());
+    if !polygraph_applies(h, opts) {
+        return (out, witnesses);
+    }
+    for order in [Order::None, Order::Session, Order::Realtime] {
+        let mut pg = None;
+        let mut violated_here = false;
+        for &(l, mode, _) in POLYGRAPH_LEVELS.iter().filter(|p| p.2 == order && levels.contains(&p.0)) {
+            // Implied by a level decided before: a stronger one holds, or a weaker is violated.
+            let implied = out.iter().find_map(|d| match d.verdict {
+                PolyVerdict::Holds if d.level.weaker().contains(&l) => Some((d.level, PolyVerdict::Holds, None)),
+                PolyVerdict::Violated(_) if l.weaker().contains(&d.level) => {
+                    Some((d.level, d.verdict.clone(), d.witness))
+                }
+                _ => None,
+            });
+            if let Some((d, verdict, witness)) = implied {
+                out.push(PolyLevel { level: l, verdict, witness, implied_by: Some(d) });
+                continue;
+            }
+            let pg = pg.get_or_insert_with(|| {
+                crate::polygraph::build_with_order(h, inf, order, crate::polygraph::MAX_CONSTRAINTS)
+            });
+            let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
+            notes.push(format!(
+                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints, {} after pruning ({} rounds), {} guesses",
+                l.name(),
+                match order {
+                    Order::None => "",
+                    Order::Session => ", session order included",
+                    Order::Realtime => ", real-time order included",
+                },
+                st.known_edges,
+                st.constraints,
+                st.after_pruning,
+                st.pruning_rounds,
+                st.decisions
+            ));
+            let witness = match &verdict {
+                PolyVerdict::Violated(cx) => {
+                    violated_here = true;
+                    let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
+                    let named = Named {
+                        kind: crate::polygraph::name::anomaly_of(&types),
+                        order: crate::polygraph::name::order_of(&types),
+                    };
+                    witnesses.push(PolyWitness {
+                        polygraph: graphs.polygraphs.len(),
+                        named,
+                        counterexample: cx.clone(),
+                    });
+                    Some(witnesses.len() - 1)
+                }
+                _ => None,
+            };
+            out.push(PolyLevel { level: l, verdict, witness, implied_by: None });
+        }
+        // Keep a polygraph only while a counterexample refers to it.
+        if let (Some(pg), true) = (pg, violated_here) {
+            graphs.polygraphs.push(pg);
+        }
+    }
+    (out, witnesses)
+}
