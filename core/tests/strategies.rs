@@ -307,5 +307,5 @@ fn the_automaton_derived_from_a_pattern_accepts_exactly_what_the_pattern_matches
     assert_eq!(labels(Level::Ser, ww | wr | rw), vec![Ww]);
     assert_eq!(labels(Level::Si, wr | rw), vec![Wr, Rw]);
     assert_eq!(labels(Level::Psi, ww | wr | rw | So.bit()), vec![Ww, Rw]);
-    assert_eq!(labels(Level::Pl2, rw), vec![]);
+    assert_eq!(labels(Level::Pl2, rw), Vec::<EdgeType>::new());
 }
