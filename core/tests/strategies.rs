@@ -5,9 +5,12 @@
 mod common;
 
 use common::*;
+use grail_core::anomaly::AnomalyKind;
+use grail_core::graph::search::{matches, Pattern};
 use grail_core::graph::{DependencyGraph, Edge, EdgeType};
 use grail_core::history::TxnId;
-use grail_core::strategy::{self, decide, violates, Strategy, Verdict};
+use grail_core::level::pattern;
+use grail_core::strategy::{self, decide, level_pattern, violates, Automaton, Strategy, Verdict};
 use grail_core::Level;
 use std::collections::{BTreeSet, HashMap};
 
@@ -245,4 +248,64 @@ fn list_corpus_strategies_agree_with_the_engine_and_dfs2_with_grail() {
         "{histories} histories; {compared} (strategy, level) verdicts equal the engine's; {d2_compared} depth-2 \
          verdicts equal GRAIL's; work: {work:?}"
     );
+}
+
+/// Every word of `len` labels over `alphabet`.
+fn words(alphabet: &[EdgeType], len: usize) -> Vec<Vec<EdgeType>> {
+    let mut out = vec![Vec::new()];
+    for _ in 0..len {
+        out = out.into_iter().flat_map(|w| alphabet.iter().map(move |&t| [&w[..], &[t]].concat())).collect();
+    }
+    out
+}
+
+/// Words of every edge type up to five labels, and of the dependency types up to eight.
+fn short_words(min: usize) -> Vec<Vec<EdgeType>> {
+    let all = (min..=5).flat_map(|n| words(&EdgeType::ALL, n));
+    all.chain((6..=8).flat_map(|n| words(&EdgeType::DEPENDENCIES, n))).collect()
+}
+
+#[test]
+fn the_automaton_derived_from_a_pattern_accepts_exactly_what_the_pattern_matches() {
+    // Each anomaly's pattern, on words of any length (a word of one label included).
+    let ws = short_words(1);
+    for k in AnomalyKind::ALL {
+        let Some(p) = pattern(k) else { continue };
+        let a = Automaton::new(p);
+        for w in &ws {
+            assert_eq!(a.accepts(w), matches(&p, w), "{}: {w:?}", k.name());
+        }
+    }
+    // Each level's: the union of the patterns it proscribes, on cycles (two labels or more).
+    let ws = short_words(2);
+    for l in Level::ALL {
+        let a = Automaton::of_level(l);
+        let mut accepted = 0;
+        for w in &ws {
+            assert_eq!(a.accepts(w), violates(l, w), "{}: {w:?}", l.name());
+            accepted += a.accepts(w) as usize;
+        }
+        assert!(accepted > 0, "{}", l.name());
+    }
+    // The automata the strategies search with are GRAIL's: no state for SER, PL-2 and PL-1, one
+    // bit for SI (the last label was rw) and PSI (an rw was used).
+    use EdgeType::*;
+    let (ww, wr, rw) = (Ww.bit(), Wr.bit(), Rw.bit());
+    let p = |allowed, once, no_adjacent| Pattern { allowed, must: 0, once, no_adjacent };
+    for (l, want, states) in [
+        (Level::Ser, p(ww | wr | rw, 0, 0), 1),
+        (Level::Si, p(ww | wr | rw, 0, rw), 2),
+        (Level::Psi, p(ww | wr | rw, rw, 0), 2),
+        (Level::Pl2, p(ww | wr, 0, 0), 1),
+        (Level::Pl1, p(ww, 0, 0), 1),
+    ] {
+        assert_eq!(level_pattern(l), want, "{}", l.name());
+        assert_eq!(Automaton::of_level(l).states(), states, "{}", l.name());
+    }
+    // Labels tried per pair: one per class the automaton tells apart, lowest first.
+    let labels = |l: Level, mask: u8| Automaton::of_level(l).labels(mask).iter().collect::<Vec<_>>();
+    assert_eq!(labels(Level::Ser, ww | wr | rw), vec![Ww]);
+    assert_eq!(labels(Level::Si, wr | rw), vec![Wr, Rw]);
+    assert_eq!(labels(Level::Psi, ww | wr | rw | So.bit()), vec![Ww, Rw]);
+    assert_eq!(labels(Level::Pl2, rw), Vec::<EdgeType>::new());
 }

@@ -2,14 +2,13 @@
 //! (the Python class `grail.OnlineChecker` converts dicts).
 
 use crate::{guarded, to_pyerr};
-use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
-use grail_core::{Error, ErrorKind};
+use grail_core::analysis::online::{OnlineChecker, OnlineOptions};
+use grail_core::{Error, ErrorKind, Format};
 use pyo3::prelude::*;
 
 #[pyclass(name = "OnlineChecker", module = "grail._grail")]
 pub struct PyOnline {
     inner: OnlineChecker,
-    arrivals: u64,
 }
 
 #[pymethods]
@@ -20,17 +19,17 @@ impl PyOnline {
     fn new(py: Python<'_>, options: &str) -> PyResult<Self> {
         let opts: OnlineOptions = serde_json::from_str(options)
             .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Usage, format!("online options: {e}")).into()))?;
-        Ok(PyOnline { inner: OnlineChecker::new(opts), arrivals: 0 })
+        Ok(PyOnline { inner: OnlineChecker::new(opts) })
     }
 
-    /// Take one transaction (native JSON text); the anomalies it closed, each as JSON text.
+    /// Take one transaction (native JSON text, read as `grail.read` reads it); the anomalies it
+    /// closed, each as JSON text.
     fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
-        let v: serde_json::Value = serde_json::from_str(txn)
-            .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Syntax, format!("transaction: {e}")).into()))?;
-        let t = OnlineTxn::from_json(&v, self.arrivals).map_err(|e| to_pyerr(py, e.into()))?;
-        self.arrivals += 1;
         let inner = &mut self.inner;
-        guarded(py, || Ok(inner.push(&t).iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect()))
+        guarded(py, || {
+            let found = inner.push_text(txn.as_bytes(), Format::Json).map_err(|e| to_pyerr(py, e.into()))?;
+            Ok(found.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
+        })
     }
 
     /// Counters, class counts and notes so far, as JSON text.

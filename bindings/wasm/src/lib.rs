@@ -352,7 +352,6 @@ pub fn test_panic(message: String) {
 #[wasm_bindgen]
 pub struct OnlineChecker {
     inner: grail_core::OnlineChecker,
-    arrivals: u64,
 }
 
 #[wasm_bindgen]
@@ -366,16 +365,16 @@ impl OnlineChecker {
             serde_wasm_bindgen::from_value(options)
                 .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
         };
-        Ok(OnlineChecker { inner: grail_core::OnlineChecker::new(opts), arrivals: 0 })
+        Ok(OnlineChecker { inner: grail_core::OnlineChecker::new(opts) })
     }
 
-    /// Take the next transaction; the anomalies (cycles) it closed.
+    /// Take the next transaction; the anomalies (cycles) it closed. The object is read as its
+    /// JSON text by core's JSON reader, as `check` reads a history.
     pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
         let v: serde_json::Value = serde_wasm_bindgen::from_value(txn)
             .map_err(|e| grail_error("shape", &format!("not a transaction: {}", serde_message(e)), None, None, None))?;
-        let t = grail_core::OnlineTxn::from_json(&v, self.arrivals).map_err(core_error)?;
-        self.arrivals += 1;
-        to_js(&self.inner.push(&t))
+        let text = serde_json::to_vec(&v).map_err(|e| usage(format!("not a transaction: {e}")))?;
+        to_js(&self.inner.push_text(&text, grail_core::Format::Json).map_err(core_error)?)
     }
 
     /// Counters, class counts, lengths, label patterns and notes so far.

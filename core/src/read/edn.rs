@@ -11,7 +11,14 @@ use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
 
 /// Parse a Jepsen EDN history.
 pub fn read_edn(text: &[u8]) -> Result<History, Error> {
-    let mut r = Reader { s: Scanner::new(text), b: HistoryBuilder::new(), elems: Vec::new() };
+    read_edn_from(text, 0)
+}
+
+/// [`read_edn`] for records of a stream read one at a time (the online checker's): the text's
+/// operations stand at `first`, `first + 1`, ... of the stream, which is the id of a transaction
+/// without an `:index` (and the position of its operation). Errors are the same as `read_edn`'s.
+pub(crate) fn read_edn_from(text: &[u8], first: u64) -> Result<History, Error> {
+    let mut r = Reader { s: Scanner::new(text), b: HistoryBuilder::new(), elems: Vec::new(), first };
     r.run()?;
     r.b.finish_with(|p| char_place(text, p))
 }
@@ -395,6 +402,8 @@ struct Reader<'a> {
     s: Scanner<'a>,
     b: HistoryBuilder,
     elems: Vec<Value>,
+    /// The first operation's position in the stream ([`read_edn_from`]).
+    first: u64,
 }
 
 /// Where an invocation's `:value` is, to read it again if its completion has none.
@@ -425,7 +434,7 @@ struct OpMap<'a> {
 impl<'a> Reader<'a> {
     fn run(&mut self) -> Result<(), Error> {
         let mut pairer: Pairer<InvokeValue> = Pairer::default();
-        let mut ordinal: u64 = 0;
+        let mut ordinal: u64 = self.first;
         self.s.ws();
         let whole_vector = self.s.peek() == Some(b'[');
         if whole_vector {

@@ -13,6 +13,13 @@ use serde_json::{Map, Value as Json};
 
 /// Parse a JSON history of either kind.
 pub fn read_json(text: &[u8]) -> Result<History, Error> {
+    read_json_from(text, 0)
+}
+
+/// [`read_json`] for records of a stream read one at a time (the online checker's): the text's
+/// entries stand at `first`, `first + 1`, ... of the stream, which is the id of a transaction
+/// that gives none (and the position of its operation). Errors are the same as `read_json`'s.
+pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> {
     let (entries, version_order, form) = entries(text)?;
     let places = entry_places(text, form);
     let places = &places;
@@ -32,9 +39,9 @@ pub fn read_json(text: &[u8]) -> Result<History, Error> {
         let obj = e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"));
         match obj.map_err(placed(i))? {
             obj if obj.contains_key("ops") || obj.contains_key("status") => {
-                native_txn(&mut b, i, line_of(i), obj).map_err(placed(i))?
+                native_txn(&mut b, i, first + i as u64, line_of(i), obj).map_err(placed(i))?
             }
-            obj => elle_op(&mut b, &mut pairer, &entries, i, line_of(i), obj).map_err(placed(i))?,
+            obj => elle_op(&mut b, &mut pairer, &entries, i, first + i as u64, line_of(i), obj).map_err(placed(i))?,
         }
     }
     for p in pairer.leftovers() {
@@ -132,7 +139,8 @@ fn int_field(obj: &Map<String, Json>, name: &str, i: usize) -> Result<Option<i64
     }
 }
 
-fn native_txn(b: &mut HistoryBuilder, i: usize, line: u32, obj: &Map<String, Json>) -> Result<(), Error> {
+/// Entry `i` of the text, `ordinal` of the stream.
+fn native_txn(b: &mut HistoryBuilder, i: usize, ordinal: u64, line: u32, obj: &Map<String, Json>) -> Result<(), Error> {
     let id = int_field(obj, "id", i)?;
     let id = match id {
         Some(v) if v < 0 => return Err(entry_err(i, "expected \"id\" to be a non-negative integer")),
@@ -159,7 +167,7 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, line: u32, obj: &Map<String, Jso
         Some(_) => return Err(entry_err(i, "expected \"label\" to be a string")),
     };
     let meta = TxnMeta {
-        id: Some(id.unwrap_or(i as u64)),
+        id: Some(id.unwrap_or(ordinal)),
         process,
         invoke_time: int_field(obj, "start", i)?,
         complete_time: int_field(obj, "end", i)?,
@@ -180,6 +188,7 @@ fn elle_op(
     pairer: &mut Pairer<usize>,
     entries: &[Json],
     i: usize,
+    ordinal: u64,
     line: u32,
     obj: &Map<String, Json>,
 ) -> Result<(), Error> {
@@ -200,7 +209,7 @@ fn elle_op(
     };
     let time = int_field(obj, "time", i)?;
     if ty == OpType::Invoke {
-        pairer.invoke(Pending { index, time, process, line, seq: i as u64, handle: i });
+        pairer.invoke(Pending { index, time, process, line, seq: ordinal, handle: i });
         return Ok(());
     }
     let invoke = pairer.complete(process);
@@ -218,12 +227,12 @@ fn elle_op(
         _ => Status::Indeterminate,
     };
     let meta = TxnMeta {
-        id: Some(index.unwrap_or(i as u64)),
+        id: Some(index.unwrap_or(ordinal)),
         process,
         invoke_time: invoke.as_ref().and_then(|p| p.time),
         complete_time: time,
-        invoke_pos: Some(invoke.as_ref().map_or(i as u64, |p| p.seq)),
-        complete_pos: Some(i as u64),
+        invoke_pos: Some(invoke.as_ref().map_or(ordinal, |p| p.seq)),
+        complete_pos: Some(ordinal),
         label,
         line,
     };

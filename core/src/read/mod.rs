@@ -14,7 +14,10 @@ pub use cobra::read_cobra;
 pub use dbcop::read_dbcop;
 pub use dbcop_bin::read_dbcop_bin;
 pub use edn::read_edn;
+/// One record of a stream at a time, for the online checker.
+pub(crate) use edn::read_edn_from;
 pub use json::read_json;
+pub(crate) use json::read_json_from;
 pub use plume::read_plume;
 pub use wal::read_wal;
 

@@ -5,14 +5,14 @@
 //! matching closed walk of at most `max_depth` edges contains a matching simple cycle no longer.
 //! Iterative: the stack holds one frame per edge of the current path.
 
-use super::{closes, labels, simple_cycle, step, Counters};
+use super::{simple_cycle, Automaton, Counters};
 use crate::graph::{DependencyGraph, EdgeType};
 use crate::history::TxnId;
 use crate::level::Level;
 
 struct Frame {
     v: TxnId,
-    /// Next pair in `g.out(v)` and next label slot on it.
+    /// Next pair in `g.out(v)` and next label slot on it ([`Automaton::labels`]).
     i: u32,
     k: u8,
     state: u8,
@@ -24,6 +24,7 @@ pub(super) fn search(
     max_depth: usize,
     c: &mut Counters,
 ) -> Option<Vec<(TxnId, EdgeType)>> {
+    let a = Automaton::of_level(l);
     let n = g.is_vertex.len();
     let mut on_path = vec![false; n];
     let mut stack: Vec<Frame> = Vec::with_capacity(max_depth);
@@ -43,18 +44,17 @@ pub(super) fn search(
                 continue;
             }
             let (w, mask) = out[f.i as usize];
-            let lab = labels(l, mask)[f.k as usize];
-            f.k += 1;
-            if f.k == 2 {
+            let Some(t) = a.labels(mask).get(f.k as usize) else {
                 f.k = 0;
                 f.i += 1;
-            }
-            let Some(t) = lab else { continue };
+                continue;
+            };
+            f.k += 1;
             c.edges_visited += 1;
-            let Some(s2) = step(l, f.state, t) else { continue };
+            let Some(s2) = a.step(f.state, t) else { continue };
             if w == start {
                 let t0 = if depth == 0 { t } else { types[0] };
-                if depth >= 1 && closes(l, t0, s2) {
+                if depth >= 1 && a.closes(t0, s2) {
                     let mut walk: Vec<(TxnId, EdgeType)> =
                         stack.iter().zip(types.iter().chain(std::iter::once(&t))).map(|(f, &ty)| (f.v, ty)).collect();
                     walk.truncate(depth + 1);

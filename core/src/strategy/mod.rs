@@ -15,15 +15,19 @@
 //! ([`crate::level::pattern`], checked with [`crate::graph::search::matches`]).
 //!
 //! Multi-labelled pairs: between two transactions the graph may hold ww, wr and rw at once. A
-//! cycle may choose any label per step. For the five levels only "is it rw" matters beyond the
-//! allowed set, so each step tries at most two labels: one non-rw label (ww before wr) and rw.
-//! The searches run on the product of the graph with a one-bit automaton (SI: was the last
-//! label rw; PSI: has an rw been used), so a found closed walk matches; it is then cut into a
-//! simple cycle that still matches (`../shared/LEVELS.md`).
+//! cycle may choose any label per step; labels the level's pattern treats alike are
+//! interchangeable, so each step tries one label per class (for the five levels: SER one, SI
+//! and PSI one non-rw label, ww before wr, and rw). The searches run on the product of the graph
+//! with the level's automaton, derived from its pattern ([`automaton`]: SI remembers whether the
+//! last label was rw, PSI whether an rw was used), so a found closed walk matches; it is then
+//! cut into a simple cycle that still matches (`../shared/LEVELS.md`).
 
+pub mod automaton;
 mod dfs;
 mod gabow;
 mod shortest_path;
+
+pub use automaton::{level_pattern, Automaton};
 
 use crate::anomaly::AnomalyKind;
 use crate::error::{Error, ErrorKind};
@@ -259,61 +263,7 @@ pub fn decide(g: &DependencyGraph, s: Strategy, l: Level) -> (Verdict, Option<Ve
 }
 
 // ---------------------------------------------------------------------------------------------
-// The level automaton shared by the strategies.
-
-const WW: u8 = 1;
-const WR: u8 = 2;
-const RW: u8 = 4;
-
-/// Labels a level's cycles may use.
-pub(crate) fn allowed(l: Level) -> u8 {
-    match l {
-        Level::Pl2 => WW | WR,
-        Level::Pl1 => WW,
-        // The classic SER, SI and PSI (`run` passes no other level).
-        _ => WW | WR | RW,
-    }
-}
-
-/// The labels worth trying on a pair with `mask`: one non-rw label (ww before wr) and rw; for
-/// SER one label suffices, as nothing depends on it.
-pub(crate) fn labels(l: Level, mask: u8) -> [Option<EdgeType>; 2] {
-    let m = mask & allowed(l);
-    let non = if m & WW != 0 {
-        Some(EdgeType::Ww)
-    } else if m & WR != 0 {
-        Some(EdgeType::Wr)
-    } else {
-        None
-    };
-    let rw = (m & RW != 0).then_some(EdgeType::Rw);
-    match l {
-        Level::Ser => [non.or(rw), None],
-        _ => [non, rw],
-    }
-}
-
-/// One step of the automaton: state 0 at the start; SI: 1 when the last label was rw; PSI: 1
-/// once an rw was used. `None` when the label is not allowed here.
-pub(crate) fn step(l: Level, s: u8, t: EdgeType) -> Option<u8> {
-    if allowed(l) & t.bit() == 0 {
-        return None;
-    }
-    let rw = t == EdgeType::Rw;
-    match l {
-        Level::Si if s == 1 && rw => None,
-        Level::Si => Some(rw as u8),
-        Level::Psi if s == 1 && rw => None,
-        Level::Psi => Some(s | rw as u8),
-        _ => Some(0),
-    }
-}
-
-/// Whether a walk whose first label is `t0` and whose state at the end is `s` may close: for
-/// SI the wrap-around from the last label to the first must not be `rw rw`.
-pub(crate) fn closes(l: Level, t0: EdgeType, s: u8) -> bool {
-    !(l == Level::Si && s == 1 && t0 == EdgeType::Rw)
-}
+// What the strategies share: the level's truth, simple cycles, the product BFS.
 
 /// Whether a cycle's word of labels violates the level: it matches one of the cycle patterns
 /// of the anomalies the level proscribes.
@@ -356,7 +306,8 @@ pub(crate) fn simple_cycle(l: Level, mut walk: Vec<(TxnId, EdgeType)>) -> Option
 /// A walk as `(vertex, label of the edge leaving it)`.
 pub(crate) type Walk = Vec<(TxnId, EdgeType)>;
 
-/// Reusable BFS buffers over the product graph (vertex, automaton state), node = 2 v + s.
+/// Reusable BFS buffers over the product graph (vertex, automaton state), node = k v + s for an
+/// automaton of k states.
 pub(crate) struct Bfs {
     stamp: Vec<u32>,
     parent: Vec<(u32, EdgeType)>,
@@ -365,8 +316,8 @@ pub(crate) struct Bfs {
 }
 
 impl Bfs {
-    pub(crate) fn new(n: usize) -> Bfs {
-        Bfs { stamp: vec![0; 2 * n], parent: vec![(0, EdgeType::Ww); 2 * n], queue: VecDeque::new(), epoch: 0 }
+    pub(crate) fn new() -> Bfs {
+        Bfs { stamp: Vec::new(), parent: Vec::new(), queue: VecDeque::new(), epoch: 0 }
     }
 
     /// Shortest walk in the product from `start` (vertex, state) along allowed labels, staying
@@ -376,34 +327,44 @@ impl Bfs {
     pub(crate) fn run(
         &mut self,
         g: &DependencyGraph,
-        l: Level,
+        a: &Automaton,
         start: (TxnId, u8),
         within: &dyn Fn(TxnId) -> bool,
         target: &dyn Fn(TxnId, u8) -> bool,
         c: &mut Counters,
     ) -> Option<(Walk, TxnId, u8)> {
         c.traversals += 1;
-        self.epoch += 1;
-        let node = |v: TxnId, s: u8| 2 * v + s as u32;
+        let k = a.states() as u32;
+        let nodes = g.is_vertex.len() * k as usize;
+        if self.stamp.len() < nodes {
+            self.stamp.resize(nodes, 0);
+            self.parent.resize(nodes, (0, EdgeType::Ww));
+        }
+        self.epoch = self.epoch.wrapping_add(1);
+        if self.epoch == 0 {
+            self.stamp.iter_mut().for_each(|x| *x = 0);
+            self.epoch = 1;
+        }
+        let node = |v: TxnId, s: u8| k * v + s as u32;
         let root = node(start.0, start.1);
         self.stamp[root as usize] = self.epoch;
         self.queue.clear();
         self.queue.push_back(root);
         while let Some(x) = self.queue.pop_front() {
-            let (v, s) = (x / 2, (x % 2) as u8);
+            let (v, s) = (x / k, (x % k) as u8);
             for &(w, mask) in g.out(v) {
                 if !within(w) {
                     continue;
                 }
-                for t in labels(l, mask).into_iter().flatten() {
+                for t in a.labels(mask).iter() {
                     c.edges_visited += 1;
-                    let Some(s2) = step(l, s, t) else { continue };
+                    let Some(s2) = a.step(s, t) else { continue };
                     if target(w, s2) {
                         let mut walk = vec![(v, t)];
                         let mut y = x;
                         while y != root {
                             let (p, pt) = self.parent[y as usize];
-                            walk.push((p / 2, pt));
+                            walk.push((p / k, pt));
                             y = p;
                         }
                         walk.reverse();

@@ -1,0 +1,191 @@
+//! The windowed graph: adjacency of the committed transactions still in memory, and eviction.
+//!
+//! Takes candidate edges ([`Cand`]) and transactions in completion order, each numbered by its
+//! sequence ([`Seq`]); keeps the last `window` of them, oldest first, with their out- and
+//! in-edges (a mask of edge types per pair, settled in the low four bits and provisional in the
+//! high four, and a few (type, key) pairs). Gives the pairs that had no edge before (each new
+//! pair is linked on its own, so that the search finds each cycle once, by its last edge), the
+//! shape of a cycle as the window has it now, and, on eviction, what left.
+
+use super::infer::Cand;
+use super::Seq;
+use crate::graph::EdgeType;
+use std::collections::VecDeque;
+
+/// The edges from one transaction to another.
+#[derive(Debug, Clone)]
+pub(super) struct Adj {
+    pub to: Seq,
+    /// [`EdgeType::bit`]s: settled edges in the low four bits, provisional ones shifted by four.
+    pub mask: u8,
+    /// (type, key serial) of the edges between the two, a few at most.
+    pub keys: Vec<(u8, u32)>,
+}
+
+const MAX_EDGE_KEYS: usize = 8;
+
+impl Adj {
+    fn add(&mut self, c: &Cand) {
+        self.mask |= if c.provisional { c.ty.bit() << 4 } else { c.ty.bit() };
+        let kt = (c.ty as u8, c.key);
+        if self.keys.len() < MAX_EDGE_KEYS && !self.keys.contains(&kt) {
+            self.keys.push(kt);
+        }
+    }
+}
+
+/// A committed transaction in the window.
+#[derive(Debug)]
+pub(super) struct Node {
+    pub id: u64,
+    pub label: Option<Box<str>>,
+    pub out: Vec<Adj>,
+    pub inn: Vec<Seq>,
+    /// Appends of this transaction no read has ordered yet.
+    pub unordered: u32,
+}
+
+/// A cycle as the window has it: each step's type (the lowest, settled or not), its keys, and
+/// whether some step has provisional edges only.
+pub(super) struct Shape {
+    pub types: Vec<EdgeType>,
+    pub keys: Vec<Vec<u32>>,
+    pub provisional: bool,
+}
+
+/// The last `window` committed transactions.
+#[derive(Debug, Default)]
+pub(super) struct Window {
+    nodes: VecDeque<Node>,
+    /// Sequence number of `nodes[0]`.
+    base: Seq,
+}
+
+/// What left the window.
+#[derive(Debug, Default, Clone, Copy)]
+pub(super) struct Evicted {
+    pub transactions: u64,
+    /// Of them, those with an append no read had ordered yet.
+    pub unordered: u64,
+}
+
+impl Window {
+    /// The sequence number of the oldest transaction in the window.
+    pub fn base(&self) -> Seq {
+        self.base
+    }
+
+    pub fn len(&self) -> usize {
+        self.nodes.len()
+    }
+
+    /// Add the next transaction; its sequence number.
+    pub fn push(&mut self, id: u64, label: Option<&str>) -> Seq {
+        let t = self.base + self.nodes.len() as Seq;
+        self.nodes.push_back(Node { id, label: label.map(Box::from), out: Vec::new(), inn: Vec::new(), unordered: 0 });
+        t
+    }
+
+    pub fn node(&self, s: Seq) -> Option<&Node> {
+        s.checked_sub(self.base).and_then(|i| self.nodes.get(i as usize))
+    }
+
+    pub fn node_mut(&mut self, s: Seq) -> Option<&mut Node> {
+        s.checked_sub(self.base).and_then(|i| self.nodes.get_mut(i as usize))
+    }
+
+    /// Add the candidates between pairs that have edges already; return the others grouped by
+    /// pair, in order of first appearance, for [`Window::link`], and how many candidates
+    /// reached a transaction out of the window.
+    pub fn merge(&mut self, cands: &[Cand]) -> (Vec<(Seq, Adj)>, u64) {
+        let mut new_pairs: Vec<(Seq, Adj)> = Vec::new();
+        let mut gone = 0;
+        for c in cands {
+            if c.from == c.to {
+                continue;
+            }
+            if c.from < self.base || c.to < self.base {
+                gone += 1;
+                continue;
+            }
+            if let Some((_, a)) = new_pairs.iter_mut().find(|(f, a)| *f == c.from && a.to == c.to) {
+                a.add(c);
+                continue;
+            }
+            let Some(n) = self.node_mut(c.from) else { continue };
+            if let Some(a) = n.out.iter_mut().find(|a| a.to == c.to) {
+                a.add(c);
+                continue;
+            }
+            let mut a = Adj { to: c.to, mask: 0, keys: Vec::new() };
+            a.add(c);
+            new_pairs.push((c.from, a));
+        }
+        (new_pairs, gone)
+    }
+
+    /// Link a new pair.
+    pub fn link(&mut self, from: Seq, a: Adj) {
+        let to = a.to;
+        if let Some(n) = self.node_mut(from) {
+            n.out.push(a);
+        }
+        if let Some(n) = self.node_mut(to) {
+            n.inn.push(from);
+        }
+    }
+
+    /// The shape of a cycle of transactions in the window now.
+    pub fn shape(&self, cyc: &[Seq]) -> Shape {
+        let n = cyc.len();
+        let mut types = Vec::with_capacity(n);
+        let mut keys: Vec<Vec<u32>> = Vec::with_capacity(n);
+        let mut provisional = false;
+        for i in 0..n {
+            let a = self.node(cyc[i]).and_then(|x| x.out.iter().find(|a| a.to == cyc[(i + 1) % n]));
+            let mask = a.map_or(0, |a| a.mask);
+            provisional |= mask & 0x0f == 0;
+            let mask = (mask | mask >> 4) & 0x0f;
+            let ty = EdgeType::ALL.into_iter().find(|t| mask & t.bit() != 0).unwrap_or(EdgeType::Rw);
+            types.push(ty);
+            keys.push(a.map_or(Vec::new(), |a| a.keys.iter().filter(|k| k.0 == ty as u8).map(|k| k.1).collect()));
+        }
+        Shape { types, keys, provisional }
+    }
+
+    /// Drop the oldest transactions beyond `window`, with their edges.
+    pub fn evict(&mut self, window: usize) -> Evicted {
+        let mut e = Evicted::default();
+        while self.nodes.len() > window {
+            let Some(old) = self.nodes.pop_front() else { break };
+            let s = self.base;
+            self.base += 1;
+            e.transactions += 1;
+            if old.unordered > 0 {
+                e.unordered += 1;
+            }
+            for a in &old.out {
+                if let Some(n) = self.node_mut(a.to) {
+                    n.inn.retain(|&x| x != s);
+                }
+            }
+            for &x in &old.inn {
+                if let Some(n) = self.node_mut(x) {
+                    n.out.retain(|a| a.to != s);
+                }
+            }
+        }
+        e
+    }
+
+    /// An estimate of the heap memory held (bytes).
+    pub fn memory(&self) -> usize {
+        use std::mem::size_of;
+        let mut b = self.nodes.capacity() * size_of::<Node>();
+        for n in &self.nodes {
+            b += n.out.capacity() * size_of::<Adj>() + n.inn.capacity() * 8;
+            b += n.out.iter().map(|a| a.keys.capacity() * 8).sum::<usize>();
+        }
+        b
+    }
+}

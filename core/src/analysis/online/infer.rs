@@ -1,0 +1,257 @@
+//! The list-append edge rules as transactions arrive.
+//!
+//! Takes each committed transaction's operations, in completion order, with its sequence
+//! number; keeps per key the order its reads revealed so far, who appended each value, the
+//! readers of each prefix and the appends no read has ordered yet. Gives the candidate edges the
+//! arrival makes ([`Cand`]), between transactions that may have left the window already (the
+//! graph drops those). The rules are the offline ones (`infer::list_append`): WW joins the
+//! writers of consecutive elements of a key's longest read so far, WR the writer of a read's
+//! last element to the reader, RW a reader to the writer of the element after its last; an
+//! append no read has ordered yet comes after every ordered element (GRAIL thesis, Appendix D,
+//! Algorithm 11, lines 16-18): WW from the last ordered writer and RW from the readers of the
+//! whole order, provisionally.
+
+use super::txn::{Atom, OnlineOp, OnlineTxn};
+use super::Seq;
+use crate::graph::EdgeType;
+use crate::hash::Map;
+
+/// A candidate edge.
+pub(super) struct Cand {
+    pub from: Seq,
+    pub to: Seq,
+    pub ty: EdgeType,
+    /// The key's serial ([`Keys::name`]).
+    pub key: u32,
+    /// Drawn to an append no read has ordered yet (see the module's documentation).
+    pub provisional: bool,
+}
+
+/// What one arrival gives.
+pub(super) struct Arrival {
+    pub cands: Vec<Cand>,
+    /// Keys whose last append by this transaction no read has ordered yet.
+    pub unordered: u32,
+    /// Earlier writers one of whose unordered appends this arrival ordered (once per append).
+    pub ordered_writers: Vec<Seq>,
+    /// Reads not consistent with their key's order so far (no edges drawn).
+    pub incompatible_reads: u64,
+}
+
+#[derive(Debug)]
+struct KeyState {
+    serial: u32,
+    order: Vec<Atom>,
+    pos: Map<Atom, u32>,
+    /// Appender of each value: (seq, whether it is the appender's last append to the key).
+    writer: Map<Atom, (Seq, bool)>,
+    /// External readers by the length of the list they read.
+    readers: Map<u32, Vec<Seq>>,
+    /// Last appends no read has ordered yet.
+    unordered: Vec<(Atom, Seq)>,
+    touched: Seq,
+}
+
+/// The keys in memory, each with what its reads and appends said so far.
+#[derive(Debug, Default)]
+pub(super) struct Keys {
+    keys: Map<Atom, KeyState>,
+    names: Map<u32, Atom>,
+    next_serial: u32,
+}
+
+impl Keys {
+    pub fn len(&self) -> usize {
+        self.keys.len()
+    }
+
+    /// The key of a serial, while it is in memory.
+    pub fn name(&self, serial: u32) -> Option<&Atom> {
+        self.names.get(&serial)
+    }
+
+    fn key(&mut self, key: &Atom, t: Seq) -> &mut KeyState {
+        if !self.keys.contains_key(key) {
+            let serial = self.next_serial;
+            self.next_serial = self.next_serial.wrapping_add(1);
+            self.names.insert(serial, key.clone());
+            self.keys.insert(
+                key.clone(),
+                KeyState {
+                    serial,
+                    order: Vec::new(),
+                    pos: Map::default(),
+                    writer: Map::default(),
+                    readers: Map::default(),
+                    unordered: Vec::new(),
+                    touched: t,
+                },
+            );
+        }
+        let ks = self.keys.get_mut(key).expect("inserted above");
+        ks.touched = t;
+        ks
+    }
+
+    /// The edges the committed transaction `t` makes with the transactions before it.
+    pub fn arrive(&mut self, t: Seq, txn: &OnlineTxn) -> Arrival {
+        let mut a = Arrival { cands: Vec::new(), unordered: 0, ordered_writers: Vec::new(), incompatible_reads: 0 };
+        let cands = &mut a.cands;
+        let mut placed: Vec<(Atom, u32)> = Vec::new();
+        let mut reads: Vec<(Atom, u32)> = Vec::new();
+        let mut own: Vec<&Atom> = Vec::new();
+        // Reads first: they may order earlier appends.
+        for op in &txn.ops {
+            match op {
+                OnlineOp::Append { key, .. } => {
+                    if !own.contains(&key) {
+                        own.push(key);
+                    }
+                }
+                OnlineOp::Read { key, list } => {
+                    // A read after the transaction's own append (internal) makes no edge, but
+                    // orders the key like any other read.
+                    let internal = own.contains(&key);
+                    let list: &[Atom] = list.as_deref().unwrap_or(&[]);
+                    let ks = self.key(key, t);
+                    let m = ks.order.len().min(list.len());
+                    if ks.order[..m] != list[..m] {
+                        a.incompatible_reads += 1;
+                        continue;
+                    }
+                    for (i, v) in list.iter().enumerate().skip(ks.order.len()) {
+                        ks.order.push(v.clone());
+                        ks.pos.insert(v.clone(), i as u32);
+                        if ks.writer.contains_key(v) {
+                            placed.push((key.clone(), i as u32));
+                        }
+                    }
+                    if internal {
+                        continue;
+                    }
+                    let n = list.len() as u32;
+                    ks.readers.entry(n).or_default().push(t);
+                    reads.push((key.clone(), n));
+                }
+            }
+        }
+        // Appends: the last per key installs the transaction's version.
+        let mut unordered: Vec<Atom> = Vec::new();
+        for (i, op) in txn.ops.iter().enumerate() {
+            let OnlineOp::Append { key, value } = op else { continue };
+            let last = !txn.ops[i + 1..].iter().any(|o| matches!(o, OnlineOp::Append { key: k, .. } if k == key));
+            let ks = self.key(key, t);
+            ks.writer.insert(value.clone(), (t, last));
+            if let Some(&p) = ks.pos.get(value) {
+                placed.push((key.clone(), p));
+            } else if last {
+                ks.unordered.push((value.clone(), t));
+                unordered.push(key.clone());
+            }
+        }
+        a.unordered = unordered.len() as u32;
+        // Edges from newly ordered elements.
+        for (key, p) in &placed {
+            let Some(ks) = self.keys.get_mut(key) else { continue };
+            let v = ks.order[*p as usize].clone();
+            let Some(&(w, last)) = ks.writer.get(&v) else { continue };
+            if let Some(i) = ks.unordered.iter().position(|(x, _)| *x == v) {
+                ks.unordered.swap_remove(i);
+                a.ordered_writers.push(w);
+            }
+            let ser = ks.serial;
+            let at = |ks: &KeyState, i: usize| ks.order.get(i).and_then(|v| ks.writer.get(v)).map(|x| x.0);
+            if let Some(prev) = p.checked_sub(1).and_then(|q| at(ks, q as usize)) {
+                cands.push(Cand { from: prev, to: w, ty: EdgeType::Ww, key: ser, provisional: false });
+            }
+            if let Some(next) = at(ks, *p as usize + 1) {
+                cands.push(Cand { from: w, to: next, ty: EdgeType::Ww, key: ser, provisional: false });
+            }
+            if last {
+                for &r in ks.readers.get(&(p + 1)).map_or(&[][..], |v| &v[..]) {
+                    cands.push(Cand { from: w, to: r, ty: EdgeType::Wr, key: ser, provisional: false });
+                }
+            }
+            for &r in ks.readers.get(p).map_or(&[][..], |v| &v[..]) {
+                cands.push(Cand { from: r, to: w, ty: EdgeType::Rw, key: ser, provisional: false });
+            }
+            if *p as usize + 1 == ks.order.len() {
+                // The new last ordered version: the unordered appends come after it.
+                for &(_, u) in &ks.unordered {
+                    cands.push(Cand { from: w, to: u, ty: EdgeType::Ww, key: ser, provisional: true });
+                }
+            }
+        }
+        // Edges from this transaction's reads.
+        for (key, n) in &reads {
+            let Some(ks) = self.keys.get(key) else { continue };
+            let ser = ks.serial;
+            if let Some(v) = n.checked_sub(1).and_then(|i| ks.order.get(i as usize)) {
+                if let Some(&(w, true)) = ks.writer.get(v) {
+                    cands.push(Cand { from: w, to: t, ty: EdgeType::Wr, key: ser, provisional: false });
+                }
+            }
+            match ks.order.get(*n as usize) {
+                Some(v) => {
+                    if let Some(&(w, _)) = ks.writer.get(v) {
+                        cands.push(Cand { from: t, to: w, ty: EdgeType::Rw, key: ser, provisional: false });
+                    }
+                }
+                None => {
+                    for &(_, u) in &ks.unordered {
+                        cands.push(Cand { from: t, to: u, ty: EdgeType::Rw, key: ser, provisional: true });
+                    }
+                }
+            }
+        }
+        // Provisional edges to this transaction's unordered appends.
+        for key in &unordered {
+            let Some(ks) = self.keys.get(key) else { continue };
+            let ser = ks.serial;
+            let len = ks.order.len();
+            if let Some(&(w, _)) = len.checked_sub(1).and_then(|i| ks.writer.get(&ks.order[i])) {
+                cands.push(Cand { from: w, to: t, ty: EdgeType::Ww, key: ser, provisional: true });
+            }
+            for &r in ks.readers.get(&(len as u32)).map_or(&[][..], |v| &v[..]) {
+                cands.push(Cand { from: r, to: t, ty: EdgeType::Rw, key: ser, provisional: true });
+            }
+        }
+        a
+    }
+
+    /// Forget the keys no transaction from `base` on touched, and, of the others, the readers
+    /// and unordered appends of transactions before `base`.
+    pub fn sweep(&mut self, base: Seq) {
+        let names = &mut self.names;
+        self.keys.retain(|_, ks| {
+            let keep = ks.touched >= base;
+            if keep {
+                ks.readers.retain(|_, rs| {
+                    rs.retain(|&r| r >= base);
+                    !rs.is_empty()
+                });
+                ks.unordered.retain(|x| x.1 >= base);
+            } else {
+                names.remove(&ks.serial);
+            }
+            keep
+        });
+        self.keys.shrink_to_fit();
+        self.names.shrink_to_fit();
+    }
+
+    /// An estimate of the heap memory held (bytes).
+    pub fn memory(&self) -> usize {
+        use std::mem::size_of;
+        let atom = size_of::<Atom>();
+        let mut b = self.keys.capacity() * (atom + size_of::<KeyState>());
+        for ks in self.keys.values() {
+            b += ks.order.capacity() * atom
+                + ks.pos.capacity() * (atom + 8)
+                + ks.writer.capacity() * (atom + 16)
+                + ks.unordered.capacity() * (atom + 8);
+            b += ks.readers.capacity() * 32 + ks.readers.values().map(|r| r.capacity() * 8).sum::<usize>();
+        }
+        b + self.names.capacity() * (atom + 8)
+    }
+}

@@ -1,0 +1,152 @@
+//! The arriving transaction: [`OnlineTxn`], built from what the offline readers produce.
+//!
+//! Takes a transaction of a parsed [`History`] ([`OnlineTxn::from_history`]), or the text of a
+//! record ([`OnlineTxn::read`]: grail's native JSON, an elle-cli JSON operation or a Jepsen EDN
+//! operation, read by the same readers as whole histories, so that a record is accepted or
+//! refused, with the same message, line and column, exactly as when it is read offline). Gives
+//! an owned transaction of appends and list reads: its keys and values are [`Atom`]s, owned
+//! rather than interned, since the window outlives the interner of any one record and keys
+//! leave memory with the transactions that used them.
+
+use crate::error::{Error, ErrorKind};
+use crate::history::{Arg, History, OpKind, Status, TxnId, Value};
+use crate::read::{detect, read_edn_from, read_json_from, Format};
+use serde::{Deserialize, Serialize};
+
+/// A key or a value, owned.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Atom {
+    Int(i64),
+    Str(String),
+}
+
+impl Atom {
+    /// A history's value, owned.
+    pub fn of(h: &History, v: Value) -> Atom {
+        match v {
+            Value::Int(i) => Atom::Int(i),
+            Value::Str(s) => Atom::Str(h.strings.get(s).to_string()),
+        }
+    }
+
+    /// As JSON (numbers stay numbers), as reports show keys.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            Atom::Int(i) => serde_json::Value::from(*i),
+            Atom::Str(s) => serde_json::Value::from(s.as_str()),
+        }
+    }
+}
+
+/// A micro-operation of a list-append transaction.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OnlineOp {
+    Append {
+        key: Atom,
+        value: Atom,
+    },
+    /// `None`: a read of nothing (`nil`), the same as an empty list.
+    Read {
+        key: Atom,
+        list: Option<Vec<Atom>>,
+    },
+}
+
+/// A transaction as the online checker takes it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct OnlineTxn {
+    pub id: u64,
+    pub label: Option<String>,
+    pub status: Status,
+    pub ops: Vec<OnlineOp>,
+}
+
+impl OnlineTxn {
+    /// A transaction of a parsed list-append history. Register operations (writes, scalar reads)
+    /// are left out: check the history's model first, as [`OnlineTxn::read`] does.
+    pub fn from_history(h: &History, t: TxnId) -> OnlineTxn {
+        let txn = &h.txns[t as usize];
+        let ops = h
+            .ops_of(t)
+            .iter()
+            .filter_map(|op| {
+                let key = Atom::of(h, h.key(op.key));
+                match (op.kind, op.arg) {
+                    (OpKind::Read, Arg::Nil) => Some(OnlineOp::Read { key, list: None }),
+                    (OpKind::Read, Arg::Prefix(_) | Arg::List { .. }) => {
+                        Some(OnlineOp::Read { key, list: Some(h.list(op).iter().map(|&v| Atom::of(h, v)).collect()) })
+                    }
+                    (OpKind::Append, Arg::Val(v)) => Some(OnlineOp::Append { key, value: Atom::of(h, v) }),
+                    _ => None,
+                }
+            })
+            .collect();
+        OnlineTxn { id: txn.id, label: h.label(t).map(String::from), status: txn.status, ops }
+    }
+
+    /// The transactions of one record of a stream, read by the offline reader of its format
+    /// (JSON or EDN; [`Format::Auto`] tells them apart as [`crate::read`] does): usually one,
+    /// as `{"id": 3, "label": "pay", "status": "committed", "ops": [["append", "x", 1], ["r",
+    /// "x", [1]]]}` or `{:type :ok, :value [[:append :x 1]]}`. A transaction without an id
+    /// takes `first` (plus its position among the record's operations): its place in the
+    /// stream, as when the stream is read whole. An invocation without its completion in the
+    /// record gives nothing (its completion, arriving later, carries the transaction), and nor
+    /// does an operation the offline reader skips (the nemesis).
+    ///
+    /// Errors: the offline reader's (syntax, shape, mixed model; same message, line and
+    /// column); then, as online checking takes list-append transactions only, a register write
+    /// is a usage error and a scalar read a shape error.
+    pub fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<OnlineTxn>, Error> {
+        let format = match format {
+            Format::Auto if detect(text) == Format::Json => Format::Json,
+            Format::Auto => Format::Edn,
+            f => f,
+        };
+        let h = match format {
+            Format::Json => read_json_from(text, first)?,
+            Format::Edn => read_edn_from(text, first)?,
+            f => {
+                return Err(Error::new(
+                    ErrorKind::Usage,
+                    format!("online checking reads JSON or EDN records, not {}", format_name(f)),
+                ))
+            }
+        };
+        let mut out = Vec::with_capacity(h.txns.len());
+        for (t, txn) in h.txns.iter().enumerate() {
+            if txn.invoke_pos.is_some() && txn.complete_pos.is_none() {
+                continue; // an invocation whose completion is still to come
+            }
+            list_append_only(&h, t as TxnId)?;
+            out.push(OnlineTxn::from_history(&h, t as TxnId));
+        }
+        Ok(out)
+    }
+}
+
+fn format_name(f: Format) -> &'static str {
+    match f {
+        Format::Plume => "PolySI/Plume text",
+        Format::Dbcop | Format::DbcopBin => "dbcop histories",
+        Format::Cobra => "Cobra logs",
+        Format::Auto | Format::Edn | Format::Json => "this format",
+    }
+}
+
+/// Refuse a transaction with register operations: online checking orders versions by list reads.
+fn list_append_only(h: &History, t: TxnId) -> Result<(), Error> {
+    let id = h.txns[t as usize].id;
+    let ops = h.ops_of(t);
+    if ops.iter().any(|op| op.kind == OpKind::Write) {
+        return Err(Error::new(
+            ErrorKind::Usage,
+            "online checking takes list-append histories (\"append\" and \"r\"), not register writes",
+        )
+        .with_txn(id));
+    }
+    if ops.iter().any(|op| op.kind == OpKind::Read && matches!(op.arg, Arg::Val(_))) {
+        return Err(Error::new(ErrorKind::Shape, "expected a read to return a list or null").with_txn(id));
+    }
+    Ok(())
+}
