@@ -144,3 +144,13 @@ fn budget_makes_verdicts_unknown_not_guesses() {
         other => panic!("expected a violation, got {other:?}"),
     }
 }
+
+/// A case proptest found: the cycle 0 -rw-> 1 -rw-> 2 -ww-> 0 has adjacent RW edges, and the
+/// only other cycle (1 -ww-> 3 -ww-> 1) has none, so there is no G-nonadjacent.
+#[test]
+fn adjacent_rw_edges_are_no_g_nonadjacent() {
+    let g = graph(5, &[(1, 3, 1), (3, 1, 1), (1, 2, 4), (0, 1, 4), (2, 0, 1)]);
+    let p = pattern(AnomalyKind::GNonadjacent).unwrap();
+    let out = Searcher::new(&g).search(&components(&g), &p, &mut Budget::unlimited(), 100);
+    assert!(matches!(out, Outcome::Holds), "{out:?}");
+}

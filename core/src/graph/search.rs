@@ -4,8 +4,12 @@
 //! most once, and which may not stand next to each other (cyclically: the last edge is next
 //! to the first). The search runs on the product of the graph with one bit of state (was the
 //! last edge of a no-adjacent type), so a cycle of the product is a closed walk whose word
-//! matches; for these patterns a matching closed walk contains a matching simple cycle
-//! (`../shared/LEVELS.md`). Detection is linear (strongly connected components, petgraph's
+//! matches; for these patterns but G-nonadjacent a matching closed walk contains a matching
+//! simple cycle (`../shared/LEVELS.md` claims it for all five: splitting a walk at a repeated
+//! vertex makes two edges adjacent, so rw ww ww rw ww through a ww-ww cycle splits into a
+//! cycle with adjacent rw edges and one without rw). Witnesses are always simple matching
+//! cycles; a G-nonadjacent walk without one leaves its component to the G0 or G1c search.
+//! Detection is linear (strongly connected components, petgraph's
 //! iterative Kosaraju) except for at-most-once types, which need a reachability question per
 //! edge: asked by BFS under the step budget. The witness is the shortest matching cycle of
 //! each violating component, found by BFS from every vertex, bounded by the best so far.
@@ -328,7 +332,18 @@ impl<'g> Searcher<'g> {
                 }
                 let charge = best.is_some();
                 match self.bfs(comp, p, s, a0, bound, budget, charge) {
-                    Bfs::Found(walk) => best = Some(walk),
+                    Bfs::Found(walk) => {
+                        // A closed walk without adjacent no-adjacent types may split only into
+                        // cycles with adjacent ones and cycles without a must type (G-nonadjacent:
+                        // rw ww ww rw ww through a ww-ww cycle): only a simple cycle that
+                        // matches is a witness. Its component then holds a G0 or G1c cycle, so
+                        // the levels proscribing G-nonadjacent are violated either way.
+                        let (cycle, _) = simplify(p, walk.clone());
+                        let word: Vec<EdgeType> = cycle.iter().map(|x| x.1).collect();
+                        if matches(p, &word) {
+                            best = Some(walk);
+                        }
+                    }
                     Bfs::None => {}
                     Bfs::OutOfBudget => {
                         minimal = false;
