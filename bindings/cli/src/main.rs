@@ -36,9 +36,10 @@ struct Input {
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
     verbose: bool,
-    /// Record where each operation is in the input (byte range, line, column) and give it in
-    /// --json output as `span`; costs 24 bytes per operation and per transaction.
-    #[arg(long)]
+    /// Record where each operation is in the input (byte range, line, column): set by the
+    /// commands that print JSON, where operations carry their `span` (as from Python and JS);
+    /// 24 bytes per operation and per transaction, so the text output goes without.
+    #[arg(skip)]
     spans: bool,
 }
 
@@ -342,7 +343,7 @@ fn load_cobra_dir(input: &Input) -> Result<(History, usize), String> {
 fn run(cli: Cli) -> Result<u8, String> {
     match cli.cmd {
         Cmd::Check {
-            input,
+            mut input,
             levels,
             json,
             dot,
@@ -356,6 +357,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             max_counted,
             register_mode,
         } => {
+            input.spans = json;
             let register_mode = grail_core::report::RegisterMode::parse(&register_mode).map_err(|e| e.to_string())?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
@@ -414,7 +416,8 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
         Cmd::Online { input, window, max_length, json, quiet } => online(&input, window, max_length, json, quiet),
-        Cmd::Stats { input, json } => {
+        Cmd::Stats { mut input, json } => {
+            input.spans = json;
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             let report = grail_core::api::stats_view(&h, &inf);
@@ -479,7 +482,8 @@ fn run(cli: Cli) -> Result<u8, String> {
             );
             Ok(0)
         }
-        Cmd::Graph { input, json: _ } => {
+        Cmd::Graph { mut input, json: _ } => {
+            input.spans = true;
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             println!("{}", serde_json::to_string(&grail_core::api::graph_view(&h, &inf)).unwrap_or_default());
