@@ -4,7 +4,7 @@
 
 use crate::explain::{finding_report, op_ref, op_text, AnomalyReport, OpRef};
 use crate::graph::{EdgeType, Stats};
-use crate::history::{History, Model};
+use crate::history::{History, Model, Span, TxnId};
 use crate::infer::Inference;
 use crate::level::Level;
 use serde::Serialize;
@@ -84,24 +84,36 @@ pub struct TxnView<'h> {
     pub line: Option<u32>,
     /// Its operations in Jepsen notation, long lists shortened.
     pub ops: Vec<String>,
+    /// Where it is in the input (its completion's map), when the reader recorded it.
+    pub span: Option<Span>,
+    /// Where each operation is in the input, when the reader recorded it.
+    pub op_spans: Vec<Option<Span>>,
+    /// The key of each operation.
+    pub op_keys: Vec<serde_json::Value>,
 }
 
 pub fn transactions<'h>(h: &'h History, inf: &Inference) -> Vec<TxnView<'h>> {
-    h.txns
-        .iter()
-        .enumerate()
-        .map(|(t, txn)| TxnView {
-            id: txn.id,
-            status: txn.status.as_str(),
-            vertex: inf.graph.is_vertex.get(t).copied().unwrap_or(false),
-            process: txn.process,
-            invoke_time: txn.invoke_time,
-            complete_time: txn.complete_time,
-            label: h.label(t as u32),
-            line: (txn.line > 0).then_some(txn.line),
-            ops: (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect(),
-        })
-        .collect()
+    (0..h.txns.len() as TxnId).map(|t| transaction(h, inf, t)).collect()
+}
+
+/// Transaction `t` (an index into [`History::txns`]) as the demo lists it.
+pub fn transaction<'h>(h: &'h History, inf: &Inference, t: TxnId) -> TxnView<'h> {
+    let txn = &h.txns[t as usize];
+    let ops = txn.ops_start..txn.ops_end;
+    TxnView {
+        id: txn.id,
+        status: txn.status.as_str(),
+        vertex: inf.graph.is_vertex.get(t as usize).copied().unwrap_or(false),
+        process: txn.process,
+        invoke_time: txn.invoke_time,
+        complete_time: txn.complete_time,
+        label: h.label(t),
+        line: (txn.line > 0).then_some(txn.line),
+        ops: ops.clone().map(|o| op_text(h, o)).collect(),
+        span: h.txn_span(t),
+        op_spans: ops.clone().map(|o| h.op_span(o)).collect(),
+        op_keys: ops.map(|o| h.value_json(h.key(h.ops[o as usize].key))).collect(),
+    }
 }
 
 /// A level as the front ends list it.

@@ -34,5 +34,5 @@ pub use graph::{DependencyGraph, Edge, EdgeType, Stats};
 pub use history::{History, Status, Transaction};
 pub use infer::{infer, Inference};
 pub use level::Level;
-pub use read::{read, read_wal, Format};
+pub use read::{read, read_wal, read_with, Format, ReadOptions};
 pub use report::{check, check_inferred, CheckOptions, Report};

@@ -45,6 +45,15 @@ fn read_every_way(text: &[u8]) -> Result<(), TestCaseError> {
             format == Format::Edn || (format == Format::Auto && grail_core::read::detect(text) == Format::Edn);
         match grail_core::read(text, format) {
             Ok(h) => {
+                // Spans stay parallel to what they describe, inside the text, each around an
+                // operation's brackets.
+                prop_assert!(h.op_spans.is_empty() || h.op_spans.len() == h.ops.len());
+                prop_assert!(h.txn_spans.is_empty() || h.txn_spans.len() == h.txns.len());
+                for s in h.op_spans.iter().filter(|s| s.line > 0) {
+                    prop_assert!(s.start < s.end && s.end as usize <= text.len(), "{:?}", s);
+                    let (a, b) = (text[s.start as usize], text[s.end as usize - 1]);
+                    prop_assert!(matches!((a, b), (b'[', b']') | (b'(', b')')), "{:?}", s);
+                }
                 // What reads must also infer and check (small budget: this is about panics).
                 let opts = CheckOptions { max_steps: Some(5_000), ..CheckOptions::default() };
                 let r = grail_core::check(&h, &opts);
@@ -810,6 +819,51 @@ fn to_json(ops: &[OpRec], array: bool) -> String {
 }
 
 // ---------------------------------------------------------------------------------------------
+// Spans.
+
+/// An operation as text that does not depend on how it is stored.
+fn op_repr(h: &History, o: usize) -> String {
+    use grail_core::history::Arg;
+    let op = h.ops[o];
+    let arg = match op.arg {
+        Arg::Nil => "nil".to_string(),
+        Arg::Val(v) => h.show(v),
+        Arg::Prefix(_) | Arg::List { .. } => {
+            format!("{:?}", h.list(&op).iter().map(|&v| h.show(v)).collect::<Vec<_>>())
+        }
+    };
+    format!("{:?} {} {arg}", op.kind, h.show(h.key(op.key)))
+}
+
+/// Every operation's span slices out a form that, read alone, is the same operation.
+fn spans_reread(text: &str, h: &History, json: bool) -> Result<(), TestCaseError> {
+    prop_assert_eq!(h.op_spans.len(), h.ops.len());
+    prop_assert_eq!(h.txn_spans.len(), h.txns.len());
+    for o in 0..h.ops.len() {
+        let s = h.op_span(o as u32).ok_or_else(|| TestCaseError::fail(format!("operation {o} has no span")))?;
+        let form = &text[s.start as usize..s.end as usize];
+        let (line, column) = {
+            let before = &text[..s.start as usize];
+            (
+                before.matches('\n').count() as u32 + 1,
+                before.rsplit('\n').next().unwrap_or("").chars().count() as u32 + 1,
+            )
+        };
+        prop_assert_eq!((s.line, s.column), (line, column), "{}", form);
+        let alone = if json {
+            format!("[{{\"type\": \"ok\", \"value\": [{form}]}}]")
+        } else {
+            format!("{{:type :ok, :value [{form}]}}")
+        };
+        let one = grail_core::read(alone.as_bytes(), Format::Auto)
+            .map_err(|e| TestCaseError::fail(format!("{form}: {e}")))?;
+        prop_assert_eq!(one.ops.len(), 1, "{}", form);
+        prop_assert_eq!(op_repr(&one, 0), op_repr(h, o), "{}", form);
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
 // Properties.
 
 fn check_expected(what: &str, text: &str, format: Format, expected: &[XTxn]) -> Result<History, TestCaseError> {
@@ -896,6 +950,7 @@ proptest! {
             let text = to_edn(&g.ops, vector, spec.layout_seed ^ u64::from(vector));
             let h = check_expected(if vector { "EDN vector" } else { "EDN lines" }, &text, Format::Auto, &g.expected)?;
             let h2 = check_expected("EDN (explicit format)", &text, Format::Edn, &g.expected)?;
+            spans_reread(&text, &h, false)?;
             prop_assert_eq!(h.model, h2.model);
             prop_assert_eq!(h.model, expected_model(&g.expected, spec.model));
             let _ = grail_core::infer(&h);
@@ -914,6 +969,7 @@ proptest! {
         let json = to_json(&g.ops, array);
         let from_edn = check_expected("EDN", &edn, Format::Edn, &g.expected)?;
         let from_json = check_expected("JSON", &json, Format::Auto, &g.expected)?;
+        spans_reread(&json, &from_json, true)?;
         prop_assert_eq!(txns_of(&from_edn), txns_of(&from_json));
         prop_assert_eq!(from_edn.model, from_json.model);
     }

@@ -6,7 +6,7 @@ import { Checker } from './checker.mjs';
 import { Editor, VIEW_LIMIT } from './editor.mjs';
 import { drawCycle, markSelected, exportSvg, keyText, stepValue } from './graph.mjs';
 import { encodeShare, decodeShare, fileText, MAX_FRAGMENT } from './share.mjs';
-import { opSpan, txnSpan, offsetOf } from './source.mjs';
+import { offsetOf, spanRange } from './text.mjs';
 
 /** Every level, strongest first (the package's ALL_LEVELS), and the five checked by default. */
 const LEVELS = [
@@ -506,20 +506,21 @@ async function txnInfo(ids) {
     }
 }
 
-/** The editor mark of an operation `{txn, index}`, or of its whole transaction when the operation cannot be found. */
+/**
+ * The editor mark of an operation `{txn, index, span}` at the span grail gave it, or of its
+ * whole transaction when grail recorded no span for the operation.
+ */
 function opMark(ref, kind) {
+    if (editor.text !== state.checkedText) return null;
     const t = state.txns.get(ref.txn);
-    if (!t?.line || editor.text !== state.checkedText) return null;
-    const text = editor.text;
-    const span = opSpan(text, editor.lines, t.line, ref.txn, ref.index) ?? txnSpan(text, editor.lines, t.line, ref.txn);
-    return span ? { ...span, kind } : null;
+    const range = spanRange(editor.text, editor.lines, ref.span ?? t?.op_spans?.[ref.index] ?? t?.span);
+    return range ? { ...range, kind } : null;
 }
 
 function txnMark(id) {
-    const t = state.txns.get(id);
-    if (!t?.line || editor.text !== state.checkedText) return null;
-    const span = txnSpan(editor.text, editor.lines, t.line, id);
-    return span ? { ...span, kind: 'txn' } : null;
+    if (editor.text !== state.checkedText) return null;
+    const range = spanRange(editor.text, editor.lines, state.txns.get(id)?.span);
+    return range ? { ...range, kind: 'txn' } : null;
 }
 
 function showMarks(marks) {

@@ -6,7 +6,7 @@
 // So a history larger than VIEW_LIMIT is shown read-only instead, in a viewer that draws only
 // its visible lines; it keeps the gutter, the marks and scrolling to a line.
 
-import { lineStarts, lineOf } from './source.mjs';
+import { lineStarts, lineOf } from './text.mjs';
 
 const TAB = 8;
 /** Histories longer than this (in UTF-16 units) are shown read-only. */
@@ -30,6 +30,9 @@ export class Editor {
         this.measure.setAttribute('aria-hidden', 'true');
         this.measure.textContent = '0'.repeat(100);
         root.querySelector('.code').append(this.measure);
+        // Measures the text before a mark on a line with wide characters (emoji, CJK).
+        this.ruler = this.measure.cloneNode();
+        root.querySelector('.code').append(this.ruler);
         this.mode = 'edit';
         this.value = '';
         this.starts = null;
@@ -193,6 +196,25 @@ export class Editor {
         return col + Math.max(0, offset - start - text.length);
     }
 
+    /**
+     * Pixels from the start of a line to a string offset on it: the monospace grid for ASCII,
+     * and the rendered width of the text before it otherwise (characters of other widths).
+     */
+    pixels(line, offset, cw) {
+        const [start, text] = this.lineText(line);
+        const before = text.slice(0, Math.max(0, offset - start));
+        if (!/[^\x00-\x7f]/.test(before)) return this.visualColumn(line, offset) * cw;
+        let col = 0;
+        let expanded = '';
+        for (const ch of before) {
+            const n = ch === '\t' ? TAB - (col % TAB) : 1;
+            expanded += ch === '\t' ? ' '.repeat(n) : ch;
+            col += n;
+        }
+        this.ruler.textContent = expanded;
+        return this.ruler.getBoundingClientRect().width;
+    }
+
     schedule() {
         if (!this.frame) {
             this.frame = requestAnimationFrame(() => {
@@ -234,9 +256,9 @@ export class Editor {
                 const [ls, lt] = this.lineText(line);
                 const a = line === sl ? mark.start : ls;
                 const b = line === el ? mark.end : ls + lt.length;
-                const c0 = this.visualColumn(line, a);
-                const c1 = Math.max(c0 + 1, this.visualColumn(line, b));
-                boxes.push({ line, c0, c1, kind: mark.kind });
+                const x0 = this.pixels(line, a, m.cw);
+                const x1 = Math.max(x0 + m.cw, this.pixels(line, b, m.cw));
+                boxes.push({ line, x0, x1, kind: mark.kind });
             }
             for (let line = sl; line <= el; line++) {
                 if (!markedLines.has(line) || mark.kind === 'error') markedLines.set(line, mark.kind);
@@ -266,8 +288,8 @@ export class Editor {
             const d = document.createElement('div');
             d.className = `mark mark-${b.kind}`;
             d.style.top = `${m.padTop + (b.line - 1) * m.lh - sc.scrollTop}px`;
-            d.style.left = `${m.padLeft + b.c0 * m.cw - sc.scrollLeft}px`;
-            d.style.width = `${(b.c1 - b.c0) * m.cw}px`;
+            d.style.left = `${m.padLeft + b.x0 - sc.scrollLeft}px`;
+            d.style.width = `${b.x1 - b.x0}px`;
             d.style.height = `${m.lh}px`;
             boxFrag.append(d);
         }

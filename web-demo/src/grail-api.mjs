@@ -42,11 +42,31 @@ export function checkHistory(history, levels, onProgress) {
 }
 
 /**
- * Every transaction of the history as `{id, status, process, line, ops}` (ops in Jepsen
- * notation, long lists shortened). Costs about a second per 100,000 transactions.
+ * The transactions of the history (all, or those whose ids are in `ids`) as `{id, status,
+ * process, line, ops, span, op_spans, op_keys}`: ops in Jepsen notation (long lists shortened),
+ * where the transaction and each operation are in the text (grail's spans, or null), and each
+ * operation's key. All of them cost about a second per 100,000 transactions.
  */
-export function transactions(history) {
-    return history.transactions().map((t) => ({ id: t.id, status: t.status, process: t.process, line: t.line, ops: t.ops }));
+export function transactions(history, ids) {
+    return history.transactions(ids).map((t) => ({
+        id: t.id,
+        status: t.status,
+        process: t.process,
+        line: t.line,
+        ops: t.ops,
+        span: t.span,
+        op_spans: t.op_spans,
+        op_keys: t.op_keys,
+    }));
+}
+
+/**
+ * The transactions with these ids as Jepsen EDN (one map a line, in invocation order), written
+ * by grail from the history it read, so that it reads them back to the same transactions;
+ * `comment` comes first as `;` lines.
+ */
+export function subHistory(history, ids, comment) {
+    return history.subHistory(ids, comment ? { comment } : undefined);
 }
 
 /** Read and check a history text in one go, for small sub-histories (no progress). */

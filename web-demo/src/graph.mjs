@@ -2,8 +2,6 @@
 // dependency type and labelled with key and value. Nodes and edges are focusable buttons.
 // Built with DOM calls and textContent only: history text never becomes markup.
 
-import { parseOp, isWrite } from './source.mjs';
-
 const SVG = 'http://www.w3.org/2000/svg';
 
 export const EDGE_STYLE = {
@@ -27,8 +25,7 @@ function el(name, attrs = {}, text) {
 /** The value an edge is about: the version written (wr: the one read; ww and rw: the later one). */
 export function stepValue(step) {
     const op = step.type === 'wr' ? step.from_op : step.to_op;
-    const p = parseOp(op.op);
-    return p && isWrite(p.f) ? p.value : null;
+    return (op.kind === 'append' || op.kind === 'w') && op.value !== undefined && op.value !== null ? keyText(op.value) : null;
 }
 
 export function keyText(key) {

@@ -7,7 +7,6 @@
 // event}; {type: 'result', id, ...}; {type: 'reply', id, value}; {type: 'error', id, error}.
 
 import * as grail from './grail-api.mjs';
-import { fillLines, lineStarts, parseOp, subHistoryEdn } from './source.mjs';
 
 /** Histories with at most this many transactions send their involved transactions with the result. */
 const EAGER_TRANSACTIONS = 20000;
@@ -17,7 +16,7 @@ const SUB_MAX_MS = 4000;
 
 let flag = null;
 let loaded = null;
-/** The history of the last check: {check, history, text, starts, byId}. */
+/** The history of the last check: {check, history, byId}. */
 let current = null;
 
 function post(msg) {
@@ -45,7 +44,7 @@ function release() {
 /** Map id -> transaction of the loaded history (computed once). */
 function byId(cur) {
     if (!cur.byId) {
-        cur.byId = new Map(fillLines(cur.text, grail.transactions(cur.history)).map((t) => [t.id, t]));
+        cur.byId = new Map(grail.transactions(cur.history).map((t) => [t.id, t]));
     }
     return cur.byId;
 }
@@ -64,13 +63,11 @@ function involvedIds(report) {
     return [...ids];
 }
 
+/** {id: transaction} for `ids`, asking grail for those only unless all are known already. */
 function pick(cur, ids) {
-    const all = byId(cur);
     const out = {};
-    for (const id of ids) {
-        const t = all.get(id);
-        if (t) out[id] = t;
-    }
+    const found = cur.byId ? ids.map((id) => cur.byId.get(id)).filter(Boolean) : grail.transactions(cur.history, ids);
+    for (const t of found) out[t.id] = t;
     return out;
 }
 
@@ -81,7 +78,7 @@ function runCheck(m) {
     const progress = progressFor(m.id);
     const history = grail.readHistory(m.text, progress);
     timings.read = performance.now() - t0;
-    const cur = { check: m.id, history, text: m.text, starts: null, byId: null };
+    const cur = { check: m.id, history, byId: null };
     current = cur;
     const t1 = performance.now();
     const report = grail.checkHistory(history, m.levels, progress);
@@ -114,18 +111,18 @@ function signature(c) {
  */
 function subHistory(m) {
     const cur = loadedFor(m);
-    cur.starts ??= lineStarts(cur.text);
     const all = byId(cur);
     const cycle = m.cycle;
     const want = signature(cycle);
     const base = cycle.txns.map((id) => all.get(id));
     if (base.some((t) => !t)) throw new Error('the cycle names a transaction the history does not have');
     const inCycle = new Set(cycle.txns);
-    const keys = new Set(cycle.steps.map((s) => String(s.key)));
+    const keys = new Set(cycle.steps.filter((s) => s.key !== null && s.key !== undefined).map((s) => JSON.stringify(s.key)));
     const candidates = [];
     for (const t of all.values()) {
-        if (!inCycle.has(t.id) && t.ops.some((op) => keys.has(parseOp(op)?.key))) candidates.push(t);
+        if (!inCycle.has(t.id) && t.op_keys.some((k) => keys.has(JSON.stringify(k)))) candidates.push(t);
     }
+    const edn = (txns, note) => grail.subHistory(cur.history, txns.map((t) => t.id), note);
     const start = performance.now();
     let checks = 0;
     const comment = (kept, note) =>
@@ -133,13 +130,13 @@ function subHistory(m) {
         `${cycle.txns.map((t) => `T${t}`).join(' -> ')}, ${note}.\nWritten by grail's web demo; check it with: grail check FILE`;
     const fails = (extra) => {
         checks++;
-        const text = subHistoryEdn(cur.text, cur.starts, [...base, ...extra]);
+        const text = edn([...base, ...extra]);
         const r = grail.checkText(text, []);
         return r.anomalies.some((a) => a.cycle && signature(a.cycle) === want) || Object.values(r.levels).some((l) => l.cycles.some((c) => signature(c) === want));
     };
     if (!fails(candidates)) {
         return {
-            edn: subHistoryEdn(cur.text, cur.starts, base, comment([], 'which these transactions alone do not show again (grail inferred it from more of the history)')),
+            edn: edn(base, comment([], 'which these transactions alone do not show again (grail inferred it from more of the history)')),
             transactions: cycle.txns,
             verified: false,
             minimal: false,
@@ -184,7 +181,7 @@ function subHistory(m) {
         ? 'reduced as far as the search budget allowed (some transactions may not be needed)'
         : 'minimal: removing any one of the other transactions loses the cycle';
     return {
-        edn: subHistoryEdn(cur.text, cur.starts, txns, comment(kept, note)),
+        edn: edn(txns, comment(kept, note)),
         transactions: txns.map((t) => t.id).sort((a, b) => a - b),
         verified: true,
         minimal: !exhausted,

@@ -166,6 +166,75 @@ test('an elle JSON history: verdicts, and its operations marked in the editor', 
     assert.match(selected, /^\["(append|r)", [23], (1|\[\]|\[1\])\]$/);
 });
 
+/** Select each edge of the graph in turn: the text of the marks, and of the op buttons' selections. */
+async function edgeMarks() {
+    const n = await page.evaluate(() => document.querySelectorAll('#graph-box [data-edge]').length);
+    const out = [];
+    for (let i = 0; i < n; i++) {
+        await page.click(`#graph-box [data-edge="${i}"] .label`);
+        await page.waitForFunction((j) => document.querySelector(`#graph-box [data-edge="${j}"]`).classList.contains('selected'), i);
+        await markLines(2);
+        const marks = await page.evaluate(() => {
+            const { editor } = window.grailDemo;
+            return editor.marks.map((m) => [m.kind, editor.text.slice(m.start, m.end)]);
+        });
+        const selected = [];
+        for (const role of ['from', 'to']) {
+            await page.click(`#selection .op-${role}`);
+            selected.push(await page.evaluate(() => {
+                const ta = document.getElementById('history');
+                return ta.value.slice(ta.selectionStart, ta.selectionEnd);
+            }));
+        }
+        out.push({ marks, selected });
+    }
+    return out;
+}
+
+test('marks land on the operations grail read, after wide characters, in EDN and in JSON', async () => {
+    const edn = [
+        '; Ünïcødé, Кириллица and 😀 before the operations: the marks must still land on them.',
+        '{:index 0, :type :invoke, :process 0, :value [[:r "ключ😀" nil] [:append "ключ😀" 1]]}',
+        '{:index 1, :type :invoke, :process 1, :value [[:r "ключ😀" nil] [:append "ключ😀" 2]]}',
+        '{:index 2, :type :ok, :process 0, :label "😀😀", :value [[:r "ключ😀" []] [:append "ключ😀" 1]]}',
+        '{:index 3, :type :ok, :process 1, :label "éé", :value [[:r "ключ😀" []]   [:append "ключ😀" 2]]}',
+        '{:index 5, :type :ok, :process 2, :value [[:r "ключ😀" [2 1]]]}',
+    ].join('\n');
+    const json = [
+        '{"transactions": [',
+        ' {"id": 2, "session": 0, "label": "😀😀", "ops": [["r", "ключ😀", []], ["append", "ключ😀", 1]]},',
+        ' {"id": 3, "session": 1, "label": "éé", "ops": [["r", "ключ😀", []],   ["append", "ключ😀", 2]]},',
+        ' {"id": 5, "session": 2, "ops": [["r", "ключ😀", [2, 1]]]}',
+        ']}',
+    ].join('\n');
+    const op = { edn: /^\[:(r "ключ😀" \[\]|append "ключ😀" [12])\]$/, json: /^\["(r", "ключ😀", \[\]|append", "ключ😀", [12])\]$/ };
+    for (const [format, text] of [['edn', edn], ['json', json]]) {
+        const prev = await checkId();
+        await setEditorText(page, text);
+        assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+        assert.equal((await verdicts(page)).SER, 'violated');
+        const edges = await edgeMarks();
+        assert.ok(edges.length >= 2, format);
+        for (const { marks, selected } of edges) {
+            assert.deepEqual(marks.map(([kind]) => kind).sort(), ['from', 'to'], format);
+            for (const [, t] of marks) assert.match(t, op[format]);
+            // The operation buttons select exactly what is marked.
+            assert.deepEqual(selected, [marks.find(([k]) => k === 'from')[1], marks.find(([k]) => k === 'to')[1]]);
+        }
+        // A transaction node marks its whole map and its operations on the cycle.
+        await page.click('#graph-box [data-node="3"] circle');
+        await page.waitForSelector('#selection .txn-ops');
+        const txn = await page.evaluate(() => {
+            const { editor } = window.grailDemo;
+            return editor.marks.filter((m) => m.kind === 'txn').map((m) => editor.text.slice(m.start, m.end));
+        });
+        assert.deepEqual(txn, [text.split('\n')[format === 'edn' ? 4 : 2].trim().replace(/,$/, '')]);
+    }
+    await page.click('#graph-box [data-edge="0"] .label');
+    await page.click('#selection .op-to');
+    await screenshot(page, '10-spans-unicode');
+});
+
 test('with checking as you type off, the text is checked on Ctrl+Enter only', async () => {
     await page.uncheck('#auto');
     const prev = await checkId();

@@ -36,6 +36,11 @@ struct Input {
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
     verbose: bool,
+    /// Record where each operation is in the input (byte range, line, column): set by the
+    /// commands that print JSON, where operations carry their `span` (as from Python and JS);
+    /// 24 bytes per operation and per transaction, so the text output goes without.
+    #[arg(skip)]
+    spans: bool,
 }
 
 impl Input {
@@ -297,7 +302,8 @@ fn load(input: &Input) -> Result<(History, usize), String> {
     input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
     let name = path.display();
-    let mut h = grail_core::read(&text, format).map_err(|e| format!("{name}: {e}"))?;
+    let opts = grail_core::ReadOptions { spans: input.spans };
+    let mut h = grail_core::read_with(&text, format, opts).map_err(|e| format!("{name}: {e}"))?;
     if let Some(wal) = &input.wal {
         let log = slurp(wal)?;
         grail_core::read_wal(&mut h, &log).map_err(|e| format!("{}: {e}", wal.display()))?;
@@ -337,7 +343,7 @@ fn load_cobra_dir(input: &Input) -> Result<(History, usize), String> {
 fn run(cli: Cli) -> Result<u8, String> {
     match cli.cmd {
         Cmd::Check {
-            input,
+            mut input,
             levels,
             json,
             dot,
@@ -351,6 +357,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             max_counted,
             register_mode,
         } => {
+            input.spans = json;
             let register_mode = grail_core::report::RegisterMode::parse(&register_mode).map_err(|e| e.to_string())?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
@@ -409,7 +416,8 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
         Cmd::Online { input, window, max_length, json, quiet } => online(&input, window, max_length, json, quiet),
-        Cmd::Stats { input, json } => {
+        Cmd::Stats { mut input, json } => {
+            input.spans = json;
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             let report = grail_core::api::stats_view(&h, &inf);
@@ -455,7 +463,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Cmd::Export { history, wal, input_format, verbose, format, out, max_depth } => {
             let f = grail_core::export::ExportFormat::parse(&format).map_err(|e| e.to_string())?;
-            let (h, _) = load(&Input { history, wal, format: input_format, verbose })?;
+            let (h, _) = load(&Input { history, wal, format: input_format, verbose, spans: false })?;
             let inf = grail_core::infer(&h);
             let files = grail_core::export::export(&h, &inf.graph, f, max_depth.max(2));
             for (rel, text) in &files {
@@ -474,7 +482,8 @@ fn run(cli: Cli) -> Result<u8, String> {
             );
             Ok(0)
         }
-        Cmd::Graph { input, json: _ } => {
+        Cmd::Graph { mut input, json: _ } => {
+            input.spans = true;
             let (h, _) = load(&input)?;
             let inf = grail_core::infer(&h);
             println!("{}", serde_json::to_string(&grail_core::api::graph_view(&h, &inf)).unwrap_or_default());

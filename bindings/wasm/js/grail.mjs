@@ -244,6 +244,14 @@ function checkArgs(o) {
     return check;
 }
 
+/** Transaction ids (non-negative integers) as the module takes them. */
+function idList(ids, fn) {
+    if (!Array.isArray(ids) || !ids.every((i) => Number.isSafeInteger(i) && i >= 0)) {
+        throw usage(`${fn}: ids must be an array of transaction ids (non-negative integers)`);
+    }
+    return Float64Array.from(ids);
+}
+
 const token = Symbol('grail.History');
 
 /** A history read into the WebAssembly module's memory. */
@@ -316,10 +324,28 @@ export class History {
         return guard(() => h.stats());
     }
 
-    /** Every transaction, with its operations in Jepsen notation. */
-    transactions() {
+    /**
+     * Every transaction, or those whose ids are in `ids`, with its operations in Jepsen notation
+     * and where it and each operation are in the input.
+     */
+    transactions(ids) {
+        const list = ids === undefined || ids === null ? undefined : idList(ids, 'History.transactions');
         const h = this.#get();
-        return guard(() => h.transactions());
+        return guard(() => h.transactions(list));
+    }
+
+    /**
+     * The transactions with these ids as Jepsen EDN, one map a line, which grail reads back to
+     * the same transactions (whatever the input's format); `comment` becomes `;` lines first.
+     */
+    subHistory(ids, opts) {
+        const o = options(opts, ['comment'], 'History.subHistory');
+        if (o.comment !== undefined && o.comment !== null && typeof o.comment !== 'string') {
+            throw usage('option `comment` must be a string');
+        }
+        const list = idList(ids, 'History.subHistory');
+        const h = this.#get();
+        return guard(() => h.subHistory(list, o.comment ?? undefined));
     }
 
     /** Release the module memory the history holds. Idempotent. */

@@ -107,6 +107,17 @@ export type Format = 'auto' | 'edn' | 'json' | 'plume' | 'dbcop' | 'dbcop-bin' |
 /** History text: a string, or bytes (gzip-compressed bytes are unpacked in Node; see `gunzip`). */
 export type Input = string | Uint8Array | ArrayBuffer | ArrayBufferView;
 
+/**
+ * Where something is in the input: a range of UTF-8 bytes (`end` exclusive), and the 1-based
+ * line and column (in characters, as errors count them) where it starts.
+ */
+export interface Span {
+    start: number;
+    end: number;
+    line: number;
+    column: number;
+}
+
 /** A micro-operation as reports show it. */
 export interface OpRef {
     /** The transaction's id. */
@@ -115,6 +126,13 @@ export interface OpRef {
     index: number;
     /** Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`. */
     op: string;
+    /** `r`, `w` or `append`; absent for an order edge's missing operation. */
+    kind?: 'r' | 'w' | 'append';
+    key?: Value;
+    /** The value written or appended, or what a read returned (a list, or `null` for nil). */
+    value?: Value | Value[] | null;
+    /** Where the operation is in the input (EDN and JSON histories). */
+    span?: Span;
 }
 
 /** One edge of a cycle, with the micro-operations that justify it. */
@@ -407,6 +425,12 @@ export interface Transaction {
     line: number | null;
     /** Operations in Jepsen notation. */
     ops: string[];
+    /** Where the transaction (its completion's map) is in the input (EDN and JSON histories). */
+    span: Span | null;
+    /** Where each operation is in the input. */
+    op_spans: (Span | null)[];
+    /** The key of each operation. */
+    op_keys: Value[];
 }
 
 /** What a progress callback receives. `elapsed_ms` counts from the start of the call. */
@@ -530,7 +554,13 @@ export declare class History {
     checkStrategy<L extends Level = Level>(options?: StrategyOptions<L>): StrategyReport<L>;
     graph(): Graph;
     stats(): HistoryStats;
-    transactions(): Transaction[];
+    /** Every transaction, or those whose ids are in `ids` (in the history's order). */
+    transactions(ids?: number[]): Transaction[];
+    /**
+     * The transactions with these ids as Jepsen EDN, one map a line, read back by grail to the
+     * same transactions; `comment` comes first as `;` lines. Throws for an unknown id.
+     */
+    subHistory(ids: number[], options?: { comment?: string }): string;
     free(): void;
     [Symbol.dispose](): void;
 }

@@ -294,10 +294,46 @@ impl History {
         to_js(&grail_core::api::stats_view(&self.h, self.graph_of()))
     }
 
-    /// Every transaction: `id`, `status`, `vertex`, `process`, `invoke_time`, `complete_time`,
-    /// `label`, `line` and `ops` (Jepsen notation, long lists shortened).
-    pub fn transactions(&self) -> Result<JsValue, JsValue> {
-        to_js(&grail_core::api::transactions(&self.h, self.graph_of()))
+    /// Every transaction, or those whose ids are in `ids` (in the history's order): `id`,
+    /// `status`, `vertex`, `process`, `invoke_time`, `complete_time`, `label`, `line`, `ops`
+    /// (Jepsen notation, long lists shortened), `span`, `op_spans` and `op_keys`.
+    pub fn transactions(&self, ids: Option<Vec<f64>>) -> Result<JsValue, JsValue> {
+        let inf = self.graph_of();
+        match ids {
+            None => to_js(&grail_core::api::transactions(&self.h, inf)),
+            Some(ids) => {
+                let mut ts = self.txn_indices(&ids, false)?;
+                ts.sort_unstable();
+                ts.dedup();
+                let out: Vec<_> = ts.into_iter().map(|t| grail_core::api::transaction(&self.h, inf, t)).collect();
+                to_js(&out)
+            }
+        }
+    }
+
+    /// The transactions whose ids are in `ids` as Jepsen EDN, one completion map a line, after
+    /// `comment` as `;` lines (`grail_core::export::edn::sub_history`).
+    #[wasm_bindgen(js_name = subHistory)]
+    pub fn sub_history(&self, ids: Vec<f64>, comment: Option<String>) -> Result<String, JsValue> {
+        let ts = self.txn_indices(&ids, true)?;
+        Ok(grail_core::export::edn::sub_history(&self.h, &ts, comment.as_deref()))
+    }
+
+    /// Indices of the transactions with these ids; unknown ids are skipped, or an error when
+    /// `strict`.
+    fn txn_indices(&self, ids: &[f64], strict: bool) -> Result<Vec<u32>, JsValue> {
+        let by_id: std::collections::HashMap<u64, u32> =
+            self.h.txns.iter().enumerate().map(|(t, txn)| (txn.id, t as u32)).collect();
+        let mut out = Vec::with_capacity(ids.len());
+        for &id in ids {
+            let t = (id >= 0.0 && id.fract() == 0.0).then(|| by_id.get(&(id as u64))).flatten();
+            match t {
+                Some(&t) => out.push(t),
+                None if strict => return Err(usage(format!("no transaction has id {id}"))),
+                None => {}
+            }
+        }
+        Ok(out)
     }
 }
 

@@ -90,6 +90,58 @@ test('transactions(): ids, statuses, vertices and operations', () => {
     }
 });
 
+test('spans: every operation and transaction of every EDN and JSON case, and the report\'s operations', () => {
+    for (const c of cases) {
+        const bytes = readFileSync(c.history);
+        const h = grail.read(bytes);
+        try {
+            const slice = (s) => bytes.subarray(s.start, s.end).toString('utf8');
+            const txns = h.transactions();
+            const byId = new Map(txns.map((t) => [t.id, t]));
+            for (const t of txns) {
+                assert.equal(t.op_spans.length, t.ops.length, c.name);
+                assert.equal(t.op_keys.length, t.ops.length, c.name);
+                assert.match(slice(t.span), /^\{[^]*\}$/, c.name);
+                for (const s of t.op_spans) {
+                    // The form of a micro-operation, at the line and column where it starts.
+                    assert.match(slice(s), /^[[(][^]*[\])]$/, c.name);
+                    const before = bytes.subarray(0, s.start).toString('utf8').split('\n');
+                    assert.deepEqual([s.line, s.column], [before.length, [...before.at(-1)].length + 1], c.name);
+                }
+            }
+            const report = h.check();
+            for (const a of report.anomalies) {
+                for (const op of [...a.ops, ...(a.cycle?.steps.flatMap((s) => [s.from_op, s.to_op]) ?? [])]) {
+                    if (op.span) assert.deepEqual(op.span, byId.get(op.txn).op_spans[op.index], c.name);
+                }
+            }
+        } finally {
+            h.free();
+        }
+    }
+});
+
+test('transactions(ids) and subHistory(ids): the chosen transactions, written back as EDN', () => {
+    const h = grail.read(readFileSync(lostUpdate.history));
+    try {
+        const all = h.transactions();
+        const ids = all.map((t) => t.id);
+        assert.deepEqual(h.transactions([ids[2], ids[0], 987654]), [all[0], all[2]]);
+        const sub = h.subHistory([ids[2], ids[0]], { comment: 'two of them' });
+        assert.match(sub, /^; two of them\n\{:index /);
+        const back = grail.read(sub);
+        const same = (t) => [t.id, t.status, t.process, t.label, t.ops];
+        assert.deepEqual(back.transactions().map(same), [all[0], all[2]].map(same));
+        back.free();
+        assert.throws(() => h.subHistory([987654]), { name: 'GrailError', kind: 'usage' });
+        assert.throws(() => h.subHistory('1'), { name: 'GrailError', kind: 'usage' });
+        assert.throws(() => h.transactions([1.5]), { name: 'GrailError', kind: 'usage' });
+        assert.throws(() => h.subHistory([ids[0]], { bogus: 1 }), { name: 'GrailError', kind: 'usage' });
+    } finally {
+        h.free();
+    }
+});
+
 test('graph edges carry provenance that matches the cycles of the report', () => {
     const h = grail.read(readFileSync(lostUpdate.history));
     const { edges, vertices, stats } = h.graph();

@@ -16,6 +16,8 @@
 //! Vertex ids are the transactions' ids (the Jepsen `:index`). One edge per (from, to, type,
 //! key), with the provenance grail keeps for it.
 
+pub mod edn;
+
 use crate::graph::{DependencyGraph, Edge};
 use crate::history::{History, OpKind, TxnId};
 use crate::level::Level;

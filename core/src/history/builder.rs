@@ -1,6 +1,6 @@
 //! Building a [`History`] operation by operation; every reader goes through it.
 
-use super::{Arg, History, Interner, KeyId, Model, Op, OpKind, Status, Sym, Transaction, Value};
+use super::{Arg, History, Interner, KeyId, Model, Op, OpKind, Span, Status, Sym, Transaction, Value};
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
 
@@ -22,6 +22,8 @@ pub struct TxnMeta {
     pub complete_pos: Option<u64>,
     pub label: Option<Sym>,
     pub line: u32,
+    /// Where the transaction is in the input, for readers that record spans.
+    pub span: Option<Span>,
 }
 
 /// Accumulates transactions; see [`HistoryBuilder::finish`].
@@ -37,6 +39,8 @@ pub struct HistoryBuilder {
     /// cannot make a history look mixed.
     txn_list: Option<Place>,
     txn_register: Option<Place>,
+    /// Record no spans ([`HistoryBuilder::record_spans`]).
+    skip_spans: bool,
 }
 
 impl HistoryBuilder {
@@ -53,9 +57,19 @@ impl HistoryBuilder {
                 version_order: None,
                 predicate_reads: Vec::new(),
                 op_spans: Vec::new(),
+                txn_spans: Vec::new(),
             }),
             ..Default::default()
         }
+    }
+
+    /// Whether [`HistoryBuilder::set_op_span`] and [`TxnMeta::span`] are kept (the default).
+    pub fn record_spans(&mut self, on: bool) {
+        self.skip_spans = !on;
+    }
+
+    pub fn records_spans(&self) -> bool {
+        !self.skip_spans
     }
 
     fn h(&mut self) -> &mut History {
@@ -136,6 +150,22 @@ impl HistoryBuilder {
         h.ops.push(Op { kind: OpKind::Read, key, arg });
     }
 
+    /// Record where the operation pushed last is in the input. Readers that record spans call it
+    /// after each push; operations pushed without one get the zero span, so that
+    /// [`History::op_spans`] stays parallel to the operations.
+    pub fn set_op_span(&mut self, span: Span) {
+        if self.skip_spans {
+            return;
+        }
+        let h = self.h();
+        let n = h.ops.len();
+        if n == 0 {
+            return;
+        }
+        h.op_spans.resize(n - 1, Span::default());
+        h.op_spans.push(span);
+    }
+
     /// A predicate read of the transaction being built (after its operations, in order).
     pub fn push_predicate_read(&mut self, predicate: &str, matches: Vec<Value>) {
         let predicate = self.intern(predicate);
@@ -150,6 +180,10 @@ impl HistoryBuilder {
         let h = self.h.as_mut().expect("builder used after finish");
         let end = h.ops.len() as u32;
         let tid = h.txns.len() as u32;
+        if !self.skip_spans && (meta.span.is_some() || !h.txn_spans.is_empty()) {
+            h.txn_spans.resize(tid as usize, Span::default());
+            h.txn_spans.push(meta.span.unwrap_or_default());
+        }
         h.txns.push(Transaction {
             id: meta.id.unwrap_or(tid as u64),
             process: meta.process,
@@ -172,6 +206,7 @@ impl HistoryBuilder {
     pub fn abandon_txn(&mut self) {
         let start = self.txn_start as usize;
         self.h().ops.truncate(start);
+        self.h().op_spans.truncate(start);
         let txn = self.h().txns.len() as u32;
         let h = self.h();
         while h.predicate_reads.last().is_some_and(|p| p.txn == txn) {
@@ -195,6 +230,13 @@ impl HistoryBuilder {
     /// bytes while it reads, and in characters only for an error).
     pub fn finish_with(mut self, place: impl Fn(Place) -> Place) -> Result<History, Error> {
         let mut h = self.h.take().expect("builder finished twice");
+        // Spans stay parallel to what they describe (empty when none was recorded).
+        if !h.op_spans.is_empty() {
+            h.op_spans.resize(h.ops.len(), Span::default());
+        }
+        if !h.txn_spans.is_empty() {
+            h.txn_spans.resize(h.txns.len(), Span::default());
+        }
         h.model = match (self.first_list, self.first_register) {
             (Some(l), Some(r)) => {
                 let (a, b, what) = if (l.line, l.column) > (r.line, r.column) {

@@ -162,8 +162,13 @@ pub struct History {
     /// PMP, `docs/analysis.md`).
     pub predicate_reads: Vec<PredicateRead>,
     /// Where each operation is in the input (byte range, line and column), parallel to
-    /// [`History::ops`]; empty when the reader does not record them.
+    /// [`History::ops`]; empty when the reader does not record them. An operation whose place
+    /// is unknown has the zero span (line 0).
     pub op_spans: Vec<Span>,
+    /// Where each transaction is in the input (its completion's map or record, or its
+    /// invocation's when it never completed), parallel to [`History::txns`]; empty when the
+    /// reader does not record them.
+    pub txn_spans: Vec<Span>,
 }
 
 /// A place in the input: a byte range, and the line and column (in characters) where it starts.
@@ -229,7 +234,12 @@ impl History {
 
     /// Where operation `o` is in the input, when the reader recorded it.
     pub fn op_span(&self, o: u32) -> Option<Span> {
-        self.op_spans.get(o as usize).copied()
+        self.op_spans.get(o as usize).copied().filter(|s| s.line > 0)
+    }
+
+    /// Where transaction `t` is in the input, when the reader recorded it.
+    pub fn txn_span(&self, t: TxnId) -> Option<Span> {
+        self.txn_spans.get(t as usize).copied().filter(|s| s.line > 0)
     }
 
     pub fn label(&self, t: TxnId) -> Option<&str> {

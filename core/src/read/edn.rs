@@ -7,18 +7,30 @@
 use super::pairing::{OpType, Pairer, Pending};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
+use crate::history::{History, HistoryBuilder, OpKind, Span, Status, Value};
 
 /// Parse a Jepsen EDN history.
 pub fn read_edn(text: &[u8]) -> Result<History, Error> {
-    read_edn_from(text, 0)
+    read_edn_with(text, 0, true)
 }
 
 /// [`read_edn`] for records of a stream read one at a time (the online checker's): the text's
 /// operations stand at `first`, `first + 1`, ... of the stream, which is the id of a transaction
 /// without an `:index` (and the position of its operation). Errors are the same as `read_edn`'s.
 pub(crate) fn read_edn_from(text: &[u8], first: u64) -> Result<History, Error> {
-    let mut r = Reader { s: Scanner::new(text), b: HistoryBuilder::new(), elems: Vec::new(), first };
+    read_edn_with(text, first, true)
+}
+
+/// [`read_edn_from`], recording the span of every operation and transaction or none.
+pub(crate) fn read_edn_with(text: &[u8], first: u64, spans: bool) -> Result<History, Error> {
+    let mut r = Reader {
+        s: Scanner::new(text),
+        b: HistoryBuilder::new(),
+        elems: Vec::new(),
+        first,
+        columns: Columns::default(),
+    };
+    r.b.record_spans(spans);
     r.run()?;
     r.b.finish_with(|p| char_place(text, p))
 }
@@ -404,6 +416,35 @@ struct Reader<'a> {
     elems: Vec<Value>,
     /// The first operation's position in the stream ([`read_edn_from`]).
     first: u64,
+    columns: Columns,
+}
+
+/// Columns in characters of the spans recorded on one line, counted incrementally: a history
+/// written as one vector on one line must not cost a scan from the line's start per span.
+#[derive(Default)]
+struct Columns {
+    line_start: usize,
+    pos: usize,
+    /// Characters in `line_start..pos`.
+    chars: u32,
+}
+
+impl Columns {
+    /// The 1-based column, in characters, of byte `pos` on the line starting at `line_start`.
+    fn at(&mut self, s: &[u8], line_start: usize, pos: usize) -> u32 {
+        let chars = |r: &[u8]| r.iter().filter(|&&b| b & 0xC0 != 0x80).count() as u32;
+        if self.line_start != line_start || pos < line_start {
+            *self = Columns { line_start, pos: line_start, chars: 0 };
+        }
+        let pos = pos.min(s.len());
+        if pos >= self.pos {
+            self.chars += chars(&s[self.pos..pos]);
+        } else {
+            self.chars -= chars(&s[pos..self.pos]);
+        }
+        self.pos = pos;
+        self.chars + 1
+    }
 }
 
 /// Where an invocation's `:value` is, to read it again if its completion has none.
@@ -413,6 +454,8 @@ struct InvokeValue {
     line: u32,
     /// The operation's `:f` is neither `:txn` nor absent.
     not_txn_f: bool,
+    /// The invocation's map, the transaction's span if it never completes.
+    span: Option<Span>,
 }
 
 /// What an operation map says, gathered before deciding what it is.
@@ -457,18 +500,29 @@ impl<'a> Reader<'a> {
                 Some(b'{') => {}
                 Some(_) => return Err(self.s.err(at, "expected an operation map '{...}'")),
             }
-            let line = self.s.line;
+            let (line, line_start) = (self.s.line, self.s.line_start);
             let m = self.op_map()?;
-            self.handle(m, line, ordinal, &mut pairer)?;
+            let span = self.span(at, line, line_start);
+            self.handle(m, line, ordinal, &mut pairer, span)?;
             ordinal += 1;
         }
         for p in pairer.leftovers() {
             if !self.take_invocation_value(&p.handle)? {
                 continue; // a client operation that is not a transaction
             }
-            self.b.finish_txn(Status::Indeterminate, p.meta());
+            self.b.finish_txn(Status::Indeterminate, TxnMeta { span: p.handle.span, ..p.meta() });
         }
         Ok(())
+    }
+
+    /// The span from `start` (on `line`, which starts at byte `line_start`) to the scanner;
+    /// `None` when the builder records no spans.
+    fn span(&mut self, start: usize, line: u32, line_start: usize) -> Option<Span> {
+        if !self.b.records_spans() {
+            return None;
+        }
+        let column = self.columns.at(self.s.s, line_start, start);
+        Some(Span { start: start as u64, end: self.s.pos as u64, line, column })
     }
 
     // Out of line on purpose: WebAssembly engines (V8) cannot swap optimised code into a running
@@ -584,7 +638,14 @@ impl<'a> Reader<'a> {
     /// `nil` or absent takes its invocation's. Other client operations are skipped, together
     /// with their invocation; so are operations of a keyword process (the nemesis).
     #[inline(never)]
-    fn handle(&mut self, m: OpMap<'a>, line: u32, ordinal: u64, pairer: &mut Pairer<InvokeValue>) -> Result<(), Error> {
+    fn handle(
+        &mut self,
+        m: OpMap<'a>,
+        line: u32,
+        ordinal: u64,
+        pairer: &mut Pairer<InvokeValue>,
+        span: Option<Span>,
+    ) -> Result<(), Error> {
         let ty = match m.ty {
             Some(t) => t,
             None => {
@@ -601,7 +662,7 @@ impl<'a> Reader<'a> {
         if ty == OpType::Invoke {
             // An invocation's value is skipped, and read again only if its completion has none.
             self.b.abandon_txn(); // a value read before :type said this is an invocation
-            let handle = InvokeValue { offset: m.value_at, line: m.value_line, not_txn_f };
+            let handle = InvokeValue { offset: m.value_at, line: m.value_line, not_txn_f, span };
             pairer.invoke(Pending { index: m.index, time: m.time, process: m.process, line, seq: ordinal, handle });
             return Ok(());
         }
@@ -614,7 +675,7 @@ impl<'a> Reader<'a> {
                 self.b.abandon_txn();
                 let from = match &invoke {
                     Some(p) => InvokeValue { not_txn_f, ..p.handle },
-                    None => InvokeValue { offset: None, line, not_txn_f },
+                    None => InvokeValue { offset: None, line, not_txn_f, span },
                 };
                 if !self.take_invocation_value(&from)? {
                     return Ok(()); // a client operation that is not a transaction
@@ -641,6 +702,7 @@ impl<'a> Reader<'a> {
             complete_pos: Some(ordinal),
             label,
             line,
+            span,
         };
         self.b.finish_txn(status, meta);
         Ok(())
@@ -720,7 +782,7 @@ impl<'a> Reader<'a> {
     }
 
     fn micro_op(&mut self) -> Result<Result<(), Mismatch>, Error> {
-        let open = self.s.pos;
+        let (open, line, line_start) = (self.s.pos, self.s.line, self.s.line_start);
         let close = if self.s.peek() == Some(b'[') { b']' } else { b')' };
         self.s.pos += 1;
         self.s.ws();
@@ -794,6 +856,9 @@ impl<'a> Reader<'a> {
         match self.s.peek() {
             Some(c) if c == close => {
                 self.s.pos += 1;
+                if let Some(span) = self.span(open, line, line_start) {
+                    self.b.set_op_span(span);
+                }
                 Ok(Ok(()))
             }
             None => Err(self.s.err(open, format!("micro-operation is not closed: expected '{}'", close as char))),

@@ -5,23 +5,30 @@
 //! "status": "committed", "ops": [["append", "x", 1], ["r", "x", [1]]]}], "version_order": {...}}`
 //! or just the array of transactions. An array may mix neither: each entry is one or the other.
 
+use super::json_spans::{Field, JsonSpans, Layout};
 use super::pairing::{OpType, Pairer, Pending};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, OpKind, Status, Value, VersionOrder};
+use crate::history::{History, HistoryBuilder, OpKind, Span, Status, Value, VersionOrder};
 use serde_json::{Map, Value as Json};
 
 /// Parse a JSON history of either kind.
 pub fn read_json(text: &[u8]) -> Result<History, Error> {
-    read_json_from(text, 0)
+    read_json_with(text, 0, true)
 }
 
 /// [`read_json`] for records of a stream read one at a time (the online checker's): the text's
 /// entries stand at `first`, `first + 1`, ... of the stream, which is the id of a transaction
 /// that gives none (and the position of its operation). Errors are the same as `read_json`'s.
 pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> {
+    read_json_with(text, first, true)
+}
+
+/// [`read_json_from`], recording the span of every operation and transaction or none.
+pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Result<History, Error> {
     let (entries, version_order, form) = entries(text)?;
     let places = entry_places(text, form);
+    let spans = if record_spans { super::json_spans::scan(text, layout(form)) } else { JsonSpans::default() };
     let places = &places;
     let line_of = |i: usize| places.get(i).map_or(0, |p| p.0);
     // An error about one entry gets that entry's place, unless it has a finer one.
@@ -39,19 +46,21 @@ pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> 
         let obj = e.as_object().ok_or_else(|| entry_err(i, "expected a JSON object for each operation or transaction"));
         match obj.map_err(placed(i))? {
             obj if obj.contains_key("ops") || obj.contains_key("status") => {
-                native_txn(&mut b, i, first + i as u64, line_of(i), obj).map_err(placed(i))?
+                native_txn(&mut b, i, first + i as u64, line_of(i), obj, &spans).map_err(placed(i))?
             }
-            obj => elle_op(&mut b, &mut pairer, &entries, i, first + i as u64, line_of(i), obj).map_err(placed(i))?,
+            obj => elle_op(&mut b, &mut pairer, &entries, i, first + i as u64, line_of(i), obj, &spans)
+                .map_err(placed(i))?,
         }
     }
     for p in pairer.leftovers() {
         let invocation = &entries[p.handle];
-        if !push_txn_ops(&mut b, p.handle, invocation.get("value"), not_txn_f(invocation.get("f")))
+        let op_spans = spans.ops(p.handle, Field::Value);
+        if !push_txn_ops(&mut b, p.handle, invocation.get("value"), not_txn_f(invocation.get("f")), op_spans)
             .map_err(placed(p.handle))?
         {
             continue; // a client operation that is not a transaction
         }
-        b.finish_txn(Status::Indeterminate, p.meta());
+        b.finish_txn(Status::Indeterminate, TxnMeta { span: spans.entry(p.handle), ..p.meta() });
     }
     // Operations are noted with their entry's index as the line (see push_ops): translate.
     let mut h = b.finish_with(|p| {
@@ -83,6 +92,14 @@ fn entry_places(text: &[u8], form: Form) -> Vec<(u32, u32)> {
         Form::Lines => b"",
     };
     super::object_places(text, enclosing)
+}
+
+fn layout(form: Form) -> Layout {
+    match form {
+        Form::Array => Layout::Array,
+        Form::Document => Layout::Document,
+        Form::Lines => Layout::Lines,
+    }
 }
 
 fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>, Form), Error> {
@@ -140,7 +157,14 @@ fn int_field(obj: &Map<String, Json>, name: &str, i: usize) -> Result<Option<i64
 }
 
 /// Entry `i` of the text, `ordinal` of the stream.
-fn native_txn(b: &mut HistoryBuilder, i: usize, ordinal: u64, line: u32, obj: &Map<String, Json>) -> Result<(), Error> {
+fn native_txn(
+    b: &mut HistoryBuilder,
+    i: usize,
+    ordinal: u64,
+    line: u32,
+    obj: &Map<String, Json>,
+    spans: &JsonSpans,
+) -> Result<(), Error> {
     let id = int_field(obj, "id", i)?;
     let id = match id {
         Some(v) if v < 0 => return Err(entry_err(i, "expected \"id\" to be a non-negative integer")),
@@ -159,7 +183,7 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, ordinal: u64, line: u32, obj: &M
         Some(s) => Some(s),
         None => int_field(obj, "process", i)?,
     };
-    push_ops(b, i, obj.get("ops"))?;
+    push_ops(b, i, obj.get("ops"), spans.ops(i, Field::Ops))?;
     push_predicate_reads(b, i, obj.get("predicate_reads"))?;
     let label = match obj.get("label") {
         Some(Json::String(s)) => Some(b.intern(s)),
@@ -173,6 +197,7 @@ fn native_txn(b: &mut HistoryBuilder, i: usize, ordinal: u64, line: u32, obj: &M
         complete_time: int_field(obj, "end", i)?,
         label,
         line,
+        span: spans.entry(i),
         ..Default::default()
     };
     b.finish_txn(status, meta);
@@ -191,6 +216,7 @@ fn elle_op(
     ordinal: u64,
     line: u32,
     obj: &Map<String, Json>,
+    spans: &JsonSpans,
 ) -> Result<(), Error> {
     let ty = obj.get("type").and_then(Json::as_str).and_then(OpType::parse).ok_or_else(|| {
         entry_err(
@@ -213,11 +239,15 @@ fn elle_op(
         return Ok(());
     }
     let invoke = pairer.complete(process);
-    let value = match obj.get("value") {
-        None | Some(Json::Null) => invoke.as_ref().and_then(|p| entries[p.handle].get("value")),
-        v => v,
+    // The entry the operations come from: this one, or the invocation when this has no value.
+    let (value, from) = match obj.get("value") {
+        None | Some(Json::Null) => match &invoke {
+            Some(p) => (entries[p.handle].get("value"), p.handle),
+            None => (None, i),
+        },
+        v => (v, i),
     };
-    if !push_txn_ops(b, i, value, not_txn_f(obj.get("f")))? {
+    if !push_txn_ops(b, i, value, not_txn_f(obj.get("f")), spans.ops(from, Field::Value))? {
         return Ok(()); // a client operation that is not a transaction
     }
     let label = obj.get("label").and_then(Json::as_str).or(f.filter(|f| *f != "txn")).map(|l| b.intern(l));
@@ -235,6 +265,7 @@ fn elle_op(
         complete_pos: Some(ordinal),
         label,
         line,
+        span: spans.entry(i),
     };
     b.finish_txn(status, meta);
     Ok(())
@@ -246,11 +277,17 @@ fn not_txn_f(f: Option<&Json>) -> bool {
 
 /// Push a transaction's operations. `Ok(false)`, pushing nothing, when the value is not a
 /// transaction (null included) and `f` says the operation need not be one.
-fn push_txn_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>, not_txn_f: bool) -> Result<bool, Error> {
+fn push_txn_ops(
+    b: &mut HistoryBuilder,
+    i: usize,
+    ops: Option<&Json>,
+    not_txn_f: bool,
+    spans: &[Span],
+) -> Result<bool, Error> {
     if matches!(ops, None | Some(Json::Null)) {
         return Ok(!not_txn_f);
     }
-    match push_ops(b, i, ops) {
+    match push_ops(b, i, ops, spans) {
         Ok(()) => Ok(true),
         Err(_) if not_txn_f => {
             b.abandon_txn();
@@ -297,7 +334,8 @@ fn push_predicate_reads(b: &mut HistoryBuilder, i: usize, reads: Option<&Json>) 
     Ok(())
 }
 
-fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), Error> {
+/// Push the operations of entry `i`; `spans` are where they are in the text (empty if unknown).
+fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>, spans: &[Span]) -> Result<(), Error> {
     let ops = match ops {
         None | Some(Json::Null) => return Ok(()),
         Some(Json::Array(ops)) => ops,
@@ -352,6 +390,9 @@ fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>) -> Result<(), 
                 Some(v) => b.push_write(kind, key, v, place),
                 None => return Err(entry_err(i, format!("operation {j}: expected a value to write, found null"))),
             },
+        }
+        if let Some(&span) = spans.get(j).filter(|_| spans.len() == ops.len()) {
+            b.set_op_span(span);
         }
     }
     Ok(())

@@ -25,6 +25,7 @@ import {
     type Strategy,
     type StrategyReport,
     type StrategyVerdict,
+    type Span,
 } from 'grail-wasm';
 
 export async function main(text: string, bytes: Uint8Array): Promise<void> {
@@ -70,6 +71,12 @@ export async function main(text: string, bytes: Uint8Array): Promise<void> {
     const from: number | undefined = graph.edges[0]?.from_op.txn;
     const txns = h.transactions();
     const status: 'committed' | 'aborted' | 'indeterminate' | undefined = txns[0]?.status;
+    const where: number | undefined = txns[0]?.span?.start;
+    const opLine: number | undefined = h.transactions([2, 3])[0]?.op_spans[0]?.line;
+    const opSpan: Span | undefined = graph.edges[0]?.to_op.span;
+    const kind: 'r' | 'w' | 'append' | undefined = graph.edges[0]?.to_op.kind;
+    const sub: string = h.subHistory([2, 3], { comment: 'two' });
+    void [where, opLine, opSpan, kind, sub];
     const report = h.check({ levels: ['PL-2'] });
     const pl2: boolean | null = report.levels['PL-2'].valid;
     h.free();

@@ -1,0 +1,130 @@
+//! The readers record where every operation and transaction is: each span slices exactly the
+//! operation's form (`[:append :x 1]`, `["append", "x", 1]`) or the transaction's map out of the
+//! input, and its line and column are where it starts, counted as errors count them.
+
+use grail_core::history::{History, Span};
+use grail_core::{read, Format};
+
+fn text_of(input: &str, s: Span) -> &str {
+    &input[s.start as usize..s.end as usize]
+}
+
+/// The line and column of a byte offset, in characters, as errors give them.
+fn line_col(input: &str, offset: usize) -> (u32, u32) {
+    let before = &input[..offset];
+    let line = before.matches('\n').count() as u32 + 1;
+    let column = before.rsplit('\n').next().unwrap_or("").chars().count() as u32 + 1;
+    (line, column)
+}
+
+/// Every operation's span, as (text, line, column), checking that line and column match the
+/// start offset.
+fn op_texts<'a>(input: &'a str, h: &History) -> Vec<&'a str> {
+    assert_eq!(h.op_spans.len(), h.ops.len(), "one span per operation");
+    (0..h.ops.len() as u32)
+        .map(|o| {
+            let s = h.op_span(o).unwrap_or_else(|| panic!("operation {o} has no span"));
+            assert_eq!(line_col(input, s.start as usize), (s.line, s.column), "place of {}", text_of(input, s));
+            text_of(input, s)
+        })
+        .collect()
+}
+
+fn txn_texts<'a>(input: &'a str, h: &History) -> Vec<&'a str> {
+    assert_eq!(h.txn_spans.len(), h.txns.len(), "one span per transaction");
+    (0..h.txns.len() as u32)
+        .map(|t| {
+            let s = h.txn_span(t).unwrap_or_else(|| panic!("transaction {t} has no span"));
+            assert_eq!(line_col(input, s.start as usize), (s.line, s.column));
+            text_of(input, s)
+        })
+        .collect()
+}
+
+#[test]
+fn edn_one_map_per_line() {
+    let input = "; comment [:append x 0]\n\
+        {:index 0, :type :invoke, :process 0, :value [[:r x nil] [:append x 1]]}\n\
+        {:index 1, :type :ok, :process 0, :value [[:r x []]  [:append x 1]]}\n\
+        {:index 2, :type :invoke, :process :nemesis, :value [[:append x 9]]}\n\
+        {:index 3, :type :ok, :process 1, :value [( :r \"é x\" [1] ) [:append :y 2]]}\n";
+    let h = read(input.as_bytes(), Format::Edn).unwrap();
+    assert_eq!(op_texts(input, &h), ["[:r x []]", "[:append x 1]", "( :r \"é x\" [1] )", "[:append :y 2]"]);
+    let txns = txn_texts(input, &h);
+    assert_eq!(txns.len(), 2);
+    assert!(txns[0].starts_with("{:index 1, :type :ok") && txns[0].ends_with(":append x 1]]}"));
+    assert!(txns[1].starts_with("{:index 3,") && txns[1].ends_with('}'));
+}
+
+#[test]
+fn edn_vector_of_maps_across_lines_after_multibyte_text() {
+    // Characters of 2, 3 and 4 bytes before the operations, on their lines and on earlier ones.
+    let input = "[{:index 0, :type :ok, :label \"ünïcødé €\", :process 0,\n  :value [[:append \"ключ\" 1]\n          [:r \"ключ\" [1]]]}\n {:index 1, :type :ok, :f \"😀\", :value [[:r \"ключ\" [1]] [:append \"ключ\" 2]]}\n {:index 2, :type :ok, :value\n  [[:append k 3]]}]";
+    let h = read(input.as_bytes(), Format::Edn).unwrap();
+    assert_eq!(
+        op_texts(input, &h),
+        ["[:append \"ключ\" 1]", "[:r \"ключ\" [1]]", "[:r \"ключ\" [1]]", "[:append \"ключ\" 2]", "[:append k 3]"]
+    );
+    let after_emoji = h.op_span(2).unwrap();
+    assert_eq!((after_emoji.line, after_emoji.column), (4, 40), "the emoji is one character");
+    let txns = txn_texts(input, &h);
+    assert!(txns[0].starts_with("{:index 0") && txns[0].ends_with("[1]]]}"));
+    assert_eq!(txns[2], "{:index 2, :type :ok, :value\n  [[:append k 3]]}");
+}
+
+#[test]
+fn edn_completion_without_value_takes_the_invocation_and_its_spans() {
+    let input = "{:type :invoke, :process 0, :value [[:append x 1]]}\n{:type :invoke, :process 1, :value [[:r x nil]]}\n{:type :ok, :process 0, :value nil}\n{:type :info, :process 1}\n{:type :invoke, :process 2, :value [[:append x 2]]}\n";
+    let h = read(input.as_bytes(), Format::Edn).unwrap();
+    assert_eq!(op_texts(input, &h), ["[:append x 1]", "[:r x nil]", "[:append x 2]"]);
+    // The transaction's span is its completion's map, or its invocation's when it never completed.
+    assert_eq!(
+        txn_texts(input, &h),
+        [
+            "{:type :ok, :process 0, :value nil}",
+            "{:type :info, :process 1}",
+            "{:type :invoke, :process 2, :value [[:append x 2]]}"
+        ]
+    );
+}
+
+#[test]
+fn json_native_elle_and_lines() {
+    let native = "{\"transactions\": [\n  {\"id\": 1, \"label\": \"€ [\\\"x\\\"]\", \"status\": \"committed\", \"ops\": [[\"r\", \"x\", null], [\"w\", \"x\", 1]]},\n  {\"id\": 2, \"session\": 2, \"ops\": [ [\"r\", \"x\", 1] ]}\n], \"version_order\": {\"x\": [1]}}";
+    let h = read(native.as_bytes(), Format::Json).unwrap();
+    assert_eq!(op_texts(native, &h), ["[\"r\", \"x\", null]", "[\"w\", \"x\", 1]", "[\"r\", \"x\", 1]"]);
+    let txns = txn_texts(native, &h);
+    assert!(txns[0].starts_with("{\"id\": 1") && txns[0].ends_with("]]}"));
+    assert_eq!(txns[1], "{\"id\": 2, \"session\": 2, \"ops\": [ [\"r\", \"x\", 1] ]}");
+
+    let elle = "[{\"type\": \"invoke\", \"process\": 0, \"value\": [[\"append\", \"ü\", 1], [\"r\", \"ü\", null]]},\n {\"type\": \"ok\", \"process\": 0, \"value\": null},\n {\"type\": \"invoke\", \"process\": \"nemesis\", \"value\": [[\"append\", 1, 1]]},\n {\"type\": \"ok\", \"process\": 1, \"index\": 7, \"value\": [[\"r\", \"ü\", [1]]]}]";
+    let h = read(elle.as_bytes(), Format::Json).unwrap();
+    assert_eq!(op_texts(elle, &h), ["[\"append\", \"ü\", 1]", "[\"r\", \"ü\", null]", "[\"r\", \"ü\", [1]]"]);
+    let txns = txn_texts(elle, &h);
+    assert_eq!(txns[0], "{\"type\": \"ok\", \"process\": 0, \"value\": null}");
+
+    let lines =
+        "{\"type\": \"ok\", \"value\": [[\"append\", 1, 2]]}\n{\"type\": \"ok\", \"value\": [[\"r\", 1, [2]]]}\n";
+    let h = read(lines.as_bytes(), Format::Json).unwrap();
+    assert_eq!(op_texts(lines, &h), ["[\"append\", 1, 2]", "[\"r\", 1, [2]]"]);
+    assert_eq!(h.op_span(1).unwrap().line, 2);
+}
+
+#[test]
+fn other_readers_leave_spans_empty() {
+    let h = read(b"r(1,0,1,1)\nw(1,1,1,1)\n", Format::Plume).unwrap();
+    assert!(h.op_spans.is_empty() && h.txn_spans.is_empty() && h.op_span(0).is_none());
+}
+
+#[test]
+fn spans_can_be_left_out() {
+    let opts = grail_core::ReadOptions { spans: false };
+    for input in [
+        "{:type :ok, :value [[:append x 1]]}\n{:type :invoke, :process 3, :value [[:r x nil]]}",
+        "[{\"type\": \"ok\", \"value\": [[\"append\", 1, 2]]}]",
+    ] {
+        let h = grail_core::read_with(input.as_bytes(), Format::Auto, opts).unwrap();
+        assert!(!h.ops.is_empty() && h.op_spans.is_empty() && h.txn_spans.is_empty());
+        assert_eq!(h.txns.len(), read(input.as_bytes(), Format::Auto).unwrap().txns.len());
+    }
+}
