@@ -10,6 +10,7 @@
 
 pub mod analysis;
 pub mod anomaly;
+pub mod elle;
 pub mod error;
 pub mod export;
 pub mod generate;
@@ -20,6 +21,7 @@ pub mod infer;
 pub mod level;
 pub mod polygraph;
 pub mod read;
+pub mod render;
 pub mod report;
 pub mod strategy;
 
