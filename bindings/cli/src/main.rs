@@ -3,6 +3,8 @@
 //! Exit codes: 0 all requested levels hold (or, for `stats`, no anomaly), 1 a level is violated
 //! (or an anomaly was found; or a verdict is unknown), 2 bad input or usage.
 
+mod elle;
+
 use clap::{Parser, Subcommand};
 use grail_core::{report::text, CheckOptions, Format, History, Level};
 use std::io::Read;
@@ -244,6 +246,15 @@ enum Cmd {
         #[arg(long, default_value_t = grail_core::strategy::DEFAULT_MAX_DEPTH)]
         max_depth: usize,
     },
+    /// elle-cli's command line (`grail elle -m list-append -c serializable FILE...`), answered with
+    /// Elle's meaning of its model names and Elle's output (docs/elle.md); `grail elle -h` for the
+    /// options. The binary `elle-cli` is the same.
+    #[command(disable_help_flag = true)]
+    Elle {
+        /// elle-cli's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
     /// Print the dependency graph as JSON.
     Graph {
         #[command(flatten)]
@@ -255,6 +266,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // Installed (or linked) under the name elle-cli, grail is elle-cli.
+    let argv0 = std::env::args().next().unwrap_or_default();
+    if Path::new(&argv0).file_stem().is_some_and(|s| s == "elle-cli") {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        return ExitCode::from(elle::run("elle-cli", &args));
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
@@ -408,6 +425,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             }
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
+        Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, window, max_length, json, quiet } => online(&input, window, max_length, json, quiet),
         Cmd::Stats { input, json } => {
             let (h, _) = load(&input)?;
