@@ -166,6 +166,10 @@ enum Cmd {
         /// Write each level's counterexample cycles as DOT files into this folder.
         #[arg(long)]
         dot: Option<PathBuf>,
+        /// Write the report as one self-contained HTML page (verdicts, counterexamples drawn,
+        /// sub-histories, statistics, a timeline with nemesis operations; no network).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Stop searching after this many steps (edge visits); undecided levels become unknown.
         #[arg(long)]
         max_steps: Option<u64>,
@@ -358,6 +362,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             levels,
             json,
             dot,
+            html,
             max_steps,
             timeout,
             max_cycles,
@@ -373,8 +378,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
                 // GRAIL's checkers have no budget and give no counterexample files.
-                let unsupported =
-                    [("--dot", dot.is_some()), ("--max-steps", max_steps.is_some()), ("--timeout", timeout.is_some())];
+                let unsupported = [
+                    ("--dot", dot.is_some()),
+                    ("--html", html.is_some()),
+                    ("--max-steps", max_steps.is_some()),
+                    ("--timeout", timeout.is_some()),
+                ];
                 if let Some(l) = levels.iter().find(|l| !Level::CLASSIC.contains(l)) {
                     return Err(format!(
                         "--strategy {} decides the classic levels (SER, SI, PSI, PL-2, PL-1) only, not {}",
@@ -414,6 +423,9 @@ fn run(cli: Cli) -> Result<u8, String> {
                             .map_err(|e| format!("{}: {e}", path.display()))?;
                     }
                 }
+            }
+            if let Some(path) = html {
+                write_html(&input, &h, &report, &path)?;
             }
             if json {
                 println!("{}", report.to_json());
@@ -530,6 +542,20 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(0)
         }
     }
+}
+
+/// `grail check --html FILE`: the report as one self-contained page, with the nemesis operations
+/// of the history's text on its timeline.
+fn write_html(input: &Input, h: &History, report: &grail_core::Report, path: &Path) -> Result<(), String> {
+    let raw = match input.history.is_file() && input.history != Path::new("-") {
+        true => slurp(&input.history).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let nemesis = grail_core::render::ops::scan(&raw).nemesis;
+    let title = input.history.file_name().map_or("history".to_string(), |f| f.to_string_lossy().into_owned());
+    let opts = grail_core::render::html::HtmlOptions { title, ..Default::default() };
+    let page = grail_core::render::html::report_html(report, h, &nemesis, &opts);
+    std::fs::write(path, page).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `grail check --strategy dfs|shortest-path|gabow`: the verdict table of one of GRAIL's checkers,

@@ -170,21 +170,33 @@ pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
     let sizes: Vec<(f64, f64)> = nodes.iter().map(size).collect();
     let n = nodes.len().max(1);
     let maxw = sizes.iter().map(|s| s.0).fold(40.0, f64::max);
-    let maxh = sizes.iter().map(|s| s.1).fold(20.0, f64::max);
-    let perimeter: f64 = sizes.iter().map(|(w, h)| w.max(*h) + 60.0).sum();
-    let r = if n == 1 { 0.0 } else { (perimeter / std::f64::consts::TAU).max(90.0) };
-    let top = if caption.is_some() { 26.0 } else { 0.0 };
-    let (cx, cy) = (r + maxw / 2.0 + 30.0, top + r + maxh / 2.0 + 30.0);
-    // Box top-left corners; the first node at the top, then clockwise.
-    let pos: Vec<(f64, f64)> = (0..nodes.len())
+    // Neighbours on the circle stand a box width and room for labelled arrows apart.
+    let half = (std::f64::consts::PI / n as f64).sin().max(1e-3);
+    let perimeter: f64 = sizes.iter().map(|(w, h)| w.max(*h) + 70.0).sum();
+    let r = match n {
+        1 => 0.0,
+        2 => maxw / 2.0 + 110.0,
+        _ => (perimeter / std::f64::consts::TAU).max((maxw + 90.0) / (2.0 * half)).max(90.0),
+    };
+    // Two boxes side by side; more, clockwise from the top.
+    let start = if n == 2 { std::f64::consts::PI } else { -std::f64::consts::FRAC_PI_2 };
+    let centres: Vec<(f64, f64)> = (0..nodes.len())
         .map(|i| {
-            let a = -std::f64::consts::FRAC_PI_2 + std::f64::consts::TAU * i as f64 / n as f64;
-            let (x, y) = (cx + r * a.cos(), cy + r * a.sin());
-            (x - sizes[i].0 / 2.0, y - sizes[i].1 / 2.0)
+            let a = start + std::f64::consts::TAU * i as f64 / n as f64;
+            (r * a.cos(), r * a.sin())
         })
         .collect();
-    let width = 2.0 * cx;
-    let height = 2.0 * cy - top;
+    // The drawing's extent: the boxes, and room for arrows bowing out between them.
+    let margin = 40.0;
+    let top = if caption.is_some() { 26.0 } else { 0.0 };
+    let min_x = centres.iter().zip(&sizes).map(|(c, s)| c.0 - s.0 / 2.0).fold(f64::MAX, f64::min) - margin;
+    let min_y = centres.iter().zip(&sizes).map(|(c, s)| c.1 - s.1 / 2.0).fold(f64::MAX, f64::min) - margin;
+    let max_x = centres.iter().zip(&sizes).map(|(c, s)| c.0 + s.0 / 2.0).fold(f64::MIN, f64::max) + margin;
+    let max_y = centres.iter().zip(&sizes).map(|(c, s)| c.1 + s.1 / 2.0).fold(f64::MIN, f64::max) + margin;
+    let pos: Vec<(f64, f64)> =
+        centres.iter().zip(&sizes).map(|(c, s)| (c.0 - s.0 / 2.0 - min_x, c.1 - s.1 / 2.0 - min_y + top)).collect();
+    let width = (max_x - min_x).max(200.0);
+    let height = max_y - min_y + top;
     let mut s = String::new();
     let _ = write!(
         s,
