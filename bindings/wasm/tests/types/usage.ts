@@ -38,6 +38,7 @@ export async function main(text: string, bytes: Uint8Array): Promise<void> {
 
     const some = check(bytes, { levels: ['SER', 'SI'], max_steps: 1000, timeout: 2.5 });
     const ser: Verdict = some.levels.SER.verdict;
+    const page: string = some.toHTML('history.edn');
     // @ts-expect-error PSI was not checked
     some.levels.PSI;
 
