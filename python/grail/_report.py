@@ -344,7 +344,7 @@ class Report:
 
     def edges_frame(self) -> "pandas.DataFrame":
         """The edges of every counterexample cycle as a pandas DataFrame: one row per step,
-        with the cycle's anomaly and position. Needs pandas (``pip install grail[pandas]``)."""
+        with the cycle's anomaly and position. Needs pandas (``pip install grail-isolation[pandas]``)."""
         pd = _import("pandas", "edges_frame")
         rows = []
         for i, c in enumerate(self.cycles):
@@ -396,4 +396,4 @@ def _import(name: str, what: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as e:
-        raise ImportError(f"{what}() needs {name}: pip install {name} (or grail[{name}])") from e
+        raise ImportError(f"{what}() needs {name}: pip install {name} (or grail-isolation[{name}])") from e

@@ -25,7 +25,7 @@ import {
     type Strategy,
     type StrategyReport,
     type StrategyVerdict,
-} from 'grail-wasm';
+} from 'grail-isolation';
 
 export async function main(text: string, bytes: Uint8Array): Promise<void> {
     await init();
