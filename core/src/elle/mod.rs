@@ -342,7 +342,7 @@ fn result_map(prohibited: &BTreeSet<String>, reportable: &BTreeSet<String>, all:
 
 /// Every distinct cycle of the report, named by Elle, one per type and component, leaving out
 /// those a type found in the same component implies (Elle does not search for them).
-fn elle_cycles(report: &Report, _ids: &Ids, comp_of: &Map<TxnId, usize>) -> Vec<ElleCycle> {
+fn elle_cycles(report: &Report, ids: &Ids, comp_of: &Map<TxnId, usize>) -> Vec<ElleCycle> {
     let mut all: Vec<&CycleReport> = report.anomalies.iter().filter_map(|a| a.cycle.as_ref()).collect();
     for (_, lr) in &report.levels.0 {
         all.extend(lr.cycles.iter());
@@ -354,7 +354,7 @@ fn elle_cycles(report: &Report, _ids: &Ids, comp_of: &Map<TxnId, usize>) -> Vec<
         if types.is_empty() || !seen.insert((c.txns.clone(), types.join(","))) {
             continue;
         }
-        let scc = c.txns.first().and_then(|&id| _ids.txn(id)).and_then(|t| comp_of.get(&t).copied());
+        let scc = c.txns.first().and_then(|&id| ids.txn(id)).and_then(|t| comp_of.get(&t).copied());
         found.push(ElleCycle { ty: elle_type(&types), txns: c.txns.clone(), steps: c.steps.clone(), scc });
     }
     // Per component: the shortest cycle of each type, unless another type found there implies it.
@@ -372,15 +372,18 @@ fn elle_cycles(report: &Report, _ids: &Ids, comp_of: &Map<TxnId, usize>) -> Vec<
     for (scc, ty) in best.keys() {
         by_scc.entry(*scc).or_default().insert(ty.clone());
     }
+    // What each type found implies, computed once per type.
+    let implied: BTreeMap<String, BTreeSet<String>> =
+        by_scc.values().flatten().map(|t| (t.clone(), model::all_implied_anomalies(std::slice::from_ref(t)))).collect();
     let mut out: Vec<ElleCycle> = best
         .into_values()
         .filter(|c| {
-            let others = &by_scc[&c.scc];
-            !others.iter().any(|o| *o != c.ty && model::all_implied_anomalies(std::slice::from_ref(o)).contains(&c.ty))
+            let others = by_scc.get(&c.scc).into_iter().flatten();
+            !others.filter(|o| **o != c.ty).any(|o| implied.get(o).is_some_and(|i| i.contains(&c.ty)))
         })
         .collect();
     let rank = |t: &str| cycle_types().iter().position(|x| x == t).unwrap_or(usize::MAX);
-    out.sort_by(|a, b| (rank(&a.ty), a.scc).cmp(&(rank(&b.ty), b.scc)));
+    out.sort_by_key(|c| (rank(&c.ty), c.scc));
     out
 }
 

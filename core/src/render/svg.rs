@@ -210,7 +210,7 @@ pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
         let _ = write!(
             s,
             r##"<marker id="arrow{}" viewBox="0 0 10 10" refX="9" refY="5" markerWidth="7" markerHeight="7" orient="auto-start-reverse"><path d="M0,0 L10,5 L0,10 z" fill="{c}"/></marker>"##,
-            &c[1..]
+            c.trim_start_matches('#')
         );
     }
     s.push_str("</defs>");
@@ -257,7 +257,7 @@ pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
             s,
             r##"<path class="edge" d="M{x0:.1},{y0:.1} Q{qx:.1},{qy:.1} {x1:.1},{y1:.1}" fill="none" stroke="{}" stroke-width="1.6"{dash} marker-end="url(#arrow{})"/>"##,
             a.color,
-            &a.color[1..]
+            a.color.trim_start_matches('#')
         );
         let (mx, my) = (0.25 * x0 + 0.5 * qx + 0.25 * x1, 0.25 * y0 + 0.5 * qy + 0.25 * y1);
         let lw = a.label.chars().count() as f64 * CHAR_W * 0.92 + 6.0;
