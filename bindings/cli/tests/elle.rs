@@ -172,7 +172,7 @@ fn verbose_output_is_elles_result_map() {
             assert!(s.get(k).is_some(), "{k} missing from {s}");
         }
     }
-    assert_eq!(v["not"], serde_json::json!(["ROLA", "cursor-stability"]));
+    assert_eq!(v["not"], serde_json::json!(["cursor-stability", "update-atomic"]));
     assert!(v["also-not"].as_array().unwrap().contains(&Value::from("serializable")));
     // A valid history is just {"valid?": true}; several files give one document each.
     let (_, out, _) =
@@ -428,5 +428,163 @@ fn elle_examples_give_elles_known_results() {
         let v = verdict("rw-register", "strict-serializable", &p(f));
         assert_eq!((v["valid?"].as_str(), types(&v)), (Some("unknown"), vec!["garbage-read".to_string()]), "{f}");
         assert_eq!(elle_cli(&["-m", "rw-register", &p(f)]).0, 0);
+    }
+}
+
+/// Small histories of the kinds elle-cli's own tests check, with the result elle-cli 0.1.10
+/// stores for them (`test/test-data/*-result.json` in ligurio/elle-cli): verdict, anomaly types,
+/// `not` and `also-not` agree. (The histories are written here, in EDN.)
+#[test]
+fn elle_cli_stored_results_agree() {
+    let rc_also = vec![
+        "causal-cerone",
+        "consistent-view",
+        "cursor-stability",
+        "forward-consistent-view",
+        "monotonic-atomic-view",
+        "monotonic-snapshot-read",
+        "monotonic-view",
+        "parallel-snapshot-isolation",
+        "prefix",
+        "read-atomic",
+        "repeatable-read",
+        "serializable",
+        "snapshot-isolation",
+        "strong-read-committed",
+        "strong-serializable",
+        "strong-session-read-committed",
+        "strong-session-serializable",
+        "strong-session-snapshot-isolation",
+        "strong-snapshot-isolation",
+        "update-atomic",
+        "update-serializable",
+    ];
+    let mut ru_also = rc_also.clone();
+    ru_also.extend(["read-committed", "strong-read-uncommitted", "strong-session-read-uncommitted"]);
+    ru_also.sort();
+    let single_also = vec![
+        "forward-consistent-view",
+        "serializable",
+        "snapshot-isolation",
+        "strong-serializable",
+        "strong-session-serializable",
+        "strong-session-snapshot-isolation",
+        "strong-snapshot-isolation",
+        "update-serializable",
+    ];
+    let lost_also = vec![
+        "consistent-view",
+        "forward-consistent-view",
+        "parallel-snapshot-isolation",
+        "repeatable-read",
+        "serializable",
+        "snapshot-isolation",
+        "strong-serializable",
+        "strong-session-serializable",
+        "strong-session-snapshot-isolation",
+        "strong-snapshot-isolation",
+        "update-serializable",
+    ];
+    let pair = |p: u32, i: u32, v: &str, done: &str| {
+        format!("{{:index {i}, :process {p}, :type :invoke, :value {v}}}\n{{:index {}, :process {p}, :type :ok, :value {done}}}\n", i + 1)
+    };
+    let cases: Vec<(&str, &str, String, Value, Vec<&str>, Vec<&str>, Vec<&str>)> = vec![
+        (
+            "G0",
+            "list-append",
+            pair(0, 0, "[[:append 1 1] [:append 2 1]]", "[[:append 1 1] [:append 2 1]]")
+                + &pair(1, 2, "[[:append 1 2] [:append 2 2]]", "[[:append 1 2] [:append 2 2]]")
+                + &pair(2, 4, "[[:r 1 nil] [:r 2 nil]]", "[[:r 1 [1 2]] [:r 2 [2 1]]]"),
+            Value::Bool(false),
+            vec!["G0"],
+            vec!["read-uncommitted"],
+            ru_also.clone(),
+        ),
+        (
+            "G1c",
+            "list-append",
+            pair(0, 0, "[[:append 1 1] [:r 2 nil]]", "[[:append 1 1] [:r 2 [1]]]")
+                + &pair(1, 2, "[[:append 1 2] [:append 2 1]]", "[[:append 1 2] [:append 2 1]]")
+                + &pair(2, 4, "[[:r 1 nil]]", "[[:r 1 [1 2]]]"),
+            Value::Bool(false),
+            vec!["G1c"],
+            vec!["read-committed"],
+            rc_also.clone(),
+        ),
+        (
+            "future read",
+            "list-append",
+            pair(0, 0, "[[:r 1 nil] [:append 1 1]]", "[[:r 1 [1]] [:append 1 1]]"),
+            Value::Bool(false),
+            vec!["empty-transaction-graph", "future-read"],
+            vec!["read-committed"],
+            rc_also.clone(),
+        ),
+        (
+            "duplicate elements",
+            "list-append",
+            pair(0, 0, "[[:append 1 1]]", "[[:append 1 1]]") + &pair(1, 2, "[[:r 1 nil]]", "[[:r 1 [1 1]]]"),
+            Value::Bool(false),
+            vec!["duplicate-elements"],
+            vec!["read-uncommitted"],
+            ru_also.clone(),
+        ),
+        (
+            "G-single-item (lists)",
+            "list-append",
+            pair(0, 0, "[[:append 1 1] [:append 2 1]]", "[[:append 1 1] [:append 2 1]]")
+                + &pair(1, 2, "[[:append 1 2] [:r 2 nil]]", "[[:append 1 2] [:r 2 []]]")
+                + &pair(2, 4, "[[:r 1 nil]]", "[[:r 1 [1 2]]]"),
+            Value::Bool(false),
+            vec!["G-single-item"],
+            vec!["consistent-view", "repeatable-read"],
+            single_also.clone(),
+        ),
+        (
+            "lost update (lists)",
+            "list-append",
+            pair(0, 0, "[[:append 1 0]]", "[[:append 1 0]]")
+                + &pair(1, 2, "[[:r 1 nil] [:append 1 1]]", "[[:r 1 [0]] [:append 1 1]]")
+                + &pair(2, 4, "[[:r 1 nil] [:append 1 2]]", "[[:r 1 [0]] [:append 1 2]]"),
+            Value::Bool(false),
+            // elle-cli stores ["G2-item", "lost-update"]: its search skips G-single-item-realtime
+            // (T5 -rw-> T3 -rt-> T5, the processes run one after another) as the cycle-exists
+            // pass of that Elle version found strong-snapshot-isolation possible. grail's search
+            // is exact (docs/elle.md, difference 10); verdict and boundary are the same.
+            vec!["G-single-item-realtime", "G2-item", "lost-update"],
+            vec!["cursor-stability", "update-atomic"],
+            lost_also.clone(),
+        ),
+        (
+            "G-single-item (registers)",
+            "rw-register",
+            pair(0, 0, "[[:w :x 1]]", "[[:w :x 1]]")
+                + &pair(1, 2, "[[:r :x nil] [:w :y 1]]", "[[:r :x 1] [:w :y 1]]")
+                + &pair(2, 4, "[[:r :y nil] [:r :x nil]]", "[[:r :y 1] [:r :x nil]]"),
+            Value::Bool(false),
+            vec!["G-single-item"],
+            vec!["consistent-view", "repeatable-read"],
+            single_also,
+        ),
+        (
+            "aborted read (registers)",
+            "rw-register",
+            "{:index 0, :process 0, :type :invoke, :value [[:w :x 2]]}\n{:index 1, :process 0, :type :fail, :value [[:w :x 2]]}\n".to_string()
+                + &pair(1, 2, "[[:r :x nil]]", "[[:r :x 2]]"),
+            Value::Bool(false),
+            vec!["G1a", "empty-transaction-graph"],
+            vec!["read-committed"],
+            rc_also,
+        ),
+    ];
+    let dir = tmp("elle-cli-results");
+    for (name, model, history, valid, types_, not, also) in cases {
+        let f = dir.join(format!("{}.edn", name.replace(' ', "-").replace(['(', ')'], "")));
+        std::fs::write(&f, history).unwrap();
+        let v: Value = serde_json::from_str(&elle_cli(&["-m", model, "-v", f.to_str().unwrap()]).1).unwrap();
+        assert_eq!(v["valid?"], valid, "{name}");
+        assert_eq!(types(&v), types_, "{name}");
+        assert_eq!(v["not"], serde_json::json!(not), "{name}");
+        assert_eq!(v["also-not"], serde_json::json!(also), "{name}");
     }
 }

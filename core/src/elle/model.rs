@@ -83,6 +83,9 @@ pub const CANONICAL_MODEL_NAMES: &[(&str, &str)] = &[
     ("strong-session-read-committed", "strong-session-PL-2"),
     ("strong-read-uncommitted", "strong-PL-1"),
     ("strong-read-committed", "strong-PL-2"),
+    // Not in the copy at 04d7400: the name newer Elle gives ROLA, as elle-cli 0.1.10 prints it
+    // (`test/test-data/list-append-anomaly-lost-update-result.json`, elle-cli commit fc4f9fa).
+    ("update-atomic", "ROLA"),
 ];
 
 /// Elle's `models`: `a -> b` when a history satisfying `a` satisfies `b` (names before
