@@ -488,7 +488,9 @@ fn elle_cli_stored_results_agree() {
     let pair = |p: u32, i: u32, v: &str, done: &str| {
         format!("{{:index {i}, :process {p}, :type :invoke, :value {v}}}\n{{:index {}, :process {p}, :type :ok, :value {done}}}\n", i + 1)
     };
-    let cases: Vec<(&str, &str, String, Value, Vec<&str>, Vec<&str>, Vec<&str>)> = vec![
+    // (name, model, history, valid?, anomaly-types, not, also-not)
+    type Case<'a> = (&'a str, &'a str, String, Value, Vec<&'a str>, Vec<&'a str>, Vec<&'a str>);
+    let cases: Vec<Case> = vec![
         (
             "G0",
             "list-append",
