@@ -4,12 +4,13 @@ SHELL := /bin/bash
 .DEFAULT_GOAL := help
 export CARGO_TERM_COLOR ?= never
 
-.PHONY: help run test test-rust test-python test-js test-browser deps deps-rust deps-browser build-cli bench fuzz lint
+.PHONY: help run test test-rust test-python test-js test-browser deps deps-rust deps-browser build-cli bench fuzz lint dist wheel
 
 help:
 	@echo "make run    build the CLI, check a bundled example, serve the web demo on localhost"
 	@echo "make test   install what tests need, run Rust, Python, JS/Node and browser tests"
 	@echo "make bench  benchmarks (not part of make test)"
+	@echo "make dist   the abi3 wheel (maturin build), the npm package and the CLI, into dist/"
 
 build-cli:
 	cargo build --release -p grail-cli
@@ -42,6 +43,12 @@ deps-browser:
 
 bench:
 	bash scripts/bench.sh
+
+# What gets published: the Python wheel (grail-isolation, abi3), the npm package, the CLI.
+dist:
+	bash scripts/dist.sh
+
+wheel: dist
 
 fuzz:
 	bash scripts/fuzz.sh

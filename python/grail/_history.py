@@ -129,7 +129,7 @@ class History:
     def to_pandas(self) -> "pandas.DataFrame":
         """One row per micro-operation: txn, status, process, invoke_time, complete_time, op
         (position in the transaction), f ("r", "w" or "append"), key, value (a list for list
-        reads, None for nil). Needs pandas (``pip install grail[pandas]``)."""
+        reads, None for nil). Needs pandas (``pip install grail-isolation[pandas]``)."""
         pd = _import("pandas", "to_pandas")
         cols = self._native.op_columns()
         frame = pd.DataFrame({k: pd.Series(v, dtype=object) for k, v in cols.items()})
@@ -232,7 +232,7 @@ class Graph:
     def to_networkx(self) -> "networkx.MultiDiGraph":
         """The graph as a ``networkx.MultiDiGraph``: nodes are transaction ids (attributes
         status, process); each edge's key is ``(type, key)`` and its attributes are type, key,
-        values, from_op, to_op and why. Needs networkx (``pip install grail[networkx]``)."""
+        values, from_op, to_op and why. Needs networkx (``pip install grail-isolation[networkx]``)."""
         nx = _import("networkx", "to_networkx")
         g = nx.MultiDiGraph(model=self._model, stats=self.stats.to_dict())
         vc = self._native.vertex_columns()

@@ -343,9 +343,23 @@ class Report:
         ``grail check`` prints them."""
         return self._native.explain()
 
+    def to_html(self, title: Optional[str] = None) -> str:
+        """The report as one self-contained HTML page, as ``grail check --html`` writes it: the
+        verdict table, each counterexample drawn with its steps and operations (edges a polygraph
+        search chose dashed), the sub-history to paste into a bug report, the statistics and a
+        timeline with the nemesis operations marked. No script and no network; bounded in size
+        whatever the history (the page says what it leaves out). ``title`` names the history.
+
+        >>> import grail
+        >>> page = grail.check('{:type :ok, :value [[:append :x 1]]}').to_html(title="one.edn")
+        >>> page.startswith("<!DOCTYPE html>") and "one.edn</span>" in page
+        True
+        """
+        return self._native.to_html(title)
+
     def edges_frame(self) -> "pandas.DataFrame":
         """The edges of every counterexample cycle as a pandas DataFrame: one row per step,
-        with the cycle's anomaly and position. Needs pandas (``pip install grail[pandas]``)."""
+        with the cycle's anomaly and position. Needs pandas (``pip install grail-isolation[pandas]``)."""
         pd = _import("pandas", "edges_frame")
         rows = []
         for i, c in enumerate(self.cycles):
@@ -397,4 +411,4 @@ def _import(name: str, what: str) -> Any:
     try:
         return importlib.import_module(name)
     except ImportError as e:
-        raise ImportError(f"{what}() needs {name}: pip install {name} (or grail[{name}])") from e
+        raise ImportError(f"{what}() needs {name}: pip install {name} (or grail-isolation[{name}])") from e

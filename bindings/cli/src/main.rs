@@ -3,6 +3,8 @@
 //! Exit codes: 0 all requested levels hold (or, for `stats`, no anomaly), 1 a level is violated
 //! (or an anomaly was found; or a verdict is unknown), 2 bad input or usage.
 
+mod elle;
+
 use clap::{Parser, Subcommand};
 use grail_core::{render::text, CheckOptions, Format, History, Level};
 use std::io::Read;
@@ -169,6 +171,10 @@ enum Cmd {
         /// Write each level's counterexample cycles as DOT files into this folder.
         #[arg(long)]
         dot: Option<PathBuf>,
+        /// Write the report as one self-contained HTML page (verdicts, counterexamples drawn,
+        /// sub-histories, statistics, a timeline with nemesis operations; no network).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
         /// Stop searching after this many steps (edge visits); undecided levels become unknown.
         #[arg(long)]
         max_steps: Option<u64>,
@@ -249,6 +255,15 @@ enum Cmd {
         #[arg(long, default_value_t = grail_core::strategy::DEFAULT_MAX_DEPTH)]
         max_depth: usize,
     },
+    /// elle-cli's command line (`grail elle -m list-append -c serializable FILE...`), answered with
+    /// Elle's meaning of its model names and Elle's output (docs/elle.md); `grail elle -h` for the
+    /// options. The binary `elle-cli` is the same.
+    #[command(disable_help_flag = true)]
+    Elle {
+        /// elle-cli's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
     /// Print the dependency graph as JSON.
     Graph {
         #[command(flatten)]
@@ -260,6 +275,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // Installed (or linked) under the name elle-cli, grail is elle-cli.
+    let argv0 = std::env::args().next().unwrap_or_default();
+    if Path::new(&argv0).file_stem().is_some_and(|s| s == "elle-cli") {
+        let args: Vec<String> = std::env::args().skip(1).collect();
+        return ExitCode::from(elle::run("elle-cli", &args));
+    }
     let cli = Cli::parse();
     match run(cli) {
         Ok(code) => ExitCode::from(code),
@@ -347,6 +368,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             levels,
             json,
             dot,
+            html,
             max_steps,
             timeout,
             max_cycles,
@@ -363,8 +385,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
                 // GRAIL's checkers have no budget and give no counterexample files.
-                let unsupported =
-                    [("--dot", dot.is_some()), ("--max-steps", max_steps.is_some()), ("--timeout", timeout.is_some())];
+                let unsupported = [
+                    ("--dot", dot.is_some()),
+                    ("--html", html.is_some()),
+                    ("--max-steps", max_steps.is_some()),
+                    ("--timeout", timeout.is_some()),
+                ];
                 if let Some(l) = levels.iter().find(|l| !Level::CLASSIC.contains(l)) {
                     return Err(format!(
                         "--strategy {} decides the classic levels (SER, SI, PSI, PL-2, PL-1) only, not {}",
@@ -405,6 +431,9 @@ fn run(cli: Cli) -> Result<u8, String> {
                     }
                 }
             }
+            if let Some(path) = html {
+                write_html(&input, &h, &report, &path)?;
+            }
             if json {
                 println!("{}", report.to_json());
             } else {
@@ -415,6 +444,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             }
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
+        Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, window, max_length, json, quiet } => online(&input, window, max_length, json, quiet),
         Cmd::Stats { mut input, json } => {
             input.spans = json;
@@ -490,6 +520,20 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(0)
         }
     }
+}
+
+/// `grail check --html FILE`: the report as one self-contained page, with the nemesis operations
+/// of the history's text on its timeline.
+fn write_html(input: &Input, h: &History, report: &grail_core::Report, path: &Path) -> Result<(), String> {
+    let raw = match input.history.is_file() && input.history != Path::new("-") {
+        true => slurp(&input.history).unwrap_or_default(),
+        false => Vec::new(),
+    };
+    let nemesis = grail_core::render::ops::scan(&raw).nemesis;
+    let title = input.history.file_name().map_or("history".to_string(), |f| f.to_string_lossy().into_owned());
+    let opts = grail_core::render::html::HtmlOptions { title, ..Default::default() };
+    let page = grail_core::render::html::report_html(report, h, &nemesis, &opts);
+    std::fs::write(path, page).map_err(|e| format!("{}: {e}", path.display()))
 }
 
 /// `grail check --strategy dfs|shortest-path|gabow`: the verdict table of one of GRAIL's checkers,

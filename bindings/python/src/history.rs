@@ -24,11 +24,13 @@ fn model_name(m: Model) -> &'static str {
 pub struct PyHistory {
     h: Arc<History>,
     inference: OnceLock<Arc<Inference>>,
+    /// The nemesis operations of the history's text, for the HTML report's timeline.
+    nemesis: Arc<Vec<grail_core::render::ops::RawOp>>,
 }
 
 impl PyHistory {
-    pub(crate) fn new(h: History) -> Self {
-        PyHistory { h: Arc::new(h), inference: OnceLock::new() }
+    pub(crate) fn new(h: History, nemesis: Vec<grail_core::render::ops::RawOp>) -> Self {
+        PyHistory { h: Arc::new(h), inference: OnceLock::new(), nemesis: Arc::new(nemesis) }
     }
 
     /// The inference, built on first use. Call with the GIL released.
@@ -134,7 +136,7 @@ impl PyHistory {
                 None => Ok(report),
             }
         })?;
-        Ok(PyReport::new(report))
+        Ok(PyReport::new(report, self.h.clone(), self.nemesis.clone()))
     }
 
     /// Decide levels with one of GRAIL's checkers (`scc`, `dfs`, `shortest-path`, `gabow`), with

@@ -153,7 +153,7 @@ fn gunzip<'a>(data: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, [u8]>, 
 #[pyfunction]
 #[pyo3(signature = (data, format = "auto", wal = None))]
 fn read(py: Python<'_>, data: &[u8], format: &str, wal: Option<&[u8]>) -> PyResult<PyHistory> {
-    let h = run_detached(py, move || {
+    let (h, nemesis) = run_detached(py, move || {
         let format = grail_core::Format::parse(format)?;
         let text = gunzip(data, "the history")?;
         let mut h = grail_core::read(&text, format)?;
@@ -161,9 +161,12 @@ fn read(py: Python<'_>, data: &[u8], format: &str, wal: Option<&[u8]>) -> PyResu
             let log = gunzip(log, "the write-ahead log")?;
             grail_core::read_wal(&mut h, &log)?;
         }
-        Ok(h)
+        // The nemesis operations the reader set aside, for the HTML report's timeline.
+        let jepsen = matches!(format, grail_core::Format::Auto | grail_core::Format::Edn | grail_core::Format::Json);
+        let nemesis = if jepsen { grail_core::render::ops::scan(&text).nemesis } else { Vec::new() };
+        Ok((h, nemesis))
     })?;
-    Ok(PyHistory::new(h))
+    Ok(PyHistory::new(h, nemesis))
 }
 
 /// Parse a comma-separated list of levels ("SER,SI"); raises UsageError on an unknown name.

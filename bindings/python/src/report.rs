@@ -1,19 +1,24 @@
 //! `Report`: the verdict of a check, as core built it.
 
-use crate::guarded;
+use crate::{guarded, run_detached};
+use grail_core::render::ops::RawOp;
 use grail_core::render::text;
-use grail_core::Report;
+use grail_core::{History, Report};
 use pyo3::prelude::*;
+use std::sync::Arc;
 
 /// The verdict of a check. The Python class `grail.Report` wraps it and gives the Pythonic view.
 #[pyclass(name = "Report", module = "grail._grail", frozen)]
 pub struct PyReport {
     inner: Report,
+    /// The history checked and its nemesis operations (for the HTML page).
+    history: Arc<History>,
+    nemesis: Arc<Vec<RawOp>>,
 }
 
 impl PyReport {
-    pub(crate) fn new(inner: Report) -> Self {
-        PyReport { inner }
+    pub(crate) fn new(inner: Report, history: Arc<History>, nemesis: Arc<Vec<RawOp>>) -> Self {
+        PyReport { inner, history, nemesis }
     }
 }
 
@@ -27,6 +32,19 @@ impl PyReport {
     /// The verdict table, statistics and explanations, as `grail check` prints them.
     fn explain(&self, py: Python<'_>) -> PyResult<String> {
         guarded(py, || Ok(text::render(&self.inner)))
+    }
+
+    /// The report as one self-contained HTML page (what `grail check --html` writes), built with
+    /// the GIL released.
+    #[pyo3(signature = (title = None))]
+    fn to_html(&self, py: Python<'_>, title: Option<String>) -> PyResult<String> {
+        run_detached(py, || {
+            let opts = grail_core::render::html::HtmlOptions {
+                title: title.unwrap_or_else(|| "history".into()),
+                ..Default::default()
+            };
+            Ok(grail_core::render::html::report_html(&self.inner, &self.history, &self.nemesis, &opts))
+        })
     }
 
     /// True when every checked level holds, False when one is violated, None when undecided.

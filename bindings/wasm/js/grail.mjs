@@ -297,7 +297,15 @@ export class History {
 
     _check(o, progress) {
         const h = this.#get();
-        return progress.run(() => h.check(checkArgs(o), o.timeout ?? undefined, progress.fn, o.progress_interval_ms));
+        const report = progress.run(() => h.check(checkArgs(o), o.timeout ?? undefined, progress.fn, o.progress_interval_ms));
+        return withHtml(report, (title) => this.renderHtml(report, title));
+    }
+
+    /** A report of this history as one self-contained HTML page (what `grail check --html` writes). */
+    renderHtml(report, title) {
+        if (title !== undefined && title !== null && typeof title !== 'string') throw usage('title must be a string');
+        const h = this.#get();
+        return guard(() => h.renderHtml(report, title ?? undefined));
     }
 
     /**
@@ -375,16 +383,37 @@ export function read(input, opts) {
     return readWith(input, o, new Progress(o.progress));
 }
 
+/**
+ * A report with `toHTML(title)`, not enumerable: JSON, structured clones and deep comparisons
+ * see the report's data only.
+ */
+function withHtml(report, render) {
+    if (report !== null && typeof report === 'object') {
+        Object.defineProperty(report, 'toHTML', { value: render, enumerable: false, configurable: true, writable: true });
+    }
+    return report;
+}
+
 /** Read and check a history in one call; the report has the schema of `grail check --json`. */
 export function check(input, opts) {
     const o = options(opts, [...READ_KEYS, ...CHECK_KEYS, ...CALL_KEYS], 'check');
     const progress = new Progress(o.progress);
     const h = readWith(input, o, progress);
+    let report;
     try {
-        return h._check(o, progress);
+        report = h._check(o, progress);
     } finally {
         h.free();
     }
+    // The history is freed: toHTML reads it again (a moment, next to the check).
+    return withHtml(report, (title) => {
+        const again = readWith(input, o, new Progress(undefined));
+        try {
+            return again.renderHtml(report, title);
+        } finally {
+            again.free();
+        }
+    });
 }
 
 /** Read a history and decide its levels with one strategy (schema of `grail check --strategy S --json`). */

@@ -234,6 +234,17 @@ export interface Report<L extends Level = Level> {
     analysis?: Analysis;
 }
 
+/**
+ * A report as `check` returns it: the data (schema of `grail check --json`) and `toHTML`, a
+ * method that is not enumerable (JSON and structured clones carry the data only).
+ */
+export interface CheckedReport<L extends Level = Level> extends Report<L> {
+    /** The report as one self-contained HTML page, as `grail check --html` writes it: verdicts,
+     * counterexamples drawn, sub-histories, statistics, a timeline with nemesis operations; no
+     * script, no network, bounded in size. `title` names the history. */
+    toHTML(title?: string): string;
+}
+
 /** A classification scheme: Zellag & Kemme 2014 (7.1), the LDBC ACID suite, Adya. */
 export type Scheme = 'zellag' | 'ldbc' | 'adya';
 
@@ -549,7 +560,9 @@ export declare class History {
     private constructor();
     readonly model: Model;
     readonly transactionCount: number;
-    check<L extends Level = Level>(options?: CheckOptions<L>): Report<L>;
+    check<L extends Level = Level>(options?: CheckOptions<L>): CheckedReport<L>;
+    /** A report of this history as one self-contained HTML page (`report.toHTML()` calls it). */
+    renderHtml(report: Report, title?: string): string;
     /** Decide the levels with one of GRAIL's checkers, counting its work. */
     checkStrategy<L extends Level = Level>(options?: StrategyOptions<L>): StrategyReport<L>;
     graph(): Graph;
@@ -575,7 +588,7 @@ export declare function gunzip(bytes: Uint8Array | ArrayBuffer): Promise<Uint8Ar
 export declare function read(input: Input, options?: ReadOptions): History;
 
 /** Read and check a history in one call. */
-export declare function check<L extends Level = Level>(input: Input, options?: ReadOptions & CheckOptions<L>): Report<L>;
+export declare function check<L extends Level = Level>(input: Input, options?: ReadOptions & CheckOptions<L>): CheckedReport<L>;
 
 /** Read a history and decide its levels with one of GRAIL's checkers. */
 export declare function checkStrategy<L extends Level = Level>(input: Input, options?: Omit<ReadOptions, keyof CallOptions> & StrategyOptions<L>): StrategyReport<L>;

@@ -159,7 +159,10 @@ pub fn read(
     if let Some(wal) = wal {
         grail_core::read_wal(&mut h, &wal).map_err(core_error)?;
     }
-    let h = History { h, inference: OnceCell::new() };
+    // The nemesis operations the reader set aside, for the HTML report's timeline.
+    let jepsen = matches!(format, Format::Auto | Format::Edn | Format::Json);
+    let nemesis = if jepsen { grail_core::render::ops::scan(text).nemesis } else { Vec::new() };
+    let h = History { h, inference: OnceCell::new(), nemesis };
     p.emit("read", true, &[("transactions", (h.h.txns.len() as f64).into()), ("model", h.model().into())]);
     p.finish()?;
     Ok(h)
@@ -172,6 +175,8 @@ pub struct History {
     h: grail_core::History,
     /// The dependency graph, built on first use.
     inference: OnceCell<Inference>,
+    /// The nemesis operations of the history's text.
+    nemesis: Vec<grail_core::render::ops::RawOp>,
 }
 
 #[wasm_bindgen]
@@ -261,6 +266,19 @@ impl History {
         let valid = report.valid.map_or(JsValue::NULL, JsValue::from_bool);
         p.emit("check", true, &[("steps", ((polls * STEPS_PER_POLL) as f64).into()), ("valid", valid)]);
         report
+    }
+
+    /// A report of this history as one self-contained HTML page (what `grail check --html`
+    /// writes); `title` names the history.
+    #[wasm_bindgen(js_name = renderHtml)]
+    pub fn render_html(&self, report: JsValue, title: Option<String>) -> Result<String, JsValue> {
+        let report: Report = serde_wasm_bindgen::from_value(report)
+            .map_err(|e| usage(format!("not a grail report: {}", serde_message(e))))?;
+        let opts = grail_core::render::html::HtmlOptions {
+            title: title.unwrap_or_else(|| "history".into()),
+            ..Default::default()
+        };
+        Ok(grail_core::render::html::report_html(&report, &self.h, &self.nemesis, &opts))
     }
 
     /// Decide levels with one of GRAIL's checkers: `strategy` is `scc`, `dfs`, `shortest-path`

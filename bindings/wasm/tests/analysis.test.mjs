@@ -95,7 +95,7 @@ test('docs/analysis.md: the JS example runs and prints what its comments say', a
     const root = join(here, '..', '..', '..');
     const doc = read(join(root, 'docs', 'analysis.md'), 'utf8');
     const block = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1])[0];
-    const code = block.replace("from 'grail-wasm'", `from '${pathToFileURL(join(here, '..', 'pkg', 'node.mjs'))}'`);
+    const code = block.replace("from 'grail-isolation'", `from '${pathToFileURL(join(here, '..', 'pkg', 'node.mjs'))}'`);
     assert.notEqual(code, block);
     const dir = mkdtempSync(join(tmpdir(), 'grail-doc-'));
     try {

@@ -15,8 +15,8 @@ const readme = readFileSync(join(dirname(fileURLToPath(import.meta.url)), '../RE
 const blocks = [...readme.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
 
 test('README: the opening example runs and prints what its comments say', () => {
-    const code = blocks[0].replace("from 'grail-wasm'", `from '${pathToFileURL(join(pkgDir, 'node.mjs'))}'`);
-    assert.notEqual(code, blocks[0], 'the example should import grail-wasm');
+    const code = blocks[0].replace("from 'grail-isolation'", `from '${pathToFileURL(join(pkgDir, 'node.mjs'))}'`);
+    assert.notEqual(code, blocks[0], 'the example should import grail-isolation');
     const dir = mkdtempSync(join(tmpdir(), 'grail-readme-'));
     try {
         writeFileSync(join(dir, 'example.mjs'), code);

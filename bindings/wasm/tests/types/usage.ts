@@ -26,7 +26,7 @@ import {
     type StrategyReport,
     type StrategyVerdict,
     type Span,
-} from 'grail-wasm';
+} from 'grail-isolation';
 
 export async function main(text: string, bytes: Uint8Array): Promise<void> {
     await init();
@@ -39,6 +39,7 @@ export async function main(text: string, bytes: Uint8Array): Promise<void> {
 
     const some = check(bytes, { levels: ['SER', 'SI'], max_steps: 1000, timeout: 2.5 });
     const ser: Verdict = some.levels.SER.verdict;
+    const page: string = some.toHTML('history.edn');
     // @ts-expect-error PSI was not checked
     some.levels.PSI;
 

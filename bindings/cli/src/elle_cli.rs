@@ -1,0 +1,10 @@
+//! The `elle-cli` binary: grail answering elle-cli's command line (see `elle.rs`).
+
+mod elle;
+
+use std::process::ExitCode;
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    ExitCode::from(elle::run("elle-cli", &args))
+}
