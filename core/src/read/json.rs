@@ -208,6 +208,7 @@ fn native_txn(
 /// `f` is `"txn"` or absent, or whose value is an array of micro-operations; a completion whose
 /// `value` is null or absent takes its invocation's; other client operations are skipped with
 /// their invocation, and so are operations of a string process (the nemesis).
+#[allow(clippy::too_many_arguments)] // the entry, its place in the text and in the stream, its spans
 fn elle_op(
     b: &mut HistoryBuilder,
     pairer: &mut Pairer<usize>,
