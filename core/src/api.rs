@@ -10,7 +10,7 @@ use crate::level::Level;
 use serde::Serialize;
 
 /// At most this many cycles per anomaly, unless asked otherwise ([`crate::CheckOptions`]).
-pub const DEFAULT_MAX_CYCLES: usize = 8;
+pub use crate::level::engine::DEFAULT_MAX_CYCLES;
 
 /// An edge of the dependency graph as data.
 #[derive(Debug, Clone, Serialize)]

@@ -20,26 +20,7 @@ use crate::infer::Inference;
 use classify::{classify, min_rotation, Classes, LDBC_CYCLES, LDBC_READS, ZELLAG, ZELLAG_OTHER};
 use serde::{Deserialize, Serialize};
 
-/// What to analyze, and how far.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct AnalyzeOptions {
-    /// Count cycles of at most this many transactions.
-    pub max_length: usize,
-    /// Stop after this many cycles (the counts are then lower bounds).
-    pub max_cycles: usize,
-    /// Bound on enumeration steps (edge visits); `None` for none. The check's interrupt (a
-    /// timeout) applies too.
-    pub max_steps: Option<u64>,
-    /// How many cycles, and read anomalies of each class, to list with their evidence.
-    pub examples: usize,
-}
-
-impl Default for AnalyzeOptions {
-    fn default() -> Self {
-        AnalyzeOptions { max_length: 8, max_cycles: 100_000, max_steps: Some(100_000_000), examples: 20 }
-    }
-}
+pub use crate::level::engine::AnalyzeOptions;
 
 /// How many cycles (or read anomalies) of one class.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -171,9 +171,8 @@ pub fn duplicate_elements(h: &History) -> Vec<Duplicates> {
 
 /// The state a transaction's own earlier operations on the read's key lead it to expect, as
 /// Elle's `op-int-case` computes it: a list whose unknown prefix is `"..."`, or a register value.
-pub fn expected_state(h: &History, read_op: u32) -> J {
+pub fn expected_state(h: &History, t: crate::history::TxnId, read_op: u32) -> J {
     let Some(read) = h.ops.get(read_op as usize) else { return J::Null };
-    let t = h.txns.partition_point(|x| x.ops_end <= read_op) as u32;
     let start = h.txns.get(t as usize).map_or(read_op, |x| x.ops_start);
     let mut state: Option<J> = None;
     for o in start..read_op {

@@ -465,7 +465,10 @@ fn finding(h: &History, ids: &Ids, a: &AnomalyReport) -> Option<(String, Vec<J>)
         }
         "internal" => {
             let last = a.ops.len().saturating_sub(1);
-            let expected = op_of(last).map_or(J::Null, |o| extra::expected_state(h, o));
+            let expected = match (txn_of(last), op_of(last)) {
+                (Some(t), Some(o)) => extra::expected_state(h, t, o),
+                _ => J::Null,
+            };
             ("internal".into(), reader(last, vec![("expected", expected)]).into_iter().collect())
         }
         "garbage-read" => {

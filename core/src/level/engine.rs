@@ -21,6 +21,30 @@ use crate::infer::Inference;
 use crate::polygraph::{Counterexample, Mode, Polygraph, Verdict as PolyVerdict};
 use serde::{Deserialize, Serialize};
 
+/// At most this many cycles per anomaly, unless asked otherwise.
+pub const DEFAULT_MAX_CYCLES: usize = 8;
+
+/// What to analyze, and how far.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct AnalyzeOptions {
+    /// Count cycles of at most this many transactions.
+    pub max_length: usize,
+    /// Stop after this many cycles (the counts are then lower bounds).
+    pub max_cycles: usize,
+    /// Bound on enumeration steps (edge visits); `None` for none. The check's interrupt (a
+    /// timeout) applies too.
+    pub max_steps: Option<u64>,
+    /// How many cycles, and read anomalies of each class, to list with their evidence.
+    pub examples: usize,
+}
+
+impl Default for AnalyzeOptions {
+    fn default() -> Self {
+        AnalyzeOptions { max_length: 8, max_cycles: 100_000, max_steps: Some(100_000_000), examples: 20 }
+    }
+}
+
 /// Options of a check.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
@@ -35,7 +59,7 @@ pub struct CheckOptions {
     /// Classify and count cycles, and find the read anomalies (`docs/analysis.md`); the result
     /// is `Report::analysis`. Off when `None`.
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub analyze: Option<crate::analysis::AnalyzeOptions>,
+    pub analyze: Option<AnalyzeOptions>,
     /// How register histories are checked for SER and SI (see [`RegisterMode`]).
     pub register_mode: RegisterMode,
 }
@@ -45,7 +69,7 @@ impl Default for CheckOptions {
         CheckOptions {
             levels: Vec::new(),
             max_steps: None,
-            max_cycles: crate::api::DEFAULT_MAX_CYCLES,
+            max_cycles: DEFAULT_MAX_CYCLES,
             register_mode: RegisterMode::Auto,
             analyze: None,
         }
