@@ -303,6 +303,11 @@ fn merge(mut a: Opts, b: Opts, mut ea: Vec<String>, eb: Vec<String>, _flag: &str
 /// Read a file, unzipping gzip.
 fn slurp(path: &Path) -> Result<Vec<u8>, String> {
     let raw = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    gunzip(raw, path)
+}
+
+/// The bytes, unzipped when they are gzip (shared by both binaries).
+pub(crate) fn gunzip(raw: Vec<u8>, path: &Path) -> Result<Vec<u8>, String> {
     if raw.starts_with(&[0x1f, 0x8b]) {
         let mut out = Vec::with_capacity(raw.len() * 8);
         flate2::read::MultiGzDecoder::new(&raw[..])

@@ -300,15 +300,7 @@ fn slurp(path: &Path) -> Result<Vec<u8>, String> {
     } else {
         std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?
     };
-    if raw.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::with_capacity(raw.len() * 8);
-        flate2::read::MultiGzDecoder::new(&raw[..])
-            .read_to_end(&mut out)
-            .map_err(|e| format!("{}: not a valid gzip file: {e}", path.display()))?;
-        Ok(out)
-    } else {
-        Ok(raw)
-    }
+    elle::gunzip(raw, path)
 }
 
 fn load(input: &Input) -> Result<(History, usize), String> {
