@@ -47,15 +47,14 @@ struct Seen {
 struct Versions<'a> {
     h: &'a History,
     inf: &'a Inference,
-    /// (key, value) -> (writer, place in the key's order), for writes of the graph's vertices.
-    by_value: Map<(KeyId, Value), (TxnId, Option<u32>)>,
+    /// (key, value) -> place in the key's order, for the versions the order lists.
+    place: Map<(KeyId, Value), u32>,
 }
 
 impl<'a> Versions<'a> {
     /// The versions as inference ordered them: the key's longest committed read (list-append)
     /// or the given version order (rw-register), so that these findings agree with the graph.
     fn new(h: &'a History, inf: &'a Inference) -> Versions<'a> {
-        let mut by_value: Map<(KeyId, Value), (TxnId, Option<u32>)> = Map::default();
         let mut place: Map<(KeyId, Value), u32> = Map::default();
         match h.model {
             Model::RwRegister => {
@@ -75,18 +74,21 @@ impl<'a> Versions<'a> {
                 }
             }
         }
-        // A list append no read observed comes after every observed version.
-        let unobserved = |k: KeyId| match h.model {
+        Versions { h, inf, place }
+    }
+
+    /// The writer of a version, when it is a vertex of the graph (the index's lookup).
+    fn writer(&self, k: KeyId, v: Value) -> Option<TxnId> {
+        let w = self.inf.index.writes.get(&(k, v))?;
+        self.inf.graph.is_vertex.get(w.txn as usize).copied().unwrap_or(false).then_some(w.txn)
+    }
+
+    /// A version's place; a list append no read observed comes after every observed version.
+    fn place_of(&self, k: KeyId, v: Value) -> Option<u32> {
+        self.place.get(&(k, v)).copied().or_else(|| match self.h.model {
             Model::RwRegister => None,
-            _ => Some(inf.version_list(h, k).len() as u32 + 1),
-        };
-        for (&(k, v), w) in inf.index.writes.iter() {
-            if inf.graph.is_vertex.get(w.txn as usize).copied().unwrap_or(false) {
-                let p = place.get(&(k, v)).copied().or_else(|| unobserved(k));
-                by_value.insert((k, v), (w.txn, p));
-            }
-        }
-        Versions { h, inf, by_value }
+            _ => Some(self.inf.version_list(self.h, k).len() as u32 + 1),
+        })
     }
 
     fn seen(&self, o: u32) -> Option<Seen> {
@@ -94,10 +96,7 @@ impl<'a> Versions<'a> {
         let op = h.ops[o as usize];
         let (writer, pos) = match (h.model, op.arg) {
             (_, Arg::Nil) => (None, Some(0)),
-            (Model::RwRegister, Arg::Val(v)) => {
-                let &(w, p) = self.by_value.get(&(op.key, v))?;
-                (Some(w), p)
-            }
+            (Model::RwRegister, Arg::Val(v)) => (Some(self.writer(op.key, v)?), self.place_of(op.key, v)),
             _ => {
                 let (list, order) = (h.list(&op), self.inf.version_list(h, op.key));
                 if !order.starts_with(list) {
@@ -105,7 +104,7 @@ impl<'a> Versions<'a> {
                 }
                 match list.last() {
                     None => (None, Some(0)),
-                    Some(last) => (Some(self.by_value.get(&(op.key, *last))?.0), Some(list.len() as u32)),
+                    Some(&last) => (Some(self.writer(op.key, last)?), Some(list.len() as u32)),
                 }
             }
         };
@@ -116,7 +115,8 @@ impl<'a> Versions<'a> {
     fn installed(&self, t: TxnId, k: KeyId) -> Option<u32> {
         let o = self.inf.index.last_write(self.h, t, k)?;
         let v = self.h.written(o)?;
-        self.by_value.get(&(k, v)).and_then(|x| x.1)
+        self.writer(k, v)?;
+        self.place_of(k, v)
     }
 }
 
