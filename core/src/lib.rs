@@ -22,6 +22,7 @@ pub mod polygraph;
 pub mod read;
 pub mod report;
 pub mod strategy;
+pub mod timestamps;
 
 pub use analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 pub use analysis::{Analysis, AnalyzeOptions};

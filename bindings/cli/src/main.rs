@@ -31,8 +31,12 @@ struct Input {
     #[arg(long)]
     wal: Option<PathBuf>,
     /// Input format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra", "timekiller"])]
     format: String,
+    /// TimeKiller histories: the keys' initial value (TimeKiller's --initial_value); a read of
+    /// it reads the initial version. Reads of null always do.
+    #[arg(long)]
+    initial_value: Option<i64>,
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
     verbose: bool,
@@ -194,6 +198,11 @@ enum Cmd {
         /// With --analyze: stop counting after this many cycles (counts become lower bounds).
         #[arg(long, default_value_t = 100_000)]
         max_counted: usize,
+        /// Start/commit timestamps and commit orders the history claims (docs/timestamps.md):
+        /// auto (use them where present), ignore (black-box only), only (the claims alone, no
+        /// dependency graph: SI and SER in linear time after sorting).
+        #[arg(long, default_value = "auto", value_parser = ["auto", "ignore", "only"])]
+        white_box: String,
     },
     /// Stream a list-append history through the online checker, in completion order, printing
     /// each cycle when the transaction that closes it arrives (docs/analysis.md).
@@ -295,9 +304,19 @@ fn load(input: &Input) -> Result<(History, usize), String> {
     }
     let text = slurp(path)?;
     input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
-    let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
+    let mut format = Format::parse(&input.format).map_err(|e| e.to_string())?;
+    if format == Format::Auto {
+        format = grail_core::read::detect(&text);
+    }
     let name = path.display();
-    let mut h = grail_core::read(&text, format).map_err(|e| format!("{name}: {e}"))?;
+    let mut h = match (format, input.initial_value) {
+        (Format::TimeKiller, initial_value) => {
+            grail_core::read::read_timekiller_with(&text, grail_core::read::TimeKillerOptions { initial_value })
+        }
+        (_, Some(_)) => return Err("--initial-value applies to TimeKiller histories (--format timekiller)".into()),
+        _ => grail_core::read(&text, format),
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
     if let Some(wal) = &input.wal {
         let log = slurp(wal)?;
         grail_core::read_wal(&mut h, &log).map_err(|e| format!("{}: {e}", wal.display()))?;
@@ -350,8 +369,10 @@ fn run(cli: Cli) -> Result<u8, String> {
             max_length,
             max_counted,
             register_mode,
+            white_box,
         } => {
             let register_mode = grail_core::report::RegisterMode::parse(&register_mode).map_err(|e| e.to_string())?;
+            let white_box = grail_core::timestamps::WhiteBoxMode::parse(&white_box).map_err(|e| e.to_string())?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
@@ -374,19 +395,26 @@ fn run(cli: Cli) -> Result<u8, String> {
                 return check_with_strategy(&input, &levels, strategy, json);
             }
             let (h, size) = load(&input)?;
-            let t0 = Instant::now();
-            let inf = grail_core::infer(&h);
-            input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
-            let t1 = Instant::now();
             let analyze = analyze.then(|| grail_core::AnalyzeOptions {
                 max_length,
                 max_cycles: max_counted,
                 ..Default::default()
             });
-            let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode };
-            let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
-            let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
-            let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
+            let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
+            let t1 = Instant::now();
+            let report = if white_box == grail_core::timestamps::WhiteBoxMode::Only {
+                grail_core::check(&h, &opts)
+            } else {
+                let t0 = Instant::now();
+                let inf = grail_core::infer(&h);
+                input.progress(
+                    size,
+                    format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()),
+                );
+                let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+                let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
+                grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline))
+            };
             input.progress(size, format_args!("checked in {:.3} s", t1.elapsed().as_secs_f64()));
             if let Some(dir) = dot {
                 std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -467,7 +495,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Cmd::Export { history, wal, input_format, verbose, format, out, max_depth } => {
             let f = grail_core::export::ExportFormat::parse(&format).map_err(|e| e.to_string())?;
-            let (h, _) = load(&Input { history, wal, format: input_format, verbose })?;
+            let (h, _) = load(&Input { history, wal, format: input_format, verbose, initial_value: None })?;
             let inf = grail_core::infer(&h);
             let files = grail_core::export::export(&h, &inf.graph, f, max_depth.max(2));
             for (rel, text) in &files {

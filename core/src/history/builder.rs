@@ -22,6 +22,8 @@ pub struct TxnMeta {
     pub complete_pos: Option<u64>,
     pub label: Option<Sym>,
     pub line: u32,
+    pub start_ts: Option<crate::timestamps::Ts>,
+    pub commit_ts: Option<crate::timestamps::Ts>,
 }
 
 /// Accumulates transactions; see [`HistoryBuilder::finish`].
@@ -52,6 +54,7 @@ impl HistoryBuilder {
                 model: Model::Empty,
                 version_order: None,
                 predicate_reads: Vec::new(),
+                commit_order: None,
             }),
             ..Default::default()
         }
@@ -161,6 +164,8 @@ impl HistoryBuilder {
             ops_start: start,
             ops_end: end,
             line: meta.line,
+            start_ts: meta.start_ts,
+            commit_ts: meta.commit_ts,
         });
         self.txn_start = end;
         self.keep_notes();

@@ -103,6 +103,11 @@ pub struct Transaction {
     pub ops_end: u32,
     /// 1-based line of the completion (or of the record) in the input; 0 when unknown.
     pub line: u32,
+    /// The database's start (snapshot) timestamp, when it reports one (native `start_ts`, EDN
+    /// `:start-ts`, TimeKiller's `sts`): white-box checking, [`crate::timestamps`].
+    pub start_ts: Option<crate::timestamps::Ts>,
+    /// The database's commit timestamp (native `commit_ts`, EDN `:commit-ts`, TimeKiller's `cts`).
+    pub commit_ts: Option<crate::timestamps::Ts>,
 }
 
 /// The data model the history's operations belong to.
@@ -138,6 +143,9 @@ pub struct History {
     /// Predicate reads, by transaction in order (native format's `predicate_reads`; for LDBC's
     /// PMP, `docs/analysis.md`).
     pub predicate_reads: Vec<PredicateRead>,
+    /// The commit order the database claims (native `commit_order`, EDN `{:commit-order [...]}`),
+    /// as transactions (indices into `txns`), first committed first: [`crate::timestamps`].
+    pub commit_order: Option<Vec<TxnId>>,
 }
 
 /// A predicate read: the predicate's name and the versions it matched (LDBC ACID 3.5, Vset(P)).

@@ -119,6 +119,7 @@ fn steps(h: &History, pg: &Polygraph, cycle: &[(PEdge, Origin)], conflict: Optio
             to_op: opref(h, e.to, e.to_op),
             why: why(h, pg, &e, o, conflict),
             certain: Some(o == Origin::Certain),
+            claimed: None,
         })
         .collect()
 }

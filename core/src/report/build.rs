@@ -19,6 +19,9 @@ use crate::polygraph::{Mode, Verdict as PolyVerdict};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
+    if opts.white_box == crate::timestamps::WhiteBoxMode::Only {
+        return crate::timestamps::check_only(h, opts);
+    }
     check_inferred(h, &infer(h), opts, None)
 }
 
@@ -308,6 +311,7 @@ pub fn check_inferred(
             },
         ));
     }
+    let white_box = crate::timestamps::apply(h, inf, opts, &mut level_reports, &mut anomalies, &mut notes, &mut budget);
     super::lattice::close(&mut level_reports, &mut notes);
     let mut broken: Vec<String> =
         inf.findings.iter().filter(|f| breaks_assumption(h, f)).map(|f| f.kind.name().to_string()).collect();
@@ -341,6 +345,7 @@ pub fn check_inferred(
         stats: inf.graph.stats(h),
         notes,
         analysis,
+        white_box,
     }
 }
 

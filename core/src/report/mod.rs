@@ -31,6 +31,9 @@ pub struct CheckOptions {
     pub analyze: Option<crate::analysis::AnalyzeOptions>,
     /// How register histories are checked for SER and SI (see [`RegisterMode`]).
     pub register_mode: RegisterMode,
+    /// How the start and commit timestamps and the commit order a history claims are used
+    /// ([`crate::timestamps`]).
+    pub white_box: crate::timestamps::WhiteBoxMode,
 }
 
 impl Default for CheckOptions {
@@ -41,6 +44,7 @@ impl Default for CheckOptions {
             max_cycles: 8,
             register_mode: RegisterMode::Auto,
             analyze: None,
+            white_box: crate::timestamps::WhiteBoxMode::Auto,
         }
     }
 }
@@ -101,6 +105,10 @@ pub struct Step {
     /// (PolySI 5.3: certain and uncertain dependencies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certain: Option<bool>,
+    /// White-box checking only: `true` when the edge is the database's claim (its timestamps
+    /// or commit order, [`crate::timestamps`]), not a dependency the history shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed: Option<bool>,
 }
 
 /// A cycle in the dependency graph.
@@ -226,6 +234,15 @@ pub struct Report {
     /// Cycle classes and counts, read anomalies: only when [`CheckOptions::analyze`] asks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analysis: Option<crate::analysis::Analysis>,
+    /// What the history's claimed timestamps and commit order say, when it has any
+    /// ([`crate::timestamps`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_box: Option<crate::timestamps::WhiteBoxReport>,
+}
+
+/// Weakest violated, also violated, strongest satisfied (for reports built elsewhere).
+pub(crate) fn lattice_summary(reports: &[(Level, LevelReport)]) -> (Vec<Level>, Vec<Level>, Vec<Level>) {
+    lattice::summary(reports)
 }
 
 impl Report {

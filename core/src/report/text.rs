@@ -139,6 +139,9 @@ pub fn why(h: &History, e: &Edge) -> String {
 
 /// Why an edge of graph `g` holds (inferred commit-order edges need the graph they are in).
 pub fn why_in(h: &History, g: Option<&DependencyGraph>, e: &Edge) -> String {
+    if e.key == crate::graph::CLAIMED {
+        return crate::timestamps::why_claimed(h, e);
+    }
     match (e.ty, g) {
         (EdgeType::So | EdgeType::Rt, _) => return why_order(h, e),
         (EdgeType::Co, Some(g)) => return why_co(h, g, e),
@@ -194,12 +197,13 @@ pub fn cycle_report(h: &History, g: &DependencyGraph, kind: AnomalyKind, anomaly
             from: h.txns[e.from as usize].id,
             to: h.txns[e.to as usize].id,
             ty: e.ty.as_str().into(),
-            // Session and real-time order are about no key.
-            key: if e.key == crate::graph::NO_KEY { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
+            // Session and real-time order, and claimed orders, are about no key.
+            key: if e.key >= crate::graph::CLAIMED { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
             from_op: op_ref(h, e.from_op),
             to_op: op_ref(h, e.to_op),
             why: why_in(h, Some(g), e),
             certain: None,
+            claimed: (e.key == crate::graph::CLAIMED).then_some(true),
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.
@@ -428,6 +432,9 @@ pub fn render(r: &Report) -> String {
             continue;
         }
         let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
+    }
+    if let Some(w) = &r.white_box {
+        s.push_str(&crate::timestamps::render(w));
     }
     for n in &r.notes {
         let _ = writeln!(s, "\nnote: {n}");
