@@ -22,7 +22,10 @@ fn history(o: &GenOptions) -> History {
 }
 
 fn check(h: &History, mode: WhiteBoxMode, levels: &[Level]) -> Report {
-    grail_core::check(h, &CheckOptions { levels: levels.to_vec(), white_box: mode, max_cycles: 64, ..Default::default() })
+    grail_core::check(
+        h,
+        &CheckOptions { levels: levels.to_vec(), white_box: mode, max_cycles: 64, ..Default::default() },
+    )
 }
 
 fn verdicts(r: &Report) -> Vec<(String, String)> {
@@ -41,7 +44,9 @@ fn generated_histories_carry_their_clock_and_pass() {
                 let h = history(&timed(model, isolation, n, seed, output));
                 let committed: Vec<_> = h.txns.iter().filter(|t| t.status == grail_core::Status::Committed).collect();
                 assert!(committed.len() > n / 2);
-                assert!(committed.iter().all(|t| t.start_ts.is_some() && t.commit_ts.is_some() && t.start_ts <= t.commit_ts));
+                assert!(committed
+                    .iter()
+                    .all(|t| t.start_ts.is_some() && t.commit_ts.is_some() && t.start_ts <= t.commit_ts));
                 let r = check(&h, WhiteBoxMode::Auto, &Level::ALL);
                 let w = r.white_box.as_ref().expect("a white-box section");
                 assert_eq!((w.si.as_str(), w.ser.as_str()), ("full", "full"), "{model:?} {output:?}");
@@ -49,7 +54,12 @@ fn generated_histories_carry_their_clock_and_pass() {
                 // SI holds under both, with its session variant (sessions start after their
                 // previous transaction committed); SER by commit order under serializable.
                 for l in ["SI", "strong-session-SI"] {
-                    assert_eq!(r.levels[l].verdict, "holds", "{model:?} {isolation:?} {output:?} {l}: {:?}", w.findings.first());
+                    assert_eq!(
+                        r.levels[l].verdict,
+                        "holds",
+                        "{model:?} {isolation:?} {output:?} {l}: {:?}",
+                        w.findings.first()
+                    );
                 }
                 let ser = if isolation == Isolation::Serializable { "holds" } else { "violated" };
                 assert_eq!(r.levels["SER"].verdict, ser, "{model:?} {isolation:?} {output:?}");
@@ -81,7 +91,8 @@ fn every_injected_anomaly_is_found_and_explained_with_its_timestamps() {
     for model in MODELS {
         for inj in Injection::ALL {
             let count = 3;
-            let o = GenOptions { inject: vec![(inj, count)], ..timed(model, Isolation::Serializable, 800, 7, Output::Edn) };
+            let o =
+                GenOptions { inject: vec![(inj, count)], ..timed(model, Isolation::Serializable, 800, 7, Output::Edn) };
             let h = history(&o);
             let r = check(&h, WhiteBoxMode::Auto, &Level::CLASSIC);
             let w = r.white_box.as_ref().unwrap();
@@ -91,9 +102,16 @@ fn every_injected_anomaly_is_found_and_explained_with_its_timestamps() {
             for f in &w.findings {
                 // Only the injected transactions (on fresh keys, past 10^9) break a claim.
                 let key = f.key.as_ref().and_then(|k| k.as_i64()).unwrap_or(0);
-                assert!(key >= 1_000_000_000, "{model:?} {inj:?}: a regular transaction broke a claim: {}", f.explanation);
+                assert!(
+                    key >= 1_000_000_000,
+                    "{model:?} {inj:?}: a regular transaction broke a claim: {}",
+                    f.explanation
+                );
                 // Explained with the timestamps involved, which the finding carries.
-                assert!(f.txns.iter().all(|t| t.start_ts.is_some() && t.commit_ts.is_some() || inj == Injection::AbortedRead));
+                assert!(f
+                    .txns
+                    .iter()
+                    .all(|t| t.start_ts.is_some() && t.commit_ts.is_some() || inj == Injection::AbortedRead));
                 let ts = f.txns.iter().flat_map(|t| [&t.start_ts, &t.commit_ts]).flatten().map(|v| v.to_string());
                 let named = ts.filter(|s| f.explanation.contains(s.as_str())).count();
                 assert!(named >= 1, "{model:?} {inj:?}: no timestamp in {}", f.explanation);
@@ -127,7 +145,10 @@ fn claims_alone_decide_si_and_ser_without_a_graph() {
     assert!(r.levels["PSI"].reason.as_deref().unwrap().contains("white-box only"));
     assert_eq!(r.stats.edges, 0);
     // Without timestamps there is nothing to decide by.
-    let plain = history(&GenOptions { timestamps: false, ..timed(DataModel::ListAppend, Isolation::Serializable, 200, 3, Output::Edn) });
+    let plain = history(&GenOptions {
+        timestamps: false,
+        ..timed(DataModel::ListAppend, Isolation::Serializable, 200, 3, Output::Edn)
+    });
     let r = check(&plain, WhiteBoxMode::Only, &[Level::Si]);
     assert_eq!(r.levels["SI"].verdict, "unknown");
 }
@@ -180,7 +201,11 @@ fn mixed_mode_is_black_box_without_timestamps_and_the_claims_with_all() {
             assert_eq!((w.si.as_str(), w.ser.as_str()), ("mixed", "mixed"));
             for l in ["SER", "SI", "PSI", "PL-2", "PL-1"] {
                 if r_all.levels[l].verdict == "holds" {
-                    assert_eq!(r_half.levels[l].verdict, "holds", "{model:?} {isolation:?} {inj:?} {l}: {:?}", w.findings);
+                    assert_eq!(
+                        r_half.levels[l].verdict, "holds",
+                        "{model:?} {isolation:?} {inj:?} {l}: {:?}",
+                        w.findings
+                    );
                 }
             }
         }
@@ -238,8 +263,12 @@ fn a_claimed_commit_order_checks_ser() {
     assert!(f.explanation.contains("T1's 1 (position 0 of the commit order)"), "{}", f.explanation);
     // A serial order that fits: SER holds by the claims (the black box needs the polygraph's
     // search, which the claims make unnecessary).
-    let ok = text.replace("[[\"r\", \"x\", null], [\"r\", \"y\", null], [\"w\", \"y\", 1]]", "[[\"r\", \"x\", 1], [\"r\", \"y\", null], [\"w\", \"y\", 1]]");
-    let r = check(&grail_core::read(ok.as_bytes(), Format::Auto).unwrap(), WhiteBoxMode::Only, &[Level::Ser, Level::Si]);
+    let ok = text.replace(
+        "[[\"r\", \"x\", null], [\"r\", \"y\", null], [\"w\", \"y\", 1]]",
+        "[[\"r\", \"x\", 1], [\"r\", \"y\", null], [\"w\", \"y\", 1]]",
+    );
+    let r =
+        check(&grail_core::read(ok.as_bytes(), Format::Auto).unwrap(), WhiteBoxMode::Only, &[Level::Ser, Level::Si]);
     assert_eq!((r.levels["SER"].verdict.as_str(), r.levels["SI"].verdict.as_str()), ("holds", "holds"));
     // An order that lists an aborted transaction contradicts what the client saw.
     let aborted = text.replace("{\"id\": 2,", "{\"id\": 2, \"status\": \"aborted\",");
@@ -327,9 +356,14 @@ fn timekiller_histories_are_read_as_timekiller_reads_them() {
 #[test]
 fn timekiller_errors_name_the_transaction_and_its_place() {
     let tk = |s: &str| grail_core::read(s.as_bytes(), Format::TimeKiller).expect_err("should not parse");
-    let e = tk("[\n {\"tid\": 1, \"sid\": 1, \"sts\": {\"p\": 5, \"l\": 0}, \"cts\": {\"p\": 4, \"l\": 0}, \"ops\": []}]");
+    let e =
+        tk("[\n {\"tid\": 1, \"sid\": 1, \"sts\": {\"p\": 5, \"l\": 0}, \"cts\": {\"p\": 4, \"l\": 0}, \"ops\": []}]");
     assert_eq!((e.line, e.column), (Some(2), Some(2)));
-    assert!(e.message.contains("transaction 0 (0-based): the start timestamp 5 is after the commit timestamp 4"), "{}", e.message);
+    assert!(
+        e.message.contains("transaction 0 (0-based): the start timestamp 5 is after the commit timestamp 4"),
+        "{}",
+        e.message
+    );
     let e = tk("[{\"tid\": 1, \"sid\": 1, \"cts\": {\"p\": 4, \"l\": 0}, \"ops\": []}]");
     assert!(e.message.contains("expected \"sts\""), "{}", e.message);
     let e = tk("[{\"tid\": 1, \"sid\": 1, \"sts\": {\"p\": 1}, \"cts\": {\"p\": 4}, \"ops\": [{\"t\": \"x\", \"k\": 1, \"v\": 1}]}]");
@@ -347,17 +381,30 @@ fn timekiller_errors_name_the_transaction_and_its_place() {
 #[test]
 fn generated_timekiller_output_reads_back_with_the_same_verdicts() {
     for model in MODELS {
-        let o = GenOptions { inject: vec![(Injection::LostUpdate, 2)], ..timed(model, Isolation::SnapshotIsolation, 1000, 5, Output::Edn) };
+        let o = GenOptions {
+            inject: vec![(Injection::LostUpdate, 2)],
+            ..timed(model, Isolation::SnapshotIsolation, 1000, 5, Output::Edn)
+        };
         let edn = history(&o);
         let tk = history(&GenOptions { output: Output::Timekiller, ..o.clone() });
-        assert_eq!(grail_core::read::detect(generate(&GenOptions { output: Output::Timekiller, ..o }).history.as_bytes()), Format::TimeKiller);
-        let (a, b) = (check(&edn, WhiteBoxMode::Only, &[Level::Si, Level::Ser]), check(&tk, WhiteBoxMode::Only, &[Level::Si, Level::Ser]));
+        assert_eq!(
+            grail_core::read::detect(generate(&GenOptions { output: Output::Timekiller, ..o }).history.as_bytes()),
+            Format::TimeKiller
+        );
+        let (a, b) = (
+            check(&edn, WhiteBoxMode::Only, &[Level::Si, Level::Ser]),
+            check(&tk, WhiteBoxMode::Only, &[Level::Si, Level::Ser]),
+        );
         assert_eq!(verdicts(&a), verdicts(&b), "{model:?}");
         assert_eq!(a.white_box.as_ref().unwrap().counts, b.white_box.as_ref().unwrap().counts, "{model:?}");
     }
 }
 
-fn online(h: &History, order: &[usize], opts: TsOnlineOptions) -> (Vec<grail_core::timestamps::online::TsViolation>, TsOnlineChecker) {
+fn online(
+    h: &History,
+    order: &[usize],
+    opts: TsOnlineOptions,
+) -> (Vec<grail_core::timestamps::online::TsViolation>, TsOnlineChecker) {
     let txns: Vec<TsTxn> = (0..h.txns.len() as u32).filter_map(|t| TsTxn::from_history(h, t)).collect();
     let mut c = TsOnlineChecker::new(opts);
     let mut out = Vec::new();
@@ -397,10 +444,14 @@ fn online_with_timestamps_finds_what_the_offline_axioms_find() {
             assert!(c.stats().peak_live <= 301);
         }
         // Out of order (each block of 50 reversed): the same verdicts, through rechecks.
-        let shuffled: Vec<usize> = (0..n).collect::<Vec<_>>().chunks(50).flat_map(|c| c.iter().rev().copied()).collect();
+        let shuffled: Vec<usize> =
+            (0..n).collect::<Vec<_>>().chunks(50).flat_map(|c| c.iter().rev().copied()).collect();
         let (vs, c) = online(&h, &shuffled, TsOnlineOptions { window: 300, ..Default::default() });
         assert!(c.stats().rechecks > 0 && c.stats().flips > 0, "{:?}", c.stats());
-        assert_eq!(vs.iter().filter(|v| v.kind == "snapshot-read").count(), counts.get("snapshot-read").copied().unwrap_or(0));
+        assert_eq!(
+            vs.iter().filter(|v| v.kind == "snapshot-read").count(),
+            counts.get("snapshot-read").copied().unwrap_or(0)
+        );
         // A window too small for the disorder: late arrivals are counted, not misjudged.
         let (_, c) = online(&h, &shuffled, TsOnlineOptions { window: 10, ..Default::default() });
         assert!(c.stats().late > 0);
@@ -419,7 +470,8 @@ fn online_transactions_from_json_in_both_forms() {
         serde_json::from_str(r#"{"tid": "9", "sid": 2, "sts": {"p": 1, "l": 0}, "cts": {"p": 2, "l": 0}, "ops": [{"t": "a", "k": 1, "v": 2}]}"#)
             .unwrap();
     assert_eq!(TsTxn::from_json(&tk, 0).unwrap().id, 9);
-    let bad: serde_json::Value = serde_json::from_str(r#"{"id": 1, "start_ts": 4, "commit_ts": 3, "ops": []}"#).unwrap();
+    let bad: serde_json::Value =
+        serde_json::from_str(r#"{"id": 1, "start_ts": 4, "commit_ts": 3, "ops": []}"#).unwrap();
     assert!(TsTxn::from_json(&bad, 0).unwrap_err().message.contains("at most commit_ts"));
     // A stale read and a session out of order, reported when final.
     let mut c = TsOnlineChecker::new(TsOnlineOptions { window: 2, ..Default::default() });

@@ -78,6 +78,8 @@ struct Sim<'o> {
     store: Map<u64, Versions>,
     next_value: Map<u64, i64>,
     active: Vec<u64>,
+    /// The slot of each active key in `active`.
+    slot_of: Map<u64, usize>,
     next_key: u64,
     cdf: Vec<f64>,
     ts: u64,
@@ -143,6 +145,7 @@ pub fn generate(o: &GenOptions) -> Generated {
         store: Map::default(),
         next_value: Map::default(),
         active: (0..keys as u64).collect(),
+        slot_of: (0..keys).map(|k| (k as u64, k)).collect(),
         next_key: keys as u64,
         cdf,
         ts: 0,
@@ -395,22 +398,36 @@ impl Sim<'_> {
                 self.order.entry(k).or_default().push(v);
             }
             self.committed += 1;
-            self.retire_keys();
+            self.retire_keys(&t);
         } else {
             self.aborted += 1;
         }
         self.completion_line(&t, ok);
     }
 
-    /// A list key retires after `max_writes_per_key` appends (Jepsen does the same).
-    fn retire_keys(&mut self) {
+    /// A list key retires after `max_writes_per_key` appends (Jepsen does the same). Only the
+    /// keys `t` wrote can have reached the limit: their slots are looked at, in slot order.
+    fn retire_keys(&mut self, t: &Txn) {
         if self.o.model != DataModel::ListAppend {
             return;
         }
-        for slot in 0..self.active.len() {
+        let mut slots: Vec<usize> = Vec::new();
+        for d in &t.done {
+            if let Done::Write(k, _) = d {
+                if let Some(&slot) = self.slot_of.get(k) {
+                    if !slots.contains(&slot) {
+                        slots.push(slot);
+                    }
+                }
+            }
+        }
+        slots.sort_unstable();
+        for slot in slots {
             let k = self.active[slot];
             if self.store.get(&k).is_some_and(|v| v.len() >= self.o.max_writes_per_key.max(1)) {
+                self.slot_of.remove(&k);
                 self.active[slot] = self.next_key;
+                self.slot_of.insert(self.next_key, slot);
                 self.next_key += 1;
             }
         }

@@ -34,8 +34,7 @@
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
 use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
-use crate::timestamps::{ts_from_json, Ts};
-use serde_json::Value as Json;
+use crate::timestamps::Ts;
 
 /// Options of the TimeKiller reader.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -49,125 +48,325 @@ pub fn read_timekiller(text: &[u8]) -> Result<History, Error> {
     read_timekiller_with(text, TimeKillerOptions::default())
 }
 
-/// Read a TimeKiller history with TimeKiller's options.
+/// Read a TimeKiller history with TimeKiller's options. One streaming pass of serde_json over
+/// the array (no JSON tree: 1M transactions would cost gigabytes), each transaction pushed to
+/// the builder as it is read.
 pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<History, Error> {
-    let doc: Json = serde_json::from_slice(text).map_err(|e| {
+    use serde::de::Deserializer as _;
+    let mut st = State {
+        b: HistoryBuilder::new(),
+        tids: Vec::new(),
+        numeric: true,
+        sessions: Default::default(),
+        opts,
+        failed: None,
+    };
+    let mut de = serde_json::Deserializer::from_slice(text);
+    let places = || super::object_places(text, b"[");
+    let r = de.deserialize_any(Txns(&mut st)).and_then(|()| de.end());
+    if let Some((i, msg)) = st.failed.take() {
+        let (line, column) = places().get(i).copied().unwrap_or((1, 1));
+        return Err(Error::at(ErrorKind::Shape, line, column, format!("transaction {i} (0-based): {msg}")));
+    }
+    if let Err(e) = r {
         let (line, column) = super::serde_place(text, &e);
-        Error::at(ErrorKind::Syntax, line, column, e.to_string())
+        let kind = if e.is_syntax() || e.is_eof() { ErrorKind::Syntax } else { ErrorKind::Shape };
+        return Err(Error::at(kind, line, column, e.to_string()));
+    }
+    let places = places();
+    let line_of = |i: usize| places.get(i).map_or(0, |p| p.0);
+    // Operations were noted with their transaction's index as the line: translate.
+    let mut h = st.b.finish_with(|p| {
+        let (line, column) = places.get(p.line.saturating_sub(1) as usize).copied().unwrap_or((p.line, p.column));
+        Place { line, column }
     })?;
-    let Json::Array(entries) = doc else {
-        return Err(Error::at(ErrorKind::Shape, 1, 1, "expected a TimeKiller history: a JSON array of transactions"));
-    };
-    let places = super::object_places(text, b"[");
-    let place = |i: usize| places.get(i).copied().unwrap_or((1, 1));
-    let err = |i: usize, msg: String| {
-        let (line, column) = place(i);
-        Error::at(ErrorKind::Shape, line, column, format!("transaction {i} (0-based): {msg}"))
-    };
-    // Ids: all non-negative integers, or positions with the tid as label.
-    let tid_text = |e: &Json| match e.get("tid") {
-        Some(Json::String(s)) => Some(s.clone()),
-        Some(Json::Number(n)) => Some(n.to_string()),
-        Some(Json::Null) | None => None,
-        Some(other) => Some(other.to_string()),
-    };
-    let numeric = entries.iter().all(|e| tid_text(e).is_some_and(|t| t.parse::<u64>().is_ok()));
-    let mut sessions: crate::hash::Map<String, i64> = Default::default();
-    let mut b = HistoryBuilder::new();
-    for (i, e) in entries.iter().enumerate() {
-        let obj = e.as_object().ok_or_else(|| err(i, "expected a transaction object".into()))?;
-        let tid = tid_text(e);
-        let (id, label) = match (&tid, numeric) {
-            (Some(t), true) => (t.parse::<u64>().ok(), None),
-            (t, _) => (Some(i as u64), t.as_deref().map(|t| b.intern(t))),
+    for (i, t) in h.txns.iter_mut().enumerate() {
+        t.line = line_of(i);
+    }
+    // Ids: the tids when all are non-negative integers, else positions with the tid as label.
+    if st.numeric {
+        let mut ids: Vec<(u64, usize)> = Vec::with_capacity(st.tids.len());
+        for (i, tid) in st.tids.iter().enumerate() {
+            if let Tid::Num(n) = tid {
+                h.txns[i].id = *n;
+                ids.push((*n, i));
+            }
+        }
+        ids.sort_unstable();
+        if let Some(w) = ids.windows(2).find(|w| w[0].0 == w[1].0) {
+            let (line, column) = places.get(w[1].1).copied().unwrap_or((1, 1));
+            return Err(Error::at(
+                ErrorKind::Shape,
+                line,
+                column,
+                format!(
+                    "expected unique transaction ids, but transactions {} and {} (0-based) both have tid {}",
+                    w[0].1, w[1].1, w[0].0
+                ),
+            )
+            .with_txn(w[0].0));
+        }
+    } else {
+        for (i, tid) in st.tids.iter().enumerate() {
+            let label = match tid {
+                Tid::Num(n) => Some(n.to_string()),
+                Tid::Text(s) => Some(s.to_string()),
+                Tid::None => None,
+            };
+            h.txns[i].label = label.map(|l| h.strings.intern(&l));
+        }
+    }
+    Ok(h)
+}
+
+/// A transaction's `tid` as read.
+enum Tid {
+    Num(u64),
+    Text(Box<str>),
+    None,
+}
+
+struct State {
+    b: HistoryBuilder,
+    tids: Vec<Tid>,
+    /// Every tid so far is a non-negative integer.
+    numeric: bool,
+    sessions: crate::hash::Map<String, i64>,
+    opts: TimeKillerOptions,
+    /// The first transaction that broke a rule, and how.
+    failed: Option<(usize, String)>,
+}
+
+/// A JSON scalar as fastjson's `getString`/`getLong` see it.
+#[derive(Debug, Clone)]
+enum Scalar {
+    Int(i64),
+    Big(u64),
+    Float(f64),
+    Str(String),
+    Bool(bool),
+}
+
+impl Scalar {
+    /// `getLong`: a long, or a string holding one.
+    fn long(&self) -> Option<i64> {
+        match self {
+            Scalar::Int(i) => Some(*i),
+            Scalar::Str(s) => s.trim().parse().ok(),
+            _ => None,
+        }
+    }
+
+    /// `getString`.
+    fn text(&self) -> String {
+        match self {
+            Scalar::Int(i) => i.to_string(),
+            Scalar::Big(u) => u.to_string(),
+            Scalar::Float(f) => f.to_string(),
+            Scalar::Str(s) => s.clone(),
+            Scalar::Bool(b) => b.to_string(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Scalar {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Scalar;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a number or a string")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<Scalar, E> {
+                Ok(Scalar::Int(v))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<Scalar, E> {
+                Ok(i64::try_from(v).map_or(Scalar::Big(v), Scalar::Int))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<Scalar, E> {
+                Ok(Scalar::Float(v))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<Scalar, E> {
+                Ok(Scalar::Bool(v))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<Scalar, E> {
+                Ok(Scalar::Str(v.to_string()))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+/// `v`: a scalar, or a list of them (a list read).
+#[derive(Debug)]
+enum OpValue {
+    One(Scalar),
+    List(Vec<Scalar>),
+}
+
+impl<'de> serde::Deserialize<'de> for OpValue {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = OpValue;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a value: a number, a string, a list or null")
+            }
+            fn visit_i64<E>(self, v: i64) -> Result<OpValue, E> {
+                Ok(OpValue::One(Scalar::Int(v)))
+            }
+            fn visit_u64<E>(self, v: u64) -> Result<OpValue, E> {
+                Ok(OpValue::One(i64::try_from(v).map_or(Scalar::Big(v), Scalar::Int)))
+            }
+            fn visit_f64<E>(self, v: f64) -> Result<OpValue, E> {
+                Ok(OpValue::One(Scalar::Float(v)))
+            }
+            fn visit_bool<E>(self, v: bool) -> Result<OpValue, E> {
+                Ok(OpValue::One(Scalar::Bool(v)))
+            }
+            fn visit_str<E>(self, v: &str) -> Result<OpValue, E> {
+                Ok(OpValue::One(Scalar::Str(v.to_string())))
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<OpValue, A::Error> {
+                let mut out = Vec::new();
+                while let Some(x) = seq.next_element::<Scalar>()? {
+                    out.push(x);
+                }
+                Ok(OpValue::List(out))
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
+#[derive(serde::Deserialize)]
+struct Hlc {
+    p: Option<Scalar>,
+    l: Option<Scalar>,
+}
+
+#[derive(serde::Deserialize)]
+struct Op {
+    t: Option<Scalar>,
+    k: Option<Scalar>,
+    v: Option<OpValue>,
+}
+
+#[derive(serde::Deserialize)]
+struct Txn {
+    tid: Option<Scalar>,
+    sid: Option<Scalar>,
+    sts: Option<Hlc>,
+    cts: Option<Hlc>,
+    ops: Option<Vec<Op>>,
+}
+
+/// The top-level array, each transaction pushed as it is read.
+struct Txns<'a>(&'a mut State);
+
+impl<'de> serde::de::Visitor<'de> for Txns<'_> {
+    type Value = ();
+    fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+        f.write_str("a TimeKiller history: a JSON array of transactions")
+    }
+    fn visit_seq<A: serde::de::SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
+        let mut i = 0usize;
+        while let Some(t) = seq.next_element::<Txn>()? {
+            if let Err(msg) = self.0.push(i, t) {
+                self.0.failed = Some((i, msg.clone()));
+                return Err(serde::de::Error::custom(msg));
+            }
+            i += 1;
+        }
+        Ok(())
+    }
+}
+
+impl State {
+    fn push(&mut self, i: usize, t: Txn) -> Result<(), String> {
+        let tid = match &t.tid {
+            Some(s) => match s.text().parse::<u64>() {
+                Ok(n) => Tid::Num(n),
+                Err(_) => Tid::Text(s.text().into()),
+            },
+            None => Tid::None,
         };
-        let process = match obj.get("sid") {
-            None | Some(Json::Null) => None,
-            Some(v) => {
-                let s = match v {
-                    Json::String(s) => s.clone(),
-                    other => other.to_string(),
-                };
+        if !matches!(tid, Tid::Num(_)) {
+            self.numeric = false;
+        }
+        self.tids.push(tid);
+        let process = match &t.sid {
+            None => None,
+            Some(s) => {
+                let s = s.text();
                 match s.parse::<i64>() {
                     Ok(p) => Some(p),
                     Err(_) => {
-                        let next = -1 - sessions.len() as i64;
-                        Some(*sessions.entry(s).or_insert(next))
+                        let next = -1 - self.sessions.len() as i64;
+                        Some(*self.sessions.entry(s).or_insert(next))
                     }
                 }
             }
         };
-        let ts = |name: &str| -> Result<Ts, Error> {
-            match obj.get(name) {
-                None | Some(Json::Null) => {
-                    Err(err(i, format!("expected \"{name}\", a hybrid logical clock {{\"p\": .., \"l\": ..}}")))
-                }
-                Some(v @ Json::Object(_)) => ts_from_json(v).map_err(|m| err(i, format!("\"{name}\": {m}"))),
-                Some(_) => {
-                    Err(err(i, format!("expected \"{name}\" to be a hybrid logical clock {{\"p\": .., \"l\": ..}}")))
-                }
-            }
+        let ts = |name: &str, h: &Option<Hlc>| -> Result<Ts, String> {
+            let h = h
+                .as_ref()
+                .ok_or_else(|| format!("expected \"{name}\", a hybrid logical clock {{\"p\": .., \"l\": ..}}"))?;
+            let p =
+                h.p.as_ref()
+                    .and_then(Scalar::long)
+                    .ok_or_else(|| format!("\"{name}\": expected \"p\" to be a (long) integer"))?;
+            let l = match &h.l {
+                None => 0,
+                Some(l) => l.long().ok_or_else(|| format!("\"{name}\": expected \"l\" to be a (long) integer"))?,
+            };
+            Ok(Ts::new(p, l))
         };
-        let (sts, cts) = (ts("sts")?, ts("cts")?);
+        let (sts, cts) = (ts("sts", &t.sts)?, ts("cts", &t.cts)?);
         if sts > cts {
-            return Err(err(i, format!("the start timestamp {sts} is after the commit timestamp {cts}")));
+            return Err(format!("the start timestamp {sts} is after the commit timestamp {cts}"));
         }
-        let ops = match obj.get("ops") {
-            Some(Json::Array(ops)) => ops,
-            None | Some(Json::Null) => &Vec::new(),
-            Some(_) => return Err(err(i, "expected \"ops\" to be an array of operations".into())),
-        };
-        let at = Place { line: place(i).0, column: place(i).1 };
-        for (j, op) in ops.iter().enumerate() {
-            push_op(&mut b, op, at, opts).map_err(|m| err(i, format!("operation {j}: {m}")))?;
+        // The transaction's index stands for its place until the history is finished.
+        let at = Place { line: i as u32 + 1, column: 1 };
+        for (j, op) in t.ops.iter().flatten().enumerate() {
+            if let Err(m) = push_op(&mut self.b, op, at, self.opts) {
+                self.b.abandon_txn();
+                return Err(format!("operation {j}: {m}"));
+            }
         }
-        let meta = TxnMeta {
-            id,
-            process,
-            label,
-            line: at.line,
-            start_ts: Some(sts),
-            commit_ts: Some(cts),
-            ..Default::default()
-        };
-        b.finish_txn(Status::Committed, meta);
-    }
-    b.finish()
-}
-
-/// A long, or a string holding one (fastjson's `getLong`).
-fn long(v: &Json) -> Option<i64> {
-    match v {
-        Json::Number(n) => n.as_i64(),
-        Json::String(s) => s.trim().parse().ok(),
-        _ => None,
+        let meta =
+            TxnMeta { id: Some(i as u64), process, start_ts: Some(sts), commit_ts: Some(cts), ..Default::default() };
+        self.b.finish_txn(Status::Committed, meta);
+        Ok(())
     }
 }
 
-fn push_op(b: &mut HistoryBuilder, op: &Json, at: Place, opts: TimeKillerOptions) -> Result<(), String> {
-    let obj = op.as_object().ok_or("expected an operation object {\"t\": .., \"k\": .., \"v\": ..}")?;
-    let t = obj.get("t").and_then(Json::as_str).ok_or("expected \"t\", the operation's type")?.to_ascii_lowercase();
-    let k = obj.get("k").and_then(long).ok_or("expected \"k\", the key, to be a (long) integer")?;
+fn push_op(b: &mut HistoryBuilder, op: &Op, at: Place, opts: TimeKillerOptions) -> Result<(), String> {
+    let t = op.t.as_ref().map(Scalar::text).ok_or("expected \"t\", the operation's type")?.to_ascii_lowercase();
+    let k = op.k.as_ref().and_then(Scalar::long).ok_or("expected \"k\", the key, to be a (long) integer")?;
     let key = b.key(Value::Int(k));
-    let v = obj.get("v").filter(|v| !v.is_null());
     match t.as_str() {
         "w" | "write" | "a" | "append" => {
             let kind = if t.starts_with('w') { OpKind::Write } else { OpKind::Append };
-            let v = v.and_then(long).ok_or("expected \"v\", the value written, to be a (long) integer")?;
+            let v = match &op.v {
+                Some(OpValue::One(s)) => s.long(),
+                _ => None,
+            }
+            .ok_or("expected \"v\", the value written, to be a (long) integer")?;
             b.push_write(kind, key, Value::Int(v), at);
         }
-        "r" | "read" => match v {
+        "r" | "read" => match &op.v {
             None => b.push_read_nil(key),
-            Some(Json::Array(items)) => {
+            Some(OpValue::List(items)) => {
                 let elems = items
                     .iter()
-                    .map(|x| long(x).map(Value::Int))
+                    .map(|x| x.long().map(Value::Int))
                     .collect::<Option<Vec<Value>>>()
                     .ok_or("expected a list read's elements to be (long) integers")?;
                 b.push_read_list(key, &elems, at);
             }
-            Some(x) => {
-                let x = long(x).ok_or("expected \"v\", the value read, to be a (long) integer, a list or null")?;
+            Some(OpValue::One(x)) => {
+                let x = x.long().ok_or("expected \"v\", the value read, to be a (long) integer, a list or null")?;
                 if opts.initial_value == Some(x) {
                     b.push_read_nil(key);
                 } else {

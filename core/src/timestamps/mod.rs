@@ -332,10 +332,11 @@ pub(crate) fn evaluate(
 ) -> Outcome {
     let (full_si, full_ser) = (claims.full_si(), claims.full_ser());
     let mut violations = axioms::Found::default();
-    if full_si {
+    // SER's claims include SI's: the SI axioms run for either family, SER's for its own.
+    if full_si && wanted.iter().any(|l| SI_FAMILY.contains(l)) {
         violations.extend(axioms::check_si(h, claims));
     }
-    if full_ser {
+    if full_ser && (!full_si || wanted.iter().any(|l| SER_FAMILY.contains(l))) {
         violations.extend(axioms::check_ser(h, claims));
     }
     violations.extend(axioms::aborted_in_order(h));
