@@ -73,15 +73,15 @@ pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<Hist
         let kind = if e.is_syntax() || e.is_eof() { ErrorKind::Syntax } else { ErrorKind::Shape };
         return Err(Error::at(kind, line, column, e.to_string()));
     }
-    let places = places();
-    let line_of = |i: usize| places.get(i).map_or(0, |p| p.0);
-    // Operations were noted with their transaction's index as the line: translate.
+    let lines = object_lines(text);
+    // Operations were noted with their transaction's index as the line: translate (an error
+    // here is rare: find its column then).
     let mut h = st.b.finish_with(|p| {
-        let (line, column) = places.get(p.line.saturating_sub(1) as usize).copied().unwrap_or((p.line, p.column));
+        let (line, column) = places().get(p.line.saturating_sub(1) as usize).copied().unwrap_or((p.line, p.column));
         Place { line, column }
     })?;
-    for (i, t) in h.txns.iter_mut().enumerate() {
-        t.line = line_of(i);
+    for (t, &line) in h.txns.iter_mut().zip(&lines) {
+        t.line = line;
     }
     // Ids: the tids when all are non-negative integers, else positions with the tid as label.
     if st.numeric {
@@ -94,7 +94,7 @@ pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<Hist
         }
         ids.sort_unstable();
         if let Some(w) = ids.windows(2).find(|w| w[0].0 == w[1].0) {
-            let (line, column) = places.get(w[1].1).copied().unwrap_or((1, 1));
+            let (line, column) = places().get(w[1].1).copied().unwrap_or((1, 1));
             return Err(Error::at(
                 ErrorKind::Shape,
                 line,
@@ -117,6 +117,40 @@ pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<Hist
         }
     }
     Ok(h)
+}
+
+/// The line where each object of the top-level array starts: one pass that knows only strings,
+/// nesting and line breaks (columns are found only for an error, by `object_places`).
+fn object_lines(text: &[u8]) -> Vec<u32> {
+    let mut out = Vec::new();
+    let (mut line, mut depth, mut i) = (1u32, 0usize, 0usize);
+    while i < text.len() {
+        match text[i] {
+            b'\n' => line += 1,
+            b'"' => {
+                // To the closing quote, past escapes; strings hold no raw line breaks.
+                i += 1;
+                while let Some(off) = text[i..].iter().position(|&b| b == b'"' || b == b'\\') {
+                    i += off;
+                    if text[i] == b'\\' {
+                        i += 2;
+                    } else {
+                        break;
+                    }
+                }
+            }
+            b'{' | b'[' => {
+                if depth == 1 && text[i] == b'{' {
+                    out.push(line);
+                }
+                depth += 1;
+            }
+            b'}' | b']' => depth = depth.saturating_sub(1),
+            _ => {}
+        }
+        i += 1;
+    }
+    out
 }
 
 /// A transaction's `tid` as read.
@@ -245,9 +279,51 @@ struct Hlc {
     l: Option<Scalar>,
 }
 
+/// `t`, matched as it is read (no string kept).
+#[derive(Debug, Clone, Copy)]
+enum OpType {
+    Write,
+    Append,
+    Read,
+    Other,
+}
+
+impl<'de> serde::Deserialize<'de> for OpType {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = OpType;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("an operation type: w, write, a, append, r or read")
+            }
+            fn visit_str<E: serde::de::Error>(self, v: &str) -> Result<OpType, E> {
+                let is = |a: &str| v.eq_ignore_ascii_case(a);
+                Ok(if is("w") || is("write") {
+                    OpType::Write
+                } else if is("a") || is("append") {
+                    OpType::Append
+                } else if is("r") || is("read") {
+                    OpType::Read
+                } else {
+                    return Err(E::custom(format!(
+                        "unknown operation type {v:?}: expected w, write, a, append, r or read"
+                    )));
+                })
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<OpType, E> {
+                Ok(OpType::Other)
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<OpType, E> {
+                Ok(OpType::Other)
+            }
+        }
+        d.deserialize_any(V)
+    }
+}
+
 #[derive(serde::Deserialize)]
 struct Op {
-    t: Option<Scalar>,
+    t: Option<OpType>,
     k: Option<Scalar>,
     v: Option<OpValue>,
 }
@@ -342,12 +418,12 @@ impl State {
 }
 
 fn push_op(b: &mut HistoryBuilder, op: &Op, at: Place, opts: TimeKillerOptions) -> Result<(), String> {
-    let t = op.t.as_ref().map(Scalar::text).ok_or("expected \"t\", the operation's type")?.to_ascii_lowercase();
+    let t = op.t.ok_or("expected \"t\", the operation's type")?;
     let k = op.k.as_ref().and_then(Scalar::long).ok_or("expected \"k\", the key, to be a (long) integer")?;
     let key = b.key(Value::Int(k));
-    match t.as_str() {
-        "w" | "write" | "a" | "append" => {
-            let kind = if t.starts_with('w') { OpKind::Write } else { OpKind::Append };
+    match t {
+        OpType::Write | OpType::Append => {
+            let kind = if matches!(t, OpType::Write) { OpKind::Write } else { OpKind::Append };
             let v = match &op.v {
                 Some(OpValue::One(s)) => s.long(),
                 _ => None,
@@ -355,7 +431,7 @@ fn push_op(b: &mut HistoryBuilder, op: &Op, at: Place, opts: TimeKillerOptions) 
             .ok_or("expected \"v\", the value written, to be a (long) integer")?;
             b.push_write(kind, key, Value::Int(v), at);
         }
-        "r" | "read" => match &op.v {
+        OpType::Read => match &op.v {
             None => b.push_read_nil(key),
             Some(OpValue::List(items)) => {
                 let elems = items
@@ -374,7 +450,7 @@ fn push_op(b: &mut HistoryBuilder, op: &Op, at: Place, opts: TimeKillerOptions) 
                 }
             }
         },
-        other => return Err(format!("unknown operation type {other:?}: expected w, write, a, append, r or read")),
+        OpType::Other => return Err("expected \"t\" to be w, write, a, append, r or read".into()),
     }
     Ok(())
 }

@@ -135,34 +135,38 @@ impl Found {
     }
 }
 
+/// One key's installed state, in one place (one cache line) for the sweep.
+#[derive(Debug, Clone, Default)]
+struct KeyState {
+    /// Lists: the elements installed, in commit order.
+    elems: Vec<Value>,
+    /// Registers: the last installed version (writer, op); None is the initial value.
+    reg: Option<(TxnId, u32)>,
+    /// How many of `elems` equal the start of the key's canonical list.
+    canon_match: u32,
+    /// The key's last writer in the sweep (`u32::MAX`: none), and its commit timestamp (kept
+    /// here: looking it up in the history is a cache miss per write).
+    last_writer: TxnId,
+    last_cts: Ts,
+}
+
 /// The installed state of every key.
 struct State<'h> {
     h: &'h History,
     list: bool,
-    /// Registers: the last installed version (writer, op); None is the initial value.
-    reg: Vec<Option<(TxnId, u32)>>,
-    /// Lists: the elements installed, in commit order.
-    elems: Vec<Vec<Value>>,
-    /// How many of `elems[k]` equal the start of the key's canonical list.
-    canon_match: Vec<u32>,
-    /// Each key's last writer in the sweep.
-    last_writer: Vec<Option<TxnId>>,
+    keys: Vec<KeyState>,
     touched: Vec<KeyId>,
 }
 
 impl<'h> State<'h> {
     fn new(h: &'h History) -> State<'h> {
-        let n = h.keys.len();
         let list = h.model != Model::RwRegister;
-        State {
-            h,
-            list,
-            reg: if list { Vec::new() } else { vec![None; n] },
-            elems: if list { vec![Vec::new(); n] } else { Vec::new() },
-            canon_match: if list { vec![0; n] } else { Vec::new() },
-            last_writer: vec![None; n],
-            touched: Vec::new(),
-        }
+        let empty = KeyState { last_writer: TxnId::MAX, ..Default::default() };
+        State { h, list, keys: vec![empty; h.keys.len()], touched: Vec::new() }
+    }
+
+    fn last_writer(&self, k: KeyId) -> Option<TxnId> {
+        Some(self.keys[k as usize].last_writer).filter(|&w| w != TxnId::MAX)
     }
 
     /// The external reads of `t` that disagree with the state.
@@ -179,17 +183,15 @@ impl<'h> State<'h> {
             if op.kind != OpKind::Read {
                 continue;
             }
-            let k = op.key as usize;
+            let ks = &self.keys[op.key as usize];
             let ok = if self.list {
-                let installed = &self.elems[k];
+                let installed = &ks.elems;
                 match op.arg {
-                    Arg::Prefix(len) if self.canon_match[k] as usize == installed.len() => {
-                        len as usize == installed.len()
-                    }
+                    Arg::Prefix(len) if ks.canon_match as usize == installed.len() => len as usize == installed.len(),
                     _ => h.list(&op) == &installed[..],
                 }
             } else {
-                match (op.arg, self.reg[k]) {
+                match (op.arg, ks.reg) {
                     (Arg::Nil, None) => true,
                     (Arg::Val(v), Some((_, w))) => h.ops[w as usize].arg == Arg::Val(v),
                     _ => false,
@@ -199,9 +201,9 @@ impl<'h> State<'h> {
                 let expected = if out.list.len() >= KEEP {
                     Expected::Nothing
                 } else if self.list {
-                    Expected::List(self.elems[k].clone())
+                    Expected::List(ks.elems.clone())
                 } else {
-                    Expected::Register(self.reg[k])
+                    Expected::Register(ks.reg)
                 };
                 out.push(Violation { key: Some(op.key), op: Some(o), expected, ..Violation::new(kind, t) });
             }
@@ -215,22 +217,21 @@ impl<'h> State<'h> {
         for o in txn.ops_start..txn.ops_end {
             let op = h.ops[o as usize];
             let Arg::Val(v) = op.arg else { continue };
-            let k = op.key as usize;
+            let ks = &mut self.keys[op.key as usize];
             match op.kind {
                 OpKind::Read => continue,
-                OpKind::Write if !self.list => self.reg[k] = Some((t, o)),
+                OpKind::Write if !self.list => ks.reg = Some((t, o)),
                 _ if self.list => {
-                    let installed = &mut self.elems[k];
-                    if self.canon_match[k] as usize == installed.len()
-                        && h.canon[k].get(installed.len()).is_some_and(|c| *c == v)
-                    {
-                        self.canon_match[k] += 1;
+                    let n = ks.elems.len();
+                    if ks.canon_match as usize == n && h.canon[op.key as usize].get(n).is_some_and(|c| *c == v) {
+                        ks.canon_match += 1;
                     }
-                    installed.push(v);
+                    ks.elems.push(v);
                 }
                 _ => {}
             }
-            self.last_writer[k] = Some(t);
+            ks.last_writer = t;
+            ks.last_cts = txn.commit_ts.unwrap_or_default();
         }
     }
 }
@@ -280,8 +281,8 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
                     continue;
                 }
                 state.touched.push(o.key);
-                if let Some(w) = state.last_writer[o.key as usize] {
-                    if h.txns[w as usize].commit_ts.is_some_and(|c| c > sts) {
+                if let Some(w) = state.last_writer(o.key) {
+                    if state.keys[o.key as usize].last_cts > sts {
                         out.push(Violation {
                             other: Some(w),
                             key: Some(o.key),
@@ -294,14 +295,40 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
         }
     }
     // SESSION: each transaction against the one before it in its session.
-    let is: Vec<bool> = (0..h.txns.len())
-        .map(|t| claims.subject[t] && h.txns[t].start_ts.is_some() && h.txns[t].commit_ts.is_some())
-        .collect();
-    let order = crate::graph::orders::in_session_order(h, &is);
-    for w in order.windows(2) {
-        let ((pa, a), (pb, b)) = (w[0], w[1]);
-        if pa == pb && h.txns[a as usize].commit_ts > h.txns[b as usize].start_ts {
+    let is = |t: usize| claims.subject[t] && h.txns[t].start_ts.is_some() && h.txns[t].commit_ts.is_some();
+    let mut check = |a: TxnId, b: TxnId| {
+        if h.txns[a as usize].commit_ts > h.txns[b as usize].start_ts {
             out.push(Violation { other: Some(a), ..Violation::new(Kind::SessionOrder, b) });
+        }
+    };
+    // A process runs one transaction at a time, so its committed transactions are usually
+    // stored in session order: then one pass in storage order, else the sort.
+    let mut last: crate::hash::Map<i64, TxnId> = Default::default();
+    let mut pairs: Vec<(TxnId, TxnId)> = Vec::new();
+    let in_order = (0..h.txns.len()).filter(|&t| is(t)).all(|t| {
+        let Some(p) = h.txns[t].process else { return true };
+        match last.insert(p, t as TxnId) {
+            Some(a)
+                if crate::graph::orders::session_place(h, a) < crate::graph::orders::session_place(h, t as TxnId) =>
+            {
+                pairs.push((a, t as TxnId));
+                true
+            }
+            Some(_) => false,
+            None => true,
+        }
+    });
+    if in_order {
+        for (a, b) in pairs {
+            check(a, b);
+        }
+    } else {
+        let is: Vec<bool> = (0..h.txns.len()).map(is).collect();
+        let order = crate::graph::orders::in_session_order(h, &is);
+        for w in order.windows(2) {
+            if w[0].0 == w[1].0 {
+                check(w[0].1, w[1].1);
+            }
         }
     }
     out
