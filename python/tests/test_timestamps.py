@@ -86,3 +86,23 @@ def test_online_with_timestamps():
     assert oc.stats["transactions"] == 3 and oc.stats["peak_live"] <= 3
     with pytest.raises(grail.UsageError):
         grail.TimestampOnlineChecker(level="PSI")
+
+
+def test_docs_python_example_runs_and_gives_what_its_comments_say(monkeypatch):
+    import re
+
+    from conftest import REPO
+
+    doc = (REPO / "docs" / "timestamps.md").read_text()
+    (block,) = re.findall(r"```python\n(.*?)```", doc, re.S)
+    monkeypatch.chdir(REPO)
+    env: dict = {}
+    checked = 0
+    for line in block.splitlines():
+        code, _, comment = line.partition("  # ")
+        if not comment:
+            exec(code, env)
+            continue
+        assert repr(eval(code, env)) == comment.strip(), line
+        checked += 1
+    assert checked == 5

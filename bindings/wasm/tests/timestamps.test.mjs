@@ -60,3 +60,24 @@ test('the online checker with timestamps', () => {
     oc.free();
     assert.throws(() => new grail.TimestampOnlineChecker({ level: 'PSI' }), (e) => e.kind === 'usage');
 });
+
+test('docs/timestamps.md: the JS example runs and prints what its comments say', async () => {
+    const { mkdtempSync, writeFileSync, rmSync } = await import('node:fs');
+    const { spawnSync } = await import('node:child_process');
+    const { tmpdir } = await import('node:os');
+    const { pathToFileURL } = await import('node:url');
+    const { pkgDir, root } = await import('./helpers.mjs');
+    const doc = readFileSync(join(root, 'docs/timestamps.md'), 'utf8');
+    const [block] = [...doc.matchAll(/```js\n([\s\S]*?)```/g)].map((m) => m[1]);
+    const code = block.replace("from 'grail-wasm'", `from '${pathToFileURL(join(pkgDir, 'node.mjs'))}'`);
+    const dir = mkdtempSync(join(tmpdir(), 'grail-doc-'));
+    try {
+        writeFileSync(join(dir, 'example.mjs'), code);
+        const r = spawnSync(process.execPath, [join(dir, 'example.mjs')], { encoding: 'utf8', cwd: root });
+        assert.equal(r.status, 0, r.stderr);
+        const want = [...block.matchAll(/\/\/ (.*)/g)].map((m) => m[1]);
+        assert.deepEqual(r.stdout.trim().split('\n'), want);
+    } finally {
+        rmSync(dir, { recursive: true, force: true });
+    }
+});
