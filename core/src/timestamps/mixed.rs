@@ -191,7 +191,9 @@ pub fn claimed_cycles(
     let si_levels =
         [Level::Si, Level::StrongSessionSi, Level::StrongSi, Level::Ser, Level::StrongSessionSer, Level::StrictSer];
     let ser_levels = [Level::Ser, Level::StrongSessionSer, Level::StrictSer];
-    let mut runs: Vec<(Vec<Edge>, u8, &[AnomalyKind], &[Level])> = Vec::new();
+    // (claimed edges, their type bits, the patterns searched, the levels they violate)
+    type Run<'a> = (Vec<Edge>, u8, &'a [AnomalyKind], &'a [Level]);
+    let mut runs: Vec<Run> = Vec::new();
     if !start.is_empty() {
         runs.push((start.clone(), EdgeType::Rt.bit(), &si_kinds, &si_levels));
     }
