@@ -6,6 +6,9 @@ use std::fmt::Write;
 /// How many findings that break the model's assumptions lead the text.
 const LEAD: usize = 3;
 
+/// At most this many findings of one kind are written out.
+const PER_KIND: usize = 20;
+
 /// The verdict as a table, for terminals.
 pub fn render(r: &Report) -> String {
     let mut s = String::new();
@@ -66,14 +69,29 @@ pub fn render(r: &Report) -> String {
             }
         }
     }
-    // Every finding, but the first few of the assumption breaks, shown at the top.
+    // The findings, but the first few of the assumption breaks, shown at the top; at most
+    // PER_KIND of a kind, so that a terminal is not flooded (the JSON report has them all).
     let mut led = 0;
+    let mut shown: Vec<(&str, usize)> = Vec::new();
     for a in r.anomalies.iter().filter(|a| a.cycle.is_none()) {
         if r.broken_assumptions.contains(&a.kind) && led < LEAD {
             led += 1;
             continue;
         }
-        let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
+        let n = match shown.iter_mut().find(|(k, _)| *k == a.kind) {
+            Some((_, n)) => n,
+            None => {
+                shown.push((&a.kind, 0));
+                &mut shown.last_mut().expect("just pushed").1
+            }
+        };
+        *n += 1;
+        if *n <= PER_KIND {
+            let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
+        }
+    }
+    for (kind, n) in shown.iter().filter(|(_, n)| *n > PER_KIND) {
+        let _ = writeln!(s, "\n... and {} more {kind} (the JSON report lists them)", n - PER_KIND);
     }
     if let Some(w) = &r.white_box {
         s.push_str(&white_box(w));
