@@ -399,16 +399,16 @@ fn run(cli: Cli) -> Result<u8, String> {
                 return check_with_strategy(&input, &levels, strategy, json);
             }
             let (h, size) = load(&input)?;
-            let t0 = Instant::now();
-            let inf = grail_core::infer(&h);
-            input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
-            let t1 = Instant::now();
             let analyze = analyze.then(|| grail_core::AnalyzeOptions {
                 max_length,
                 max_cycles: max_counted,
                 ..Default::default()
             });
             let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode };
+            let t0 = Instant::now();
+            let inf = grail_core::infer_for(&h, &opts);
+            input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
+            let t1 = Instant::now();
             let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
             let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
             let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));

@@ -5,13 +5,23 @@ use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Repor
 use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report};
 use crate::graph::search::Budget;
 use crate::history::History;
-use crate::infer::{infer, Inference};
+use crate::infer::{infer, infer_without_rw, Inference};
 use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
-    check_inferred(h, &infer(h), opts, None)
+    check_inferred(h, &infer_for(h, opts), opts, None)
+}
+
+/// The inference the options need: without RW edges when every level asked for is a weak one
+/// (RC, RA, CC) and no analysis is asked for, the full graph otherwise.
+pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
+    if opts.analyze.is_none() && opts.levels().iter().all(|l| l.spec().weak.is_some()) {
+        infer_without_rw(h)
+    } else {
+        infer(h)
+    }
 }
 
 /// Check an already inferred graph; `interrupt` is polled during long searches.
@@ -152,7 +162,7 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
         strongest_satisfied,
         broken_assumptions: out.broken.iter().map(|k| k.name().to_string()).collect(),
         anomalies,
-        stats: inf.graph.stats(h),
+        stats: inf.stats(h),
         notes: out.notes.clone(),
         analysis: None,
     }
