@@ -123,16 +123,21 @@ impl Out {
 pub fn graph(inp: &Input, level: Weak) -> WeakGraph {
     let g = &inp.inf.graph;
     let mut out = Out::default();
+    let mut causal = None;
     match level {
         Weak::ReadCommitted => read_committed(inp, &mut out),
         Weak::ReadAtomic => read_atomic(inp, &mut out),
-        Weak::Causal => super::causal::saturate(inp, &mut out, &Redundant::Drop),
+        Weak::Causal => causal = Some(super::causal::Causal::new(inp)),
+    }
+    if let Some(c) = &causal {
+        c.saturate(inp, &mut out, &Redundant::Drop);
     }
     let mut graph = saturated(inp, out.edges);
-    if level == Weak::Causal {
-        // Commit-order edges already implied by causality were left out; they change no
-        // reachability, so the components are the same, but a cycle inside one may use them:
-        // put back those inside a component, so the witnesses are the full graph's.
+    if let Some(causal) = &causal {
+        // Commit-order edges already implied by causality were left out, and of those into one
+        // transaction only the latest per chain drawn; they change no reachability, so the
+        // components are the same, but a cycle inside one may use them: draw every edge into a
+        // transaction of a component again, so the witnesses are the full graph's.
         let comps = components(&graph);
         if !comps.is_empty() {
             let mut comp = vec![u32::MAX; g.is_vertex.len()];
@@ -140,8 +145,10 @@ pub fn graph(inp: &Input, level: Weak) -> WeakGraph {
                 c.iter().for_each(|&v| comp[v as usize] = i as u32);
             }
             let mut again = Out::default();
-            super::causal::saturate(inp, &mut again, &Redundant::KeepWithin(comp));
-            graph = saturated(inp, again.edges);
+            causal.saturate(inp, &mut again, &Redundant::KeepWithin(comp));
+            let mut edges = std::mem::take(&mut graph.edges);
+            edges.extend(again.edges);
+            graph = DependencyGraph::new(g.is_vertex.clone(), edges);
         }
     }
     WeakGraph { graph, initial_reads: out.initial, sessions: inp.sessions }
@@ -165,6 +172,17 @@ pub(super) enum Redundant {
 }
 
 impl Redundant {
+    /// Whether the reads from `t1` are saturated again: all of them at first; then (the edges
+    /// not implied being drawn already) those from a transaction in a component, whose every
+    /// edge is drawn.
+    pub(super) fn wanted(&self, t1: Option<TxnId>) -> bool {
+        match (self, t1) {
+            (Redundant::Drop, _) => true,
+            (Redundant::KeepWithin(comp), Some(t1)) => comp.get(t1 as usize).is_some_and(|&c| c != u32::MAX),
+            (Redundant::KeepWithin(_), None) => false,
+        }
+    }
+
     /// Whether an implied edge t2 -> t1 is kept.
     pub(super) fn keeps(&self, t2: TxnId, t1: Option<TxnId>) -> bool {
         match (self, t1) {
