@@ -12,7 +12,9 @@
 #    `awdit` binary is on PATH or in GRAIL_AWDIT (it is not on crates.io).
 # 5. Runs scripts/bench/strategies.py (GRAIL_BENCH_STRATEGIES=0 skips it): each strategy's time
 #    on the List1 series (thesis Figure 5.1), bench-out/strategies.json, docs/strategies-list1.svg.
-# 6. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
+# 6. Runs the white-box benchmark (`cargo bench -p grail-core --bench timestamps`): SI from the
+#    timestamps of 1M generated transactions (GRAIL_BENCH_TIMESTAMPS=0 skips it).
+# 7. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
 #    `cargo bench -p grail-core --bench throughput` (and a synthetic history of GRAIL_BENCH_TXNS
 #    transactions), scripts/bench-python.py and scripts/bench-wasm.mjs (when those are built).
 #
@@ -41,6 +43,11 @@ fi
 
 if [[ "${GRAIL_BENCH_STRATEGIES:-1}" != 0 ]]; then
     python3 scripts/bench/strategies.py
+fi
+
+# White-box SI on 1M timestamped transactions (docs/timestamps.md); GRAIL_BENCH_TIMESTAMPS=0 skips it.
+if [[ "${GRAIL_BENCH_TIMESTAMPS:-1}" != 0 ]]; then
+    cargo bench -p grail-core --bench timestamps -- "${GRAIL_BENCH_TIMESTAMPS_TXNS:-1000000}"
 fi
 
 if [[ "${GRAIL_BENCH_EXTRA:-0}" == 1 ]]; then

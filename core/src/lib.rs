@@ -26,6 +26,7 @@ pub mod read;
 pub mod render;
 pub mod report;
 pub mod strategy;
+pub mod timestamps;
 
 pub use analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 pub use analysis::{Analysis, AnalyzeOptions};

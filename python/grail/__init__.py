@@ -20,10 +20,13 @@ In Jupyter a report shows as a verdict table with each counterexample drawn as S
 ``report.edges_frame()`` and ``history.to_pandas()`` give pandas DataFrames, and
 ``history.graph().to_networkx()`` a networkx graph (pandas and networkx are optional).
 ``grail.check(..., analyze=True).analysis`` counts cycles by class and label pattern, and
-``grail.OnlineChecker`` checks a stream of transactions as they complete.
+``grail.OnlineChecker`` checks a stream of transactions as they complete. Histories whose
+transactions carry the database's start and commit timestamps (``start_ts``/``commit_ts``,
+TimeKiller's ``sts``/``cts``) or a ``commit_order`` are also checked against those claims
+(``report.white_box``; ``grail.TimestampOnlineChecker`` online; ``docs/timestamps.md``).
 """
 
-from ._analysis import Analysis, OnlineChecker
+from ._analysis import Analysis, OnlineChecker, TimestampOnlineChecker
 from ._errors import GrailError, HistoryError, UsageError, WalError
 from ._grail import ALL_LEVELS as _ALL_LEVELS
 from ._grail import LEVELS as _LEVELS
@@ -55,6 +58,7 @@ __all__ = [
     "STRATEGIES",
     "Analysis",
     "OnlineChecker",
+    "TimestampOnlineChecker",
     "GrailError",
     "HistoryError",
     "WalError",

@@ -75,6 +75,12 @@ class History:
         ``"version_order"``)."""
         return self._native.has_version_order
 
+    @property
+    def has_timestamps(self) -> bool:
+        """Whether the history claims an order: a start or commit timestamp on some
+        transaction, or a commit order (``docs/timestamps.md``)."""
+        return self._native.has_timestamps
+
     def check(
         self,
         *,
@@ -84,10 +90,13 @@ class History:
         max_cycles: int = _grail.DEFAULT_MAX_CYCLES,
         analyze: Union[bool, Mapping[str, Any]] = False,
         register_mode: str = "auto",
+        white_box: str = "auto",
     ) -> Report:
         """Check isolation levels; see :func:`grail.check`."""
         if not isinstance(register_mode, str):
             raise UsageError(f"register_mode must be 'auto', 'polygraph' or 'sure-edges', not {register_mode!r}", kind="usage")
+        if not isinstance(white_box, str):
+            raise UsageError(f"white_box must be 'auto', 'ignore' or 'only', not {white_box!r}", kind="usage")
         if budget is not None:
             budget = float(budget)
             if math.isnan(budget) or budget < 0:
@@ -104,7 +113,9 @@ class History:
             analyze_arg = json.dumps(dict(analyze))
         else:
             raise UsageError(f"analyze must be a bool or a dict of options, not {analyze!r}", kind="usage")
-        native = self._native.check(_levels_arg(levels), max_steps, max_cycles, budget, analyze_arg, register_mode)
+        native = self._native.check(
+            _levels_arg(levels), max_steps, max_cycles, budget, analyze_arg, register_mode, white_box
+        )
         return Report(native)
 
     def check_strategy(
@@ -256,6 +267,7 @@ def read(
     *,
     wal: Optional[LogSource] = None,
     format: str = "auto",
+    initial_value: Optional[int] = None,
 ) -> History:
     """Read a history once, to check it (or look at its graph) as often as needed.
 
@@ -265,8 +277,10 @@ def read(
     ``"transactions"`` (and optionally ``"version_order"``). ``wal`` is a write-ahead log giving
     the version order of a register history (path, text or bytes). ``format`` is "auto", "edn",
     "json", "plume" (PolySI/Plume text), "dbcop" (JSON), "dbcop-bin" (dbcop's
-    ``history.bincode``; a directory holding one is read as it) or "cobra". The GIL is released
-    while parsing.
+    ``history.bincode``; a directory holding one is read as it), "cobra" or "timekiller"
+    (TimeKiller's JSON, with start and commit timestamps; ``initial_value`` is TimeKiller's
+    ``--initial_value``). Transactions may carry ``start_ts``/``commit_ts`` and the native form a
+    ``"commit_order"``: see ``docs/timestamps.md``. The GIL is released while parsing.
 
     Raises :class:`HistoryError` (with ``.line`` and ``.column``), :class:`WalError` or
     :class:`UsageError`; ``FileNotFoundError`` for a missing file.
@@ -282,7 +296,9 @@ def read(
         raise TypeError(f"format must be a str, not {type(format).__name__}")
     data, fmt = to_bytes(history, "the history", format)
     log = None if wal is None else to_bytes(wal, "the write-ahead log", "auto")[0]
-    return History(_grail.read(data, fmt, log))
+    if initial_value is not None and (isinstance(initial_value, bool) or not isinstance(initial_value, int)):
+        raise UsageError(f"initial_value must be an int, not {initial_value!r}", kind="usage")
+    return History(_grail.read(data, fmt, log, initial_value))
 
 
 
@@ -305,6 +321,7 @@ def check(
     max_cycles: int = _grail.DEFAULT_MAX_CYCLES,
     analyze: Union[bool, Mapping[str, Any]] = False,
     register_mode: str = "auto",
+    white_box: str = "auto",
 ) -> Report:
     """Check a history for isolation anomalies (SER, SI, PSI, PL-2 and PL-1 by default).
 
@@ -319,6 +336,9 @@ def check(
     ``register_mode`` says how a register history's SER and SI are decided: "auto" (exactly, on
     PolySI's generalized polygraph, when the history has no version order), "polygraph" (always)
     or "sure-edges" (only the edges sure without a version order: fast, may miss cycles).
+    ``white_box`` says how start/commit timestamps and a commit order the history claims are
+    used: "auto" (where present), "ignore" (black box only) or "only" (the claims alone, no
+    graph); see :attr:`Report.white_box` and ``docs/timestamps.md``.
 
     >>> import grail
     >>> report = grail.check('''
@@ -338,6 +358,7 @@ def check(
         max_cycles=max_cycles,
         analyze=analyze,
         register_mode=register_mode,
+        white_box=white_box,
     )
 
 

@@ -54,7 +54,7 @@ def to_bytes(source: Any, what: str, format: str) -> Tuple[bytes, str]:
         with open(_file_of(source), "rb") as f:
             return f.read(), format
     if isinstance(source, (list, tuple, Mapping)):
-        if format not in ("auto", "json", "native"):
+        if format not in ("auto", "json", "native", "timekiller"):
             from ._errors import UsageError
 
             raise UsageError(
@@ -64,7 +64,8 @@ def to_bytes(source: Any, what: str, format: str) -> Tuple[bytes, str]:
             text = json.dumps(source, separators=(",", ":"))
         except (TypeError, ValueError) as e:
             raise TypeError(f"{what} given as Python objects must be JSON-serializable: {e}") from e
-        return text.encode("utf-8"), "json"
+        # "auto" tells grail's JSON from TimeKiller's (both are lists of dicts).
+        return text.encode("utf-8"), "auto" if format == "auto" else format
     raise TypeError(
         f"{what} must be a path, text, bytes, or a list of dicts in grail's native form, "
         f"not {type(source).__name__}"

@@ -54,7 +54,10 @@ class Step:
     """One edge of a cycle: ``from_`` → ``to`` of a ``type`` ("ww", "wr", "rw"; "so", "rt" for
     session and real-time order, with ``key`` None; "co" for a weak level's forced commit order)
     on ``key``, justified by the two operations, with ``why`` in one sentence. ``certain`` is set
-    in polygraph counterexamples only: True for a known edge, False for one a choice made."""
+    in polygraph counterexamples only: True for a known edge, False for one a choice made.
+    ``claimed`` is True for an edge the database's claimed timestamps or commit order give
+    ("rt": committed before the other started; "co": earlier in the commit order), None
+    otherwise (``docs/timestamps.md``)."""
 
     from_: int
     to: int
@@ -64,6 +67,7 @@ class Step:
     to_op: OpRef
     why: str
     certain: Optional[bool] = None
+    claimed: Optional[bool] = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Step":
@@ -76,6 +80,7 @@ class Step:
             to_op=OpRef._from(d["to_op"]),
             why=d["why"],
             certain=d.get("certain"),
+            claimed=d.get("claimed"),
         )
 
 
@@ -298,6 +303,16 @@ class Report:
     def notes(self) -> List[str]:
         """What could not be inferred, and other caveats."""
         return list(self._data()["notes"])
+
+    @property
+    def white_box(self) -> Optional[Dict[str, Any]]:
+        """What the history's claimed start/commit timestamps and commit order say, when it has
+        any (else None): ``si`` and ``ser`` ("full": the axioms; "mixed": claimed edges in the
+        graph; "none"), ``order``, ``transactions``, ``timestamped``, ``ordered``, ``counts``
+        by kind, and ``findings`` (each with ``type``, ``txns`` and their timestamps, ``key``,
+        ``read``, ``expected``, ``explanation``). See ``docs/timestamps.md``."""
+        d = self._data().get("white_box")
+        return dict(d) if d is not None else None
 
     @property
     def analysis(self) -> Optional["Analysis"]:

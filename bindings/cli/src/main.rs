@@ -34,8 +34,12 @@ struct Input {
     #[arg(long)]
     wal: Option<PathBuf>,
     /// Input format.
-    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra"])]
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra", "timekiller"])]
     format: String,
+    /// TimeKiller histories: the keys' initial value (TimeKiller's --initial_value); a read of
+    /// it reads the initial version. Reads of null always do.
+    #[arg(long)]
+    initial_value: Option<i64>,
     /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
     #[arg(short, long)]
     verbose: bool,
@@ -93,9 +97,14 @@ struct GenArgs {
     inject: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// edn (Jepsen), native (grail's JSON) or polysi (PolySI/Plume text; always rw-register).
-    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi"])]
+    /// edn (Jepsen), native (grail's JSON), polysi (PolySI/Plume text; always rw-register) or
+    /// timekiller (TimeKiller's JSON, with timestamps; committed transactions only).
+    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi", "timekiller"])]
     output: String,
+    /// Write each committed transaction's start and commit timestamps from the simulated clock
+    /// (EDN :start-ts/:commit-ts, native start_ts/commit_ts).
+    #[arg(long)]
+    timestamps: bool,
     /// With --output polysi: first a transaction (session 0) writing 0 to every key.
     #[arg(long)]
     explicit_init: bool,
@@ -151,6 +160,7 @@ impl GenArgs {
             seed: self.seed,
             output: parse(&self.output)?,
             explicit_init: self.explicit_init,
+            timestamps: self.timestamps,
         })
     }
 }
@@ -206,6 +216,11 @@ enum Cmd {
         /// With --analyze: stop counting after this many cycles (counts become lower bounds).
         #[arg(long, default_value_t = grail_core::AnalyzeOptions::default().max_cycles)]
         max_counted: usize,
+        /// Start/commit timestamps and commit orders the history claims (docs/timestamps.md):
+        /// auto (use them where present), ignore (black-box only), only (the claims alone, no
+        /// dependency graph: SI and SER in linear time after sorting).
+        #[arg(long, default_value = "auto", value_parser = ["auto", "ignore", "only"])]
+        white_box: String,
     },
     /// Stream a list-append history through the online checker, in completion order, printing
     /// each cycle when the transaction that closes it arrives (docs/analysis.md).
@@ -224,6 +239,13 @@ enum Cmd {
         /// Print the summary only, not each cycle.
         #[arg(long)]
         quiet: bool,
+        /// Check the transactions' start and commit timestamps as they arrive (Aion; register
+        /// or list histories): the default when every transaction carries both.
+        #[arg(long)]
+        timestamps: bool,
+        /// With timestamps: SI (snapshot reads, no conflicts, sessions) or SER (commit order).
+        #[arg(long, default_value = "SI", value_parser = ["SI", "SER"])]
+        level: String,
     },
     /// Print graph statistics and the anomalies found while building the graph.
     Stats {
@@ -303,10 +325,20 @@ fn load(input: &Input) -> Result<(History, usize), String> {
     }
     let text = slurp(path)?;
     input.progress(text.len(), format_args!("reading {} MB of history...", text.len() / 1_000_000));
-    let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
+    let mut format = Format::parse(&input.format).map_err(|e| e.to_string())?;
+    if format == Format::Auto {
+        format = grail_core::read::detect(&text);
+    }
     let name = path.display();
     let opts = grail_core::ReadOptions { spans: input.spans };
-    let mut h = grail_core::read_with(&text, format, opts).map_err(|e| format!("{name}: {e}"))?;
+    let mut h = match (format, input.initial_value) {
+        (Format::TimeKiller, initial_value) => {
+            grail_core::read::read_timekiller_with(&text, grail_core::read::TimeKillerOptions { initial_value })
+        }
+        (_, Some(_)) => return Err("--initial-value applies to TimeKiller histories (--format timekiller)".into()),
+        _ => grail_core::read_with(&text, format, opts),
+    }
+    .map_err(|e| format!("{name}: {e}"))?;
     if let Some(wal) = &input.wal {
         let log = slurp(wal)?;
         grail_core::read_wal(&mut h, &log).map_err(|e| format!("{}: {e}", wal.display()))?;
@@ -360,9 +392,11 @@ fn run(cli: Cli) -> Result<u8, String> {
             max_length,
             max_counted,
             register_mode,
+            white_box,
         } => {
             input.spans = json;
             let register_mode = grail_core::report::RegisterMode::parse(&register_mode).map_err(|e| e.to_string())?;
+            let white_box = grail_core::timestamps::WhiteBoxMode::parse(&white_box).map_err(|e| e.to_string())?;
             let levels = Level::parse_list(&levels).map_err(|e| e.to_string())?;
             let strategy = grail_core::strategy::Strategy::parse(&strategy, max_depth).map_err(|e| e.to_string())?;
             if strategy != grail_core::strategy::Strategy::Scc {
@@ -394,14 +428,21 @@ fn run(cli: Cli) -> Result<u8, String> {
                 max_cycles: max_counted,
                 ..Default::default()
             });
-            let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode };
-            let t0 = Instant::now();
-            let inf = grail_core::infer_for(&h, &opts);
-            input.progress(size, format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()));
+            let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
             let t1 = Instant::now();
-            let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
-            let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
-            let report = grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline));
+            let report = if white_box == grail_core::timestamps::WhiteBoxMode::Only {
+                grail_core::check(&h, &opts)
+            } else {
+                let t0 = Instant::now();
+                let inf = grail_core::infer_for(&h, &opts);
+                input.progress(
+                    size,
+                    format_args!("built the graph in {:.3} s; checking...", t0.elapsed().as_secs_f64()),
+                );
+                let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
+                let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
+                grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline))
+            };
             input.progress(size, format_args!("checked in {:.3} s", t1.elapsed().as_secs_f64()));
             if let Some(dir) = dot {
                 std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
@@ -427,7 +468,17 @@ fn run(cli: Cli) -> Result<u8, String> {
             Ok(if report.valid == Some(true) { 0 } else { 1 })
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
-        Cmd::Online { input, window, max_length, json, quiet } => online(&input, window, max_length, json, quiet),
+        Cmd::Online { input, window, max_length, json, quiet, timestamps, level } => {
+            let (h, _) = load(&input)?;
+            let committed = h.txns.iter().filter(|t| t.status == grail_core::Status::Committed);
+            let all_timed = h.count(grail_core::Status::Committed) > 0
+                && committed.clone().all(|t| t.start_ts.is_some() && t.commit_ts.is_some());
+            if timestamps || all_timed {
+                online_timestamps(&input, &h, window, &level, json, quiet)
+            } else {
+                online(&input, &h, window, max_length, json, quiet)
+            }
+        }
         Cmd::Stats { mut input, json } => {
             input.spans = json;
             let (h, _) = load(&input)?;
@@ -475,7 +526,8 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Cmd::Export { history, wal, input_format, verbose, format, out, max_depth } => {
             let f = grail_core::export::ExportFormat::parse(&format).map_err(|e| e.to_string())?;
-            let (h, _) = load(&Input { history, wal, format: input_format, verbose, spans: false })?;
+            let (h, _) =
+                load(&Input { history, wal, format: input_format, verbose, spans: false, initial_value: None })?;
             let inf = grail_core::infer(&h);
             let files = grail_core::export::export(&h, &inf.graph, f, max_depth.max(2));
             for (rel, text) in &files {
@@ -558,10 +610,9 @@ fn check_with_strategy(
 }
 
 /// `grail online`: stream the history's transactions, in completion order, through the checker.
-fn online(input: &Input, window: usize, max_length: usize, json: bool, quiet: bool) -> Result<u8, String> {
+fn online(input: &Input, h: &History, window: usize, max_length: usize, json: bool, quiet: bool) -> Result<u8, String> {
     use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
     use std::io::Write;
-    let (h, _) = load(input)?;
     if h.model == grail_core::history::Model::RwRegister {
         return Err("online checking takes list-append histories (append and r), not register writes".into());
     }
@@ -570,7 +621,7 @@ fn online(input: &Input, window: usize, max_length: usize, json: bool, quiet: bo
     let mut out = std::io::BufWriter::new(out.lock());
     let t0 = Instant::now();
     for t in 0..h.txns.len() as u32 {
-        for a in checker.push(&OnlineTxn::from_history(&h, t)) {
+        for a in checker.push(&OnlineTxn::from_history(h, t)) {
             if quiet {
                 continue;
             }
@@ -605,4 +656,66 @@ fn online(input: &Input, window: usize, max_length: usize, json: bool, quiet: bo
         ),
     );
     Ok(if summary.stats.cycles == 0 { 0 } else { 1 })
+}
+
+/// `grail online` with timestamps: committed transactions through the windowed checker (Aion),
+/// in input order; each violation printed when it is final.
+fn online_timestamps(
+    input: &Input,
+    h: &History,
+    window: usize,
+    level: &str,
+    json: bool,
+    quiet: bool,
+) -> Result<u8, String> {
+    use grail_core::timestamps::online::{
+        render_stats, render_violation, TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn,
+    };
+    use std::io::Write;
+    let level = if level == "SER" { TsLevel::Ser } else { TsLevel::Si };
+    let mut checker = TsOnlineChecker::new(TsOnlineOptions { window, level, ..Default::default() });
+    let out = std::io::stdout();
+    let mut out = std::io::BufWriter::new(out.lock());
+    let t0 = Instant::now();
+    let mut untimed = 0usize;
+    let print = |out: &mut std::io::BufWriter<std::io::StdoutLock>,
+                 vs: Vec<grail_core::timestamps::online::TsViolation>| {
+        for v in vs {
+            if quiet {
+                continue;
+            }
+            let line = if json { serde_json::to_string(&v).unwrap_or_default() } else { render_violation(&v) };
+            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+        }
+        Ok::<(), String>(())
+    };
+    for t in 0..h.txns.len() as u32 {
+        match TsTxn::from_history(h, t) {
+            Some(txn) => {
+                let vs = checker.push(&txn);
+                print(&mut out, vs)?;
+            }
+            None if h.txns[t as usize].status == grail_core::Status::Committed => untimed += 1,
+            None => {}
+        }
+    }
+    let vs = checker.finish();
+    print(&mut out, vs)?;
+    let secs = t0.elapsed().as_secs_f64();
+    let stats = checker.stats();
+    if json {
+        writeln!(out, "{}", serde_json::json!({"stats": stats, "untimed": untimed})).map_err(|e| e.to_string())?;
+    } else {
+        write!(out, "{}", render_stats(&stats)).map_err(|e| e.to_string())?;
+        if untimed > 0 {
+            writeln!(out, "note: {untimed} committed transactions carry no start and commit timestamps: not checked")
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    input.progress(
+        0,
+        format_args!("online (timestamps): {} transactions in {secs:.3} s; window {window}", h.txns.len()),
+    );
+    Ok(if stats.violations == 0 { 0 } else { 1 })
 }

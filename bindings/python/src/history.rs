@@ -84,6 +84,13 @@ impl PyHistory {
         self.h.version_order.is_some()
     }
 
+    /// Whether the history claims an order: some transaction's start or commit timestamp, or a
+    /// commit order (white-box checking).
+    #[getter]
+    fn has_timestamps(&self) -> bool {
+        grail_core::timestamps::Claims::any(&self.h)
+    }
+
     /// Check isolation levels with the GIL released.
     ///
     /// `levels` is a comma-separated list ("SER,SI"; all five when None); `max_steps` bounds the
@@ -92,7 +99,9 @@ impl PyHistory {
     /// `analyze`, when given, is the JSON of core's `AnalyzeOptions` (`{}` for the defaults):
     /// the report then has its `analysis` section.
     /// `register_mode` is "auto", "polygraph" or "sure-edges" (register histories, SER and SI).
-    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = grail_core::api::DEFAULT_MAX_CYCLES, budget = None, analyze = None, register_mode = "auto"))]
+    /// `white_box` is "auto" (use the start/commit timestamps and commit order the history
+    /// claims, where it has them), "ignore" or "only" (the claims alone, no dependency graph).
+    #[pyo3(signature = (levels = None, max_steps = None, max_cycles = grail_core::api::DEFAULT_MAX_CYCLES, budget = None, analyze = None, register_mode = "auto", white_box = "auto"))]
     #[allow(clippy::too_many_arguments)] // Python's keyword arguments, one each
     fn check(
         &self,
@@ -103,9 +112,11 @@ impl PyHistory {
         budget: Option<f64>,
         analyze: Option<&str>,
         register_mode: &str,
+        white_box: &str,
     ) -> PyResult<PyReport> {
         let register_mode =
             grail_core::report::RegisterMode::parse(register_mode).map_err(|e| to_pyerr(py, e.into()))?;
+        let white_box = grail_core::timestamps::WhiteBoxMode::parse(white_box).map_err(|e| to_pyerr(py, e.into()))?;
         let analyze: Option<grail_core::AnalyzeOptions> = match analyze {
             Some(a) => Some(serde_json::from_str(a).map_err(|e| {
                 to_pyerr(py, grail_core::Error::new(grail_core::ErrorKind::Usage, format!("analyze: {e}")).into())
@@ -123,8 +134,11 @@ impl PyHistory {
                     .into(),
             ));
         }
-        let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode };
+        let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
         let report = run_detached(py, || {
+            if white_box == grail_core::timestamps::WhiteBoxMode::Only {
+                return Ok(grail_core::check(&self.h, &opts)); // no graph to build
+            }
             let inf = self.inference();
             let mut signal: Option<PyErr> = None;
             let report = {

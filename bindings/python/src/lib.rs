@@ -25,7 +25,7 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::time::{Duration, Instant};
 
 pub use history::{PyGraph, PyHistory};
-pub use online::PyOnline;
+pub use online::{PyOnline, PyTsOnline};
 pub use report::PyReport;
 
 /// An error raised from Rust: a core error, or an internal one (a caught panic).
@@ -146,17 +146,35 @@ fn gunzip<'a>(data: &'a [u8], what: &str) -> Result<std::borrow::Cow<'a, [u8]>, 
 }
 
 /// Parse a history from bytes (gzip accepted) in the given format ("auto", "edn", "json",
-/// "plume", "dbcop", "dbcop-bin" or "cobra"),
+/// "plume", "dbcop", "dbcop-bin", "cobra" or "timekiller"),
 /// attaching a write-ahead log (bytes, gzip accepted) if one is given. The GIL is released while
-/// parsing. Raises HistoryError, WalError or UsageError. Most users call `grail.read` instead,
-/// which also takes paths, text and lists of dicts.
+/// parsing. `initial_value` is TimeKiller's `--initial_value` (TimeKiller histories only).
+/// Raises HistoryError, WalError or UsageError. Most users call `grail.read` instead, which also
+/// takes paths, text and lists of dicts.
 #[pyfunction]
-#[pyo3(signature = (data, format = "auto", wal = None))]
-fn read(py: Python<'_>, data: &[u8], format: &str, wal: Option<&[u8]>) -> PyResult<PyHistory> {
+#[pyo3(signature = (data, format = "auto", wal = None, initial_value = None))]
+fn read(
+    py: Python<'_>,
+    data: &[u8],
+    format: &str,
+    wal: Option<&[u8]>,
+    initial_value: Option<i64>,
+) -> PyResult<PyHistory> {
     let (h, nemesis) = run_detached(py, move || {
-        let format = grail_core::Format::parse(format)?;
+        let mut format = grail_core::Format::parse(format)?;
         let text = gunzip(data, "the history")?;
-        let mut h = grail_core::read(&text, format)?;
+        if format == grail_core::Format::Auto {
+            format = grail_core::read::detect(&text);
+        }
+        let mut h = match (format, initial_value) {
+            (grail_core::Format::TimeKiller, initial_value) => {
+                grail_core::read::read_timekiller_with(&text, grail_core::read::TimeKillerOptions { initial_value })?
+            }
+            (_, Some(_)) => {
+                return Err(Error::new(ErrorKind::Usage, "initial_value applies to TimeKiller histories").into())
+            }
+            _ => grail_core::read(&text, format)?,
+        };
         if let Some(log) = wal {
             let log = gunzip(log, "the write-ahead log")?;
             grail_core::read_wal(&mut h, &log)?;
@@ -201,6 +219,7 @@ fn _grail(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<PyGraph>()?;
     m.add_class::<PyReport>()?;
     m.add_class::<PyOnline>()?;
+    m.add_class::<PyTsOnline>()?;
     m.add("ERROR_KINDS", ErrorKind::ALL.iter().map(|k| k.as_str()).collect::<Vec<_>>())?;
     m.add("LEVELS", grail_core::Level::CLASSIC.iter().map(|l| l.name()).collect::<Vec<_>>())?;
     m.add("ALL_LEVELS", grail_core::Level::ALL.iter().map(|l| l.name()).collect::<Vec<_>>())?;

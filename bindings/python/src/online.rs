@@ -42,3 +42,52 @@ impl PyOnline {
         self.inner.memory_estimate()
     }
 }
+
+/// `TimestampOnlineChecker`: core's windowed checker of transactions with start and commit
+/// timestamps (Aion); transactions in and violations out as JSON text.
+#[pyclass(name = "TimestampOnlineChecker", module = "grail._grail")]
+pub struct PyTsOnline {
+    inner: grail_core::timestamps::online::TsOnlineChecker,
+    arrivals: u64,
+}
+
+#[pymethods]
+impl PyTsOnline {
+    /// `options`: the JSON of core's `TsOnlineOptions` (`window`, `level` "SI" or "SER",
+    /// `session`).
+    #[new]
+    #[pyo3(signature = (options = "{}"))]
+    fn new(py: Python<'_>, options: &str) -> PyResult<Self> {
+        let opts: grail_core::timestamps::online::TsOnlineOptions = serde_json::from_str(options)
+            .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Usage, format!("online options: {e}")).into()))?;
+        Ok(PyTsOnline { inner: grail_core::timestamps::online::TsOnlineChecker::new(opts), arrivals: 0 })
+    }
+
+    /// Take one committed transaction (native or TimeKiller JSON text); the violations that
+    /// became final, each as JSON text.
+    fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
+        let v: serde_json::Value = serde_json::from_str(txn)
+            .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Syntax, format!("transaction: {e}")).into()))?;
+        let t =
+            grail_core::timestamps::online::TsTxn::from_json(&v, self.arrivals).map_err(|e| to_pyerr(py, e.into()))?;
+        self.arrivals += 1;
+        let inner = &mut self.inner;
+        guarded(py, || Ok(inner.push(&t).iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect()))
+    }
+
+    /// Every pending verdict, final: the violations left, each as JSON text.
+    fn finish_json(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || Ok(inner.finish().iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect()))
+    }
+
+    /// Counters so far, as JSON text.
+    fn stats_json(&self) -> String {
+        serde_json::to_string(&self.inner.stats()).unwrap_or_default()
+    }
+
+    /// An estimate of the heap memory the checker holds, in bytes.
+    fn memory_estimate(&self) -> usize {
+        self.inner.memory_estimate()
+    }
+}

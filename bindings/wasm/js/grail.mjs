@@ -16,8 +16,9 @@ export const ALL_LEVELS = Object.freeze([
     'CC', 'RA', 'RC', 'PL-2', 'PL-1',
 ]);
 
-const READ_KEYS = ['format', 'wal'];
-const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout', 'analyze', 'register_mode'];
+const READ_KEYS = ['format', 'wal', 'initial_value'];
+const CHECK_KEYS = ['levels', 'max_steps', 'max_cycles', 'timeout', 'analyze', 'register_mode', 'white_box'];
+const TS_ONLINE_KEYS = ['window', 'level', 'session'];
 const ONLINE_KEYS = ['window', 'max_length', 'max_steps'];
 const CALL_KEYS = ['progress', 'progress_interval_ms'];
 const STRATEGY_KEYS = ['strategy', 'max_depth', 'levels'];
@@ -170,7 +171,7 @@ function options(opts, allowed, fn) {
         }
     }
     const o = opts;
-    if (o.format !== undefined && typeof o.format !== 'string') throw usage('option `format` must be "auto", "edn" or "json"');
+    if (o.format !== undefined && typeof o.format !== 'string') throw usage('option `format` must be a string such as "auto", "edn", "json" or "timekiller"');
     if (o.timeout !== undefined && o.timeout !== null && !(typeof o.timeout === 'number' && o.timeout >= 0)) {
         throw usage('option `timeout` must be a number of seconds (>= 0)');
     }
@@ -223,7 +224,7 @@ class Progress {
 
 function checkArgs(o) {
     const check = {};
-    for (const k of ['levels', 'max_steps', 'max_cycles', 'register_mode']) {
+    for (const k of ['levels', 'max_steps', 'max_cycles', 'register_mode', 'white_box']) {
         if (o[k] !== undefined) check[k] = o[k];
     }
     // `analyze`: true for the defaults, or {max_length, max_cycles, max_steps, examples}.
@@ -373,7 +374,10 @@ export class History {
 function readWith(input, o, progress) {
     const text = toBytes(input, 'the history');
     const wal = o.wal === undefined || o.wal === null ? undefined : toBytes(o.wal, 'the write-ahead log');
-    const h = progress.run(() => raw.read(text, o.format, wal, progress.fn, o.progress_interval_ms));
+    if (o.initial_value !== undefined && o.initial_value !== null && !Number.isInteger(o.initial_value)) {
+        throw usage('option `initial_value` must be an integer');
+    }
+    const h = progress.run(() => raw.read(text, o.format, wal, progress.fn, o.progress_interval_ms, o.initial_value ?? undefined));
     return new History(token, h);
 }
 
@@ -477,6 +481,89 @@ export class OnlineChecker {
     summary() {
         const c = this.#get();
         return guard(() => c.summary());
+    }
+
+    /** An estimate of the memory the checker holds, in bytes. */
+    memoryEstimate() {
+        const c = this.#get();
+        return guard(() => c.memoryEstimate());
+    }
+
+    /** Release the module memory the checker holds. Idempotent. */
+    free() {
+        const c = this.#raw;
+        this.#raw = null;
+        if (c !== null && this.#epoch === env.epoch) {
+            guard(() => c.free());
+        }
+    }
+
+    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
+        this.free();
+    }
+}
+
+/**
+ * Check committed transactions that carry start and commit timestamps as they arrive, in any
+ * order (as TimeKiller's Aion does), memory bounded by `window` transactions. `level` is "SI"
+ * (snapshot reads, no overlapping writers) or "SER" (reads in commit order); `session` checks
+ * that a session's transaction starts after its previous one committed. A read's verdict is
+ * final, and reported, when its transaction leaves the window or at `finish()`.
+ */
+export class TimestampOnlineChecker {
+    #raw;
+    #epoch;
+
+    constructor(opts) {
+        const o = options(opts, TS_ONLINE_KEYS, 'TimestampOnlineChecker');
+        if (o.window !== undefined && !(Number.isInteger(o.window) && o.window >= 1)) {
+            throw usage('option `window` must be a positive integer');
+        }
+        if (o.level !== undefined && o.level !== 'SI' && o.level !== 'SER') {
+            throw usage('option `level` must be "SI" or "SER"');
+        }
+        if (o.session !== undefined && typeof o.session !== 'boolean') {
+            throw usage('option `session` must be a boolean');
+        }
+        this.#raw = guard(() => new raw.TimestampOnlineChecker(o));
+        this.#epoch = env.epoch;
+    }
+
+    #get() {
+        if (this.#raw === null) {
+            throw usage('this TimestampOnlineChecker was freed');
+        }
+        if (this.#epoch !== env.epoch) {
+            throw usage('this TimestampOnlineChecker was made before the module was reset after a panic');
+        }
+        return this.#raw;
+    }
+
+    /** Take one committed transaction; the violations that became final (`type`, `txns`,
+     * `key`, `read`, `expected`, `explanation`). */
+    add(txn) {
+        const c = this.#get();
+        return guard(() => c.push(txn));
+    }
+
+    /** Take transactions from any iterable, yielding each violation once final, the rest at the end. */
+    *feed(txns) {
+        for (const t of txns) {
+            yield* this.add(t);
+        }
+        yield* this.finish();
+    }
+
+    /** Make every pending verdict final; the violations left. */
+    finish() {
+        const c = this.#get();
+        return guard(() => c.finish());
+    }
+
+    /** Counters: transactions, reads_checked, rechecks, flips, violations, late, ... */
+    stats() {
+        const c = this.#get();
+        return guard(() => c.stats());
     }
 
     /** An estimate of the memory the checker holds, in bytes. */

@@ -44,6 +44,8 @@ export type CycleAnomaly =
     | AdyaCycle
     | `${AdyaCycle}-process`
     | `${AdyaCycle}-realtime`
+    /** A cycle through an edge the database's claimed timestamps or commit order give. */
+    | `${AdyaCycle}-claimed`
     | 'causality-cycle'
     | 'non-monotonic-read'
     | 'non-repeatable-read'
@@ -58,7 +60,20 @@ export type AnomalyType =
     | 'internal'
     | 'garbage-read'
     | 'duplicate-write'
-    | 'incompatible-order';
+    | 'incompatible-order'
+    | WhiteBoxFindingType;
+
+/**
+ * Violations of the orders a history claims (`docs/timestamps.md`): a read outside its
+ * snapshot (Chronos's EXT), overlapping writers of a key (NOCONFLICT), a session out of order
+ * (SESSION), a read out of commit order (SER), a claim contradicting a proven dependency.
+ */
+export type WhiteBoxFindingType =
+    | 'snapshot-read'
+    | 'write-conflict'
+    | 'session-order'
+    | 'commit-order-read'
+    | 'claimed-order';
 
 /** The plain-language name of an anomaly that is not a cycle (Plume's names for reads). */
 export type FindingName =
@@ -73,7 +88,12 @@ export type FindingName =
     | 'incompatible order'
     | 'non-monotonic read'
     | 'fractured read'
-    | 'causal violation';
+    | 'causal violation'
+    | 'read outside its snapshot'
+    | 'concurrent writes (no first committer wins)'
+    | 'session order not kept'
+    | 'read out of commit order'
+    | 'claimed order contradicts the history';
 
 /** The plain-language name of a cycle. */
 export type CycleName =
@@ -102,7 +122,7 @@ export type Model = 'list-append' | 'rw-register' | 'empty';
 export type Value = number | string;
 
 /** The format of a history; `auto` decides from the first characters. */
-export type Format = 'auto' | 'edn' | 'json' | 'plume' | 'dbcop' | 'dbcop-bin' | 'cobra';
+export type Format = 'auto' | 'edn' | 'json' | 'plume' | 'dbcop' | 'dbcop-bin' | 'cobra' | 'timekiller';
 
 /** History text: a string, or bytes (gzip-compressed bytes are unpacked in Node; see `gunzip`). */
 export type Input = string | Uint8Array | ArrayBuffer | ArrayBufferView;
@@ -141,6 +161,8 @@ export interface Step extends GraphEdge {
     why: string;
     /** Polygraph counterexamples only: `true` for a known edge, `false` for one a choice made. */
     certain?: boolean;
+    /** `true` for an edge the database's claimed timestamps (`rt`) or commit order (`co`) give. */
+    claimed?: boolean;
 }
 
 /** A cycle in the dependency graph. */
@@ -232,6 +254,47 @@ export interface Report<L extends Level = Level> {
     notes: string[];
     /** Cycle classes and counts, read anomalies: present only when `analyze` was asked. */
     analysis?: Analysis;
+    /** What the history's claimed start/commit timestamps and commit order say, when it has any. */
+    white_box?: WhiteBoxReport;
+}
+
+/** A timestamp: an integer, or a hybrid logical clock `{p, l}`. */
+export type Timestamp = number | { p: number; l: number };
+
+/** A transaction's claims. */
+export interface TxnClaim {
+    id: number;
+    start_ts?: Timestamp;
+    commit_ts?: Timestamp;
+    /** Its place (0-based) in the claimed `commit_order`. */
+    commit_position?: number;
+}
+
+/** One violation of the claims, explained with the timestamps involved. */
+export interface WhiteBoxFinding {
+    type: WhiteBoxFindingType;
+    name: FindingName;
+    levels: Level[];
+    txns: TxnClaim[];
+    key?: Value;
+    /** What was read, and what the claims say should have been. */
+    read?: Value | Value[] | null;
+    expected?: Value | Value[] | null;
+    explanation: string;
+}
+
+/** The white-box section of a report. */
+export interface WhiteBoxReport {
+    /** `full`: Chronos's axioms; `mixed`: claimed edges in the dependency graph; `none`. */
+    si: 'full' | 'mixed' | 'none';
+    ser: 'full' | 'mixed' | 'none';
+    /** Where the commit order comes from. */
+    order: 'commit_order' | 'commit_ts';
+    transactions: number;
+    timestamped: number;
+    ordered: number;
+    findings: WhiteBoxFinding[];
+    counts: { [type: string]: number };
 }
 
 /**
@@ -392,6 +455,70 @@ export declare class OnlineChecker {
     [Symbol.dispose](): void;
 }
 
+export interface TimestampOnlineOptions {
+    /** Transactions kept in memory (default 100000). */
+    window?: number;
+    /** `SI` (snapshot reads, no conflicts; default) or `SER` (reads in commit order). */
+    level?: 'SI' | 'SER';
+    /** Check that a session's transaction starts after its previous one committed (default true). */
+    session?: boolean;
+}
+
+/** A committed transaction with its timestamps: grail's native form, or TimeKiller's. */
+export type TimestampTxn =
+    | {
+          id?: number;
+          session?: number | null;
+          start_ts: Timestamp;
+          commit_ts: Timestamp;
+          ops: ['r' | 'w' | 'append', Value, Value | Value[] | null][];
+      }
+    | {
+          tid?: number | string;
+          sid?: number | string;
+          sts: { p: number | string; l?: number | string };
+          cts: { p: number | string; l?: number | string };
+          ops: { t: string; k: number; v?: number | number[] | null }[];
+      };
+
+/** A violation the timestamped online checker found, final. */
+export interface TimestampViolation {
+    type: 'snapshot-read' | 'commit-order-read' | 'write-conflict' | 'session-order';
+    txns: number[];
+    key?: Value;
+    read?: Value | Value[] | null;
+    expected?: Value | Value[] | null;
+    explanation: string;
+}
+
+export interface TimestampOnlineStats {
+    transactions: number;
+    reads_checked: number;
+    rechecks: number;
+    flips: number;
+    violations: number;
+    late: number;
+    unchecked_reads: number;
+    live: number;
+    peak_live: number;
+    evicted: number;
+}
+
+/** Online checking with timestamps, as TimeKiller's Aion: transactions in any order. */
+export declare class TimestampOnlineChecker {
+    constructor(options?: TimestampOnlineOptions);
+    /** Take one committed transaction; the violations that became final. */
+    add(txn: TimestampTxn): TimestampViolation[];
+    /** Take transactions from an iterable, yielding each violation once final, the rest at the end. */
+    feed(txns: Iterable<TimestampTxn>): Generator<TimestampViolation, void, undefined>;
+    /** Make every pending verdict final; the violations left. */
+    finish(): TimestampViolation[];
+    stats(): TimestampOnlineStats;
+    memoryEstimate(): number;
+    free(): void;
+    [Symbol.dispose](): void;
+}
+
 /** An edge of the dependency graph with its provenance. */
 export interface GraphEdge {
     from: number;
@@ -470,6 +597,8 @@ export interface ReadOptions extends CallOptions {
     format?: Format;
     /** Write-ahead log giving the version order of a register history. */
     wal?: Input | null;
+    /** TimeKiller histories: the keys' initial value (TimeKiller's `--initial_value`). */
+    initial_value?: number | null;
 }
 
 export interface CheckOptions<L extends Level = Level> extends CallOptions {
@@ -489,6 +618,11 @@ export interface CheckOptions<L extends Level = Level> extends CallOptions {
      * `sure-edges` (only edges sure without a version order: fast, may miss cycles).
      */
     register_mode?: 'auto' | 'polygraph' | 'sure-edges';
+    /**
+     * How start/commit timestamps and a commit order the history claims are used: `auto`
+     * (where present), `ignore` (black box only), `only` (the claims alone, no dependency graph).
+     */
+    white_box?: 'auto' | 'ignore' | 'only';
 }
 
 /** A strategy: the default engine or one of GRAIL's checkers. */

@@ -140,8 +140,9 @@ impl Progress {
     }
 }
 
-/// Read a history: `format` is `auto` (default), `edn`, `json`, `plume`, `dbcop`, `dbcop-bin` or
-/// `cobra`; `wal` the write-ahead log giving the version order of a register history.
+/// Read a history: `format` is `auto` (default), `edn`, `json`, `plume`, `dbcop`, `dbcop-bin`,
+/// `cobra` or `timekiller`; `wal` the write-ahead log giving the version order of a register
+/// history; `initial_value` TimeKiller's `--initial_value` (TimeKiller histories only).
 #[wasm_bindgen]
 pub fn read(
     text: &[u8],
@@ -149,13 +150,30 @@ pub fn read(
     wal: Option<Vec<u8>>,
     progress: Option<Function>,
     progress_interval_ms: Option<f64>,
+    initial_value: Option<f64>,
 ) -> Result<History, JsValue> {
-    let format = Format::parse(format.as_deref().unwrap_or("auto")).map_err(core_error)?;
+    let mut format = Format::parse(format.as_deref().unwrap_or("auto")).map_err(core_error)?;
     let mut p = Progress::new(progress, progress_interval_ms);
     if p.emit("read", false, &[("bytes", (text.len() as f64).into())]) {
         p.finish()?;
     }
-    let mut h = grail_core::read(text, format).map_err(core_error)?;
+    if format == Format::Auto {
+        format = grail_core::read::detect(text);
+    }
+    let initial_value = match initial_value {
+        Some(v) if v.fract() != 0.0 || !v.is_finite() => {
+            return Err(usage(format!("initial_value must be an integer, not {v}")))
+        }
+        v => v.map(|v| v as i64),
+    };
+    let mut h = match (format, initial_value) {
+        (Format::TimeKiller, initial_value) => {
+            grail_core::read::read_timekiller_with(text, grail_core::read::TimeKillerOptions { initial_value })
+        }
+        (_, Some(_)) => return Err(usage("initial_value applies to TimeKiller histories".into())),
+        _ => grail_core::read(text, format),
+    }
+    .map_err(core_error)?;
     if let Some(wal) = wal {
         grail_core::read_wal(&mut h, &wal).map_err(core_error)?;
     }
@@ -235,6 +253,12 @@ impl History {
                 .map_err(|e| usage(format!("invalid check options: {}", serde_message(e))))?
         };
         let mut p = Progress::new(progress, progress_interval_ms);
+        if opts.white_box == grail_core::timestamps::WhiteBoxMode::Only {
+            // The claims alone: no graph to build.
+            let report = grail_core::check(&self.h, &opts);
+            p.finish()?;
+            return to_js(&report);
+        }
         let Some(inf) = self.inference(&mut p) else {
             p.finish()?;
             return Err(grail_error("cancelled", "the check was cancelled by the progress callback", None, None, None));
@@ -434,6 +458,55 @@ impl OnlineChecker {
     /// Counters, class counts, lengths, label patterns and notes so far.
     pub fn summary(&self) -> Result<JsValue, JsValue> {
         to_js(&self.inner.summary())
+    }
+
+    /// An estimate of the memory the checker holds, in bytes.
+    #[wasm_bindgen(js_name = memoryEstimate)]
+    pub fn memory_estimate(&self) -> f64 {
+        self.inner.memory_estimate() as f64
+    }
+}
+
+/// The online checker with timestamps (`grail_core::timestamps::online`, as Aion): committed
+/// transactions with start and commit timestamps, in any order, as plain objects (grail's
+/// native form or TimeKiller's); the violations that became final come back as plain objects.
+#[wasm_bindgen]
+pub struct TimestampOnlineChecker {
+    inner: grail_core::timestamps::online::TsOnlineChecker,
+    arrivals: u64,
+}
+
+#[wasm_bindgen]
+impl TimestampOnlineChecker {
+    /// `options`: `{window, level: "SI" | "SER", session}` (unknown fields are an error).
+    #[wasm_bindgen(constructor)]
+    pub fn new(options: JsValue) -> Result<TimestampOnlineChecker, JsValue> {
+        let opts: grail_core::timestamps::online::TsOnlineOptions = if options.is_undefined() || options.is_null() {
+            Default::default()
+        } else {
+            serde_wasm_bindgen::from_value(options)
+                .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
+        };
+        Ok(TimestampOnlineChecker { inner: grail_core::timestamps::online::TsOnlineChecker::new(opts), arrivals: 0 })
+    }
+
+    /// Take one committed transaction; the violations that became final.
+    pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
+        let v: serde_json::Value = serde_wasm_bindgen::from_value(txn)
+            .map_err(|e| grail_error("shape", &format!("not a transaction: {}", serde_message(e)), None, None, None))?;
+        let t = grail_core::timestamps::online::TsTxn::from_json(&v, self.arrivals).map_err(core_error)?;
+        self.arrivals += 1;
+        to_js(&self.inner.push(&t))
+    }
+
+    /// Make every pending verdict final; the violations left.
+    pub fn finish(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.finish())
+    }
+
+    /// Counters so far.
+    pub fn stats(&self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.stats())
     }
 
     /// An estimate of the memory the checker holds, in bytes.

@@ -103,8 +103,8 @@ test('spans: every operation and transaction of every EDN and JSON case, and the
                 assert.equal(t.op_keys.length, t.ops.length, c.name);
                 assert.match(slice(t.span), /^\{[^]*\}$/, c.name);
                 for (const s of t.op_spans) {
-                    // The form of a micro-operation, at the line and column where it starts.
-                    assert.match(slice(s), /^[[(][^]*[\])]$/, c.name);
+                    // The form of a micro-operation (a vector, list or TimeKiller's object), at the line and column where it starts.
+                    assert.match(slice(s), /^[[({][^]*[\])}]$/, c.name);
                     const before = bytes.subarray(0, s.start).toString('utf8').split('\n');
                     assert.deepEqual([s.line, s.column], [before.length, [...before.at(-1)].length + 1], c.name);
                 }

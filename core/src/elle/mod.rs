@@ -201,6 +201,8 @@ pub fn check(
         max_cycles: opts.max_cycles.max(1),
         analyze: None,
         register_mode: RegisterMode::Auto,
+        // Elle knows nothing of claimed timestamps: its verdict is the black-box one.
+        white_box: crate::timestamps::WhiteBoxMode::Ignore,
     };
     let report = crate::report::check_inferred(h, inf, &copts, interrupt);
 

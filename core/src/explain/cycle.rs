@@ -27,12 +27,13 @@ pub fn cycle_report(
             from: h.txns[e.from as usize].id,
             to: h.txns[e.to as usize].id,
             ty: e.ty,
-            // Session and real-time order are about no key.
-            key: if e.key == crate::graph::NO_KEY { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
+            // Session and real-time order, and claimed orders, are about no key.
+            key: if e.key >= crate::graph::CLAIMED { serde_json::Value::Null } else { h.value_json(h.key(e.key)) },
             from_op: op_ref(h, idx, e.from, e.from_op),
             to_op: op_ref(h, idx, e.to, e.to_op),
             why: why_in(h, idx, Some(g), e),
             certain: None,
+            claimed: (e.key == crate::graph::CLAIMED).then_some(true),
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.

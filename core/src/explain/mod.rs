@@ -9,12 +9,14 @@ mod cycle;
 mod finding;
 mod ops;
 mod polygraph;
+mod white_box;
 mod why;
 
 pub use cycle::cycle_report;
 pub use finding::{finding_report, initial_read_report};
 pub use ops::{key_text, list_text, op_ref, op_text, read_text, txn_name, txn_text};
 pub use polygraph::poly_cycle_report;
+pub use white_box::{white_box_report, why_claimed, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
 pub use why::{step_line, why, why_in};
 
 use crate::graph::EdgeType;
@@ -63,6 +65,10 @@ pub struct Step {
     /// (PolySI 5.3: certain and uncertain dependencies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certain: Option<bool>,
+    /// White-box checking only: `true` when the edge is the database's claim (its timestamps
+    /// or commit order, `crate::timestamps`), not a dependency the history shows.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claimed: Option<bool>,
 }
 
 /// A cycle in the dependency graph.

@@ -76,6 +76,7 @@ fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(Edge, Origin)], con
             to_op: op_ref(h, idx, e.to, e.to_op),
             why: why(h, pg, &e, o, conflict),
             certain: Some(o == Origin::Certain),
+            claimed: None,
         })
         .collect()
 }

@@ -55,6 +55,9 @@ pub fn why(h: &History, idx: &Index, e: &Edge) -> String {
 
 /// Why an edge of graph `g` holds (inferred commit-order edges need the graph they are in).
 pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -> String {
+    if e.key == crate::graph::CLAIMED {
+        return super::why_claimed(h, e);
+    }
     match (e.ty, g) {
         (EdgeType::So | EdgeType::Rt, _) => return why_order(h, e),
         (EdgeType::Co, Some(g)) => return why_co(h, idx, g, e),

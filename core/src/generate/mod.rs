@@ -1,7 +1,8 @@
 //! A history generator: a simulated multi-version key-value store, with sessions running random
 //! transactions concurrently under a chosen isolation, writing Jepsen EDN (list-append or
-//! rw-register, with an optional write-ahead log), grail's native JSON, or PolySI/Plume text
-//! (registers). No IO: text goes into any `fmt::Write`. The same options and seed give the same
+//! rw-register, with an optional write-ahead log), grail's native JSON, PolySI/Plume text
+//! (registers) or TimeKiller's JSON, optionally with each committed transaction's start and
+//! commit timestamps from the simulated clock (`docs/timestamps.md`). No IO: text goes into any `fmt::Write`. The same options and seed give the same
 //! history.
 //!
 //! Isolation as simulated:
@@ -163,6 +164,9 @@ pub enum Output {
     /// model option is ignored); session 0 is an ordinary session; reads of the initial value
     /// read 0; an aborted transaction's writes have `txn = -1` and its reads are left out.
     Polysi,
+    /// TimeKiller's JSON (`docs/timestamps.md`): committed transactions only, each with `sts`
+    /// and `cts` from the simulated clock; key-value (`w`, `r`) or list (`a`, `r`).
+    Timekiller,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -190,6 +194,10 @@ pub struct GenOptions {
     /// PolySI text: first a transaction (session 0, id 0) that writes 0 to every key the
     /// history uses, as some tools write one; it changes no verdict.
     pub explicit_init: bool,
+    /// Write each committed transaction's start and commit timestamps from the simulated clock
+    /// (EDN `:start-ts`/`:commit-ts`, native `start_ts`/`commit_ts`; TimeKiller's JSON always
+    /// has them). A snapshot at `s` holds the commits at or before `s`.
+    pub timestamps: bool,
 }
 
 impl Default for GenOptions {
@@ -210,6 +218,7 @@ impl Default for GenOptions {
             seed: 1,
             output: Output::Edn,
             explicit_init: false,
+            timestamps: false,
         }
     }
 }

@@ -63,6 +63,10 @@ struct Txn {
     client_abort: bool,
     /// Read committed: a write found its key locked by another transaction (no-wait: abort).
     lock_conflict: bool,
+    /// Start (snapshot) and commit timestamps of the simulated clock (`ts`): a version with
+    /// commit timestamp `c` is in the snapshot at `s` when `c <= s`.
+    sts: u64,
+    cts: u64,
 }
 
 /// Committed writes of a key, in commit order: (commit timestamp, site, value).
@@ -74,6 +78,8 @@ struct Sim<'o> {
     store: Map<u64, Versions>,
     next_value: Map<u64, i64>,
     active: Vec<u64>,
+    /// The slot of each active key in `active`.
+    slot_of: Map<u64, usize>,
     next_key: u64,
     cdf: Vec<f64>,
     ts: u64,
@@ -92,6 +98,10 @@ struct Sim<'o> {
     locks: Map<u64, usize>,
     /// PolySI text: the keys written or read, for an explicit initialising transaction.
     keys_used: std::collections::BTreeSet<u64>,
+    /// The clock (`ts`) when the injection being spliced in began.
+    inject_base: u64,
+    /// TimeKiller's JSON: one object per committed transaction.
+    timekiller: Vec<String>,
 }
 
 /// Generate a history.
@@ -135,6 +145,7 @@ pub fn generate(o: &GenOptions) -> Generated {
         store: Map::default(),
         next_value: Map::default(),
         active: (0..keys as u64).collect(),
+        slot_of: (0..keys).map(|k| (k as u64, k)).collect(),
         next_key: keys as u64,
         cdf,
         ts: 0,
@@ -149,6 +160,8 @@ pub fn generate(o: &GenOptions) -> Generated {
         remote_seen: [0; 2],
         locks: Map::default(),
         keys_used: Default::default(),
+        inject_base: 0,
+        timekiller: Vec::new(),
     };
     sim.run();
     let history = match o.output {
@@ -160,6 +173,7 @@ pub fn generate(o: &GenOptions) -> Generated {
             s
         }
         Output::Polysi => std::mem::take(&mut sim.out),
+        Output::Timekiller => format!("[\n{}\n]\n", sim.timekiller.join(",\n")),
         Output::Native => {
             let mut s = String::from("{\"transactions\": [\n");
             s.push_str(&sim.native.join(",\n"));
@@ -268,7 +282,13 @@ impl Sim<'_> {
             _ => Snapshot::Latest,
         };
         let client_abort = self.rng.chance(o.abort_rate);
-        let t = Txn { process, plan, done: Vec::new(), snapshot, site, client_abort, lock_conflict: false };
+        let sts = match snapshot {
+            Snapshot::At(s) => s,
+            Snapshot::Site { own, .. } => own,
+            Snapshot::Latest => self.ts,
+        };
+        let t =
+            Txn { process, plan, done: Vec::new(), snapshot, site, client_abort, lock_conflict: false, sts, cts: 0 };
         self.time += 1000;
         let ops: Vec<String> = t
             .plan
@@ -345,6 +365,9 @@ impl Sim<'_> {
     }
 
     fn commit(&mut self, mut t: Txn) {
+        if self.o.isolation == Isolation::Serializable {
+            t.sts = self.ts; // it reads at its commit
+        }
         while t.done.len() < t.plan.len() {
             self.step(&mut t); // serializable: the whole transaction at its commit
         }
@@ -355,6 +378,7 @@ impl Sim<'_> {
         if ok {
             self.ts += 1;
             let ts = self.ts;
+            t.cts = ts;
             self.wal_txn(self.index, ts, t.done.iter());
             let mut last: Map<u64, i64> = Map::default();
             for d in &t.done {
@@ -374,22 +398,36 @@ impl Sim<'_> {
                 self.order.entry(k).or_default().push(v);
             }
             self.committed += 1;
-            self.retire_keys();
+            self.retire_keys(&t);
         } else {
             self.aborted += 1;
         }
         self.completion_line(&t, ok);
     }
 
-    /// A list key retires after `max_writes_per_key` appends (Jepsen does the same).
-    fn retire_keys(&mut self) {
+    /// A list key retires after `max_writes_per_key` appends (Jepsen does the same). Only the
+    /// keys `t` wrote can have reached the limit: their slots are looked at, in slot order.
+    fn retire_keys(&mut self, t: &Txn) {
         if self.o.model != DataModel::ListAppend {
             return;
         }
-        for slot in 0..self.active.len() {
+        let mut slots: Vec<usize> = Vec::new();
+        for d in &t.done {
+            if let Done::Write(k, _) = d {
+                if let Some(&slot) = self.slot_of.get(k) {
+                    if !slots.contains(&slot) {
+                        slots.push(slot);
+                    }
+                }
+            }
+        }
+        slots.sort_unstable();
+        for slot in slots {
             let k = self.active[slot];
             if self.store.get(&k).is_some_and(|v| v.len() >= self.o.max_writes_per_key.max(1)) {
+                self.slot_of.remove(&k);
                 self.active[slot] = self.next_key;
+                self.slot_of.insert(self.next_key, slot);
                 self.next_key += 1;
             }
         }
@@ -442,15 +480,33 @@ impl Sim<'_> {
         let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, !ok)).collect();
         match self.o.output {
             Output::Edn => {
+                let ts = if ok && self.o.timestamps {
+                    format!(", :start-ts {}, :commit-ts {}", t.sts, t.cts)
+                } else {
+                    String::new()
+                };
                 let _ = writeln!(
                     self.out,
-                    "{{:type {}, :f :txn, :value [{}], :time {}, :process {}, :index {}}}",
+                    "{{:type {}, :f :txn, :value [{}], :time {}, :process {}, :index {}{ts}}}",
                     if ok { ":ok" } else { ":fail" },
                     ops.join(" "),
                     self.time,
                     t.process,
                     self.index
                 );
+            }
+            Output::Timekiller => {
+                if ok {
+                    let ops: Vec<String> = t.done.iter().map(|d| self.timekiller_op(d)).collect();
+                    self.timekiller.push(format!(
+                        "  {{\"tid\": {}, \"sid\": {}, \"sts\": {{\"p\": {}, \"l\": 0}}, \"cts\": {{\"p\": {}, \"l\": 0}}, \"ops\": [{}]}}",
+                        self.index,
+                        t.process,
+                        t.sts,
+                        t.cts,
+                        ops.join(", ")
+                    ));
+                }
             }
             Output::Polysi => {
                 for d in &t.done {
@@ -469,8 +525,13 @@ impl Sim<'_> {
             }
             Output::Native => {
                 let ops: Vec<String> = t.done.iter().map(|d| self.native_op(d, !ok)).collect();
+                let ts = if ok && self.o.timestamps {
+                    format!(", \"start_ts\": {}, \"commit_ts\": {}", t.sts, t.cts)
+                } else {
+                    String::new()
+                };
                 self.native.push(format!(
-                    "  {{\"id\": {}, \"session\": {}, \"status\": \"{}\", \"ops\": [{}]}}",
+                    "  {{\"id\": {}, \"session\": {}, \"status\": \"{}\", \"ops\": [{}]{ts}}}",
                     self.index,
                     t.process,
                     if ok { "committed" } else { "aborted" },
@@ -479,6 +540,24 @@ impl Sim<'_> {
             }
         }
         self.index += 1;
+    }
+
+    /// An operation in TimeKiller's JSON: `{"t": "w", "k": 3, "v": 7}`, `{"t": "r", "k": 3, "v": [1, 2]}`.
+    fn timekiller_op(&self, d: &Done) -> String {
+        let list = self.o.model == DataModel::ListAppend;
+        match d {
+            Done::Write(k, v) => format!("{{\"t\": \"{}\", \"k\": {k}, \"v\": {v}}}", if list { "a" } else { "w" }),
+            Done::Read(k, l) => {
+                let v = match (list, l) {
+                    (true, l) => {
+                        format!("[{}]", l.iter().flatten().map(|v| v.to_string()).collect::<Vec<_>>().join(", "))
+                    }
+                    (false, Some(l)) => l[0].to_string(),
+                    (false, None) => "null".into(),
+                };
+                format!("{{\"t\": \"r\", \"k\": {k}, \"v\": {v}}}")
+            }
+        }
     }
 
     fn native_op(&self, d: &Done, invoke: bool) -> String {
@@ -496,8 +575,10 @@ impl Sim<'_> {
         }
     }
 
-    /// A whole transaction at once, on its own process (outside the regular sessions).
-    fn emit(&mut self, process: usize, ops: Vec<Done>, ok: bool) {
+    /// A whole transaction at once, on its own process (outside the regular sessions); `at`
+    /// is its start and commit timestamps, as offsets from the injection's first timestamp.
+    fn emit(&mut self, process: usize, ops: Vec<Done>, ok: bool, at: (u64, u64)) {
+        let (sts, cts) = (self.inject_base + at.0, self.inject_base + at.1);
         let t = Txn {
             process,
             plan: ops.iter().map(|d| (matches!(d, Done::Read(..)), 0, 0)).collect(),
@@ -506,14 +587,16 @@ impl Sim<'_> {
             site: 0,
             client_abort: false,
             lock_conflict: false,
+            sts,
+            cts,
         };
         self.time += 1000;
         let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, true)).collect();
         self.invoke_line(process, &ops);
         self.time += 1000;
         if ok {
-            self.ts += 1;
-            self.wal_txn(self.index, self.ts, t.done.iter());
+            self.ts = self.ts.max(cts);
+            self.wal_txn(self.index, cts, t.done.iter());
             self.committed += 1;
         } else {
             self.aborted += 1;
@@ -523,6 +606,7 @@ impl Sim<'_> {
 
     /// Splice in one minimal instance of an anomaly, on fresh keys, by extra processes.
     fn inject(&mut self, inj: Injection) {
+        self.inject_base = self.ts;
         let (a, b) = (self.next_key + 1_000_000_000, self.next_key + 1_000_000_001);
         self.next_key += 2;
         let p = self.o.sessions.max(1) + 1000 + self.index as usize * 8;
@@ -536,82 +620,82 @@ impl Sim<'_> {
         match inj {
             Injection::LostUpdate => {
                 // Both read the initial state and write; the second's write is after the first's.
-                self.emit(p, vec![r(a, &[]), w(a, 1)], true);
-                self.emit(p + 1, vec![r(a, &[]), w(a, 2)], true);
-                self.emit(p + 2, vec![r(a, &[1, 2])], true);
+                self.emit(p, vec![r(a, &[]), w(a, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[]), w(a, 2)], true, (0, 2));
+                self.emit(p + 2, vec![r(a, &[1, 2])], true, (2, 3));
                 self.order_push(a, &[1, 2]);
             }
             Injection::WriteSkew => {
-                self.emit(p, vec![r(a, &[]), r(b, &[]), w(a, 1)], true);
-                self.emit(p + 1, vec![r(a, &[]), r(b, &[]), w(b, 1)], true);
+                self.emit(p, vec![r(a, &[]), r(b, &[]), w(a, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[]), r(b, &[]), w(b, 1)], true, (0, 2));
                 self.order_push(a, &[1]);
                 self.order_push(b, &[1]);
             }
             Injection::LongFork => {
-                self.emit(p, vec![w(a, 1)], true);
-                self.emit(p + 1, vec![w(b, 1)], true);
-                self.emit(p + 2, vec![r(a, &[1]), r(b, &[])], true);
-                self.emit(p + 3, vec![r(a, &[]), r(b, &[1])], true);
+                self.emit(p, vec![w(a, 1)], true, (0, 1));
+                self.emit(p + 1, vec![w(b, 1)], true, (0, 2));
+                self.emit(p + 2, vec![r(a, &[1]), r(b, &[])], true, (1, 3));
+                self.emit(p + 3, vec![r(a, &[]), r(b, &[1])], true, (2, 4));
                 self.order_push(a, &[1]);
                 self.order_push(b, &[1]);
             }
             Injection::AbortedRead => {
-                self.emit(p, vec![w(a, 1)], false);
-                self.emit(p + 1, vec![r(a, &[1])], true);
+                self.emit(p, vec![w(a, 1)], false, (0, 0));
+                self.emit(p + 1, vec![r(a, &[1])], true, (0, 1));
             }
             Injection::IntermediateRead => {
-                self.emit(p, vec![w(a, 1), w(a, 2)], true);
-                self.emit(p + 1, vec![r(a, &[1])], true);
+                self.emit(p, vec![w(a, 1), w(a, 2)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[1])], true, (1, 2));
                 self.order_push(a, &[2]);
             }
             Injection::ReadSkew => {
-                self.emit(p, vec![w(a, 1), w(b, 1)], true);
-                self.emit(p + 1, vec![r(a, &[]), r(b, &[1])], true);
+                self.emit(p, vec![w(a, 1), w(b, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[]), r(b, &[1])], true, (1, 2));
                 self.order_push(a, &[1]);
                 self.order_push(b, &[1]);
             }
             Injection::UnrepeatableRead => {
-                self.emit(p, vec![w(a, 1)], true);
-                self.emit(p + 1, vec![r(a, &[]), r(a, &[1])], true);
+                self.emit(p, vec![w(a, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[]), r(a, &[1])], true, (1, 2));
                 self.order_push(a, &[1]);
             }
             Injection::TReadSkew => {
                 // T3 writes b; T2 reads b before it and writes a; T1 reads a before T2, b after T3.
-                self.emit(p, vec![w(b, 1)], true);
-                self.emit(p + 1, vec![r(b, &[]), w(a, 1)], true);
-                self.emit(p + 2, vec![r(a, &[]), r(b, &[1])], true);
+                self.emit(p, vec![w(b, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(b, &[]), w(a, 1)], true, (0, 2));
+                self.emit(p + 2, vec![r(a, &[]), r(b, &[1])], true, (1, 3));
                 self.order_push(a, &[1]);
                 self.order_push(b, &[1]);
             }
             Injection::VLostUpdate => {
                 // T3 writes 1; T2 read before it and writes 2 after it; T1 saw 1; T4 orders 1, 2.
-                self.emit(p, vec![w(a, 1)], true);
-                self.emit(p + 1, vec![r(a, &[]), w(a, 2)], true);
-                self.emit(p + 2, vec![r(a, &[1])], true);
-                self.emit(p + 3, vec![r(a, &[1, 2])], true);
+                self.emit(p, vec![w(a, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[]), w(a, 2)], true, (0, 2));
+                self.emit(p + 2, vec![r(a, &[1])], true, (1, 3));
+                self.emit(p + 3, vec![r(a, &[1, 2])], true, (2, 4));
                 self.order_push(a, &[1, 2]);
             }
             Injection::TUnrepeatableRead => {
-                self.emit(p, vec![w(a, 1)], true);
-                self.emit(p + 1, vec![w(a, 2)], true);
-                self.emit(p + 2, vec![r(a, &[]), r(a, &[1, 2])], true);
+                self.emit(p, vec![w(a, 1)], true, (0, 1));
+                self.emit(p + 1, vec![w(a, 2)], true, (1, 2));
+                self.emit(p + 2, vec![r(a, &[]), r(a, &[1, 2])], true, (2, 3));
                 self.order_push(a, &[1, 2]);
             }
             Injection::ObservedVanishes => {
-                self.emit(p, vec![w(a, 1), w(b, 1)], true);
-                self.emit(p + 1, vec![r(a, &[1]), r(b, &[])], true);
+                self.emit(p, vec![w(a, 1), w(b, 1)], true, (0, 1));
+                self.emit(p + 1, vec![r(a, &[1]), r(b, &[])], true, (1, 2));
                 self.order_push(a, &[1]);
                 self.order_push(b, &[1]);
             }
             Injection::WriteCycle => {
                 if list {
-                    self.emit(p, vec![w(a, 1), w(b, 1)], true);
-                    self.emit(p + 1, vec![w(a, 2), w(b, 2)], true);
-                    self.emit(p + 2, vec![r(a, &[1, 2]), r(b, &[2, 1])], true);
+                    self.emit(p, vec![w(a, 1), w(b, 1)], true, (0, 1));
+                    self.emit(p + 1, vec![w(a, 2), w(b, 2)], true, (1, 2));
+                    self.emit(p + 2, vec![r(a, &[1, 2]), r(b, &[2, 1])], true, (2, 3));
                 } else {
                     // The log orders a as 1, 2 and b as 2, 1: each write overwrote the other.
-                    self.emit(p, vec![w(a, 1), w(b, 1)], true);
-                    self.emit(p + 1, vec![w(a, 2), w(b, 2)], true);
+                    self.emit(p, vec![w(a, 1), w(b, 1)], true, (0, 1));
+                    self.emit(p + 1, vec![w(a, 2), w(b, 2)], true, (1, 2));
                     self.fix_wal_order(b);
                 }
                 self.order_push(a, &[1, 2]);

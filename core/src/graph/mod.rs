@@ -79,6 +79,11 @@ pub struct Edge {
 /// The key of an edge that is about no key (session and real-time order).
 pub const NO_KEY: KeyId = KeyId::MAX;
 
+/// The key of an edge a database's claimed order gives (white-box checking,
+/// [`crate::timestamps`]): `rt` when one transaction committed at or before the other's start
+/// timestamp, `co` between consecutive transactions of the claimed commit order.
+pub const CLAIMED: KeyId = KeyId::MAX - 1;
+
 impl Edge {
     /// The key (kept as a method for callers that have the history at hand).
     pub fn key(&self, _h: &History) -> KeyId {

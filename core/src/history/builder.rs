@@ -24,6 +24,8 @@ pub struct TxnMeta {
     pub line: u32,
     /// Where the transaction is in the input, for readers that record spans.
     pub span: Option<Span>,
+    pub start_ts: Option<crate::history::Ts>,
+    pub commit_ts: Option<crate::history::Ts>,
 }
 
 /// Accumulates transactions; see [`HistoryBuilder::finish`].
@@ -58,6 +60,7 @@ impl HistoryBuilder {
                 predicate_reads: Vec::new(),
                 op_spans: Vec::new(),
                 txn_spans: Vec::new(),
+                commit_order: None,
             }),
             ..Default::default()
         }
@@ -196,6 +199,8 @@ impl HistoryBuilder {
             ops_start: start,
             ops_end: end,
             line: meta.line,
+            start_ts: meta.start_ts,
+            commit_ts: meta.commit_ts,
         });
         self.txn_start = end;
         self.keep_notes();

@@ -7,10 +7,12 @@
 
 pub mod builder;
 pub mod index;
+mod ts;
 mod value;
 
 pub use builder::HistoryBuilder;
 pub use index::{Index, WriteInfo, Writes};
+pub use ts::Ts;
 pub use value::{Interner, Sym, Value};
 
 use serde::{Deserialize, Serialize};
@@ -108,6 +110,11 @@ pub struct Transaction {
     pub ops_end: u32,
     /// 1-based line of the completion (or of the record) in the input; 0 when unknown.
     pub line: u32,
+    /// The database's start (snapshot) timestamp, when it reports one (native `start_ts`, EDN
+    /// `:start-ts`, TimeKiller's `sts`): white-box checking, [`crate::timestamps`].
+    pub start_ts: Option<Ts>,
+    /// The database's commit timestamp (native `commit_ts`, EDN `:commit-ts`, TimeKiller's `cts`).
+    pub commit_ts: Option<Ts>,
 }
 
 /// The data model the history's operations belong to.
@@ -161,6 +168,9 @@ pub struct History {
     /// Predicate reads, by transaction in order (native format's `predicate_reads`; for LDBC's
     /// PMP, `docs/analysis.md`).
     pub predicate_reads: Vec<PredicateRead>,
+    /// The commit order the database claims (native `commit_order`, EDN `{:commit-order [...]}`),
+    /// as transactions (indices into `txns`), first committed first: [`crate::timestamps`].
+    pub commit_order: Option<Vec<TxnId>>,
     /// Where each operation is in the input (byte range, line and column), parallel to
     /// [`History::ops`]; empty when the reader does not record them. An operation whose place
     /// is unknown has the zero span (line 0).

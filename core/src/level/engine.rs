@@ -7,7 +7,8 @@
 //! a requested level needs it), each requested weak level's saturated graph, and for register
 //! histories without a version order the generalized polygraph (PolySI). Each search result is
 //! shared by every level that proscribes it; verdicts are then closed under the levels'
-//! implications ([`super::lattice`]).
+//! implications ([`super::lattice`]), after the history's claimed orders, when it has any, are
+//! merged in ([`super::claims`]).
 
 use super::weak::{self, classify, initial_kind, InitialRead, WeakGraph};
 use super::{pattern, Level, Order, Weak};
@@ -19,6 +20,7 @@ use crate::hash::Map;
 use crate::history::{History, Model};
 use crate::infer::Inference;
 use crate::polygraph::{Counterexample, Mode, Polygraph, Verdict as PolyVerdict};
+use crate::timestamps::{Checked, ClaimName, WhiteBoxMode};
 use serde::{Deserialize, Serialize};
 
 /// At most this many cycles per anomaly, unless asked otherwise.
@@ -62,6 +64,9 @@ pub struct CheckOptions {
     pub analyze: Option<AnalyzeOptions>,
     /// How register histories are checked for SER and SI (see [`RegisterMode`]).
     pub register_mode: RegisterMode,
+    /// How the start and commit timestamps and the commit order a history claims are used
+    /// ([`crate::timestamps`]).
+    pub white_box: WhiteBoxMode,
 }
 
 impl Default for CheckOptions {
@@ -72,6 +77,7 @@ impl Default for CheckOptions {
             max_cycles: DEFAULT_MAX_CYCLES,
             register_mode: RegisterMode::Auto,
             analyze: None,
+            white_box: WhiteBoxMode::Auto,
         }
     }
 }
@@ -173,6 +179,8 @@ pub enum Evidence {
     Cycle(usize),
     /// `Outcome::poly[i]`.
     Poly(usize),
+    /// A cycle through claimed edges: `Outcome::white_box`'s `cycles[i]`.
+    Claimed(usize),
 }
 
 /// A level's verdict: holds, violated, or not decided with the reason.
@@ -200,6 +208,8 @@ pub struct LevelOutcome {
     pub verdict: Verdict,
     /// The anomalies found that this level proscribes, in the order found.
     pub anomalies: Vec<Named>,
+    /// The claims' violations this level proscribes (white-box checking), after `anomalies`.
+    pub claims: Vec<ClaimName>,
     /// The shortest proscribed cycle per violating component.
     pub evidence: Vec<Evidence>,
     /// The level this verdict follows from when it was not searched for.
@@ -241,6 +251,8 @@ pub struct Outcome {
     /// Kinds of the findings that break the data model's assumptions, in the order found.
     pub broken: Vec<AnomalyKind>,
     pub notes: Vec<String>,
+    /// What the history's claimed orders say, when it has any and they were not ignored.
+    pub white_box: Option<Checked>,
 }
 
 /// The result of one search.
@@ -375,7 +387,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     }
 
     let mut outcomes = Vec::new();
-    for l in levels {
+    for &l in &levels {
         let spec = l.spec();
         let graph = match spec.weak {
             Some(w) => GraphId::Weak(w),
@@ -455,7 +467,13 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
             evidence: evidence.into_iter().map(|e| e.1).collect(),
             implied_by,
             set_aside,
+            claims: Vec::new(),
         });
+    }
+    let white_box = crate::timestamps::check(h, Some(inf), opts.white_box, &levels, max_cycles, budget);
+    if let Some(c) = &white_box {
+        super::claims::merge(&mut outcomes, c, &witnesses);
+        notes.extend(c.notes.iter().cloned());
     }
     super::lattice::close(&mut outcomes, &mut notes);
     let mut broken: Vec<AnomalyKind> = inf.findings.iter().filter(|f| f.breaks_assumption()).map(|f| f.kind).collect();
@@ -463,7 +481,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     if let Some(why) = &budget.exhausted {
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
-    Outcome { levels: outcomes, witnesses, poly, initial, graphs, broken, notes }
+    Outcome { levels: outcomes, witnesses, poly, initial, graphs, broken, notes, white_box }
 }
 
 /// The dependency graph plus one order's edges.

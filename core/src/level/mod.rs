@@ -6,6 +6,7 @@
 //! `implies`, as Elle derives them from its model-strength table).
 
 mod causal;
+pub mod claims;
 pub mod engine;
 pub mod lattice;
 pub mod weak;

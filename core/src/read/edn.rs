@@ -29,10 +29,16 @@ pub(crate) fn read_edn_with(text: &[u8], first: u64, spans: bool) -> Result<Hist
         elems: Vec::new(),
         first,
         columns: Columns::default(),
+        commit_order: None,
     };
     r.b.record_spans(spans);
     r.run()?;
-    r.b.finish_with(|p| char_place(text, p))
+    let commit_order = r.commit_order.take();
+    let mut h = r.b.finish_with(|p| char_place(text, p))?;
+    if let Some((ids, at)) = commit_order {
+        h.commit_order = Some(super::claims::resolve_commit_order(&h, &ids, text, at)?);
+    }
+    Ok(h)
 }
 
 /// A place whose column counts bytes (as the scanner keeps it) with its column in characters.
@@ -417,6 +423,8 @@ struct Reader<'a> {
     /// The first operation's position in the stream ([`read_edn_from`]).
     first: u64,
     columns: Columns,
+    /// `{:commit-order [ids ...]}`: the claimed commit order, and where it stands.
+    commit_order: Option<(Vec<u64>, usize)>,
 }
 
 /// Columns in characters of the spans recorded on one line, counted incrementally: a history
@@ -472,6 +480,12 @@ struct OpMap<'a> {
     value_at: Option<usize>,
     value_line: u32,
     parsed: Option<Result<(), Mismatch>>,
+    /// `:start-ts` and `:commit-ts` (white-box checking), with the place of the first.
+    start_ts: Option<crate::history::Ts>,
+    commit_ts: Option<crate::history::Ts>,
+    ts_at: usize,
+    /// `:commit-order [ids ...]` in a map without `:type`.
+    commit_order: Option<(Vec<u64>, usize)>,
 }
 
 impl<'a> Reader<'a> {
@@ -602,6 +616,18 @@ impl<'a> Reader<'a> {
                         m.label = name;
                     }
                 }
+                "start-ts" | "commit-ts" => {
+                    let ts = self.ts_form(at, key)?;
+                    if m.start_ts.is_none() && m.commit_ts.is_none() {
+                        m.ts_at = at;
+                    }
+                    if key == "start-ts" {
+                        m.start_ts = Some(ts);
+                    } else {
+                        m.commit_ts = Some(ts);
+                    }
+                }
+                "commit-order" => m.commit_order = Some((self.id_vector(at)?, at)),
                 "value" => {
                     m.value_at = Some(at);
                     m.value_line = self.s.line;
@@ -620,6 +646,60 @@ impl<'a> Reader<'a> {
                     }
                 }
                 _ => self.s.skip_form()?,
+            }
+        }
+    }
+
+    /// A timestamp: an integer, or a hybrid logical clock `[p l]`.
+    fn ts_form(&mut self, at: usize, key: &str) -> Result<crate::history::Ts, Error> {
+        let expected = || format!("expected :{key} to be an integer or a hybrid logical clock [p l]");
+        if self.s.peek() == Some(b'[') {
+            self.s.pos += 1;
+            let mut parts = [0i64; 2];
+            for part in &mut parts {
+                self.s.ws();
+                match self.s.atom()? {
+                    Atom::Int(i) => *part = i,
+                    _ => return Err(self.shape(at, expected())),
+                }
+            }
+            self.s.ws();
+            if self.s.peek() != Some(b']') {
+                return Err(self.shape(at, expected()));
+            }
+            self.s.pos += 1;
+            return Ok(crate::history::Ts::new(parts[0], parts[1]));
+        }
+        match self.s.atom()? {
+            Atom::Int(i) => Ok(crate::history::Ts::int(i)),
+            _ => Err(self.shape(at, expected())),
+        }
+    }
+
+    /// `[3 1 2]`: transaction ids (non-negative integers).
+    fn id_vector(&mut self, at: usize) -> Result<Vec<u64>, Error> {
+        let expected = "expected :commit-order to be a vector of transaction ids (non-negative integers)";
+        if !matches!(self.s.peek(), Some(b'[' | b'(')) {
+            return Err(self.shape(at, expected));
+        }
+        let close = if self.s.peek() == Some(b'[') { b']' } else { b')' };
+        self.s.pos += 1;
+        let mut out = Vec::new();
+        loop {
+            self.s.ws();
+            match self.s.peek() {
+                None => return Err(self.s.err(at, format!("vector is not closed: expected '{}'", close as char))),
+                Some(c) if c == close => {
+                    self.s.pos += 1;
+                    return Ok(out);
+                }
+                _ => {
+                    let el = self.s.pos;
+                    match self.s.atom()? {
+                        Atom::Int(i) if i >= 0 => out.push(i as u64),
+                        _ => return Err(self.shape(el, expected)),
+                    }
+                }
             }
         }
     }
@@ -648,6 +728,15 @@ impl<'a> Reader<'a> {
     ) -> Result<(), Error> {
         let ty = match m.ty {
             Some(t) => t,
+            None if m.commit_order.is_some() => {
+                self.b.abandon_txn();
+                if self.commit_order.is_some() {
+                    let at = m.commit_order.as_ref().map_or(0, |c| c.1);
+                    return Err(self.shape(at, "expected one :commit-order in the history, found a second"));
+                }
+                self.commit_order = m.commit_order;
+                return Ok(());
+            }
             None => {
                 self.b.abandon_txn();
                 return Err(Error::at(ErrorKind::Shape, line, 1, "expected the operation map to have a :type"));
@@ -693,6 +782,12 @@ impl<'a> Reader<'a> {
             OpType::Fail => Status::Aborted,
             _ => Status::Indeterminate,
         };
+        if let (Some(s), Some(c)) = (m.start_ts, m.commit_ts) {
+            if s > c {
+                self.b.abandon_txn();
+                return Err(self.shape(m.ts_at, format!("expected :start-ts ({s}) to be at most :commit-ts ({c})")));
+            }
+        }
         let meta = TxnMeta {
             id: Some(m.index.unwrap_or(ordinal)),
             process: m.process,
@@ -703,6 +798,8 @@ impl<'a> Reader<'a> {
             label,
             line,
             span,
+            start_ts: m.start_ts,
+            commit_ts: m.commit_ts,
         };
         self.b.finish_txn(status, meta);
         Ok(())

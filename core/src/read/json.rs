@@ -26,7 +26,7 @@ pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> 
 
 /// [`read_json_from`], recording the span of every operation and transaction or none.
 pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Result<History, Error> {
-    let (entries, version_order, form) = entries(text)?;
+    let (entries, version_order, commit_order, form) = entries(text)?;
     let places = entry_places(text, form);
     let spans = if record_spans { super::json_spans::scan(text, layout(form)) } else { JsonSpans::default() };
     let places = &places;
@@ -70,6 +70,9 @@ pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Res
     if let Some(vo) = version_order {
         h.version_order = Some(version_order_from_json(&h, &vo)?);
     }
+    if let Some(co) = commit_order {
+        h.commit_order = Some(super::claims::commit_order_from_json(&h, &co, text)?);
+    }
     Ok(h)
 }
 
@@ -102,10 +105,13 @@ fn layout(form: Form) -> Layout {
     }
 }
 
-fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>, Form), Error> {
+/// The entries, the version order and the claimed commit order (native document form only).
+type Entries = (Vec<Json>, Option<Json>, Option<Json>, Form);
+
+fn entries(text: &[u8]) -> Result<Entries, Error> {
     let mut stream = serde_json::Deserializer::from_slice(text).into_iter::<Json>();
     let first = match stream.next() {
-        None => return Ok((Vec::new(), None, Form::Array)),
+        None => return Ok((Vec::new(), None, None, Form::Array)),
         Some(r) => r.map_err(|e| json_err(text, &e))?,
     };
     match first {
@@ -114,14 +120,14 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>, Form), Error> {
                 extra.map_err(|e| json_err(text, &e))?;
                 return Err(Error::new(ErrorKind::Syntax, "expected the end of input after the history array"));
             }
-            Ok((items, None, Form::Array))
+            Ok((items, None, None, Form::Array))
         }
         Json::Object(mut obj) if obj.contains_key("transactions") => {
             let txns = match obj.remove("transactions") {
                 Some(Json::Array(t)) => t,
                 _ => return Err(Error::new(ErrorKind::Shape, "expected \"transactions\" to be an array")),
             };
-            Ok((txns, obj.remove("version_order"), Form::Document))
+            Ok((txns, obj.remove("version_order"), obj.remove("commit_order"), Form::Document))
         }
         obj @ Json::Object(_) => {
             // JSON lines: one operation object a line.
@@ -129,7 +135,7 @@ fn entries(text: &[u8]) -> Result<(Vec<Json>, Option<Json>, Form), Error> {
             for r in stream {
                 items.push(r.map_err(|e| json_err(text, &e))?);
             }
-            Ok((items, None, Form::Lines))
+            Ok((items, None, None, Form::Lines))
         }
         _ => Err(Error::at(
             ErrorKind::Shape,
@@ -154,6 +160,25 @@ fn int_field(obj: &Map<String, Json>, name: &str, i: usize) -> Result<Option<i64
         None | Some(Json::Null) => Ok(None),
         Some(v) => v.as_i64().map(Some).ok_or_else(|| entry_err(i, format!("expected \"{name}\" to be an integer"))),
     }
+}
+
+/// A transaction's optional `start_ts` and `commit_ts` (white-box checking): an integer, or a
+/// hybrid logical clock `{"p": .., "l": ..}`; the start may not come after the commit.
+fn timestamps(
+    obj: &Map<String, Json>,
+    i: usize,
+) -> Result<(Option<crate::history::Ts>, Option<crate::history::Ts>), Error> {
+    let one = |name: &str| match obj.get(name) {
+        None | Some(Json::Null) => Ok(None),
+        Some(v) => super::claims::ts_from_json(v).map(Some).map_err(|m| entry_err(i, format!("\"{name}\": {m}"))),
+    };
+    let (start, commit) = (one("start_ts")?, one("commit_ts")?);
+    if let (Some(s), Some(c)) = (start, commit) {
+        if s > c {
+            return Err(entry_err(i, format!("expected start_ts ({s}) to be at most commit_ts ({c})")));
+        }
+    }
+    Ok((start, commit))
 }
 
 /// Entry `i` of the text, `ordinal` of the stream.
@@ -190,6 +215,7 @@ fn native_txn(
         None | Some(Json::Null) => None,
         Some(_) => return Err(entry_err(i, "expected \"label\" to be a string")),
     };
+    let (start_ts, commit_ts) = timestamps(obj, i)?;
     let meta = TxnMeta {
         id: Some(id.unwrap_or(ordinal)),
         process,
@@ -198,6 +224,8 @@ fn native_txn(
         label,
         line,
         span: spans.entry(i),
+        start_ts,
+        commit_ts,
         ..Default::default()
     };
     b.finish_txn(status, meta);
@@ -257,6 +285,7 @@ fn elle_op(
         OpType::Fail => Status::Aborted,
         _ => Status::Indeterminate,
     };
+    let (start_ts, commit_ts) = timestamps(obj, i)?;
     let meta = TxnMeta {
         id: Some(index.unwrap_or(ordinal)),
         process,
@@ -267,6 +296,8 @@ fn elle_op(
         label,
         line,
         span: spans.entry(i),
+        start_ts,
+        commit_ts,
     };
     b.finish_txn(status, meta);
     Ok(())

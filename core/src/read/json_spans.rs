@@ -136,7 +136,8 @@ pub(crate) fn scan(text: &[u8], layout: Layout) -> JsonSpans {
                     (Some(f), b'{') if f.role == Role::Entries => Role::Entry(out.entries.len()),
                     (Some(&Frame { role: Role::Entry(e), key: Key::Ops, .. }), b'[') => Role::Ops(e, Field::Ops),
                     (Some(&Frame { role: Role::Entry(e), key: Key::Value, .. }), b'[') => Role::Ops(e, Field::Value),
-                    (Some(&Frame { role: Role::Ops(..), .. }), b'[') => Role::Op(here),
+                    // Jepsen's operations are vectors; TimeKiller's are objects.
+                    (Some(&Frame { role: Role::Ops(..), .. }), _) => Role::Op(here),
                     _ => Role::Other,
                 };
                 match role {

@@ -1,5 +1,6 @@
 //! Readers: text in, [`History`] out. No file IO: callers hand over bytes (and unzip them).
 
+mod claims;
 pub mod cobra;
 mod dbcop;
 mod dbcop_bin;
@@ -9,8 +10,10 @@ mod json_spans;
 mod kv;
 mod pairing;
 mod plume;
+pub mod timekiller;
 mod wal;
 
+pub use claims::ts_from_json;
 pub use cobra::read_cobra;
 pub use dbcop::read_dbcop;
 pub use dbcop_bin::read_dbcop_bin;
@@ -20,6 +23,7 @@ pub(crate) use edn::read_edn_from;
 pub use json::read_json;
 pub(crate) use json::read_json_from;
 pub use plume::read_plume;
+pub use timekiller::{read_timekiller, read_timekiller_with, TimeKillerOptions};
 pub use wal::read_wal;
 
 use crate::error::{Error, ErrorKind};
@@ -46,6 +50,9 @@ pub enum Format {
     DbcopBin,
     /// One Cobra binary client log (one session); [`read_cobra`] takes several.
     Cobra,
+    /// TimeKiller's JSON (Chronos and Aion): transactions with start and commit timestamps.
+    #[serde(rename = "timekiller")]
+    TimeKiller,
 }
 
 impl Format {
@@ -58,9 +65,10 @@ impl Format {
             "dbcop" => Ok(Format::Dbcop),
             "dbcop-bin" | "bincode" => Ok(Format::DbcopBin),
             "cobra" => Ok(Format::Cobra),
+            "timekiller" | "chronos" => Ok(Format::TimeKiller),
             _ => Err(Error::new(
                 ErrorKind::Usage,
-                format!("unknown format {s:?}: expected auto, edn, json, plume, dbcop, dbcop-bin or cobra"),
+                format!("unknown format {s:?}: expected auto, edn, json, plume, dbcop, dbcop-bin, cobra or timekiller"),
             )),
         }
     }
@@ -68,7 +76,9 @@ impl Format {
 
 /// Guess the format from the first meaningful characters: dbcop's bincode from the shape of its
 /// header (checked first: its first byte may be an `S`), a Cobra log starts with a binary `S`
-/// record, PolySI text with `r(` or `w(`, dbcop JSON with `[[` or `{"params"`.
+/// record, PolySI text with `r(` or `w(`, dbcop JSON with `[[` or `{"params"`, TimeKiller's JSON
+/// with an array whose first object has `sts` or `cts` and `ops` (and no `type`, `value` or
+/// `status`, which grail's and elle-cli's JSON have).
 pub fn detect(text: &[u8]) -> Format {
     if dbcop_bin::looks_like_dbcop_bin(text) {
         return Format::DbcopBin;
@@ -80,6 +90,7 @@ pub fn detect(text: &[u8]) -> Format {
     match tokens.as_slice() {
         [b'r' | b'w', b'(', ..] => return Format::Plume,
         [b'[', b'[', ..] | [b'{', b'"', b'p', b'a', b'r', b'a', b'm', b's', b'"', ..] => return Format::Dbcop,
+        [b'[', b'{', b'"', ..] if timekiller::looks_like_timekiller(text) => return Format::TimeKiller,
         _ => {}
     }
     let mut it = text.iter().copied().enumerate().peekable();
@@ -142,6 +153,7 @@ pub fn read_with(text: &[u8], format: Format, opts: ReadOptions) -> Result<Histo
         Format::Dbcop => read_dbcop(text),
         Format::DbcopBin => read_dbcop_bin(text),
         Format::Cobra => read_cobra(&[text]),
+        Format::TimeKiller => read_timekiller(text),
     }
 }
 

@@ -1,6 +1,6 @@
 //! The verdict as a table, for terminals.
 
-use crate::report::Report;
+use crate::report::{Report, WhiteBoxReport};
 use std::fmt::Write;
 
 /// How many findings that break the model's assumptions lead the text.
@@ -75,8 +75,27 @@ pub fn render(r: &Report) -> String {
         }
         let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
     }
+    if let Some(w) = &r.white_box {
+        s.push_str(&white_box(w));
+    }
     for n in &r.notes {
         let _ = writeln!(s, "\nnote: {n}");
+    }
+    s
+}
+
+/// The white-box section as text, for the CLI (the findings themselves are listed with the
+/// other anomalies).
+fn white_box(w: &WhiteBoxReport) -> String {
+    let mut s = String::new();
+    let _ = writeln!(
+        s,
+        "\nwhite-box: SI {}, SER {} ({} of {} committed transactions timestamped, {} with a place in the commit order, from {})",
+        w.si, w.ser, w.timestamped, w.transactions, w.ordered, w.order
+    );
+    if !w.counts.is_empty() {
+        let counts: Vec<String> = w.counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+        let _ = writeln!(s, "claims violated: {}", counts.join(", "));
     }
     s
 }

@@ -1,27 +1,55 @@
 //! The report from the engine's typed outcome: witnesses turned into counterexamples with
 //! `crate::explain`, verdicts into data. Nothing here decides a verdict.
 
-use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report, Verdict};
-use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report};
+use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report, Verdict, WhiteBoxReport};
+use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report, white_box_report};
 use crate::graph::search::Budget;
-use crate::history::History;
+use crate::history::{History, Status};
 use crate::infer::{infer, infer_without_rw, Inference};
 use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
+    if opts.white_box == crate::timestamps::WhiteBoxMode::Only {
+        return check_claims_only(h, opts);
+    }
     check_inferred(h, &infer_for(h, opts), opts, None)
 }
 
 /// The inference the options need: without RW edges when every level asked for is a weak one
-/// (RC, RA, CC) and no analysis is asked for, the full graph otherwise.
+/// (RC, RA, CC), no analysis is asked for and no claimed order (white-box) will be checked
+/// against the graph; the full graph otherwise.
 pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
-    if opts.analyze.is_none() && opts.levels().iter().all(|l| l.spec().weak.is_some()) {
+    let claims = opts.white_box != crate::timestamps::WhiteBoxMode::Ignore && crate::timestamps::Claims::any(h);
+    if opts.analyze.is_none() && !claims && opts.levels().iter().all(|l| l.spec().weak.is_some()) {
         infer_without_rw(h)
     } else {
         infer(h)
     }
+}
+
+/// Check from the history's claimed orders alone: no dependency graph is inferred.
+fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
+    let out = crate::level::claims::only(h, &opts.levels(), opts.max_cycles.max(1));
+    let idx = crate::history::Index::new(h);
+    let (white_box, anomalies, claimed) = match &out.white_box {
+        Some(c) => {
+            let (w, a, cs) = white_box_report(h, &idx, c);
+            (Some(w), a, cs)
+        }
+        None => (None, Vec::new(), Vec::new()),
+    };
+    let rendered = Rendered { witnesses: Vec::new(), poly: Vec::new(), claimed };
+    let stats = crate::graph::Stats {
+        transactions: h.txns.len(),
+        committed: h.count(Status::Committed),
+        aborted: h.count(Status::Aborted),
+        indeterminate: h.count(Status::Indeterminate),
+        vertices: out.white_box.as_ref().map_or(0, |c| c.claims.subjects),
+        ..Default::default()
+    };
+    assemble(h, &out, &rendered, anomalies, stats, white_box)
 }
 
 /// Check an already inferred graph; `interrupt` is polled during long searches.
@@ -43,6 +71,8 @@ pub fn check_inferred(
 struct Rendered {
     witnesses: Vec<Option<CycleReport>>,
     poly: Vec<Option<CycleReport>>,
+    /// Cycles through claimed edges, as `Checked::cycles`.
+    claimed: Vec<CycleReport>,
 }
 
 fn render(h: &History, inf: &Inference, out: &Outcome) -> Rendered {
@@ -62,7 +92,7 @@ fn render(h: &History, inf: &Inference, out: &Outcome) -> Rendered {
             Some(poly_cycle_report(h, &inf.index, pg, &p.counterexample))
         })
         .collect();
-    Rendered { witnesses, poly }
+    Rendered { witnesses, poly, claimed: Vec::new() }
 }
 
 fn cycle_anomaly(kind: String, levels: Vec<crate::level::Level>, c: &CycleReport) -> AnomalyReport {
@@ -84,7 +114,7 @@ fn violated(n: Named) -> Vec<crate::level::Level> {
 }
 
 fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
-    let rendered = render(h, inf, out);
+    let mut rendered = render(h, inf, out);
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, &inf.index, f)).collect();
     // The same cycle matches several patterns and graphs; list it once under its most specific
     // name (searches run strongest pattern first), once more if a weak level names it in its
@@ -116,6 +146,25 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
         }
     }
 
+    let mut white_box = None;
+    if let Some(c) = &out.white_box {
+        let (w, a, cs) = white_box_report(h, &inf.index, c);
+        white_box = Some(w);
+        anomalies.extend(a);
+        rendered.claimed = cs;
+    }
+    assemble(h, out, &rendered, anomalies, inf.stats(h), white_box)
+}
+
+/// The report from the outcome and its rendered counterexamples.
+fn assemble(
+    h: &History,
+    out: &Outcome,
+    rendered: &Rendered,
+    anomalies: Vec<AnomalyReport>,
+    stats: crate::graph::Stats,
+    white_box: Option<WhiteBoxReport>,
+) -> Report {
     let levels: Vec<_> = out
         .levels
         .iter()
@@ -126,6 +175,7 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
                 .filter_map(|e| match *e {
                     Evidence::Cycle(i) => rendered.witnesses.get(i).cloned().flatten(),
                     Evidence::Poly(i) => rendered.poly.get(i).cloned().flatten(),
+                    Evidence::Claimed(i) => rendered.claimed.get(i).cloned(),
                 })
                 .collect();
             let (verdict, reason) = match &lo.verdict {
@@ -136,7 +186,7 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
             let report = LevelReport {
                 valid: verdict.valid(),
                 verdict,
-                anomalies: lo.anomalies.iter().map(|n| n.name()).collect(),
+                anomalies: lo.anomalies.iter().map(|n| n.name()).chain(lo.claims.iter().map(|c| c.name())).collect(),
                 cycles,
                 reason,
                 implied_by: lo.implied_by,
@@ -162,8 +212,9 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
         strongest_satisfied,
         broken_assumptions: out.broken.iter().map(|k| k.name().to_string()).collect(),
         anomalies,
-        stats: inf.stats(h),
+        stats,
         notes: out.notes.clone(),
         analysis: None,
+        white_box,
     }
 }

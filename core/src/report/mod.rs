@@ -5,7 +5,7 @@
 
 mod build;
 
-pub use crate::explain::{AnomalyReport, CycleReport, OpRef, Step};
+pub use crate::explain::{AnomalyReport, CycleReport, OpRef, Step, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
 pub use crate::level::engine::{CheckOptions, RegisterMode};
 pub use build::{check, check_inferred, infer_for};
 
@@ -156,6 +156,10 @@ pub struct Report {
     /// Cycle classes and counts, read anomalies: only when [`CheckOptions::analyze`] asks.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub analysis: Option<crate::analysis::Analysis>,
+    /// What the history's claimed timestamps and commit order say, when it has any
+    /// ([`crate::timestamps`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub white_box: Option<WhiteBoxReport>,
 }
 
 impl Report {

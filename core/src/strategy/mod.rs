@@ -198,6 +198,7 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
                 max_cycles: 1,
                 register_mode: crate::report::RegisterMode::SureEdges,
                 analyze: None,
+                white_box: crate::timestamps::WhiteBoxMode::Ignore,
             };
             let r = crate::check_inferred(h, inf, &opts, None);
             notes.push("scc is the default engine; it does not count its work here".into());

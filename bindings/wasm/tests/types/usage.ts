@@ -14,7 +14,10 @@ import {
     GrailError,
     History,
     OnlineChecker,
+    TimestampOnlineChecker,
     type Analysis,
+    type TimestampViolation,
+    type WhiteBoxReport,
     type OnlineAnomaly,
     type Report,
     type Level,
@@ -127,4 +130,22 @@ export function analysis(text: string): number {
     oc.add({ ops: [['append', 'x']] });
     oc.free();
     return lost + found.length + oc.summary().stats.cycles;
+}
+
+export function whiteBox(text: string): number {
+    const r = check(text, { white_box: 'only', levels: ['SI'], format: 'timekiller', initial_value: 0 });
+    const w: WhiteBoxReport | undefined = r.white_box;
+    const mode: 'full' | 'mixed' | 'none' | undefined = w?.si;
+    const claimed: boolean | undefined = r.levels.SI.cycles[0]?.steps[0]?.claimed;
+    // @ts-expect-error white_box is auto, ignore or only
+    check(text, { white_box: 'yes' });
+    const oc = new TimestampOnlineChecker({ window: 10, level: 'SER' });
+    const vs: TimestampViolation[] = oc.add({ id: 1, start_ts: 1, commit_ts: { p: 2, l: 0 }, ops: [['w', 'x', 1]] });
+    oc.add({ tid: '2', sid: 1, sts: { p: '3' }, cts: { p: 4, l: 0 }, ops: [{ t: 'r', k: 1, v: null }] });
+    // @ts-expect-error a timestamped transaction needs its commit timestamp
+    oc.add({ id: 3, start_ts: 1, ops: [] });
+    // @ts-expect-error level is SI or SER
+    new TimestampOnlineChecker({ level: 'PSI' });
+    void [mode, claimed];
+    return vs.length + oc.finish().length + oc.stats().flips;
 }

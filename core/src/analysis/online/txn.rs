@@ -130,6 +130,7 @@ fn format_name(f: Format) -> &'static str {
         Format::Plume => "PolySI/Plume text",
         Format::Dbcop | Format::DbcopBin => "dbcop histories",
         Format::Cobra => "Cobra logs",
+        Format::TimeKiller => "TimeKiller histories",
         Format::Auto | Format::Edn | Format::Json => "this format",
     }
 }
