@@ -7,11 +7,14 @@
 # 3. Runs scripts/bench/run.py: generated list-append histories of 10k..10M transactions
 #    (GRAIL_BENCH_SIZES), phases, end to end, peak memory, adya, Python and WASM, the corpus
 #    comparison; tables on stdout, bench-out/bench.json and bench-out/bench.md.
-# 4. Runs scripts/bench/strategies.py (GRAIL_BENCH_STRATEGIES=0 skips it): each strategy's time
+# 4. Runs scripts/bench/awdit.py (GRAIL_BENCH_AWDIT=0 skips it): RC, RA and CC on a 200k-transaction
+#    AWDIT-shaped history in Plume's text format, times and peak memory, and AWDIT's when an
+#    `awdit` binary is on PATH or in GRAIL_AWDIT (it is not on crates.io).
+# 5. Runs scripts/bench/strategies.py (GRAIL_BENCH_STRATEGIES=0 skips it): each strategy's time
 #    on the List1 series (thesis Figure 5.1), bench-out/strategies.json, docs/strategies-list1.svg.
-# 5. Runs the white-box benchmark (`cargo bench -p grail-core --bench timestamps`): SI from the
+# 6. Runs the white-box benchmark (`cargo bench -p grail-core --bench timestamps`): SI from the
 #    timestamps of 1M generated transactions (GRAIL_BENCH_TIMESTAMPS=0 skips it).
-# 6. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
+# 7. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
 #    `cargo bench -p grail-core --bench throughput` (and a synthetic history of GRAIL_BENCH_TXNS
 #    transactions), scripts/bench-python.py and scripts/bench-wasm.mjs (when those are built).
 #
@@ -33,6 +36,10 @@ if [[ "${GRAIL_BENCH_PEER:-1}" != 0 && ! -x bench-out/peers/bin/adya ]]; then
 fi
 
 python3 scripts/bench/run.py
+
+if [[ "${GRAIL_BENCH_AWDIT:-1}" != 0 ]]; then
+    python3 scripts/bench/awdit.py
+fi
 
 if [[ "${GRAIL_BENCH_STRATEGIES:-1}" != 0 ]]; then
     python3 scripts/bench/strategies.py

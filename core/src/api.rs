@@ -64,7 +64,7 @@ pub struct StatsView {
 pub fn stats_view(h: &History, inf: &Inference) -> StatsView {
     StatsView {
         model: h.model,
-        stats: inf.graph.stats(h),
+        stats: inf.stats(h),
         anomalies: inf.findings.iter().map(|f| finding_report(h, &inf.index, f)).collect(),
         notes: inf.notes.clone(),
     }

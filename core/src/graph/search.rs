@@ -9,8 +9,8 @@
 //! vertex makes two edges adjacent, so rw ww ww rw ww through a ww-ww cycle splits into a
 //! cycle with adjacent rw edges and one without rw). Witnesses are always simple matching
 //! cycles; a G-nonadjacent walk without one leaves its component to the G0 or G1c search.
-//! Detection is linear (strongly connected components, petgraph's
-//! iterative Kosaraju) except for at-most-once types, which need a reachability question per
+//! Detection is linear (strongly connected components: an iterative Tarjan on the graph's
+//! adjacency arrays) except for at-most-once types, which need a reachability question per
 //! edge: asked by BFS under the step budget. The witness is the shortest matching cycle of
 //! each violating component, found by BFS from every vertex, bounded by the best so far.
 
@@ -93,28 +93,85 @@ impl<'a> Budget<'a> {
 }
 
 /// Strongly connected components with more than one vertex, each sorted, ordered by first vertex.
+///
+/// Tarjan's algorithm, iterative (a deep history must not overflow wasm's small stack), run on
+/// the graph's own adjacency arrays: copying a million-vertex graph into petgraph first cost more
+/// than the search, and its memory.
 pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
     let n = g.is_vertex.len();
-    let mut pg: DiGraph<(), (), u32> = DiGraph::with_capacity(n, g.adj.len());
-    for _ in 0..n {
-        pg.add_node(());
-    }
-    for v in 0..n {
-        for &(w, _) in g.out(v as TxnId) {
-            pg.add_edge(NodeIndex::new(v), NodeIndex::new(w as usize), ());
+    let mut t = Tarjan {
+        g,
+        index: vec![UNSEEN; n],
+        low: vec![0; n],
+        on_stack: vec![false; n],
+        stack: Vec::new(),
+        call: Vec::new(),
+        next: 0,
+    };
+    let mut comps: Vec<Vec<TxnId>> = Vec::new();
+    for root in 0..n as u32 {
+        if t.index[root as usize] != UNSEEN {
+            continue;
+        }
+        t.visit(root);
+        while let Some(&(v, i)) = t.call.last() {
+            if i < g.offsets[v as usize + 1] {
+                let w = g.adj[i as usize].0;
+                if let Some(top) = t.call.last_mut() {
+                    top.1 += 1;
+                }
+                if t.index[w as usize] == UNSEEN {
+                    t.visit(w);
+                } else if t.on_stack[w as usize] {
+                    t.low[v as usize] = t.low[v as usize].min(t.index[w as usize]);
+                }
+                continue;
+            }
+            t.call.pop();
+            if let Some(&(parent, _)) = t.call.last() {
+                t.low[parent as usize] = t.low[parent as usize].min(t.low[v as usize]);
+            }
+            if t.low[v as usize] == t.index[v as usize] {
+                let at = t.stack.iter().rposition(|&x| x == v).unwrap_or(0);
+                for &x in &t.stack[at..] {
+                    t.on_stack[x as usize] = false;
+                }
+                if t.stack.len() - at > 1 {
+                    let mut c = t.stack[at..].to_vec();
+                    c.sort_unstable();
+                    comps.push(c);
+                }
+                t.stack.truncate(at);
+            }
         }
     }
-    let mut comps: Vec<Vec<TxnId>> = petgraph::algo::kosaraju_scc(&pg)
-        .into_iter()
-        .filter(|c| c.len() > 1)
-        .map(|c| {
-            let mut c: Vec<TxnId> = c.into_iter().map(|i| i.index() as TxnId).collect();
-            c.sort_unstable();
-            c
-        })
-        .collect();
     comps.sort_unstable_by_key(|c| c[0]);
     comps
+}
+
+const UNSEEN: u32 = u32::MAX;
+
+/// Tarjan's state: discovery index and low link per vertex, the component stack, and the call
+/// stack of (vertex, next adjacency position) that replaces recursion.
+struct Tarjan<'g> {
+    g: &'g DependencyGraph,
+    index: Vec<u32>,
+    low: Vec<u32>,
+    on_stack: Vec<bool>,
+    stack: Vec<u32>,
+    call: Vec<(u32, u32)>,
+    next: u32,
+}
+
+impl Tarjan<'_> {
+    fn visit(&mut self, v: u32) {
+        self.index[v as usize] = self.next;
+        self.low[v as usize] = self.next;
+        self.next += 1;
+        self.stack.push(v);
+        self.on_stack[v as usize] = true;
+        self.call.push((v, self.g.offsets[v as usize]));
+    }
 }
 
 /// Reusable buffers for searches over one graph.

@@ -30,9 +30,23 @@ pub struct Inference {
     /// List-append: per key, the committed read whose list is the key's version order (its
     /// longest); `None` when no committed transaction read the key. Empty for registers.
     pub list_order: Vec<Option<u32>>,
+    /// When the graph was built without its RW edges ([`infer_without_rw`]): how many distinct
+    /// (from, to) pairs they would have joined, for the statistics.
+    pub rw_left_out: Option<usize>,
 }
 
 impl Inference {
+    /// The graph's statistics, counting RW edges left out of it.
+    pub fn stats(&self, h: &History) -> crate::graph::Stats {
+        let mut s = self.graph.stats(h);
+        if let Some(rw) = self.rw_left_out {
+            s.rw = rw;
+            s.edges += rw;
+            s.density = if s.vertices == 0 { 0.0 } else { s.edges as f64 / s.vertices as f64 };
+        }
+        s
+    }
+
     /// A list key's version order, as inference took it.
     pub fn version_list<'h>(&self, h: &'h History, k: KeyId) -> &'h [Value] {
         match self.list_order.get(k as usize).copied().flatten() {
@@ -44,8 +58,20 @@ impl Inference {
 
 /// Build the dependency graph of a history.
 pub fn infer(h: &History) -> Inference {
+    infer_with(h, true)
+}
+
+/// The inference without the graph's RW edges (they are only counted): all the weak levels (RC,
+/// RA, CC) need, since their axioms use session order, reads-from and WW alone. On a history of
+/// many reads most edges are RW (6.3M of AWDIT's 200k-transaction history).
+pub fn infer_without_rw(h: &History) -> Inference {
+    infer_with(h, false)
+}
+
+fn infer_with(h: &History, rw: bool) -> Inference {
     let index = Index::new(h);
     let mut cx = Ctx::new(h, &index);
+    cx.rw_pairs = (!rw).then(Vec::new);
     for &(first, dup) in &index.duplicates {
         let op = h.ops[dup.op as usize];
         let value = match op.arg {
@@ -63,7 +89,13 @@ pub fn infer(h: &History) -> Inference {
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
     cx.reads_from.sort_unstable();
+    let rw_left_out = cx.rw_pairs.take().map(|mut p| {
+        p.sort_unstable();
+        p.dedup();
+        p.len()
+    });
     Inference {
+        rw_left_out,
         graph: DependencyGraph::new(cx.is_vertex, cx.raw),
         findings: cx.findings,
         notes: cx.notes,
@@ -82,6 +114,8 @@ pub(crate) struct Ctx<'h> {
     pub is_vertex: Vec<bool>,
     pub index: &'h Index,
     pub list_order: Vec<Option<u32>>,
+    /// When RW edges are left out: their (from, to) pairs, to count.
+    rw_pairs: Option<Vec<u64>>,
 }
 
 impl<'h> Ctx<'h> {
@@ -96,6 +130,7 @@ impl<'h> Ctx<'h> {
             is_vertex,
             index,
             list_order: Vec::new(),
+            rw_pairs: None,
         }
     }
 
@@ -115,6 +150,10 @@ impl<'h> Ctx<'h> {
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
             if ty == EdgeType::Wr {
                 self.reads_from.push((to_op, from_op));
+            }
+            if let (EdgeType::Rw, Some(pairs)) = (ty, self.rw_pairs.as_mut()) {
+                pairs.push((from as u64) << 32 | to as u64);
+                return;
             }
             self.raw.push(Edge { from, to, ty, key: self.h.ops[to_op as usize].key, from_op, to_op });
         }

@@ -5,6 +5,7 @@
 //! tables, never written per level; so are "strongest satisfied" and "weakest violated" (from
 //! `implies`, as Elle derives them from its model-strength table).
 
+mod causal;
 pub mod claims;
 pub mod engine;
 pub mod lattice;

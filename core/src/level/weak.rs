@@ -11,12 +11,12 @@
 //!
 //! Only the latest observed writer per session (or per causal chain) is linked: earlier ones
 //! reach it through session order, so the closure, and the verdict, are the same. Causal
-//! consistency uses vector clocks over a chain cover (sessions, extended greedily for
-//! transactions without one), computed in topological order and freed after their last use.
+//! consistency's saturation is in [`super::causal`].
 
 use super::Weak;
 use crate::anomaly::AnomalyKind;
 use crate::graph::orders::{in_session_order, session_edges, session_place};
+use crate::graph::search::components;
 use crate::graph::{DependencyGraph, Edge, EdgeType};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, TxnId};
@@ -43,22 +43,22 @@ pub struct WeakGraph {
 /// An external read of a vertex: its op, key, and the write op it read from (`None`: the initial
 /// value).
 #[derive(Clone, Copy)]
-struct ExtRead {
-    op: u32,
-    key: KeyId,
-    from: Option<u32>,
+pub(super) struct ExtRead {
+    pub(super) op: u32,
+    pub(super) key: KeyId,
+    pub(super) from: Option<u32>,
 }
 
 /// What the weak levels read of a history, built once and shared by RC, RA and CC.
 pub struct Input<'a> {
-    h: &'a History,
-    inf: &'a Inference,
-    op_txn: &'a [TxnId],
+    pub(super) h: &'a History,
+    pub(super) inf: &'a Inference,
+    pub(super) op_txn: &'a [TxnId],
     /// External reads of each vertex, in program order: `reads[starts[t]..starts[t+1]]`.
-    reads: Vec<ExtRead>,
+    pub(super) reads: Vec<ExtRead>,
     starts: Vec<u32>,
     /// Session order, and whether any transaction had a process.
-    so: Vec<Edge>,
+    pub(super) so: Vec<Edge>,
     sessions: bool,
 }
 
@@ -79,7 +79,7 @@ impl<'a> Input<'a> {
         Input { h, inf, op_txn: &inf.index.op_txn, reads, starts, so, sessions }
     }
 
-    fn reads_of(&self, t: TxnId) -> &[ExtRead] {
+    pub(super) fn reads_of(&self, t: TxnId) -> &[ExtRead] {
         &self.reads[self.starts[t as usize] as usize..self.starts[t as usize + 1] as usize]
     }
 
@@ -91,14 +91,14 @@ impl<'a> Input<'a> {
 
 /// What the saturation concludes: commit-order edges, and reads of an initial value.
 #[derive(Default)]
-struct Out {
+pub(super) struct Out {
     edges: Vec<Edge>,
     initial: Vec<InitialRead>,
 }
 
 impl Out {
     /// The axiom's conclusion: `t2`'s write `w2` precedes the version `r` read.
-    fn infer(&mut self, inp: &Input, w2: u32, r: &ExtRead) {
+    pub(super) fn infer(&mut self, inp: &Input, w2: u32, r: &ExtRead) {
         let t2 = inp.op_txn[w2 as usize];
         match r.from {
             Some(w1) => {
@@ -110,24 +110,88 @@ impl Out {
             None => self.initial.push(InitialRead { write_op: w2, read_op: r.op }),
         }
     }
+
+    /// A commit-order edge `t2 -> t1` of `key`, from `t2`'s write `w2`, for the read `read_op`.
+    pub(super) fn co(&mut self, t2: TxnId, t1: TxnId, key: KeyId, w2: u32, read_op: u32) {
+        if t1 != t2 {
+            self.edges.push(Edge { from: t2, to: t1, ty: EdgeType::Co, key, from_op: w2, to_op: read_op });
+        }
+    }
 }
 
 /// Build the saturated graph of a weak level.
 pub fn graph(inp: &Input, level: Weak) -> WeakGraph {
     let g = &inp.inf.graph;
     let mut out = Out::default();
+    let mut causal = None;
     match level {
         Weak::ReadCommitted => read_committed(inp, &mut out),
         Weak::ReadAtomic => read_atomic(inp, &mut out),
-        Weak::Causal => causal(inp, &mut out),
+        Weak::Causal => causal = Some(super::causal::Causal::new(inp)),
     }
-    let mut edges = out.edges;
+    if let Some(c) = &causal {
+        c.saturate(inp, &mut out, &Redundant::Drop);
+    }
+    let mut graph = saturated(inp, out.edges);
+    if let Some(causal) = &causal {
+        // Commit-order edges already implied by causality were left out, and of those into one
+        // transaction only the latest per chain drawn; they change no reachability, so the
+        // components are the same, but a cycle inside one may use them: draw every edge into a
+        // transaction of a component again, so the witnesses are the full graph's.
+        let comps = components(&graph);
+        if !comps.is_empty() {
+            let mut comp = vec![u32::MAX; g.is_vertex.len()];
+            for (i, c) in comps.iter().enumerate() {
+                c.iter().for_each(|&v| comp[v as usize] = i as u32);
+            }
+            let mut again = Out::default();
+            causal.saturate(inp, &mut again, &Redundant::KeepWithin(comp));
+            let mut edges = std::mem::take(&mut graph.edges);
+            edges.extend(again.edges);
+            graph = DependencyGraph::new(g.is_vertex.clone(), edges);
+        }
+    }
+    WeakGraph { graph, initial_reads: out.initial, sessions: inp.sessions }
+}
+
+/// The saturated graph: the inferred commit-order edges, session order, WW and WR.
+fn saturated(inp: &Input, mut edges: Vec<Edge>) -> DependencyGraph {
+    let g = &inp.inf.graph;
     edges.extend_from_slice(&inp.so);
     edges.extend(g.edges.iter().filter(|e| matches!(e.ty, EdgeType::Ww | EdgeType::Wr)).copied());
-    WeakGraph {
-        graph: DependencyGraph::new(g.is_vertex.clone(), edges),
-        initial_reads: out.initial,
-        sessions: inp.sessions,
+    DependencyGraph::new(g.is_vertex.clone(), edges)
+}
+
+/// What causal saturation does with an edge t2 -> t1 where t2 is already a causal predecessor
+/// of t1 (the path of session order and reads-from is in the graph).
+pub(super) enum Redundant {
+    /// Leave it out: the closure is the same.
+    Drop,
+    /// Keep it when both ends are in one component (indexed by transaction; `u32::MAX`: none).
+    KeepWithin(Vec<u32>),
+}
+
+impl Redundant {
+    /// Whether the reads from `t1` are saturated again: all of them at first; then (the edges
+    /// not implied being drawn already) those from a transaction in a component, whose every
+    /// edge is drawn.
+    pub(super) fn wanted(&self, t1: Option<TxnId>) -> bool {
+        match (self, t1) {
+            (Redundant::Drop, _) => true,
+            (Redundant::KeepWithin(comp), Some(t1)) => comp.get(t1 as usize).is_some_and(|&c| c != u32::MAX),
+            (Redundant::KeepWithin(_), None) => false,
+        }
+    }
+
+    /// Whether an implied edge t2 -> t1 is kept.
+    pub(super) fn keeps(&self, t2: TxnId, t1: Option<TxnId>) -> bool {
+        match (self, t1) {
+            (Redundant::KeepWithin(comp), Some(t1)) => {
+                let c = comp.get(t2 as usize).copied().unwrap_or(u32::MAX);
+                c != u32::MAX && comp.get(t1 as usize) == Some(&c)
+            }
+            _ => false,
+        }
     }
 }
 
@@ -206,144 +270,6 @@ fn read_atomic(inp: &Input, out: &mut Out) {
                 if op.kind != OpKind::Read {
                     session_last.insert((p, op.key), o);
                 }
-            }
-        }
-    }
-}
-
-/// Causal: any causal predecessor. Vector clocks over a chain cover, in topological order of
-/// session order and reads-from; transactions on a cycle of those are skipped (the cycle itself
-/// is reported as a causality cycle).
-fn causal(inp: &Input, out: &mut Out) {
-    let (h, is_vertex, so) = (inp.h, &inp.inf.graph.is_vertex, &inp.so);
-    let n = is_vertex.len();
-    // Predecessors: the session predecessor and the writers read from.
-    let mut so_pred: Vec<TxnId> = vec![TxnId::MAX; n];
-    for e in so {
-        so_pred[e.to as usize] = e.from;
-    }
-    let mut preds: Vec<Vec<TxnId>> = vec![Vec::new(); n];
-    let mut succs: Vec<Vec<TxnId>> = vec![Vec::new(); n];
-    for t in 0..n as TxnId {
-        let mut p: Vec<TxnId> = inp.reads_of(t).iter().filter_map(|r| r.from).map(|w| inp.op_txn[w as usize]).collect();
-        if so_pred[t as usize] != TxnId::MAX {
-            p.push(so_pred[t as usize]);
-        }
-        p.sort_unstable();
-        p.dedup();
-        p.retain(|&x| x != t);
-        for &x in &p {
-            succs[x as usize].push(t);
-        }
-        preds[t as usize] = p;
-    }
-    // Kahn's order.
-    let mut indeg: Vec<u32> = preds.iter().map(|p| p.len() as u32).collect();
-    let mut order: Vec<TxnId> = (0..n as TxnId).filter(|&t| is_vertex[t as usize] && indeg[t as usize] == 0).collect();
-    let mut i = 0;
-    while i < order.len() {
-        let t = order[i];
-        i += 1;
-        for &s in &succs[t as usize] {
-            indeg[s as usize] -= 1;
-            if indeg[s as usize] == 0 {
-                order.push(s);
-            }
-        }
-    }
-    let mut rank = vec![u32::MAX; n];
-    for (i, &t) in order.iter().enumerate() {
-        rank[t as usize] = i as u32;
-    }
-    // Chains: each session is one; a transaction without one extends the chain of a predecessor
-    // that is still that chain's tail, or starts its own.
-    let mut chain = vec![u32::MAX; n];
-    let mut pos = vec![0u32; n];
-    let mut tails: Vec<TxnId> = Vec::new();
-    let mut by_process: Map<i64, u32> = Map::default();
-    for &t in &order {
-        let c = match h.txns[t as usize].process {
-            Some(p) => *by_process.entry(p).or_insert_with(|| {
-                tails.push(TxnId::MAX);
-                tails.len() as u32 - 1
-            }),
-            None => {
-                let free = preds[t as usize].iter().map(|&p| chain[p as usize]).find(|&c| {
-                    c != u32::MAX && tails[c as usize] != TxnId::MAX && preds[t as usize].contains(&tails[c as usize])
-                });
-                free.unwrap_or_else(|| {
-                    tails.push(TxnId::MAX);
-                    tails.len() as u32 - 1
-                })
-            }
-        };
-        let tail = tails[c as usize];
-        pos[t as usize] = if tail == TxnId::MAX { 0 } else { pos[tail as usize] + 1 };
-        chain[t as usize] = c;
-        tails[c as usize] = t;
-    }
-    let chains = tails.len();
-    // Per key: per chain, the writes in chain order as (position, op).
-    let mut writes: Map<KeyId, Map<u32, Vec<(u32, u32)>>> = Map::default();
-    for &t in &order {
-        let txn = &h.txns[t as usize];
-        for o in txn.ops_start..txn.ops_end {
-            let op = h.ops[o as usize];
-            if op.kind != OpKind::Read {
-                let v = writes.entry(op.key).or_default().entry(chain[t as usize]).or_default();
-                match v.last_mut() {
-                    Some(last) if last.0 == pos[t as usize] => last.1 = o, // the transaction's last write
-                    _ => v.push((pos[t as usize], o)),
-                }
-            }
-        }
-    }
-    // The last use of each clock: its latest successor in the order.
-    let last_use: Vec<u32> = (0..n)
-        .map(|t| succs[t].iter().map(|&s| rank[s as usize]).filter(|&r| r != u32::MAX).max().unwrap_or(0))
-        .collect();
-    let mut slot = vec![u32::MAX; n];
-    let mut pool: Vec<Vec<u32>> = Vec::new();
-    let mut free: Vec<u32> = Vec::new();
-    let mut clock: Vec<u32> = vec![0; chains];
-    for (i, &t) in order.iter().enumerate() {
-        clock.iter_mut().for_each(|c| *c = 0);
-        for &p in &preds[t as usize] {
-            if let Some(pc) = pool.get(slot[p as usize] as usize) {
-                for (c, &x) in clock.iter_mut().zip(pc) {
-                    *c = (*c).max(x);
-                }
-            }
-        }
-        // The clock of t's causal past, t excluded: the writers it observed.
-        for r in inp.reads_of(t) {
-            let Some(per_chain) = writes.get(&r.key) else { continue };
-            for (&c, ws) in per_chain {
-                let upto = clock[c as usize];
-                let k = ws.partition_point(|w| w.0 < upto);
-                if k > 0 {
-                    out.infer(inp, ws[k - 1].1, r);
-                }
-            }
-        }
-        clock[chain[t as usize] as usize] = pos[t as usize] + 1;
-        if !succs[t as usize].is_empty() {
-            let s = match free.pop() {
-                Some(s) => {
-                    pool[s as usize].copy_from_slice(&clock);
-                    s
-                }
-                None => {
-                    pool.push(clock.clone());
-                    pool.len() as u32 - 1
-                }
-            };
-            slot[t as usize] = s;
-        }
-        for &p in &preds[t as usize] {
-            if last_use[p as usize] == i as u32 && slot[p as usize] != u32::MAX {
-                free.push(slot[p as usize]);
-                slot[p as usize] = u32::MAX;
             }
         }
     }

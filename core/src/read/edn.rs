@@ -217,6 +217,26 @@ impl<'a> Scanner<'a> {
         Err(self.err(open, "string is not closed: expected '\"'"))
     }
 
+    /// A run of decimal digits ending at a delimiter that fits an i64, read in one pass: most
+    /// of a history's numbers. Anything else (a sign, `N`, a float, an overflow) is left to
+    /// `atom`'s general path, with the scanner not moved.
+    fn plain_int(&mut self) -> Option<i64> {
+        let mut p = self.pos;
+        let mut acc: i64 = 0;
+        while let Some(&d) = self.s.get(p) {
+            if !d.is_ascii_digit() {
+                break;
+            }
+            acc = acc.checked_mul(10)?.checked_add((d - b'0') as i64)?;
+            p += 1;
+        }
+        if p == self.pos || self.s.get(p).is_some_and(|&c| !is_delim(c)) {
+            return None;
+        }
+        self.pos = p;
+        Some(acc)
+    }
+
     /// Read a scalar form; collections are returned as `Other` with the scanner still on them.
     fn atom(&mut self) -> Result<Atom<'a>, Error> {
         let start = self.pos;
@@ -244,6 +264,9 @@ impl<'a> Scanner<'a> {
                 if b.is_ascii_digit()
                     || ((b == b'-' || b == b'+') && self.s.get(start + 1).is_some_and(u8::is_ascii_digit)) =>
             {
+                if let Some(i) = self.plain_int() {
+                    return Ok(Atom::Int(i));
+                }
                 let t = self.token();
                 let (neg, digits) = match t[0] {
                     b'-' => (true, &t[1..]),

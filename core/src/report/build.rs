@@ -5,7 +5,7 @@ use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Repor
 use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report, white_box_report};
 use crate::graph::search::Budget;
 use crate::history::{History, Status};
-use crate::infer::{infer, Inference};
+use crate::infer::{infer, infer_without_rw, Inference};
 use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
 
@@ -14,7 +14,19 @@ pub fn check(h: &History, opts: &CheckOptions) -> Report {
     if opts.white_box == crate::timestamps::WhiteBoxMode::Only {
         return check_claims_only(h, opts);
     }
-    check_inferred(h, &infer(h), opts, None)
+    check_inferred(h, &infer_for(h, opts), opts, None)
+}
+
+/// The inference the options need: without RW edges when every level asked for is a weak one
+/// (RC, RA, CC), no analysis is asked for and no claimed order (white-box) will be checked
+/// against the graph; the full graph otherwise.
+pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
+    let claims = opts.white_box != crate::timestamps::WhiteBoxMode::Ignore && crate::timestamps::Claims::any(h);
+    if opts.analyze.is_none() && !claims && opts.levels().iter().all(|l| l.spec().weak.is_some()) {
+        infer_without_rw(h)
+    } else {
+        infer(h)
+    }
 }
 
 /// Check from the history's claimed orders alone: no dependency graph is inferred.
@@ -141,7 +153,7 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
         anomalies.extend(a);
         rendered.claimed = cs;
     }
-    assemble(h, out, &rendered, anomalies, inf.graph.stats(h), white_box)
+    assemble(h, out, &rendered, anomalies, inf.stats(h), white_box)
 }
 
 /// The report from the outcome and its rendered counterexamples.

@@ -1,0 +1,55 @@
+//! The weak levels' fast path reports what the full graph does: the inference without RW edges
+//! (`infer_for` when only RC, RA and CC are asked for) gives the same report, witnesses and
+//! statistics included, as the whole dependency graph. (Causal saturation's pruning is checked
+//! against the axioms by brute force in `more_levels.rs` and against AWDIT in `peers.rs`.)
+
+use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
+use grail_core::{check_inferred, infer, infer_for, read, read_wal, CheckOptions, Format, Level};
+
+fn history(isolation: Isolation, model: DataModel, seed: u64, inject: Vec<(Injection, usize)>) -> grail_core::History {
+    let g = generate(&GenOptions {
+        transactions: 1500,
+        sessions: 9,
+        keys: 10,
+        isolation,
+        model,
+        seed,
+        inject,
+        output: Output::Edn,
+        ..GenOptions::default()
+    });
+    let mut h = read(g.history.as_bytes(), Format::Edn).unwrap();
+    if let Some(wal) = &g.wal {
+        read_wal(&mut h, wal.as_bytes()).unwrap();
+    }
+    h
+}
+
+#[test]
+fn weak_levels_without_rw_edges_report_the_same() {
+    let weak = CheckOptions { levels: vec![Level::Rc, Level::Ra, Level::Cc], ..Default::default() };
+    let mut violated = 0;
+    for iso in [Isolation::Causal, Isolation::ReadCommitted, Isolation::ParallelSnapshotIsolation] {
+        for model in [DataModel::ListAppend, DataModel::RwRegister] {
+            for seed in 1..=3 {
+                let inject = if seed == 3 { vec![(Injection::LongFork, 2), (Injection::ReadSkew, 2)] } else { vec![] };
+                let h = history(iso, model, seed, inject);
+                let fast = infer_for(&h, &weak);
+                assert!(fast.rw_left_out.is_some());
+                let full = infer(&h);
+                let a = check_inferred(&h, &fast, &weak, None).to_json();
+                let b = check_inferred(&h, &full, &weak, None).to_json();
+                assert_eq!(a, b, "{iso:?} {model:?} seed {seed}");
+                violated += usize::from(a.contains("\"violated\""));
+            }
+        }
+    }
+    assert!(violated > 3, "too few violations to exercise the witnesses: {violated}");
+}
+
+#[test]
+fn strong_levels_keep_rw_edges() {
+    let h = history(Isolation::Serializable, DataModel::ListAppend, 1, vec![]);
+    let opts = CheckOptions { levels: vec![Level::Cc, Level::Ser], ..Default::default() };
+    assert!(infer_for(&h, &opts).rw_left_out.is_none());
+}
