@@ -92,8 +92,18 @@ struct GenArgs {
     inject: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// edn (Jepsen), native (grail's JSON) or polysi (PolySI/Plume text; always rw-register).
-    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi"])]
+    /// What transactions do: general (random reads and blind writes), tpcc, rubis or twitter.
+    #[arg(long, default_value = "general", value_parser = ["general", "tpcc", "rubis", "twitter"])]
+    shape: String,
+    /// One of PolySI's six benchmarks (Table 3) with its parameters: general-rh, general-rw,
+    /// general-wh, tpcc, rubis or twitter. Sets sessions, keys, operations, read ratio,
+    /// distribution, abort rate, model and shape; --txns, --isolation, --inject, --seed and
+    /// --output still apply.
+    #[arg(long)]
+    preset: Option<String>,
+    /// edn (Jepsen), native (grail's JSON), polysi (PolySI/Plume text; always rw-register) or
+    /// cobra (Cobra's binary client logs, one `<session>.log` a session, into the folder --out).
+    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi", "cobra"])]
     output: String,
     /// With --output polysi: first a transaction (session 0) writing 0 to every key.
     #[arg(long)]
@@ -134,6 +144,20 @@ impl GenArgs {
                 ))
             }
         };
+        if let Some(name) = &self.preset {
+            let p = GenOptions::preset(name).ok_or_else(|| {
+                format!("unknown preset {name:?}: expected one of {}", GenOptions::PRESETS.join(", "))
+            })?;
+            return Ok(GenOptions {
+                transactions: self.txns,
+                isolation: parse(&self.isolation)?,
+                inject,
+                seed: self.seed,
+                output: parse(&self.output)?,
+                explicit_init: self.explicit_init,
+                ..p
+            });
+        }
         Ok(GenOptions {
             transactions: self.txns,
             sessions: self.sessions,
@@ -145,6 +169,7 @@ impl GenArgs {
             abort_rate: self.abort_rate,
             max_writes_per_key: self.max_writes_per_key,
             model: parse(&self.model)?,
+            shape: parse(&self.shape)?,
             isolation: parse(&self.isolation)?,
             inject,
             seed: self.seed,
@@ -474,6 +499,14 @@ fn run(cli: Cli) -> Result<u8, String> {
         Cmd::Generate(g) => {
             let gen = grail_core::generate::generate(&g.options()?);
             match &g.out {
+                Some(dir) if g.output == "cobra" => {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                    for (i, log) in gen.logs.iter().enumerate() {
+                        let p = dir.join(format!("{i:05}.log"));
+                        std::fs::write(&p, log).map_err(|e| format!("{}: {e}", p.display()))?;
+                    }
+                }
+                None if g.output == "cobra" => return Err("--output cobra writes a folder of logs: give --out".into()),
                 Some(p) => std::fs::write(p, &gen.history).map_err(|e| format!("{}: {e}", p.display()))?,
                 None => print!("{}", gen.history),
             }

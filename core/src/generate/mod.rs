@@ -17,6 +17,7 @@
 //! Injected anomalies are spliced in on fresh keys, each a minimal instance, so their number is
 //! known exactly.
 
+mod cobra;
 mod sim;
 
 pub use sim::generate;
@@ -50,6 +51,25 @@ pub enum KeyDistribution {
     Zipfian(f64),
     /// This fraction of accesses go to the first tenth of the keys.
     Hotspot(f64),
+}
+
+/// What the transactions do (PolySI 5.1; the benchmarks of Cobra, Tan et al., OSDI 2020, 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// Random reads and blind writes of `keys` keys, `read_ratio` of them reads (PolySI's
+    /// parametric generator: GeneralRH, GeneralRW and GeneralWH are 95%, 50% and 30% reads).
+    #[default]
+    General,
+    /// TPC-C-like: one warehouse, 10 districts, 30k customers, 100k stock rows; new-order,
+    /// payment, order-status, delivery and stock-level; every update a read-modify-write.
+    Tpcc,
+    /// RUBiS-like bidding: 20k users, 200k items; viewing, bidding (read-modify-write of an
+    /// item's best bid), comments, registrations and blind profile updates.
+    Rubis,
+    /// C-Twitter-like: `keys` users; tweets (read-modify-write of a user's timeline head),
+    /// follows, timelines and blind profile updates.
+    Twitter,
 }
 
 /// An anomaly the generator can inject.
@@ -163,6 +183,9 @@ pub enum Output {
     /// model option is ignored); session 0 is an ordinary session; reads of the initial value
     /// read 0; an aborted transaction's writes have `txn = -1` and its reads are left out.
     Polysi,
+    /// Cobra's binary client logs, one per session ([`Generated::logs`]): registers; committed
+    /// transactions only (a Cobra client logs no aborted one).
+    Cobra,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -182,6 +205,7 @@ pub struct GenOptions {
     pub abort_rate: f64,
     pub max_writes_per_key: usize,
     pub model: DataModel,
+    pub shape: Shape,
     pub isolation: Isolation,
     /// Anomalies to splice in, with how many of each.
     pub inject: Vec<(Injection, usize)>,
@@ -205,6 +229,7 @@ impl Default for GenOptions {
             abort_rate: 0.05,
             max_writes_per_key: 32,
             model: DataModel::ListAppend,
+            shape: Shape::General,
             isolation: Isolation::Serializable,
             inject: Vec::new(),
             seed: 1,
@@ -222,4 +247,37 @@ pub struct Generated {
     pub wal: Option<String>,
     pub committed: usize,
     pub aborted: usize,
+    /// With [`Output::Cobra`]: one binary log per session, in session order (`history` is empty).
+    pub logs: Vec<Vec<u8>>,
+}
+
+impl GenOptions {
+    /// The six benchmarks of PolySI's Table 3 by name (`general-rh`, `general-rw`,
+    /// `general-wh`, `tpcc`, `rubis`, `twitter`): PolySI 5.1's parameters (25 sessions, 8
+    /// operations a transaction, 10k keys, zipfian keys), register histories, no client aborts.
+    pub fn preset(name: &str) -> Option<GenOptions> {
+        let base = GenOptions {
+            transactions: 10_000,
+            sessions: 25,
+            keys: 10_000,
+            min_ops: 8,
+            max_ops: 8,
+            distribution: KeyDistribution::Zipfian(1.0),
+            abort_rate: 0.0,
+            model: DataModel::RwRegister,
+            ..Default::default()
+        };
+        let (shape, read_ratio) = match name {
+            "general-rh" => (Shape::General, 0.95),
+            "general-rw" => (Shape::General, 0.5),
+            "general-wh" => (Shape::General, 0.3),
+            "tpcc" => (Shape::Tpcc, 0.5),
+            "rubis" => (Shape::Rubis, 0.5),
+            "twitter" => (Shape::Twitter, 0.5),
+            _ => return None,
+        };
+        Some(GenOptions { shape, read_ratio, ..base })
+    }
+
+    pub const PRESETS: [&'static str; 6] = ["tpcc", "general-rh", "rubis", "twitter", "general-rw", "general-wh"];
 }

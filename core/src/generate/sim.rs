@@ -1,5 +1,8 @@
 //! The simulation behind [`super::generate`].
 
+mod shapes;
+
+use super::cobra::{CobraLogs, LogOp};
 use super::{DataModel, GenOptions, Generated, Injection, Isolation, KeyDistribution, Output};
 use crate::hash::Map;
 use std::fmt::Write;
@@ -92,12 +95,17 @@ struct Sim<'o> {
     locks: Map<u64, usize>,
     /// PolySI text: the keys written or read, for an explicit initialising transaction.
     keys_used: std::collections::BTreeSet<u64>,
+    /// Zipfian distributions of the benchmark shapes' tables, by table size.
+    cdfs: Map<u64, Vec<f64>>,
+    /// Rows inserted so far, by table.
+    rows: Map<u64, u64>,
+    cobra: CobraLogs,
 }
 
 /// Generate a history.
 pub fn generate(o: &GenOptions) -> Generated {
     let registers;
-    let o = if o.output == Output::Polysi && o.model != DataModel::RwRegister {
+    let o = if matches!(o.output, Output::Polysi | Output::Cobra) && o.model != DataModel::RwRegister {
         registers = GenOptions { model: DataModel::RwRegister, ..o.clone() };
         &registers
     } else {
@@ -106,16 +114,7 @@ pub fn generate(o: &GenOptions) -> Generated {
     let keys = o.keys.max(1);
     let cdf = match o.distribution {
         KeyDistribution::Uniform => Vec::new(),
-        KeyDistribution::Zipfian(s) => {
-            let w: Vec<f64> = (1..=keys).map(|i| 1.0 / (i as f64).powf(s)).collect();
-            let total: f64 = w.iter().sum();
-            w.iter()
-                .scan(0.0, |acc, x| {
-                    *acc += x / total;
-                    Some(*acc)
-                })
-                .collect()
-        }
+        KeyDistribution::Zipfian(s) => shapes::zipf_cdf(keys, s),
         KeyDistribution::Hotspot(p) => {
             let hot = (keys / 10).max(1);
             (0..keys)
@@ -149,6 +148,9 @@ pub fn generate(o: &GenOptions) -> Generated {
         remote_seen: [0; 2],
         locks: Map::default(),
         keys_used: Default::default(),
+        cdfs: Map::default(),
+        rows: Map::default(),
+        cobra: CobraLogs::default(),
     };
     sim.run();
     let history = match o.output {
@@ -159,7 +161,7 @@ pub fn generate(o: &GenOptions) -> Generated {
             s.push_str(&sim.out);
             s
         }
-        Output::Polysi => std::mem::take(&mut sim.out),
+        Output::Polysi | Output::Cobra => std::mem::take(&mut sim.out),
         Output::Native => {
             let mut s = String::from("{\"transactions\": [\n");
             s.push_str(&sim.native.join(",\n"));
@@ -183,7 +185,8 @@ pub fn generate(o: &GenOptions) -> Generated {
         }
     };
     let wal = (o.model == DataModel::RwRegister && o.output == Output::Edn).then(|| std::mem::take(&mut sim.wal));
-    Generated { history, wal, committed: sim.committed, aborted: sim.aborted }
+    let logs = if o.output == Output::Cobra { std::mem::take(&mut sim.cobra).finish() } else { Vec::new() };
+    Generated { history, wal, committed: sim.committed, aborted: sim.aborted, logs }
 }
 
 impl Sim<'_> {
@@ -248,12 +251,12 @@ impl Sim<'_> {
     fn begin(&mut self, process: usize) -> Txn {
         let o = self.o;
         let n = o.min_ops.max(1) + self.rng.below(o.max_ops.max(o.min_ops).max(1) - o.min_ops.max(1) + 1);
-        let mut plan: Vec<(bool, u64, i64)> = Vec::with_capacity(n);
-        for _ in 0..n {
-            let (read, k) = (self.rng.chance(o.read_ratio), self.pick_key());
-            let v = if read { 0 } else { self.fresh_value(k) };
-            plan.push((read, k, v));
-        }
+        let ops: Vec<(bool, u64)> = match self.shape_plan() {
+            Some(ops) => ops,
+            None => (0..n).map(|_| (self.rng.chance(o.read_ratio), self.pick_key())).collect(),
+        };
+        let plan: Vec<(bool, u64, i64)> =
+            ops.into_iter().map(|(read, k)| (read, k, if read { 0 } else { self.fresh_value(k) })).collect();
         let site = (process % 2) as u8;
         let snapshot = match o.isolation {
             Isolation::SnapshotIsolation => Snapshot::At(self.ts),
@@ -467,6 +470,18 @@ impl Sim<'_> {
                     let _ = writeln!(self.out, "{line}");
                 }
             }
+            Output::Cobra if ok => {
+                let ops: Vec<LogOp> = t
+                    .done
+                    .iter()
+                    .map(|d| match d {
+                        Done::Write(k, v) => LogOp::Write(*k, *v),
+                        Done::Read(k, l) => LogOp::Read(*k, l.as_ref().and_then(|l| l.first()).copied()),
+                    })
+                    .collect();
+                self.cobra.txn(t.process, self.index as i64 + 1, &ops);
+            }
+            Output::Cobra => {}
             Output::Native => {
                 let ops: Vec<String> = t.done.iter().map(|d| self.native_op(d, !ok)).collect();
                 self.native.push(format!(
