@@ -73,9 +73,9 @@ struct GenArgs {
     /// Fraction of micro-operations that are reads.
     #[arg(long, default_value_t = 0.5)]
     read_ratio: f64,
-    /// uniform, zipfian[:S] or hotspot[:P].
-    #[arg(long, default_value = "uniform")]
-    distribution: String,
+    /// uniform (the default), zipfian[:S] or hotspot[:P].
+    #[arg(long)]
+    distribution: Option<String>,
     #[arg(long, default_value_t = 0.05)]
     abort_rate: f64,
     #[arg(long, default_value_t = 32)]
@@ -97,8 +97,8 @@ struct GenArgs {
     shape: String,
     /// One of PolySI's six benchmarks (Table 3) with its parameters: general-rh, general-rw,
     /// general-wh, tpcc, rubis or twitter. Sets sessions, keys, operations, read ratio,
-    /// distribution, abort rate, model and shape; --txns, --isolation, --inject, --seed and
-    /// --output still apply.
+    /// distribution, abort rate, model and shape; --txns, --isolation, --inject, --seed,
+    /// --output and a given --distribution still apply.
     #[arg(long)]
     preset: Option<String>,
     /// edn (Jepsen), native (grail's JSON), polysi (PolySI/Plume text; always rw-register) or
@@ -128,20 +128,18 @@ impl GenArgs {
             let inj = Injection::parse(name).ok_or_else(|| format!("unknown anomaly to inject {name:?}"))?;
             inject.push((inj, count.parse().map_err(|_| format!("expected a count after {name}:"))?));
         }
-        let (dist, arg) = self.distribution.split_once(':').unwrap_or((&self.distribution, ""));
+        let given = self.distribution.as_deref().unwrap_or("uniform");
+        let (dist, arg) = given.split_once(':').unwrap_or((given, ""));
         let num = |default: f64| match arg {
             "" => Ok(default),
-            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {:?}", self.distribution)),
+            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {given:?}")),
         };
         let distribution = match dist {
             "uniform" => KeyDistribution::Uniform,
             "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
             "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
             _ => {
-                return Err(format!(
-                    "unknown distribution {:?}: expected uniform, zipfian[:S] or hotspot[:P]",
-                    self.distribution
-                ))
+                return Err(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]"))
             }
         };
         if let Some(name) = &self.preset {
@@ -155,6 +153,7 @@ impl GenArgs {
                 seed: self.seed,
                 output: parse(&self.output)?,
                 explicit_init: self.explicit_init,
+                distribution: if self.distribution.is_some() { distribution } else { p.distribution },
                 ..p
             });
         }

@@ -11,6 +11,7 @@
 //! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
 
 pub mod chain;
+pub mod compact;
 pub mod constraints;
 pub mod graph;
 pub mod name;
@@ -20,7 +21,7 @@ pub mod reasons;
 pub mod sat;
 pub mod solve;
 
-pub use constraints::{build, build_with_order, Constraint, Polygraph};
+pub use constraints::{build, build_for, build_with_order, Constraint, Polygraph};
 pub use graph::{Mode, Origin};
 
 /// The default bound on materialized constraints: each costs about 300 bytes once its
@@ -43,6 +44,9 @@ use serde::{Deserialize, Serialize};
 pub struct PolyStats {
     /// Known edges (WR, SO, RW from readers of initial values).
     pub known_edges: usize,
+    /// Pairs of versions of a key: the constraints without compaction.
+    pub version_pairs: u64,
+    /// Pairs of chains of a key: the constraints after compaction (PolySI 4.2).
     pub constraints: usize,
     /// Constraints pruning left open.
     pub after_pruning: usize,
@@ -94,7 +98,16 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
 
 /// [`decide`], choosing how open constraints are searched.
 pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
-    let mut stats = PolyStats { known_edges: pg.known.len(), constraints: pg.pairs as usize, ..Default::default() };
+    let mut stats = PolyStats {
+        known_edges: pg.known.len(),
+        version_pairs: pg.version_pairs,
+        constraints: pg.pairs as usize,
+        ..Default::default()
+    };
+    if pg.compact && matches!(mode, Mode::Pl2 | Mode::Pl1) {
+        // Compaction assumes no lost update, which these levels allow.
+        return (Verdict::Unknown("this polygraph was compacted for SER, SI or PSI; PL-2 and PL-1 need one built without compaction".into()), stats);
+    }
     let unknown =
         |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
     let all = pg.cons.len() as u64 == pg.pairs;
@@ -173,7 +186,7 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
                         .iter()
                         .map(|&c| {
                             let k = &pg.keys[c.key as usize];
-                            let (a, b) = (k.versions[c.a as usize].txn, k.versions[c.b as usize].txn);
+                            let (a, b) = (k.chain(c.a)[0].txn, k.chain(c.b)[0].txn);
                             pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
                         })
                         .collect();

@@ -186,23 +186,23 @@ impl Arcs {
         &self.to[self.start[p] as usize..self.start[p + 1] as usize]
     }
 
-    /// Kahn's topological order taking the smallest ready node first (so transactions come
-    /// in history order where the edges allow), or `None` when there is a cycle.
-    pub(super) fn topo_min(&self, nodes: usize) -> Option<Vec<u32>> {
+    /// Kahn's topological order taking the ready node with the smallest `key` first, or
+    /// `None` when there is a cycle.
+    pub(super) fn topo_by(&self, nodes: usize, key: &dyn Fn(u32) -> u64) -> Option<Vec<u32>> {
         use std::cmp::Reverse;
         let mut indeg = vec![0u32; nodes];
         for &(q, _) in &self.to {
             indeg[q as usize] += 1;
         }
-        let mut ready: std::collections::BinaryHeap<Reverse<u32>> =
-            (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).map(Reverse).collect();
+        let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> =
+            (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).map(|p| Reverse((key(p), p))).collect();
         let mut order = Vec::with_capacity(nodes);
-        while let Some(Reverse(p)) = ready.pop() {
+        while let Some(Reverse((_, p))) = ready.pop() {
             order.push(p);
             for &(q, _) in self.of(p as usize) {
                 indeg[q as usize] -= 1;
                 if indeg[q as usize] == 0 {
-                    ready.push(Reverse(q));
+                    ready.push(Reverse((key(q), q)));
                 }
             }
         }
