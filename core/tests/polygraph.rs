@@ -3,8 +3,8 @@
 //! right cycle, and on small random histories the verdict equals brute-force enumeration of
 //! every per-key version order checked by the version-order engine.
 
-use grail_core::graph::orders::Order;
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, KeyDistribution};
+use grail_core::graph::orders::Order;
 use grail_core::graph::search::Budget;
 use grail_core::polygraph::{self, Mode, Search, Verdict};
 use grail_core::report::RegisterMode;

@@ -138,9 +138,7 @@ impl GenArgs {
             "uniform" => KeyDistribution::Uniform,
             "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
             "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
-            _ => {
-                return Err(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]"))
-            }
+            _ => return Err(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]")),
         };
         if let Some(name) = &self.preset {
             let p = GenOptions::preset(name).ok_or_else(|| {

@@ -597,16 +597,18 @@ fn polygraph_levels(
                 continue;
             }
             let slot = usize::from(matches!(mode, Mode::Pl2 | Mode::Pl1));
-            let pg = pgs[slot]
-                .get_or_insert_with(|| crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS));
+            let pg = pgs[slot].get_or_insert_with(|| {
+                crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
+            });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
                 "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({} rounds), {} guesses",
                 l.name(),
-                match order {
-                    Order::None => "",
-                    Order::Session => ", session order included",
-                    Order::Realtime => ", real-time order included",
+                match (order, st.with_session) {
+                    (Order::None, false) => "",
+                    (Order::None, true) => " (it holds even with session order among the known edges)",
+                    (Order::Session, _) => ", session order included",
+                    (Order::Realtime, _) => ", real-time order included",
                 },
                 st.known_edges,
                 st.constraints,
@@ -624,11 +626,7 @@ fn polygraph_levels(
                         kind: crate::polygraph::name::anomaly_of(&types),
                         order: crate::polygraph::name::order_of(&types),
                     };
-                    witnesses.push(PolyWitness {
-                        polygraph: slot,
-                        named,
-                        counterexample: cx.clone(),
-                    });
+                    witnesses.push(PolyWitness { polygraph: slot, named, counterexample: cx.clone() });
                     Some(witnesses.len() - 1)
                 }
                 _ => None,

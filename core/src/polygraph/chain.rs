@@ -21,25 +21,31 @@ use crate::graph::{Edge, EdgeType};
 
 /// `Some(true)`: the guess is acyclic (the level holds). `Some(false)`: it is not (or the known
 /// edges already have a cycle). `None`: the budget ran out.
-pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
+pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Option<bool> {
+    let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    guess_from(pg, mode, &known, budget)
+}
+
+/// [`guess`] from these edges (the known edges, and after pruning the forced choices too:
+/// a topological order that respects them is much nearer to a version order that works).
+pub fn guess_from(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], budget: &mut Budget) -> Option<bool> {
     let nodes = 2 * pg.n;
-    let known: Vec<(Edge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
-    let mut with_session = known.clone();
+    let mut with_session = known.to_vec();
     with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
     let by_rank = |p: u32| (u64::from(pg.rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2);
     let by_index = |p: u32| u64::from(p);
     let mut tries: Vec<(&[(Edge, Origin)], &dyn Fn(u32) -> u64)> = Vec::new();
     if !pg.session.is_empty() {
         tries.push((&with_session, &by_rank));
-        tries.push((&known, &by_rank));
     }
-    tries.push((&known, &by_index));
+    tries.push((known, &by_rank));
+    tries.push((known, &by_index));
     for (edges, key) in tries {
         if !budget.spend((edges.len() + nodes) as u64) {
             return None;
         }
         let Some(order) = Arcs::new(edges, mode, nodes).topo_by(nodes, key) else { continue };
-        if test(pg, mode, &known, &positions(&order), budget)? {
+        if test(pg, mode, known, &positions(&order), budget)? {
             return Some(true);
         }
     }

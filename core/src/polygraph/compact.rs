@@ -72,7 +72,14 @@ pub fn chains(k: &mut KeyInfo, compact: bool, known: &mut Vec<Edge>) {
             match linked(u) {
                 Some(v) if !placed[v] => {
                     let (a, b) = (&k.versions[u], &k.versions[v]);
-                    known.push(Edge { from: a.txn, to: b.txn, ty: EdgeType::Ww, key: k.key, from_op: a.op, to_op: b.op });
+                    known.push(Edge {
+                        from: a.txn,
+                        to: b.txn,
+                        ty: EdgeType::Ww,
+                        key: k.key,
+                        from_op: a.op,
+                        to_op: b.op,
+                    });
                     for &(r, o) in a.readers.iter().filter(|r| r.0 != b.txn) {
                         known.push(Edge { from: r, to: b.txn, ty: EdgeType::Rw, key: k.key, from_op: o, to_op: b.op });
                     }
@@ -90,7 +97,8 @@ pub fn chains(k: &mut KeyInfo, compact: bool, known: &mut Vec<Edge>) {
             ends.push(order.len() as u32);
         }
     }
-    let mut old: Vec<Option<super::constraints::Version>> = std::mem::take(&mut k.versions).into_iter().map(Some).collect();
+    let mut old: Vec<Option<super::constraints::Version>> =
+        std::mem::take(&mut k.versions).into_iter().map(Some).collect();
     k.versions = order.iter().filter_map(|&i| old[i].take()).collect();
     k.chain_ends = ends;
 }

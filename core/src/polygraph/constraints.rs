@@ -17,12 +17,12 @@
 //! last version of one before the first of the other. PL-2 and PL-1 allow lost updates, so
 //! their polygraph keeps every version a chain of its own.
 
+use super::graph::Mode;
 use crate::graph::orders::Order;
 use crate::graph::{Edge, EdgeType};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId};
 use crate::infer::Inference;
-use super::graph::Mode;
 
 /// One version of a key: the last write of a committed transaction to it, and its readers.
 #[derive(Debug, Clone)]
@@ -73,7 +73,8 @@ pub struct Polygraph {
     /// Each transaction's place in its session (its index when it has none): the first guess
     /// of a version order runs sessions side by side by it ([`super::chain`]).
     pub rank: Vec<u32>,
-    /// Session order, for the first guess only (a level's cycles use it only when it is known).
+    /// Session order when it is not among the known edges: a resolution acyclic with it is
+    /// acyclic without it, so the search tries it first ([`super::decide_with`]).
     pub session: Vec<Edge>,
 }
 
@@ -230,6 +231,9 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
         place = if i > 0 && in_session[i - 1].0 == w.0 { place + 1 } else { 0 };
         rank[w.1 as usize] = place;
     }
-    let session = crate::graph::orders::session_edges(h, is_vertex).0;
+    let session = match order {
+        Order::None => crate::graph::orders::session_edges(h, is_vertex).0,
+        _ => Vec::new(),
+    };
     Polygraph { n, known, keys, cons, pairs, version_pairs, compact, limit: max_constraints, rank, session }
 }

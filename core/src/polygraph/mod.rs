@@ -56,6 +56,9 @@ pub struct PolyStats {
     /// Whether the first guess (a version order from the known edges, [`chain`]) proved the
     /// level, so that no constraint was needed.
     pub chain_guess: bool,
+    /// Whether it held with session order among the known edges (which the level's cycles
+    /// need not use: holding with them, it holds without).
+    pub with_session: bool,
 }
 
 /// A counterexample: a forbidden cycle, and when it goes through a choice of a constraint, the
@@ -97,22 +100,56 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
 }
 
 /// [`decide`], choosing how open constraints are searched.
+///
+/// When the level's cycles do not use session order but the history has sessions, the fast
+/// search first decides with session order among the known edges (as PolySI and Cobra check):
+/// a resolution acyclic with more edges is acyclic with fewer, so `holds` there holds here, and
+/// session order's edges make pruning far stronger (PolySI Table 3's counts are with them).
+/// Anything else is decided again without them.
 pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
+    if search == Search::Fast && !pg.session.is_empty() {
+        let (v, mut st) = decide_from(pg, mode, &pg.session, budget, search);
+        match v {
+            Verdict::Holds => {
+                st.with_session = true;
+                return (v, st);
+            }
+            Verdict::Unknown(_) => return (v, st),
+            Verdict::Violated(_) => {}
+        }
+    }
+    decide_from(pg, mode, &[], budget, search)
+}
+
+/// [`decide_with`] with `extra` edges taken as known.
+fn decide_from(
+    pg: &Polygraph,
+    mode: Mode,
+    extra: &[Edge],
+    budget: &mut Budget,
+    search: Search,
+) -> (Verdict, PolyStats) {
     let mut stats = PolyStats {
-        known_edges: pg.known.len(),
+        known_edges: pg.known.len() + extra.len(),
         version_pairs: pg.version_pairs,
         constraints: pg.pairs as usize,
         ..Default::default()
     };
     if pg.compact && matches!(mode, Mode::Pl2 | Mode::Pl1) {
         // Compaction assumes no lost update, which these levels allow.
-        return (Verdict::Unknown("this polygraph was compacted for SER, SI or PSI; PL-2 and PL-1 need one built without compaction".into()), stats);
+        return (
+            Verdict::Unknown(
+                "this polygraph was compacted for SER, SI or PSI; PL-2 and PL-1 need one built without compaction"
+                    .into(),
+            ),
+            stats,
+        );
     }
     let unknown =
         |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
     let all = pg.cons.len() as u64 == pg.pairs;
     if search == Search::Fast || !all {
-        match chain::guess(pg, mode, budget) {
+        match chain::guess(pg, mode, extra, budget) {
             Some(true) => {
                 stats.chain_guess = true;
                 return (Verdict::Holds, stats);
@@ -121,7 +158,7 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
             None => return (unknown(budget), stats),
         }
     }
-    let pruned = prune::prune(pg, mode, budget);
+    let pruned = prune::prune(pg, mode, extra, budget);
     let mut g = DynGraph::new(mode, pg.n);
     for &(e, o) in &pruned.edges {
         g.push(e, o);
@@ -195,6 +232,17 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
                 }
                 None => vec![true; pg.cons.len()],
             };
+            if search == Search::Fast && pg.cons.len() > 64 {
+                // The first guess again, now with the choices pruning forced.
+                match chain::guess_from(pg, mode, &pruned.edges, budget) {
+                    Some(true) => {
+                        stats.chain_guess = true;
+                        return (Verdict::Holds, stats);
+                    }
+                    Some(false) => {}
+                    None => return (unknown(budget), stats),
+                }
+            }
             if matches!(search, Search::Fast | Search::NoChain) {
                 let before = g.edges.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {

@@ -31,8 +31,9 @@ pub struct Pruned {
     pub outcome: PruneOutcome,
 }
 
-pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
-    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
+/// `extra`: edges taken as known besides the polygraph's own.
+pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Pruned {
+    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
     let mut resolved: Vec<Option<bool>> = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let mut rounds = 0;
