@@ -24,10 +24,22 @@ pub mod solve;
 pub use constraints::{build, build_for, build_with_order, Constraint, Polygraph};
 pub use graph::{Mode, Origin};
 
-/// The default bound on materialized constraints: each costs about 300 bytes once its
-/// edges are drawn (measured: 480k constraints, 150 MB), so this keeps a check under about
-/// 600 MB, which a browser tab can afford.
-pub const MAX_CONSTRAINTS: u64 = 2_000_000;
+/// The memory the constraints of one check may take by default. Not a cap on the history:
+/// compaction leaves far fewer constraints than pairs of versions, and a history whose
+/// constraints would need more still gets the first guess and a search for a certain cycle,
+/// then `unknown` with the reason.
+pub const MEMORY_BUDGET: u64 = 2 << 30;
+
+/// What a constraint costs once its edges are drawn (measured: 480k constraints, 150 MB).
+pub const BYTES_PER_CONSTRAINT: u64 = 300;
+
+/// The most constraints [`build`] materializes within a memory budget.
+pub const fn max_constraints(memory: u64) -> u64 {
+    memory / BYTES_PER_CONSTRAINT
+}
+
+/// The constraints the default memory budget affords.
+pub const MAX_CONSTRAINTS: u64 = max_constraints(MEMORY_BUDGET);
 
 /// Steps DPLL may spend to explain a violation the SAT search proved.
 #[cfg(feature = "batsat")]
@@ -179,8 +191,12 @@ fn decide_from(
     }
     if !all && matches!(pruned.outcome, PruneOutcome::Open) {
         let why = format!(
-            "the history has {} constraints (pairs of versions of a key), more than the {} this check builds, and the first guess of a version order has a cycle",
-            pg.pairs, pg.limit
+            "the history has {} constraints (pairs of read-modify-write chains of a key; {} pairs of versions), which would take about {} MB, more than the memory budget of {} MB ({} constraints), and the first guess of a version order has a cycle",
+            pg.pairs,
+            pg.version_pairs,
+            pg.pairs.saturating_mul(BYTES_PER_CONSTRAINT) >> 20,
+            pg.limit.saturating_mul(BYTES_PER_CONSTRAINT) >> 20,
+            pg.limit
         );
         return (Verdict::Unknown(why), stats);
     }
