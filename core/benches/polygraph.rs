@@ -6,7 +6,8 @@
 //! `GRAIL_POLY_SHAPES`), prints the time, the peak memory (VmHWM, reset before each check), the
 //! constraints (pairs of versions of a key) before compaction, after compaction (pairs of
 //! read-modify-write chains: PolySI 4.2) and after pruning, and the search's guesses, for SER
-//! and SI, beside PolySI's Table 3. `GRAIL_POLY_TIMEOUT` (seconds, default 120) bounds each
+//! and SI and their strong-session forms (session order among the known edges, as PolySI and
+//! Cobra check), beside PolySI's Table 3 (whose histories ran under SI). `GRAIL_POLY_TIMEOUT` (seconds, default 120) bounds each
 //! check. Then the searches on small contended random histories (`GRAIL_POLY_RANDOM`).
 //!
 //! `cargo bench -p grail-core --bench polygraph`
@@ -66,7 +67,7 @@ fn main() {
     };
     println!("polygraph benchmark: PolySI's six benchmark shapes as Cobra logs, search {search:?}");
     println!(
-        "{:>10} {:>5} {:>6} {:>5} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8} {:>8} {:>7}  {}",
+        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8} {:>8} {:>7}  {}",
         "shape",
         "iso",
         "txns",
@@ -95,11 +96,16 @@ fn main() {
                 let logs: Vec<&[u8]> = g.logs.iter().map(|l| l.as_slice()).collect();
                 let h = grail_core::read::read_cobra(&logs).expect("generated logs read back");
                 drop(g);
-                for (name, mode) in [("SER", Mode::Ser), ("SI", Mode::Si)] {
+                for (name, mode, order) in [
+                    ("SER", Mode::Ser, Order::None),
+                    ("SI", Mode::Si, Order::None),
+                    ("SS-SER", Mode::Ser, Order::Session),
+                    ("SS-SI", Mode::Si, Order::Session),
+                ] {
                     reset_peak();
                     let t0 = Instant::now();
                     let inf = grail_core::infer(&h);
-                    let pg = polygraph::build_for(&h, &inf, Order::None, mode, polygraph::MAX_CONSTRAINTS);
+                    let pg = polygraph::build_for(&h, &inf, order, mode, polygraph::MAX_CONSTRAINTS);
                     let build = t0.elapsed().as_secs_f64();
                     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
                     let mut past = move || Instant::now() >= deadline;
@@ -116,7 +122,7 @@ fn main() {
                         Verdict::Unknown(_) => "unknown",
                     };
                     println!(
-                        "{:>10} {:>5} {:>6} {:>5} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8.3} {:>8.3} {:>7.0}  {}",
+                        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8.3} {:>8.3} {:>7.0}  {}",
                         shape,
                         iso,
                         h.txns.len(),
@@ -131,7 +137,7 @@ fn main() {
                         build,
                         check,
                         peak_rss_mb(),
-                        if name == "SI" && iso == "si" { table3(shape) } else { "" }
+                        if name == "SS-SI" && iso == "si" { table3(shape) } else { "" }
                     );
                     if let Verdict::Unknown(why) = &v {
                         println!("        ({why})");

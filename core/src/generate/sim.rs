@@ -76,7 +76,10 @@ struct Sim<'o> {
     rng: Rng,
     store: Map<u64, Versions>,
     next_value: Map<u64, i64>,
+    /// Keys in use, for lists (which retire keys); registers use keys `0..key_count` as they are,
+    /// so that a billion keys (PolySI Fig. 11) cost no memory.
     active: Vec<u64>,
+    key_count: usize,
     next_key: u64,
     cdf: Vec<f64>,
     ts: u64,
@@ -133,7 +136,8 @@ pub fn generate(o: &GenOptions) -> Generated {
         rng: Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
         store: Map::default(),
         next_value: Map::default(),
-        active: (0..keys as u64).collect(),
+        active: if o.model == DataModel::ListAppend { (0..keys as u64).collect() } else { Vec::new() },
+        key_count: keys,
         next_key: keys as u64,
         cdf,
         ts: 0,
@@ -192,12 +196,12 @@ pub fn generate(o: &GenOptions) -> Generated {
 impl Sim<'_> {
     fn pick_key(&mut self) -> u64 {
         let slot = if self.cdf.is_empty() {
-            self.rng.below(self.active.len())
+            self.rng.below(self.key_count)
         } else {
             let u = self.rng.unit();
-            self.cdf.partition_point(|&c| c < u).min(self.active.len() - 1)
+            self.cdf.partition_point(|&c| c < u).min(self.key_count - 1)
         };
-        self.active[slot]
+        self.active.get(slot).copied().unwrap_or(slot as u64)
     }
 
     fn fresh_value(&mut self, k: u64) -> i64 {

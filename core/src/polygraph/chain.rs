@@ -32,7 +32,7 @@ pub fn guess_from(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], budget: 
     let nodes = 2 * pg.n;
     let mut with_session = known.to_vec();
     with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
-    let by_rank = |p: u32| (u64::from(pg.rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2);
+    let by_rank = |p: u32| by_rank(pg, p);
     let by_index = |p: u32| u64::from(p);
     let mut tries: Vec<(&[(Edge, Origin)], &dyn Fn(u32) -> u64)> = Vec::new();
     if !pg.session.is_empty() {
@@ -50,6 +50,12 @@ pub fn guess_from(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], budget: 
         }
     }
     Some(false)
+}
+
+/// The key of product node `p` in a topological order that runs sessions side by side: its
+/// transaction's place in its session, then its index.
+pub(super) fn by_rank(pg: &Polygraph, p: u32) -> u64 {
+    (u64::from(pg.rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2)
 }
 
 /// Whether the version order that these positions of the writers give is acyclic with the

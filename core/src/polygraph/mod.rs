@@ -230,10 +230,21 @@ fn decide_from(
         }
         PruneOutcome::Open => {
             // Prefer, for each open constraint, the order of its writers in a topological
-            // order of the known edges: on histories that hold this is usually right.
+            // order of the known edges that runs sessions side by side (as the first guess):
+            // on histories that hold this is usually right.
             let nodes = 2 * pg.n;
-            let prefer: Vec<bool> = match prune::order(&g.edges, mode, nodes) {
+            let by_rank = |p: u32| chain::by_rank(pg, p);
+            let ranked = prune::Arcs::new(&g.edges, mode, nodes).topo_by(nodes, &by_rank);
+            let mut open = open;
+            let prefer: Vec<bool> = match ranked.map(|o| prune::positions(&o)) {
                 Some(pos) => {
+                    // Earliest choices first: the greedy pass then builds the order front to back.
+                    let first = |c: u32| {
+                        let k = &pg.keys[pg.cons[c as usize].key as usize];
+                        let (a, b) = (k.chain(pg.cons[c as usize].a)[0].txn, k.chain(pg.cons[c as usize].b)[0].txn);
+                        pos[(2 * a + 1) as usize].min(pos[(2 * b + 1) as usize])
+                    };
+                    open.sort_by_cached_key(|&c| first(c));
                     let prefer = pg
                         .cons
                         .iter()

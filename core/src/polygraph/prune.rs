@@ -153,13 +153,13 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
 }
 
 /// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
-pub(super) struct Arcs {
+pub struct Arcs {
     start: Vec<u32>,
     to: Vec<(u32, u32)>,
 }
 
 impl Arcs {
-    pub(super) fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
+    pub fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
         let states = super::graph::states(mode);
         let mut list: Vec<(u32, u32, u32)> = Vec::with_capacity(edges.len() * states.len());
         for (i, (e, _)) in edges.iter().enumerate() {
@@ -189,7 +189,7 @@ impl Arcs {
 
     /// Kahn's topological order taking the ready node with the smallest `key` first, or
     /// `None` when there is a cycle.
-    pub(super) fn topo_by(&self, nodes: usize, key: &dyn Fn(u32) -> u64) -> Option<Vec<u32>> {
+    pub fn topo_by(&self, nodes: usize, key: &dyn Fn(u32) -> u64) -> Option<Vec<u32>> {
         use std::cmp::Reverse;
         let mut indeg = vec![0u32; nodes];
         for &(q, _) in &self.to {
@@ -286,7 +286,7 @@ pub fn order(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Option<Vec<u
 }
 
 /// Each node's position in a topological order (node -> position).
-pub(super) fn positions(order: &[u32]) -> Vec<u32> {
+pub fn positions(order: &[u32]) -> Vec<u32> {
     let mut pos = vec![0u32; order.len()];
     for (i, &p) in order.iter().enumerate() {
         pos[p as usize] = i as u32;
