@@ -1,13 +1,19 @@
-//! The polygraph mode (PolySI) on generated register histories without a version order, with
-//! PolySI's workload parameters (5.1): 24 sessions, 8-15 operations per transaction, 10k keys,
-//! zipfian access, a read ratio of 50% (`GRAIL_POLY_READS` to change), snapshot isolation.
-//! For 1k, 10k and 100k transactions (`GRAIL_POLY_SIZES`), prints the time, the peak memory
-//! (VmHWM, reset before each size) and the constraint counts before and after pruning, for SI
-//! and SER. `GRAIL_POLY_TIMEOUT` (seconds, default 600) bounds each check.
+//! The polygraph mode (PolySI) on generated register histories without a version order, in the
+//! shapes of PolySI's six benchmarks (Table 3; `GenOptions::preset`): TPC-C, GeneralRH, RUBiS,
+//! C-Twitter, GeneralRW, GeneralWH, each serializable and under snapshot isolation, written as
+//! Cobra's client logs (a session a file, so the transactions are listed a session at a time,
+//! as real logs are) and read back. For 10k and 30k transactions (`GRAIL_POLY_SIZES`; shapes in
+//! `GRAIL_POLY_SHAPES`), prints the time, the peak memory (VmHWM, reset before each check), the
+//! constraints (pairs of versions of a key) before compaction, after compaction (pairs of
+//! read-modify-write chains: PolySI 4.2) and after pruning, and the search's guesses, for SER
+//! and SI and their strong-session forms (session order among the known edges, as PolySI and
+//! Cobra check), beside PolySI's Table 3 (whose histories ran under SI). `GRAIL_POLY_TIMEOUT` (seconds, default 120) bounds each
+//! check. Then the searches on small contended random histories (`GRAIL_POLY_RANDOM`).
 //!
 //! `cargo bench -p grail-core --bench polygraph`
 
-use grail_core::generate::{generate, DataModel, GenOptions, Isolation, KeyDistribution};
+use grail_core::generate::{generate, GenOptions, Isolation, Output};
+use grail_core::graph::orders::Order;
 use grail_core::graph::search::Budget;
 use grail_core::polygraph::{self, Mode, Search, Verdict};
 use grail_core::Format;
@@ -30,101 +36,117 @@ fn env<T: std::str::FromStr>(name: &str, default: T) -> T {
     std::env::var(name).ok().and_then(|v| v.parse().ok()).unwrap_or(default)
 }
 
+/// PolySI's Table 3: constraints before and after pruning (SI, 10k transactions).
+fn table3(shape: &str) -> &'static str {
+    match shape {
+        "tpcc" => "386k / 0",
+        "general-rh" => "4k / 29",
+        "rubis" => "14k / 149",
+        "twitter" => "59k / 277",
+        "general-rw" => "90k / 2565",
+        "general-wh" => "167k / 6962",
+        _ => "",
+    }
+}
+
 fn main() {
     let sizes: Vec<usize> = std::env::var("GRAIL_POLY_SIZES")
-        .unwrap_or_else(|_| "1000,10000,100000".into())
+        .unwrap_or_else(|_| "10000,30000".into())
         .split(',')
         .filter_map(|s| s.trim().parse().ok())
         .collect();
-    let reads: f64 = env("GRAIL_POLY_READS", 0.5);
-    let timeout: f64 = env("GRAIL_POLY_TIMEOUT", 600.0);
-    println!("polygraph benchmark: 24 sessions, 8-15 ops/txn, {:.0}% reads, 10k keys, zipfian(1.0), SI", reads * 100.0);
+    let shapes: Vec<String> = std::env::var("GRAIL_POLY_SHAPES")
+        .map(|s| s.split(',').map(|x| x.trim().to_string()).collect())
+        .unwrap_or_else(|_| GenOptions::PRESETS.iter().map(|s| s.to_string()).collect());
+    let timeout: f64 = env("GRAIL_POLY_TIMEOUT", 120.0);
+    let search = match std::env::var("GRAIL_POLY_SEARCH").as_deref() {
+        Ok("dpll") => Search::DpllOnly,
+        #[cfg(feature = "batsat")]
+        Ok("sat") => Search::SatOnly,
+        _ => Search::Fast,
+    };
+    println!("polygraph benchmark: PolySI's six benchmark shapes as Cobra logs, search {search:?}");
     println!(
-        "{:>7} {:>5} {:>8} {:>8} {:>8} {:>10} {:>8} {:>6} {:>7} {:>9} {:>9} {:>8}",
+        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8} {:>8} {:>7}  {}",
+        "shape",
+        "iso",
         "txns",
         "level",
-        "search",
         "verdict",
         "known",
         "cons",
+        "compact",
         "pruned",
         "rounds",
         "guesses",
         "build s",
         "check s",
-        "peak MB"
+        "peak MB",
+        "PolySI T3 (before/after P)"
     );
-    for n in sizes {
-        let o = GenOptions {
-            transactions: n,
-            sessions: 24,
-            keys: 10_000,
-            min_ops: 8,
-            max_ops: 15,
-            read_ratio: reads,
-            distribution: KeyDistribution::Zipfian(1.0),
-            abort_rate: 0.0,
-            model: DataModel::RwRegister,
-            isolation: Isolation::SnapshotIsolation,
-            seed: 42,
-            ..Default::default()
-        };
-        let text = generate(&o).history;
-        let h = grail_core::read(text.as_bytes(), Format::Auto).expect("generated history reads");
-        drop(text);
-        for (name, mode, search) in [
-            ("SI", Mode::Si, Search::Fast),
-            ("SI", Mode::Si, Search::NoChain),
-            ("SER", Mode::Ser, Search::Fast),
-            ("SER", Mode::Ser, Search::NoChain),
-        ] {
-            reset_peak();
-            let t0 = Instant::now();
-            let inf = grail_core::infer(&h);
-            let pg = polygraph::build(&h, &inf, true, polygraph::MAX_CONSTRAINTS);
-            let build = t0.elapsed().as_secs_f64();
-            let deadline = Instant::now() + Duration::from_secs_f64(timeout);
-            let mut past = move || Instant::now() >= deadline;
-            let mut budget = Budget::new(u64::MAX, Some(&mut past));
-            let t1 = Instant::now();
-            let (v, st) = polygraph::decide_with(&pg, mode, &mut budget, search);
-            let check = t1.elapsed().as_secs_f64();
-            let verdict = match &v {
-                Verdict::Holds => "holds",
-                Verdict::Violated(_) => "violated",
-                Verdict::Unknown(_) => "unknown",
-            };
-            let search = match (search, st.chain_guess) {
-                (Search::Fast, true) => "guess",
-                (Search::Fast, false) => "fast",
-                _ => "full",
-            };
-            println!(
-                "{:>7} {:>5} {:>8} {:>8} {:>8} {:>10} {:>8} {:>6} {:>7} {:>9.3} {:>9.3} {:>8.0}",
-                h.txns.len(),
-                name,
-                search,
-                verdict,
-                st.known_edges,
-                st.constraints,
-                st.after_pruning,
-                st.pruning_rounds,
-                st.decisions,
-                build,
-                check,
-                peak_rss_mb()
-            );
-            if let Verdict::Unknown(why) = &v {
-                println!("        ({why})");
-            }
-            if pg.cons.len() as u64 != pg.pairs && search != "guess" {
-                println!(
-                    "        (constraints over the limit of {}: not built, the first guess or a known cycle decided)",
-                    pg.limit
-                );
+    for &n in &sizes {
+        for shape in &shapes {
+            for (iso, isolation) in [("ser", Isolation::Serializable), ("si", Isolation::SnapshotIsolation)] {
+                let Some(p) = GenOptions::preset(shape) else {
+                    println!("unknown shape {shape}");
+                    continue;
+                };
+                let o = GenOptions { transactions: n, isolation, output: Output::Cobra, seed: 42, ..p };
+                let g = generate(&o);
+                let logs: Vec<&[u8]> = g.logs.iter().map(|l| l.as_slice()).collect();
+                let h = grail_core::read::read_cobra(&logs).expect("generated logs read back");
+                drop(g);
+                for (name, mode, order) in [
+                    ("SER", Mode::Ser, Order::None),
+                    ("SI", Mode::Si, Order::None),
+                    ("SS-SER", Mode::Ser, Order::Session),
+                    ("SS-SI", Mode::Si, Order::Session),
+                ] {
+                    reset_peak();
+                    let t0 = Instant::now();
+                    let inf = grail_core::infer(&h);
+                    let pg = polygraph::build_for(&h, &inf, order, mode, polygraph::MAX_CONSTRAINTS);
+                    let build = t0.elapsed().as_secs_f64();
+                    let deadline = Instant::now() + Duration::from_secs_f64(timeout);
+                    let mut past = move || Instant::now() >= deadline;
+                    let mut budget = Budget::new(u64::MAX, Some(&mut past));
+                    let t1 = Instant::now();
+                    let (v, st) = polygraph::decide_with(&pg, mode, &mut budget, search);
+                    let check = t1.elapsed().as_secs_f64();
+                    let verdict = match &v {
+                        Verdict::Holds if st.chain_guess && st.with_session => "holds*s",
+                        Verdict::Holds if st.with_session => "holds s",
+                        Verdict::Holds if st.chain_guess => "holds*",
+                        Verdict::Holds => "holds",
+                        Verdict::Violated(_) => "violated",
+                        Verdict::Unknown(_) => "unknown",
+                    };
+                    println!(
+                        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8.3} {:>8.3} {:>7.0}  {}",
+                        shape,
+                        iso,
+                        h.txns.len(),
+                        name,
+                        verdict,
+                        st.known_edges,
+                        st.version_pairs,
+                        st.constraints,
+                        st.after_pruning,
+                        st.pruning_rounds,
+                        st.decisions,
+                        build,
+                        check,
+                        peak_rss_mb(),
+                        if name == "SS-SI" && iso == "si" { table3(shape) } else { "" }
+                    );
+                    if let Verdict::Unknown(why) = &v {
+                        println!("        ({why})");
+                    }
+                }
             }
         }
     }
+    println!("(holds*: a guess of a version order decided, before any constraint was searched; s: it held with session order among the known edges, as PolySI and Cobra check, so it holds without)");
     search_comparison();
 }
 

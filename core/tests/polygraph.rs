@@ -4,6 +4,7 @@
 //! every per-key version order checked by the version-order engine.
 
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, KeyDistribution};
+use grail_core::graph::orders::Order;
 use grail_core::graph::search::Budget;
 use grail_core::polygraph::{self, Mode, Search, Verdict};
 use grail_core::report::RegisterMode;
@@ -256,7 +257,7 @@ fn brute_force(text: &str, per_key: &[Vec<i64>], level: Level) -> bool {
 #[test]
 fn verdicts_equal_brute_force_over_all_version_orders() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
-    let (mut violated, mut held, mut searched) = (0, 0, 0);
+    let (mut violated, mut held, mut searched, mut compacted) = (0, 0, 0, 0);
     let mut per_level: std::collections::BTreeMap<Level, (usize, usize)> = Default::default();
     for case in 0..400 {
         let (text, per_key) = random_history(&mut rng);
@@ -285,8 +286,18 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             #[cfg(feature = "batsat")]
             searches.extend([(Level::Ser, Mode::Ser, Search::SatOnly), (Level::Si, Mode::Si, Search::SatOnly)]);
         }
-        for (level, mode, search) in searches {
-            let (v, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search);
+        // SER, SI and PSI also on the compacted polygraph (read-modify-write chains).
+        let compact = polygraph::build_for(&h, &inf, Order::None, Mode::Ser, u64::MAX);
+        compacted += usize::from(compact.pairs < pg.pairs);
+        let runs: Vec<_> = searches
+            .into_iter()
+            .flat_map(|(l, m, s)| {
+                let strong = matches!(m, Mode::Ser | Mode::Si | Mode::Psi);
+                std::iter::once((l, m, s, &pg)).chain(strong.then_some((l, m, s, &compact)))
+            })
+            .collect();
+        for (level, mode, search, pg) in runs {
+            let (v, st) = polygraph::decide_with(pg, mode, &mut Budget::unlimited(), search);
             if st.decisions > 0 {
                 searched += 1;
             }
@@ -315,6 +326,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         }
     }
     assert!(searched > 20, "only {searched} cases needed the search's guesses");
+    assert!(compacted > 20, "only {compacted} cases had read-modify-write chains to compact");
 }
 
 #[test]
@@ -398,8 +410,8 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
         let (text, _) = random_history(&mut rng);
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
         let inf = grail_core::infer(&h);
-        let pg = polygraph::build(&h, &inf, false, u64::MAX);
         for mode in [Mode::Ser, Mode::Si, Mode::Psi, Mode::Pl2, Mode::Pl1] {
+            let pg = polygraph::build_for(&h, &inf, Order::None, mode, u64::MAX);
             for search in [Search::Fast, Search::DpllOnly] {
                 if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
                 {

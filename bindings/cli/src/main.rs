@@ -78,9 +78,9 @@ struct GenArgs {
     /// Fraction of micro-operations that are reads.
     #[arg(long, default_value_t = 0.5)]
     read_ratio: f64,
-    /// uniform, zipfian[:S] or hotspot[:P].
-    #[arg(long, default_value = "uniform")]
-    distribution: String,
+    /// uniform (the default), zipfian[:S] or hotspot[:P].
+    #[arg(long)]
+    distribution: Option<String>,
     #[arg(long, default_value_t = 0.05)]
     abort_rate: f64,
     #[arg(long, default_value_t = 32)]
@@ -97,9 +97,19 @@ struct GenArgs {
     inject: String,
     #[arg(long, default_value_t = 1)]
     seed: u64,
-    /// edn (Jepsen), native (grail's JSON), polysi (PolySI/Plume text; always rw-register) or
-    /// timekiller (TimeKiller's JSON, with timestamps; committed transactions only).
-    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi", "timekiller"])]
+    /// What transactions do: general (random reads and blind writes), tpcc, rubis or twitter.
+    #[arg(long, default_value = "general", value_parser = ["general", "tpcc", "rubis", "twitter"])]
+    shape: String,
+    /// One of PolySI's six benchmarks (Table 3) with its parameters: general-rh, general-rw,
+    /// general-wh, tpcc, rubis or twitter. Sets sessions, keys, operations, read ratio,
+    /// distribution, abort rate, model and shape; --txns, --isolation, --inject, --seed,
+    /// --output and a given --distribution still apply.
+    #[arg(long)]
+    preset: Option<String>,
+    /// edn (Jepsen), native (grail's JSON), polysi (PolySI/Plume text; always rw-register),
+    /// timekiller (TimeKiller's JSON, with timestamps; committed transactions only) or cobra
+    /// (Cobra's binary client logs, one `<session>.log` a session, into the folder --out).
+    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi", "timekiller", "cobra"])]
     output: String,
     /// Write each committed transaction's start and commit timestamps from the simulated clock
     /// (EDN :start-ts/:commit-ts, native start_ts/commit_ts).
@@ -128,22 +138,33 @@ impl GenArgs {
             let inj = Injection::parse(name).ok_or_else(|| format!("unknown anomaly to inject {name:?}"))?;
             inject.push((inj, count.parse().map_err(|_| format!("expected a count after {name}:"))?));
         }
-        let (dist, arg) = self.distribution.split_once(':').unwrap_or((&self.distribution, ""));
+        let given = self.distribution.as_deref().unwrap_or("uniform");
+        let (dist, arg) = given.split_once(':').unwrap_or((given, ""));
         let num = |default: f64| match arg {
             "" => Ok(default),
-            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {:?}", self.distribution)),
+            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {given:?}")),
         };
         let distribution = match dist {
             "uniform" => KeyDistribution::Uniform,
             "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
             "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
-            _ => {
-                return Err(format!(
-                    "unknown distribution {:?}: expected uniform, zipfian[:S] or hotspot[:P]",
-                    self.distribution
-                ))
-            }
+            _ => return Err(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]")),
         };
+        if let Some(name) = &self.preset {
+            let p = GenOptions::preset(name).ok_or_else(|| {
+                format!("unknown preset {name:?}: expected one of {}", GenOptions::PRESETS.join(", "))
+            })?;
+            return Ok(GenOptions {
+                transactions: self.txns,
+                isolation: parse(&self.isolation)?,
+                inject,
+                seed: self.seed,
+                output: parse(&self.output)?,
+                explicit_init: self.explicit_init,
+                distribution: if self.distribution.is_some() { distribution } else { p.distribution },
+                ..p
+            });
+        }
         Ok(GenOptions {
             transactions: self.txns,
             sessions: self.sessions,
@@ -155,6 +176,7 @@ impl GenArgs {
             abort_rate: self.abort_rate,
             max_writes_per_key: self.max_writes_per_key,
             model: parse(&self.model)?,
+            shape: parse(&self.shape)?,
             isolation: parse(&self.isolation)?,
             inject,
             seed: self.seed,
@@ -516,6 +538,14 @@ fn run(cli: Cli) -> Result<u8, String> {
         Cmd::Generate(g) => {
             let gen = grail_core::generate::generate(&g.options()?);
             match &g.out {
+                Some(dir) if g.output == "cobra" => {
+                    std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+                    for (i, log) in gen.logs.iter().enumerate() {
+                        let p = dir.join(format!("{i:05}.log"));
+                        std::fs::write(&p, log).map_err(|e| format!("{}: {e}", p.display()))?;
+                    }
+                }
+                None if g.output == "cobra" => return Err("--output cobra writes a folder of logs: give --out".into()),
                 Some(p) => std::fs::write(p, &gen.history).map_err(|e| format!("{}: {e}", p.display()))?,
                 None => print!("{}", gen.history),
             }

@@ -19,6 +19,19 @@ fn written(h: &History, o: u32) -> String {
     h.written(o).map_or_else(|| "nil".into(), |v| h.show(v))
 }
 
+/// Whether a read op read a value (not the initial nil).
+fn read_a_value(h: &History, o: u32) -> bool {
+    h.ops.get(o as usize).is_some_and(|op| matches!(op.arg, crate::history::Arg::Val(_)))
+}
+
+/// The value a read op read, as text.
+fn read_value(h: &History, o: u32) -> String {
+    match h.ops.get(o as usize).map(|op| op.arg) {
+        Some(crate::history::Arg::Val(v)) => h.show(v),
+        _ => "nil".into(),
+    }
+}
+
 /// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
 fn why(h: &History, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
@@ -37,17 +50,24 @@ fn why(h: &History, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) 
         EdgeType::Rt => format!("{from} completed before {to} was invoked (real-time order)"),
         EdgeType::Co => format!("{from} precedes {to}"), // weak levels only: never in a polygraph
         EdgeType::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
+        EdgeType::Ww if o == Origin::Certain => format!(
+            "{to} read key {k} = {} from {from} and wrote {}: a read-modify-write, so its version comes right after {from}'s (a write between them would be a lost update)",
+            written(h, e.from_op),
+            written(h, e.to_op)
+        ),
         EdgeType::Ww => format!("{to}'s write of {} to key {k} comes after {from}'s write of {}{choice}", written(h, e.to_op), written(h, e.from_op)),
         EdgeType::Rw => match o {
+            Origin::Certain if read_a_value(h, e.from_op) => format!(
+                "{from} read key {k} = {}, which {to} read and overwrote with {} (a read-modify-write: its version comes right after the one {from} read)",
+                read_value(h, e.from_op),
+                written(h, e.to_op)
+            ),
             Origin::Certain => format!(
                 "{from} read key {k} = nil, the initial value, which every write of key {k} overwrites, {to}'s write of {} included",
                 written(h, e.to_op)
             ),
             Origin::Chosen { cons, first } => {
-                let c = pg.cons[cons as usize];
-                let kinfo = &pg.keys[c.key as usize];
-                let x = if first { c.a } else { c.b };
-                let w = &kinfo.versions[x as usize];
+                let w = pg.ends(pg.cons[cons as usize], first).0;
                 format!(
                     "{from} read key {k} = {} written by {} (wr), and {to}'s write of {} comes after {}'s ({ww_note}): {from} read a version {to} overwrote",
                     written(h, w.op),
@@ -112,9 +132,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
     // Writers behind chosen RW edges (PolySI Appendix E.3 brings them back too).
     for (e, o) in cx.cycle.iter().chain(cx.other.iter().flat_map(|(_, c)| c.iter())) {
         if let (EdgeType::Rw, Origin::Chosen { cons, first }) = (e.ty, o) {
-            let c = pg.cons[*cons as usize];
-            let x = if *first { c.a } else { c.b };
-            all.push(pg.keys[c.key as usize].versions[x as usize].txn);
+            all.push(pg.ends(pg.cons[*cons as usize], *first).0.txn);
         }
     }
     let mut listed = Vec::new();
@@ -128,7 +146,8 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
     then_lines(&mut text, h, pg, &cx.cycle, conflict);
     if let Some((c, other)) = &cx.other {
         let k = &pg.keys[c.key as usize];
-        let (a, b) = (k.versions[c.a as usize].op, k.versions[c.b as usize].op);
+        let (a, b) = pg.ends(*c, true);
+        let (a, b) = (a.op, b.op);
         let _ = write!(
             text,
             "\nThe other order of {} and {} on key {} does not help:\n",
@@ -142,8 +161,8 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
     for r in &cx.reasons {
         let c = pg.cons[r.cons as usize];
         let k = &pg.keys[c.key as usize];
-        let (a, b) = (k.versions[c.a as usize].op, k.versions[c.b as usize].op);
-        let (x, y) = if r.first { (a, b) } else { (b, a) };
+        let (x, y) = pg.ends(c, r.first);
+        let (x, y) = (x.op, y.op);
         let _ = writeln!(
             text,
             "\nWhy {} comes before {} on key {} (forced): the other order closes a cycle:",

@@ -18,6 +18,7 @@
 //! Injected anomalies are spliced in on fresh keys, each a minimal instance, so their number is
 //! known exactly.
 
+mod cobra;
 mod sim;
 
 pub use sim::generate;
@@ -51,6 +52,25 @@ pub enum KeyDistribution {
     Zipfian(f64),
     /// This fraction of accesses go to the first tenth of the keys.
     Hotspot(f64),
+}
+
+/// What the transactions do (PolySI 5.1; the benchmarks of Cobra, Tan et al., OSDI 2020, 7).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Shape {
+    /// Random reads and blind writes of `keys` keys, `read_ratio` of them reads (PolySI's
+    /// parametric generator: GeneralRH, GeneralRW and GeneralWH are 95%, 50% and 30% reads).
+    #[default]
+    General,
+    /// TPC-C-like: one warehouse, 10 districts, 30k customers, 100k stock rows; new-order,
+    /// payment, order-status, delivery and stock-level; every update a read-modify-write.
+    Tpcc,
+    /// RUBiS-like bidding: 20k users, 200k items; viewing, bidding (read-modify-write of an
+    /// item's best bid), comments, registrations and blind profile updates.
+    Rubis,
+    /// C-Twitter-like: `keys` users; tweets (read-modify-write of a user's timeline head),
+    /// follows, timelines and blind profile updates.
+    Twitter,
 }
 
 /// An anomaly the generator can inject.
@@ -167,6 +187,9 @@ pub enum Output {
     /// TimeKiller's JSON (`docs/timestamps.md`): committed transactions only, each with `sts`
     /// and `cts` from the simulated clock; key-value (`w`, `r`) or list (`a`, `r`).
     Timekiller,
+    /// Cobra's binary client logs, one per session ([`Generated::logs`]): registers; committed
+    /// transactions only (a Cobra client logs no aborted one).
+    Cobra,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -186,6 +209,7 @@ pub struct GenOptions {
     pub abort_rate: f64,
     pub max_writes_per_key: usize,
     pub model: DataModel,
+    pub shape: Shape,
     pub isolation: Isolation,
     /// Anomalies to splice in, with how many of each.
     pub inject: Vec<(Injection, usize)>,
@@ -213,6 +237,7 @@ impl Default for GenOptions {
             abort_rate: 0.05,
             max_writes_per_key: 32,
             model: DataModel::ListAppend,
+            shape: Shape::General,
             isolation: Isolation::Serializable,
             inject: Vec::new(),
             seed: 1,
@@ -231,4 +256,41 @@ pub struct Generated {
     pub wal: Option<String>,
     pub committed: usize,
     pub aborted: usize,
+    /// With [`Output::Cobra`]: one binary log per session, in session order (`history` is empty).
+    pub logs: Vec<Vec<u8>>,
+}
+
+impl GenOptions {
+    /// The six benchmarks of PolySI's Table 3 by name (`general-rh`, `general-rw`,
+    /// `general-wh`, `tpcc`, `rubis`, `twitter`): PolySI 5.1's parameters (25 sessions, 8
+    /// operations a transaction, 10k keys), register histories, no client aborts. The general
+    /// mixes draw keys uniformly: PolySI 5.1 names zipfian its default, but its Table 3 counts
+    /// (167k constraints for GeneralWH's 56k writes over 10k keys) are those of a uniform draw,
+    /// where zipfian(1) would give one key a tenth of the writes and 16M constraints. The
+    /// applications' rows are zipfian.
+    pub fn preset(name: &str) -> Option<GenOptions> {
+        let base = GenOptions {
+            transactions: 10_000,
+            sessions: 25,
+            keys: 10_000,
+            min_ops: 8,
+            max_ops: 8,
+            distribution: KeyDistribution::Zipfian(1.0),
+            abort_rate: 0.0,
+            model: DataModel::RwRegister,
+            ..Default::default()
+        };
+        let (shape, read_ratio, distribution) = match name {
+            "general-rh" => (Shape::General, 0.95, KeyDistribution::Uniform),
+            "general-rw" => (Shape::General, 0.5, KeyDistribution::Uniform),
+            "general-wh" => (Shape::General, 0.3, KeyDistribution::Uniform),
+            "tpcc" => (Shape::Tpcc, 0.5, base.distribution),
+            "rubis" => (Shape::Rubis, 0.5, base.distribution),
+            "twitter" => (Shape::Twitter, 0.5, base.distribution),
+            _ => return None,
+        };
+        Some(GenOptions { shape, read_ratio, distribution, ..base })
+    }
+
+    pub const PRESETS: [&'static str; 6] = ["tpcc", "general-rh", "rubis", "twitter", "general-rw", "general-wh"];
 }

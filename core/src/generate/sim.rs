@@ -1,5 +1,8 @@
 //! The simulation behind [`super::generate`].
 
+mod shapes;
+
+use super::cobra::{CobraLogs, LogOp};
 use super::{DataModel, GenOptions, Generated, Injection, Isolation, KeyDistribution, Output};
 use crate::hash::Map;
 use std::fmt::Write;
@@ -77,9 +80,12 @@ struct Sim<'o> {
     rng: Rng,
     store: Map<u64, Versions>,
     next_value: Map<u64, i64>,
+    /// Keys in use, for lists (which retire keys); registers use keys `0..key_count` as they are,
+    /// so that a billion keys (PolySI Fig. 11) cost no memory.
     active: Vec<u64>,
     /// The slot of each active key in `active`.
     slot_of: Map<u64, usize>,
+    key_count: usize,
     next_key: u64,
     cdf: Vec<f64>,
     ts: u64,
@@ -102,12 +108,17 @@ struct Sim<'o> {
     inject_base: u64,
     /// TimeKiller's JSON: one object per committed transaction.
     timekiller: Vec<String>,
+    /// Zipfian distributions of the benchmark shapes' tables, by table size.
+    cdfs: Map<u64, Vec<f64>>,
+    /// Rows inserted so far, by table.
+    rows: Map<u64, u64>,
+    cobra: CobraLogs,
 }
 
 /// Generate a history.
 pub fn generate(o: &GenOptions) -> Generated {
     let registers;
-    let o = if o.output == Output::Polysi && o.model != DataModel::RwRegister {
+    let o = if matches!(o.output, Output::Polysi | Output::Cobra) && o.model != DataModel::RwRegister {
         registers = GenOptions { model: DataModel::RwRegister, ..o.clone() };
         &registers
     } else {
@@ -116,16 +127,7 @@ pub fn generate(o: &GenOptions) -> Generated {
     let keys = o.keys.max(1);
     let cdf = match o.distribution {
         KeyDistribution::Uniform => Vec::new(),
-        KeyDistribution::Zipfian(s) => {
-            let w: Vec<f64> = (1..=keys).map(|i| 1.0 / (i as f64).powf(s)).collect();
-            let total: f64 = w.iter().sum();
-            w.iter()
-                .scan(0.0, |acc, x| {
-                    *acc += x / total;
-                    Some(*acc)
-                })
-                .collect()
-        }
+        KeyDistribution::Zipfian(s) => shapes::zipf_cdf(keys, s),
         KeyDistribution::Hotspot(p) => {
             let hot = (keys / 10).max(1);
             (0..keys)
@@ -144,8 +146,13 @@ pub fn generate(o: &GenOptions) -> Generated {
         rng: Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
         store: Map::default(),
         next_value: Map::default(),
-        active: (0..keys as u64).collect(),
-        slot_of: (0..keys).map(|k| (k as u64, k)).collect(),
+        active: if o.model == DataModel::ListAppend { (0..keys as u64).collect() } else { Vec::new() },
+        slot_of: if o.model == DataModel::ListAppend {
+            (0..keys).map(|k| (k as u64, k)).collect()
+        } else {
+            Map::default()
+        },
+        key_count: keys,
         next_key: keys as u64,
         cdf,
         ts: 0,
@@ -162,6 +169,9 @@ pub fn generate(o: &GenOptions) -> Generated {
         keys_used: Default::default(),
         inject_base: 0,
         timekiller: Vec::new(),
+        cdfs: Map::default(),
+        rows: Map::default(),
+        cobra: CobraLogs::default(),
     };
     sim.run();
     let history = match o.output {
@@ -172,7 +182,7 @@ pub fn generate(o: &GenOptions) -> Generated {
             s.push_str(&sim.out);
             s
         }
-        Output::Polysi => std::mem::take(&mut sim.out),
+        Output::Polysi | Output::Cobra => std::mem::take(&mut sim.out),
         Output::Timekiller => format!("[\n{}\n]\n", sim.timekiller.join(",\n")),
         Output::Native => {
             let mut s = String::from("{\"transactions\": [\n");
@@ -197,18 +207,19 @@ pub fn generate(o: &GenOptions) -> Generated {
         }
     };
     let wal = (o.model == DataModel::RwRegister && o.output == Output::Edn).then(|| std::mem::take(&mut sim.wal));
-    Generated { history, wal, committed: sim.committed, aborted: sim.aborted }
+    let logs = if o.output == Output::Cobra { std::mem::take(&mut sim.cobra).finish() } else { Vec::new() };
+    Generated { history, wal, committed: sim.committed, aborted: sim.aborted, logs }
 }
 
 impl Sim<'_> {
     fn pick_key(&mut self) -> u64 {
         let slot = if self.cdf.is_empty() {
-            self.rng.below(self.active.len())
+            self.rng.below(self.key_count)
         } else {
             let u = self.rng.unit();
-            self.cdf.partition_point(|&c| c < u).min(self.active.len() - 1)
+            self.cdf.partition_point(|&c| c < u).min(self.key_count - 1)
         };
-        self.active[slot]
+        self.active.get(slot).copied().unwrap_or(slot as u64)
     }
 
     fn fresh_value(&mut self, k: u64) -> i64 {
@@ -262,12 +273,12 @@ impl Sim<'_> {
     fn begin(&mut self, process: usize) -> Txn {
         let o = self.o;
         let n = o.min_ops.max(1) + self.rng.below(o.max_ops.max(o.min_ops).max(1) - o.min_ops.max(1) + 1);
-        let mut plan: Vec<(bool, u64, i64)> = Vec::with_capacity(n);
-        for _ in 0..n {
-            let (read, k) = (self.rng.chance(o.read_ratio), self.pick_key());
-            let v = if read { 0 } else { self.fresh_value(k) };
-            plan.push((read, k, v));
-        }
+        let ops: Vec<(bool, u64)> = match self.shape_plan() {
+            Some(ops) => ops,
+            None => (0..n).map(|_| (self.rng.chance(o.read_ratio), self.pick_key())).collect(),
+        };
+        let plan: Vec<(bool, u64, i64)> =
+            ops.into_iter().map(|(read, k)| (read, k, if read { 0 } else { self.fresh_value(k) })).collect();
         let site = (process % 2) as u8;
         let snapshot = match o.isolation {
             Isolation::SnapshotIsolation => Snapshot::At(self.ts),
@@ -523,6 +534,18 @@ impl Sim<'_> {
                     let _ = writeln!(self.out, "{line}");
                 }
             }
+            Output::Cobra if ok => {
+                let ops: Vec<LogOp> = t
+                    .done
+                    .iter()
+                    .map(|d| match d {
+                        Done::Write(k, v) => LogOp::Write(*k, *v),
+                        Done::Read(k, l) => LogOp::Read(*k, l.as_ref().and_then(|l| l.first()).copied()),
+                    })
+                    .collect();
+                self.cobra.txn(t.process, self.index as i64 + 1, &ops);
+            }
+            Output::Cobra => {}
             Output::Native => {
                 let ops: Vec<String> = t.done.iter().map(|d| self.native_op(d, !ok)).collect();
                 let ts = if ok && self.o.timestamps {

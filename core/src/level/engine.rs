@@ -596,8 +596,11 @@ fn polygraph_levels(
         return (out, witnesses);
     }
     for order in [Order::None, Order::Session, Order::Realtime] {
-        let mut pg = None;
-        let mut violated_here = false;
+        // Two polygraphs: compacted for the levels without lost updates, plain for PL-2 and PL-1.
+        let mut pgs: [Option<crate::polygraph::Polygraph>; 2] = [None, None];
+        let mut violated_here = [false; 2];
+        let first_witness = witnesses.len();
+        let mut slot_of: Vec<usize> = Vec::new();
         for &(l, mode, _) in POLYGRAPH_LEVELS.iter().filter(|p| p.2 == order && levels.contains(&p.0)) {
             // Implied by a level decided before: a stronger one holds, or a weaker is violated.
             let implied = out.iter().find_map(|d| match d.verdict {
@@ -611,37 +614,37 @@ fn polygraph_levels(
                 out.push(PolyLevel { level: l, verdict, witness, implied_by: Some(d) });
                 continue;
             }
-            let pg = pg.get_or_insert_with(|| {
-                crate::polygraph::build_with_order(h, inf, order, crate::polygraph::MAX_CONSTRAINTS)
+            let slot = usize::from(matches!(mode, Mode::Pl2 | Mode::Pl1));
+            let pg = pgs[slot].get_or_insert_with(|| {
+                crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
-                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints, {} after pruning ({} rounds), {} guesses",
+                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({} rounds), {} guesses",
                 l.name(),
-                match order {
-                    Order::None => "",
-                    Order::Session => ", session order included",
-                    Order::Realtime => ", real-time order included",
+                match (order, st.with_session) {
+                    (Order::None, false) => "",
+                    (Order::None, true) => " (it holds even with session order among the known edges)",
+                    (Order::Session, _) => ", session order included",
+                    (Order::Realtime, _) => ", real-time order included",
                 },
                 st.known_edges,
                 st.constraints,
+                st.version_pairs,
                 st.after_pruning,
                 st.pruning_rounds,
                 st.decisions
             ));
             let witness = match &verdict {
                 PolyVerdict::Violated(cx) => {
-                    violated_here = true;
+                    violated_here[slot] = true;
+                    slot_of.push(slot);
                     let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
                     let named = Named {
                         kind: crate::polygraph::name::anomaly_of(&types),
                         order: crate::polygraph::name::order_of(&types),
                     };
-                    witnesses.push(PolyWitness {
-                        polygraph: graphs.polygraphs.len(),
-                        named,
-                        counterexample: cx.clone(),
-                    });
+                    witnesses.push(PolyWitness { polygraph: slot, named, counterexample: cx.clone() });
                     Some(witnesses.len() - 1)
                 }
                 _ => None,
@@ -649,8 +652,15 @@ fn polygraph_levels(
             out.push(PolyLevel { level: l, verdict, witness, implied_by: None });
         }
         // Keep a polygraph only while a counterexample refers to it.
-        if let (Some(pg), true) = (pg, violated_here) {
-            graphs.polygraphs.push(pg);
+        let mut index = [usize::MAX; 2];
+        for (slot, pg) in pgs.into_iter().enumerate() {
+            if let (Some(pg), true) = (pg, violated_here[slot]) {
+                index[slot] = graphs.polygraphs.len();
+                graphs.polygraphs.push(pg);
+            }
+        }
+        for (w, &slot) in witnesses[first_witness..].iter_mut().zip(&slot_of) {
+            w.polygraph = index[slot];
         }
     }
     (out, witnesses)

@@ -1,11 +1,17 @@
 //! A first guess that needs no constraints: order each key's versions as a topological order
-//! of the known edges orders their writers (the smallest transaction first where the edges
-//! leave a choice, which follows the history's order), draw the graph that version order
+//! of the known edges orders their writers, draw the graph that version order
 //! gives (WW between consecutive versions, RW from a version's readers to the next version:
 //! the other edges of the full order are implied by paths, PolySI Def. 9 with a total order),
 //! and test it. Acyclic: the level holds, with this version order as the certificate. On
 //! histories from databases that keep their promise, this is usually right, and costs a
 //! graph's worth of work instead of a constraint per pair of versions.
+//!
+//! Where the edges leave a choice, the topological order takes first the transaction earliest
+//! in its session, then in the history: sessions advance side by side, as they ran (logs
+//! written a session at a time, as Cobra's are, list a session's transactions together, and
+//! the history's order alone would run one session ahead of the others). With session order
+//! among the edges first (databases that keep their promise mostly keep it), then without,
+//! then in the history's order.
 
 use super::constraints::Polygraph;
 use super::graph::{one_rw_cycle, DynGraph, Mode, Origin};
@@ -15,19 +21,55 @@ use crate::graph::{Edge, EdgeType};
 
 /// `Some(true)`: the guess is acyclic (the level holds). `Some(false)`: it is not (or the known
 /// edges already have a cycle). `None`: the budget ran out.
-pub fn guess(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Option<bool> {
+pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Option<bool> {
+    let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    guess_from(pg, mode, &known, budget)
+}
+
+/// [`guess`] from these edges (the known edges, and after pruning the forced choices too:
+/// a topological order that respects them is much nearer to a version order that works).
+pub fn guess_from(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], budget: &mut Budget) -> Option<bool> {
     let nodes = 2 * pg.n;
-    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
-    if !budget.spend((edges.len() + nodes) as u64) {
-        return None;
+    let mut with_session = known.to_vec();
+    with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
+    let by_rank = |p: u32| by_rank(pg, p);
+    let by_index = |p: u32| u64::from(p);
+    let mut tries: Vec<(&[(Edge, Origin)], &dyn Fn(u32) -> u64)> = Vec::new();
+    if !pg.session.is_empty() {
+        tries.push((&with_session, &by_rank));
     }
-    let Some(order) = Arcs::new(&edges, mode, nodes).topo_min(nodes) else { return Some(false) };
-    let pos = positions(&order);
+    tries.push((known, &by_rank));
+    tries.push((known, &by_index));
+    for (edges, key) in tries {
+        if !budget.spend((edges.len() + nodes) as u64) {
+            return None;
+        }
+        let Some(order) = Arcs::new(edges, mode, nodes).topo_by(nodes, key) else { continue };
+        if test(pg, mode, known, &positions(&order), budget)? {
+            return Some(true);
+        }
+    }
+    Some(false)
+}
+
+/// The key of product node `p` in a topological order that runs sessions side by side: its
+/// transaction's place in its session, then its index.
+pub(super) fn by_rank(pg: &Polygraph, p: u32) -> u64 {
+    (u64::from(pg.rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2)
+}
+
+/// Whether the version order that these positions of the writers give is acyclic with the
+/// known edges.
+fn test(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], pos: &[u32], budget: &mut Budget) -> Option<bool> {
+    let nodes = 2 * pg.n;
+    let mut edges = known.to_vec();
     for k in &pg.keys {
-        let mut vs: Vec<usize> = (0..k.versions.len()).collect();
-        vs.sort_unstable_by_key(|&i| pos[(2 * k.versions[i].txn + 1) as usize]);
+        // Chains by where their first writer stands; a chain's versions stay together.
+        let mut cs: Vec<u32> = (0..k.chain_ends.len() as u32).collect();
+        cs.sort_unstable_by_key(|&i| pos[(2 * k.chain(i)[0].txn + 1) as usize]);
+        let vs: Vec<&super::constraints::Version> = cs.iter().flat_map(|&i| k.chain(i)).collect();
         for w in vs.windows(2) {
-            let (a, b) = (&k.versions[w[0]], &k.versions[w[1]]);
+            let (a, b) = (w[0], w[1]);
             edges.push((
                 Edge { from: a.txn, to: b.txn, ty: EdgeType::Ww, key: k.key, from_op: a.op, to_op: b.op },
                 Origin::Certain,

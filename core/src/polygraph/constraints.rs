@@ -7,7 +7,17 @@
 //! `b` (WW a->b, and RW from every reader of `a` to `b`) or `b` before `a` (symmetrically). The
 //! RW edges ride along with the WW edge they follow from, which is what makes the encoding
 //! compact (PolySI 4.4): one boolean per constraint, never one per RW edge.
+//!
+//! Compaction (PolySI 4.2; Cobra's "combining writes", Tan et al., OSDI 2020, 4.2): when a
+//! transaction reads a version of a key and writes the key (read-modify-write), and no other
+//! writer read that version, its version comes right after the one it read in every version
+//! order without a lost update: a third version between them would close the cycle
+//! `reader -rw-> third -ww-> reader`, which SER, SI and PSI all forbid. Such versions form one
+//! chain, whose WW and RW edges are known; a constraint is then a pair of chains of a key, the
+//! last version of one before the first of the other. PL-2 and PL-1 allow lost updates, so
+//! their polygraph keeps every version a chain of its own.
 
+use super::graph::Mode;
 use crate::graph::orders::Order;
 use crate::graph::{Edge, EdgeType};
 use crate::hash::Map;
@@ -26,12 +36,15 @@ pub struct Version {
 #[derive(Debug, Clone)]
 pub struct KeyInfo {
     pub key: KeyId,
+    /// Versions, each chain's together and in its order.
     pub versions: Vec<Version>,
+    /// Where each chain ends in `versions` (exclusive); chain `i` starts where `i - 1` ends.
+    pub chain_ends: Vec<u32>,
     /// External reads of the initial value.
     pub initial_readers: Vec<(TxnId, u32)>,
 }
 
-/// Either `versions[a]` before `versions[b]` of key `keys[key]` or the reverse.
+/// Either chain `a` before chain `b` of key `keys[key]` or the reverse.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Constraint {
     pub key: u32,
@@ -51,16 +64,45 @@ pub struct Polygraph {
     pub cons: Vec<Constraint>,
     /// How many constraints the polygraph has (materialized in `cons` or not).
     pub pairs: u64,
+    /// How many it would have without compaction (pairs of versions of a key).
+    pub version_pairs: u64,
+    /// Whether read-modify-write chains were compacted (only for levels without lost updates).
+    pub compact: bool,
     /// The most constraints [`build`] was allowed to materialize.
     pub limit: u64,
+    /// Each transaction's place in its session (its index when it has none): the first guess
+    /// of a version order runs sessions side by side by it ([`super::chain`]).
+    pub rank: Vec<u32>,
+    /// Session order when it is not among the known edges: a resolution acyclic with it is
+    /// acyclic without it, so the search tries it first ([`super::decide_with`]).
+    pub session: Vec<Edge>,
+}
+
+impl KeyInfo {
+    /// The versions of chain `i`, in order.
+    pub fn chain(&self, i: u32) -> &[Version] {
+        let end = self.chain_ends.get(i as usize).map_or(0, |&e| e as usize);
+        let start = if i == 0 { 0 } else { self.chain_ends.get(i as usize - 1).map_or(end, |&e| e as usize) };
+        &self.versions[start.min(end)..end]
+    }
 }
 
 impl Polygraph {
-    /// The edges of one choice: `first` puts `a` before `b`.
-    pub fn side(&self, c: Constraint, first: bool) -> impl Iterator<Item = Edge> + '_ {
+    /// The versions one choice puts next to each other: the last of the chain it puts first,
+    /// and the first of the chain it puts second.
+    pub fn ends(&self, c: Constraint, first: bool) -> (&Version, &Version) {
         let k = &self.keys[c.key as usize];
         let (x, y) = if first { (c.a, c.b) } else { (c.b, c.a) };
-        let (vx, vy) = (&k.versions[x as usize], &k.versions[y as usize]);
+        let (cx, cy) = (k.chain(x), k.chain(y));
+        (&cx[cx.len() - 1], &cy[0])
+    }
+
+    /// The edges of one choice: `first` puts chain `a` before chain `b` (the WW edge between
+    /// them, and RW from the readers of the earlier chain's last version to the later's first;
+    /// the other edges of the order follow by paths, as in [`super::chain`]).
+    pub fn side(&self, c: Constraint, first: bool) -> impl Iterator<Item = Edge> + '_ {
+        let k = &self.keys[c.key as usize];
+        let (vx, vy) = self.ends(c, first);
         let ww = Edge { from: vx.txn, to: vy.txn, ty: EdgeType::Ww, key: k.key, from_op: vx.op, to_op: vy.op };
         std::iter::once(ww).chain(vx.readers.iter().filter(move |r| r.0 != vy.txn).map(move |&(r, o)| Edge {
             from: r,
@@ -76,6 +118,7 @@ impl Polygraph {
 /// Build the polygraph. `is_vertex` says which transactions are in the graph (committed ones,
 /// and indeterminate ones whose writes were read: see `infer`). Reads the inference reports as
 /// anomalies (garbage, aborted, intermediate, internal) give no edge here either.
+/// Every version is a chain of its own (as PL-2 and PL-1 need): [`build_for`] compacts.
 pub fn build(h: &History, inf: &Inference, session_order: bool, max_constraints: u64) -> Polygraph {
     let order = if session_order { Order::Session } else { Order::None };
     build_with_order(h, inf, order, max_constraints)
@@ -84,6 +127,15 @@ pub fn build(h: &History, inf: &Inference, session_order: bool, max_constraints:
 /// [`build`], with the known edges of any order a level's cycles may use: session order
 /// (strong-session levels) or real-time order (strict SER, strong SI).
 pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constraints: u64) -> Polygraph {
+    build_inner(h, inf, order, false, max_constraints)
+}
+
+/// The polygraph for deciding `mode`: compacted when the mode forbids lost updates.
+pub fn build_for(h: &History, inf: &Inference, order: Order, mode: Mode, max_constraints: u64) -> Polygraph {
+    build_inner(h, inf, order, matches!(mode, Mode::Ser | Mode::Si | Mode::Psi), max_constraints)
+}
+
+fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
     let is_vertex = &inf.graph.is_vertex[..];
     let vertex = |t: TxnId| is_vertex.get(t as usize).copied().unwrap_or(false);
@@ -92,7 +144,7 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
     let mut keys: Vec<KeyInfo> = Vec::new();
     let mut slot = |keys: &mut Vec<KeyInfo>, k: KeyId| -> usize {
         *key_idx.entry(k).or_insert_with(|| {
-            keys.push(KeyInfo { key: k, versions: Vec::new(), initial_readers: Vec::new() });
+            keys.push(KeyInfo { key: k, versions: Vec::new(), chain_ends: Vec::new(), initial_readers: Vec::new() });
             keys.len() as u32 - 1
         }) as usize
     };
@@ -138,6 +190,9 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
             }
         }
     }
+    for k in &mut keys {
+        super::compact::chains(k, compact, &mut known);
+    }
     for k in &keys {
         for &(r, o) in &k.initial_readers {
             for v in k.versions.iter().filter(|v| v.txn != r) {
@@ -155,11 +210,13 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
     for e in extra {
         known.push(Edge { from: e.from, to: e.to, ty: kind, key: 0, from_op: e.from_op, to_op: e.to_op });
     }
-    let pairs: u64 = keys.iter().map(|k| k.versions.len() as u64).map(|m| m * m.saturating_sub(1) / 2).sum();
+    let choose2 = |m: u64| m * m.saturating_sub(1) / 2;
+    let version_pairs: u64 = keys.iter().map(|k| choose2(k.versions.len() as u64)).sum();
+    let pairs: u64 = keys.iter().map(|k| choose2(k.chain_ends.len() as u64)).sum();
     let mut cons = Vec::new();
     if pairs <= max_constraints {
         for (ki, k) in keys.iter().enumerate() {
-            let m = k.versions.len() as u32;
+            let m = k.chain_ends.len() as u32;
             for a in 0..m {
                 for b in a + 1..m {
                     cons.push(Constraint { key: ki as u32, a, b });
@@ -167,5 +224,16 @@ pub fn build_with_order(h: &History, inf: &Inference, order: Order, max_constrai
             }
         }
     }
-    Polygraph { n, known, keys, cons, pairs, limit: max_constraints }
+    let mut rank: Vec<u32> = (0..n as u32).collect();
+    let in_session = crate::graph::orders::in_session_order(h, is_vertex);
+    let mut place = 0u32;
+    for (i, w) in in_session.iter().enumerate() {
+        place = if i > 0 && in_session[i - 1].0 == w.0 { place + 1 } else { 0 };
+        rank[w.1 as usize] = place;
+    }
+    let session = match order {
+        Order::None => crate::graph::orders::session_edges(h, is_vertex).0,
+        _ => Vec::new(),
+    };
+    Polygraph { n, known, keys, cons, pairs, version_pairs, compact, limit: max_constraints, rank, session }
 }

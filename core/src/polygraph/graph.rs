@@ -147,6 +147,22 @@ impl DynGraph {
         }
     }
 
+    /// Whether `e` goes forward in the kept topological order in every state: then it closes
+    /// no cycle, and neither does any set of such edges (the order stays topological).
+    pub fn forward(&self, e: &Edge) -> bool {
+        if !self.ordered || e.from == e.to {
+            return false;
+        }
+        let n2 = self.ord.len() as u32;
+        states(self.mode).iter().all(|&s| match step(self.mode, s, e.ty) {
+            None => true,
+            Some(s2) => {
+                let (x, y) = (2 * e.from + s, 2 * e.to + s2);
+                x < n2 && y < n2 && self.ord[x as usize] < self.ord[y as usize]
+            }
+        })
+    }
+
     /// Remove edges until `len` remain (the most recent first).
     pub fn truncate(&mut self, len: usize) {
         while self.edges.len() > len {

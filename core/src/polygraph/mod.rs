@@ -11,6 +11,7 @@
 //! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
 
 pub mod chain;
+pub mod compact;
 pub mod constraints;
 pub mod graph;
 pub mod name;
@@ -20,13 +21,25 @@ pub mod reasons;
 pub mod sat;
 pub mod solve;
 
-pub use constraints::{build, build_with_order, Constraint, Polygraph};
+pub use constraints::{build, build_for, build_with_order, Constraint, Polygraph};
 pub use graph::{Mode, Origin};
 
-/// The default bound on materialized constraints: each costs about 300 bytes once its
-/// edges are drawn (measured: 480k constraints, 150 MB), so this keeps a check under about
-/// 600 MB, which a browser tab can afford.
-pub const MAX_CONSTRAINTS: u64 = 2_000_000;
+/// The memory the constraints of one check may take by default. Not a cap on the history:
+/// compaction leaves far fewer constraints than pairs of versions, and a history whose
+/// constraints would need more still gets the first guess and a search for a certain cycle,
+/// then `unknown` with the reason.
+pub const MEMORY_BUDGET: u64 = 2 << 30;
+
+/// What a constraint costs once its edges are drawn (measured: 480k constraints, 150 MB).
+pub const BYTES_PER_CONSTRAINT: u64 = 300;
+
+/// The most constraints [`build`] materializes within a memory budget.
+pub const fn max_constraints(memory: u64) -> u64 {
+    memory / BYTES_PER_CONSTRAINT
+}
+
+/// The constraints the default memory budget affords.
+pub const MAX_CONSTRAINTS: u64 = max_constraints(MEMORY_BUDGET);
 
 /// Steps DPLL may spend to explain a violation the SAT search proved.
 #[cfg(feature = "batsat")]
@@ -43,6 +56,9 @@ use serde::{Deserialize, Serialize};
 pub struct PolyStats {
     /// Known edges (WR, SO, RW from readers of initial values).
     pub known_edges: usize,
+    /// Pairs of versions of a key: the constraints without compaction.
+    pub version_pairs: u64,
+    /// Pairs of chains of a key: the constraints after compaction (PolySI 4.2).
     pub constraints: usize,
     /// Constraints pruning left open.
     pub after_pruning: usize,
@@ -52,6 +68,9 @@ pub struct PolyStats {
     /// Whether the first guess (a version order from the known edges, [`chain`]) proved the
     /// level, so that no constraint was needed.
     pub chain_guess: bool,
+    /// Whether it held with session order among the known edges (which the level's cycles
+    /// need not use: holding with them, it holds without).
+    pub with_session: bool,
 }
 
 /// A counterexample: a forbidden cycle, and when it goes through a choice of a constraint, the
@@ -93,13 +112,56 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
 }
 
 /// [`decide`], choosing how open constraints are searched.
+///
+/// When the level's cycles do not use session order but the history has sessions, the fast
+/// search first decides with session order among the known edges (as PolySI and Cobra check):
+/// a resolution acyclic with more edges is acyclic with fewer, so `holds` there holds here, and
+/// session order's edges make pruning far stronger (PolySI Table 3's counts are with them).
+/// Anything else is decided again without them.
 pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
-    let mut stats = PolyStats { known_edges: pg.known.len(), constraints: pg.pairs as usize, ..Default::default() };
+    if search == Search::Fast && !pg.session.is_empty() {
+        let (v, mut st) = decide_from(pg, mode, &pg.session, budget, search);
+        match v {
+            Verdict::Holds => {
+                st.with_session = true;
+                return (v, st);
+            }
+            Verdict::Unknown(_) => return (v, st),
+            Verdict::Violated(_) => {}
+        }
+    }
+    decide_from(pg, mode, &[], budget, search)
+}
+
+/// [`decide_with`] with `extra` edges taken as known.
+fn decide_from(
+    pg: &Polygraph,
+    mode: Mode,
+    extra: &[Edge],
+    budget: &mut Budget,
+    search: Search,
+) -> (Verdict, PolyStats) {
+    let mut stats = PolyStats {
+        known_edges: pg.known.len() + extra.len(),
+        version_pairs: pg.version_pairs,
+        constraints: pg.pairs as usize,
+        ..Default::default()
+    };
+    if pg.compact && matches!(mode, Mode::Pl2 | Mode::Pl1) {
+        // Compaction assumes no lost update, which these levels allow.
+        return (
+            Verdict::Unknown(
+                "this polygraph was compacted for SER, SI or PSI; PL-2 and PL-1 need one built without compaction"
+                    .into(),
+            ),
+            stats,
+        );
+    }
     let unknown =
         |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
     let all = pg.cons.len() as u64 == pg.pairs;
     if search == Search::Fast || !all {
-        match chain::guess(pg, mode, budget) {
+        match chain::guess(pg, mode, extra, budget) {
             Some(true) => {
                 stats.chain_guess = true;
                 return (Verdict::Holds, stats);
@@ -108,7 +170,7 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
             None => return (unknown(budget), stats),
         }
     }
-    let pruned = prune::prune(pg, mode, budget);
+    let pruned = prune::prune(pg, mode, extra, budget);
     let mut g = DynGraph::new(mode, pg.n);
     for &(e, o) in &pruned.edges {
         g.push(e, o);
@@ -129,8 +191,12 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
     }
     if !all && matches!(pruned.outcome, PruneOutcome::Open) {
         let why = format!(
-            "the history has {} constraints (pairs of versions of a key), more than the {} this check builds, and the first guess of a version order has a cycle",
-            pg.pairs, pg.limit
+            "the history has {} constraints (pairs of read-modify-write chains of a key; {} pairs of versions), which would take about {} MB, more than the memory budget of {} MB ({} constraints), and the first guess of a version order has a cycle",
+            pg.pairs,
+            pg.version_pairs,
+            pg.pairs.saturating_mul(BYTES_PER_CONSTRAINT) >> 20,
+            pg.limit.saturating_mul(BYTES_PER_CONSTRAINT) >> 20,
+            pg.limit
         );
         return (Verdict::Unknown(why), stats);
     }
@@ -164,16 +230,27 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
         }
         PruneOutcome::Open => {
             // Prefer, for each open constraint, the order of its writers in a topological
-            // order of the known edges: on histories that hold this is usually right.
+            // order of the known edges that runs sessions side by side (as the first guess):
+            // on histories that hold this is usually right.
             let nodes = 2 * pg.n;
-            let prefer: Vec<bool> = match prune::order(&g.edges, mode, nodes) {
+            let by_rank = |p: u32| chain::by_rank(pg, p);
+            let ranked = prune::Arcs::new(&g.edges, mode, nodes).topo_by(nodes, &by_rank);
+            let mut open = open;
+            let prefer: Vec<bool> = match ranked.map(|o| prune::positions(&o)) {
                 Some(pos) => {
+                    // Earliest choices first: the greedy pass then builds the order front to back.
+                    let first = |c: u32| {
+                        let k = &pg.keys[pg.cons[c as usize].key as usize];
+                        let (a, b) = (k.chain(pg.cons[c as usize].a)[0].txn, k.chain(pg.cons[c as usize].b)[0].txn);
+                        pos[(2 * a + 1) as usize].min(pos[(2 * b + 1) as usize])
+                    };
+                    open.sort_by_cached_key(|&c| first(c));
                     let prefer = pg
                         .cons
                         .iter()
                         .map(|&c| {
                             let k = &pg.keys[c.key as usize];
-                            let (a, b) = (k.versions[c.a as usize].txn, k.versions[c.b as usize].txn);
+                            let (a, b) = (k.chain(c.a)[0].txn, k.chain(c.b)[0].txn);
                             pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
                         })
                         .collect();
@@ -182,6 +259,17 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
                 }
                 None => vec![true; pg.cons.len()],
             };
+            if search == Search::Fast && pg.cons.len() > 64 {
+                // The first guess again, now with the choices pruning forced.
+                match chain::guess_from(pg, mode, &pruned.edges, budget) {
+                    Some(true) => {
+                        stats.chain_guess = true;
+                        return (Verdict::Holds, stats);
+                    }
+                    Some(false) => {}
+                    None => return (unknown(budget), stats),
+                }
+            }
             if matches!(search, Search::Fast | Search::NoChain) {
                 let before = g.edges.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {

@@ -31,8 +31,9 @@ pub struct Pruned {
     pub outcome: PruneOutcome,
 }
 
-pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
-    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().map(|&e| (e, Origin::Certain)).collect();
+/// `extra`: edges taken as known besides the polygraph's own.
+pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Pruned {
+    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
     let mut resolved: Vec<Option<bool>> = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let mut rounds = 0;
@@ -152,13 +153,13 @@ pub fn prune(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> Pruned {
 }
 
 /// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
-pub(super) struct Arcs {
+pub struct Arcs {
     start: Vec<u32>,
     to: Vec<(u32, u32)>,
 }
 
 impl Arcs {
-    pub(super) fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
+    pub fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
         let states = super::graph::states(mode);
         let mut list: Vec<(u32, u32, u32)> = Vec::with_capacity(edges.len() * states.len());
         for (i, (e, _)) in edges.iter().enumerate() {
@@ -186,23 +187,23 @@ impl Arcs {
         &self.to[self.start[p] as usize..self.start[p + 1] as usize]
     }
 
-    /// Kahn's topological order taking the smallest ready node first (so transactions come
-    /// in history order where the edges allow), or `None` when there is a cycle.
-    pub(super) fn topo_min(&self, nodes: usize) -> Option<Vec<u32>> {
+    /// Kahn's topological order taking the ready node with the smallest `key` first, or
+    /// `None` when there is a cycle.
+    pub fn topo_by(&self, nodes: usize, key: &dyn Fn(u32) -> u64) -> Option<Vec<u32>> {
         use std::cmp::Reverse;
         let mut indeg = vec![0u32; nodes];
         for &(q, _) in &self.to {
             indeg[q as usize] += 1;
         }
-        let mut ready: std::collections::BinaryHeap<Reverse<u32>> =
-            (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).map(Reverse).collect();
+        let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> =
+            (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).map(|p| Reverse((key(p), p))).collect();
         let mut order = Vec::with_capacity(nodes);
-        while let Some(Reverse(p)) = ready.pop() {
+        while let Some(Reverse((_, p))) = ready.pop() {
             order.push(p);
             for &(q, _) in self.of(p as usize) {
                 indeg[q as usize] -= 1;
                 if indeg[q as usize] == 0 {
-                    ready.push(Reverse(q));
+                    ready.push(Reverse((key(q), q)));
                 }
             }
         }
@@ -285,7 +286,7 @@ pub fn order(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Option<Vec<u
 }
 
 /// Each node's position in a topological order (node -> position).
-pub(super) fn positions(order: &[u32]) -> Vec<u32> {
+pub fn positions(order: &[u32]) -> Vec<u32> {
     let mut pos = vec![0u32; order.len()];
     for (i, &p) in order.iter().enumerate() {
         pos[p as usize] = i as u32;

@@ -113,6 +113,10 @@ fn assign(
 
 /// Can this choice be added without closing a cycle? `None` when the budget ran out.
 pub fn feasible(pg: &Polygraph, g: &mut DynGraph, c: u32, first: bool, budget: &mut Budget) -> Option<bool> {
+    // Edges forward in the kept order close no cycle, together or alone: no search, no push.
+    if pg.side(pg.cons[c as usize], first).all(|e| g.forward(&e)) {
+        return Some(true);
+    }
     let before = g.edges.len();
     let mut ok = true;
     for e in pg.side(pg.cons[c as usize], first) {
