@@ -483,7 +483,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             if json {
                 println!("{}", report.to_json());
             } else {
-                print!("{}", text::render(&report));
+                print!("{}", text::render_capped(&report, text::TERMINAL_PER_KIND));
                 if let Some(a) = &report.analysis {
                     print!("\n{}", grail_core::analysis::render(a));
                 }

@@ -358,3 +358,27 @@ fn timekiller_format_initial_value_and_generated_timestamps() {
     }
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn the_terminal_text_writes_twenty_findings_of_a_kind_and_counts_the_rest() {
+    let dir = std::env::temp_dir().join(format!("grail-cap-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("garbage.json");
+    let txns: Vec<String> = (0..30)
+        .map(|i| format!("{{\"id\": {i}, \"status\": \"committed\", \"ops\": [[\"r\", \"k{i}\", [{}]]]}}", i + 1000))
+        .collect();
+    std::fs::write(&path, format!("[{}]", txns.join(","))).unwrap();
+    let p = path.to_string_lossy();
+    let (code, text, _) = grail(&["check", &p]);
+    assert_eq!(code, 1);
+    // Three lead the text as the reason the history is invalid; the list holds twenty of the
+    // other 27 and counts the last 7.
+    assert_eq!(text.lines().filter(|l| l.starts_with("  garbage-read")).count(), 3, "{text}");
+    assert_eq!(text.lines().filter(|l| l.starts_with("garbage-read: ")).count(), 20, "{text}");
+    assert!(text.contains("\n... and 7 more garbage-read (the JSON report lists them)\n"), "{text}");
+    let (_, json, _) = grail(&["check", &p, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&json).unwrap();
+    let all = v["anomalies"].as_array().unwrap().iter().filter(|a| a["type"] == "garbage-read").count();
+    assert_eq!(all, 30);
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -6,11 +6,18 @@ use std::fmt::Write;
 /// How many findings that break the model's assumptions lead the text.
 const LEAD: usize = 3;
 
-/// At most this many findings of one kind are written out.
-const PER_KIND: usize = 20;
+/// At most this many findings of one kind in a terminal ([`render_capped`]).
+pub const TERMINAL_PER_KIND: usize = 20;
 
-/// The verdict as a table, for terminals.
+/// The verdict as a table, every finding written out (what `explain()` gives).
 pub fn render(r: &Report) -> String {
+    render_capped(r, usize::MAX)
+}
+
+/// The verdict as a table, at most `per_kind` findings of one kind written out and the rest
+/// counted: a history with timestamps can break its claims hundreds of times, which no terminal
+/// wants (the CLI; the JSON report keeps them all).
+pub fn render_capped(r: &Report, per_kind: usize) -> String {
     let mut s = String::new();
     // A history that breaks the model's assumptions is invalid whatever the levels say: first.
     if !r.broken_assumptions.is_empty() {
@@ -70,7 +77,7 @@ pub fn render(r: &Report) -> String {
         }
     }
     // The findings, but the first few of the assumption breaks, shown at the top; at most
-    // PER_KIND of a kind, so that a terminal is not flooded (the JSON report has them all).
+    // `per_kind` of a kind.
     let mut led = 0;
     let mut shown: Vec<(&str, usize)> = Vec::new();
     for a in r.anomalies.iter().filter(|a| a.cycle.is_none()) {
@@ -86,12 +93,12 @@ pub fn render(r: &Report) -> String {
             }
         };
         *n += 1;
-        if *n <= PER_KIND {
+        if *n <= per_kind {
             let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
         }
     }
-    for (kind, n) in shown.iter().filter(|(_, n)| *n > PER_KIND) {
-        let _ = writeln!(s, "\n... and {} more {kind} (the JSON report lists them)", n - PER_KIND);
+    for (kind, n) in shown.iter().filter(|(_, n)| *n > per_kind) {
+        let _ = writeln!(s, "\n... and {} more {kind} (the JSON report lists them)", n - per_kind);
     }
     if let Some(w) = &r.white_box {
         s.push_str(&white_box(w));
