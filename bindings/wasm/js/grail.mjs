@@ -433,59 +433,40 @@ export function checkStrategy(input, opts) {
 }
 
 /**
- * Check a list-append history online: `add` transactions in completion order (plain objects in
- * grail's native form: `{id, label, status, ops: [["append", k, v], ["r", k, [..]]]}`); each
- * call returns the cycles that transaction closed. Memory stays bounded by `window` committed
- * transactions (Zellag & Kemme 2014, Sect. 6); `summary()` gives the counts and notes.
+ * What both online checkers share: the module object they wrap, freed once, and refused after
+ * the module was reset following a panic.
  */
-export class OnlineChecker {
+class Streaming {
     #raw;
     #epoch;
+    #name;
 
-    constructor(opts) {
-        const o = options(opts, ONLINE_KEYS, 'OnlineChecker');
-        for (const k of ONLINE_KEYS) {
-            if (o[k] !== undefined && !(Number.isInteger(o[k]) && o[k] >= 1)) {
-                throw usage(`option \`${k}\` must be a positive integer`);
-            }
-        }
-        this.#raw = guard(() => new raw.OnlineChecker(o));
+    constructor(name, make) {
+        this.#name = name;
+        this.#raw = guard(make);
         this.#epoch = env.epoch;
     }
 
-    #get() {
+    /** The module object, or a usage error when freed or made before a reset. */
+    _live() {
         if (this.#raw === null) {
-            throw usage('this OnlineChecker was freed');
+            throw usage(`this ${this.#name} was freed`);
         }
         if (this.#epoch !== env.epoch) {
-            throw usage('this OnlineChecker was made before the module was reset after a panic');
+            throw usage(`this ${this.#name} was made before the module was reset after a panic`);
         }
         return this.#raw;
     }
 
-    /** Take the next transaction; the cycles it closed (`txns`, `types`, `keys`, `labels`,
-     * `zellag`, `ldbc`, `adya`, `closed_by`, `provisional`). */
+    /** Take one transaction; what it made final (see the class). */
     add(txn) {
-        const c = this.#get();
+        const c = this._live();
         return guard(() => c.push(txn));
-    }
-
-    /** Take transactions from any iterable, yielding each cycle as soon as it is found. */
-    *feed(txns) {
-        for (const t of txns) {
-            yield* this.add(t);
-        }
-    }
-
-    /** Counters (`stats`), class counts, lengths, label patterns and notes so far. */
-    summary() {
-        const c = this.#get();
-        return guard(() => c.summary());
     }
 
     /** An estimate of the memory the checker holds, in bytes. */
     memoryEstimate() {
-        const c = this.#get();
+        const c = this._live();
         return guard(() => c.memoryEstimate());
     }
 
@@ -504,16 +485,46 @@ export class OnlineChecker {
 }
 
 /**
+ * Check a list-append history online: `add` transactions in completion order (plain objects in
+ * grail's native form: `{id, label, status, ops: [["append", k, v], ["r", k, [..]]]}`); each
+ * call returns the cycles that transaction closed (`txns`, `types`, `keys`, `labels`, `zellag`,
+ * `ldbc`, `adya`, `closed_by`, `provisional`). Memory stays bounded by `window` committed
+ * transactions (Zellag & Kemme 2014, Sect. 6); `summary()` gives the counts and notes.
+ */
+export class OnlineChecker extends Streaming {
+    constructor(opts) {
+        const o = options(opts, ONLINE_KEYS, 'OnlineChecker');
+        for (const k of ONLINE_KEYS) {
+            if (o[k] !== undefined && !(Number.isInteger(o[k]) && o[k] >= 1)) {
+                throw usage(`option \`${k}\` must be a positive integer`);
+            }
+        }
+        super('OnlineChecker', () => new raw.OnlineChecker(o));
+    }
+
+    /** Take transactions from any iterable, yielding each cycle as soon as it is found. */
+    *feed(txns) {
+        for (const t of txns) {
+            yield* this.add(t);
+        }
+    }
+
+    /** Counters (`stats`), class counts, lengths, label patterns and notes so far. */
+    summary() {
+        const c = this._live();
+        return guard(() => c.summary());
+    }
+}
+
+/**
  * Check committed transactions that carry start and commit timestamps as they arrive, in any
  * order (as TimeKiller's Aion does), memory bounded by `window` transactions. `level` is "SI"
  * (snapshot reads, no overlapping writers) or "SER" (reads in commit order); `session` checks
  * that a session's transaction starts after its previous one committed. A read's verdict is
- * final, and reported, when its transaction leaves the window or at `finish()`.
+ * final, and reported, when its transaction leaves the window or at `finish()`; `add` returns
+ * the violations that became final (`type`, `txns`, `key`, `read`, `expected`, `explanation`).
  */
-export class TimestampOnlineChecker {
-    #raw;
-    #epoch;
-
+export class TimestampOnlineChecker extends Streaming {
     constructor(opts) {
         const o = options(opts, TS_ONLINE_KEYS, 'TimestampOnlineChecker');
         if (o.window !== undefined && !(Number.isInteger(o.window) && o.window >= 1)) {
@@ -525,25 +536,7 @@ export class TimestampOnlineChecker {
         if (o.session !== undefined && typeof o.session !== 'boolean') {
             throw usage('option `session` must be a boolean');
         }
-        this.#raw = guard(() => new raw.TimestampOnlineChecker(o));
-        this.#epoch = env.epoch;
-    }
-
-    #get() {
-        if (this.#raw === null) {
-            throw usage('this TimestampOnlineChecker was freed');
-        }
-        if (this.#epoch !== env.epoch) {
-            throw usage('this TimestampOnlineChecker was made before the module was reset after a panic');
-        }
-        return this.#raw;
-    }
-
-    /** Take one committed transaction; the violations that became final (`type`, `txns`,
-     * `key`, `read`, `expected`, `explanation`). */
-    add(txn) {
-        const c = this.#get();
-        return guard(() => c.push(txn));
+        super('TimestampOnlineChecker', () => new raw.TimestampOnlineChecker(o));
     }
 
     /** Take transactions from any iterable, yielding each violation once final, the rest at the end. */
@@ -556,37 +549,19 @@ export class TimestampOnlineChecker {
 
     /** Make every pending verdict final; the violations left. */
     finish() {
-        const c = this.#get();
+        const c = this._live();
         return guard(() => c.finish());
     }
 
     /** Counters: transactions, reads_checked, rechecks, flips, violations, late, ... */
     stats() {
-        const c = this.#get();
+        const c = this._live();
         return guard(() => c.stats());
-    }
-
-    /** An estimate of the memory the checker holds, in bytes. */
-    memoryEstimate() {
-        const c = this.#get();
-        return guard(() => c.memoryEstimate());
-    }
-
-    /** Release the module memory the checker holds. Idempotent. */
-    free() {
-        const c = this.#raw;
-        this.#raw = null;
-        if (c !== null && this.#epoch === env.epoch) {
-            guard(() => c.free());
-        }
-    }
-
-    [Symbol.dispose ?? Symbol.for('Symbol.dispose')]() {
-        this.free();
     }
 }
 
-/** The report as terminal text (what `grail check` prints without `--json`). */
+/** The report as terminal text (what `grail check` prints without `--json`, every finding
+ * written out where the CLI counts those past twenty of a kind). */
 export function renderText(report) {
     return guard(() => raw.renderText(report));
 }
