@@ -4,17 +4,14 @@
 
 use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::analysis::{Analysis, AnalyzeOptions};
-use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
+mod common;
+
+use grail_core::generate::{DataModel, GenOptions, Injection, Isolation, Output};
 use grail_core::{CheckOptions, Format, History};
 use std::collections::{BTreeMap, BTreeSet};
 
 fn load(o: &GenOptions) -> History {
-    let g = generate(o);
-    let mut h = grail_core::read(g.history.as_bytes(), Format::Auto).unwrap();
-    if let Some(wal) = &g.wal {
-        grail_core::read_wal(&mut h, wal.as_bytes()).unwrap();
-    }
-    h
+    common::generated(o)
 }
 
 fn analyze(h: &History, max_length: usize, examples: usize) -> Analysis {

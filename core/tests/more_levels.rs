@@ -3,9 +3,9 @@
 //! axioms by brute force over every commit order, real-time order by its quadratic definition,
 //! and generated histories under each isolation pass the levels it guarantees.
 
-use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
+use grail_core::generate::{DataModel, GenOptions, Injection, Isolation, Output};
 use grail_core::graph::orders::realtime_edges;
-use grail_core::{check, read, read_wal, CheckOptions, Format, Level};
+use grail_core::{check, read, CheckOptions, Format, Level};
 use proptest::prelude::*;
 use std::collections::BTreeSet;
 
@@ -249,7 +249,7 @@ fn generated(
     seed: u64,
     inject: Vec<(Injection, usize)>,
 ) -> grail_core::History {
-    let g = generate(&GenOptions {
+    common::generated(&GenOptions {
         transactions: 3000,
         sessions: 12,
         keys: 12,
@@ -259,12 +259,7 @@ fn generated(
         inject,
         output: Output::Edn,
         ..GenOptions::default()
-    });
-    let mut h = read(g.history.as_bytes(), Format::Edn).unwrap();
-    if let Some(wal) = &g.wal {
-        read_wal(&mut h, wal.as_bytes()).unwrap();
-    }
-    h
+    })
 }
 
 fn verdicts(h: &grail_core::History) -> grail_core::Report {

@@ -3,11 +3,13 @@
 //! statistics included, as the whole dependency graph. (Causal saturation's pruning is checked
 //! against the axioms by brute force in `more_levels.rs` and against AWDIT in `peers.rs`.)
 
-use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
-use grail_core::{check_inferred, infer, infer_for, read, read_wal, CheckOptions, Format, Level};
+mod common;
+
+use grail_core::generate::{DataModel, GenOptions, Injection, Isolation, Output};
+use grail_core::{check_inferred, infer, infer_for, CheckOptions, Level};
 
 fn history(isolation: Isolation, model: DataModel, seed: u64, inject: Vec<(Injection, usize)>) -> grail_core::History {
-    let g = generate(&GenOptions {
+    common::generated(&GenOptions {
         transactions: 1500,
         sessions: 9,
         keys: 10,
@@ -17,12 +19,7 @@ fn history(isolation: Isolation, model: DataModel, seed: u64, inject: Vec<(Injec
         inject,
         output: Output::Edn,
         ..GenOptions::default()
-    });
-    let mut h = read(g.history.as_bytes(), Format::Edn).unwrap();
-    if let Some(wal) = &g.wal {
-        read_wal(&mut h, wal.as_bytes()).unwrap();
-    }
-    h
+    })
 }
 
 #[test]

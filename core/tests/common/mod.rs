@@ -44,6 +44,16 @@ pub fn load(path: &Path, wal: Option<&Path>) -> History {
     h
 }
 
+/// A generated history read back as a user would read it, with its write-ahead log if any.
+pub fn generated(o: &grail_core::generate::GenOptions) -> History {
+    let g = grail_core::generate::generate(o);
+    let mut h = grail_core::read(g.history.as_bytes(), Format::Auto).unwrap_or_else(|e| panic!("generated: {e}"));
+    if let Some(wal) = &g.wal {
+        grail_core::read_wal(&mut h, wal.as_bytes()).unwrap();
+    }
+    h
+}
+
 pub fn check(h: &History) -> Report {
     grail_core::check(h, &CheckOptions::default())
 }
