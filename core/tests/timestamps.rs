@@ -5,6 +5,8 @@
 //! black-box verdict without timestamps and the timestamps' verdict with all of them. Readers:
 //! TimeKiller's JSON, native and EDN timestamps, errors with their place. The online checker.
 
+mod common;
+
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
 use grail_core::timestamps::online::{TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn};
 use grail_core::timestamps::WhiteBoxMode;
@@ -13,12 +15,7 @@ use grail_core::{CheckOptions, ErrorKind, Format, History, Level, Report};
 const MODELS: [DataModel; 2] = [DataModel::ListAppend, DataModel::RwRegister];
 
 fn history(o: &GenOptions) -> History {
-    let g = generate(o);
-    let mut h = grail_core::read(g.history.as_bytes(), Format::Auto).unwrap_or_else(|e| panic!("generated: {e}"));
-    if let Some(wal) = &g.wal {
-        grail_core::read_wal(&mut h, wal.as_bytes()).unwrap();
-    }
-    h
+    common::generated(o)
 }
 
 fn check(h: &History, mode: WhiteBoxMode, levels: &[Level]) -> Report {
@@ -339,7 +336,7 @@ fn timekiller_histories_are_read_as_timekiller_reads_them() {
     let r = check(&h, WhiteBoxMode::Auto, &Level::CLASSIC);
     assert_eq!(r.levels["SI"].verdict, "violated");
     // ... and with --initial_value 0 it reads the initial version.
-    let opts = grail_core::read::TimeKillerOptions { initial_value: Some(0) };
+    let opts = grail_core::read::TimeKillerOptions { initial_value: Some(0), ..Default::default() };
     let h = grail_core::read::read_timekiller_with(TK_KV.as_bytes(), opts).unwrap();
     let r = check(&h, WhiteBoxMode::Auto, &Level::CLASSIC);
     assert_eq!((r.levels["SI"].verdict.as_str(), r.levels["SER"].verdict.as_str()), ("holds", "holds"));

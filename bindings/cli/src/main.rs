@@ -354,9 +354,10 @@ fn load(input: &Input) -> Result<(History, usize), String> {
     let name = path.display();
     let opts = grail_core::ReadOptions { spans: input.spans };
     let mut h = match (format, input.initial_value) {
-        (Format::TimeKiller, initial_value) => {
-            grail_core::read::read_timekiller_with(&text, grail_core::read::TimeKillerOptions { initial_value })
-        }
+        (Format::TimeKiller, initial_value) => grail_core::read::read_timekiller_with(
+            &text,
+            grail_core::read::TimeKillerOptions { initial_value, spans: input.spans },
+        ),
         (_, Some(_)) => return Err("--initial-value applies to TimeKiller histories (--format timekiller)".into()),
         _ => grail_core::read_with(&text, format, opts),
     }

@@ -167,9 +167,10 @@ fn read(
             format = grail_core::read::detect(&text);
         }
         let mut h = match (format, initial_value) {
-            (grail_core::Format::TimeKiller, initial_value) => {
-                grail_core::read::read_timekiller_with(&text, grail_core::read::TimeKillerOptions { initial_value })?
-            }
+            (grail_core::Format::TimeKiller, initial_value) => grail_core::read::read_timekiller_with(
+                &text,
+                grail_core::read::TimeKillerOptions { initial_value, ..Default::default() },
+            )?,
             (_, Some(_)) => {
                 return Err(Error::new(ErrorKind::Usage, "initial_value applies to TimeKiller histories").into())
             }

@@ -167,9 +167,10 @@ pub fn read(
         v => v.map(|v| v as i64),
     };
     let mut h = match (format, initial_value) {
-        (Format::TimeKiller, initial_value) => {
-            grail_core::read::read_timekiller_with(text, grail_core::read::TimeKillerOptions { initial_value })
-        }
+        (Format::TimeKiller, initial_value) => grail_core::read::read_timekiller_with(
+            text,
+            grail_core::read::TimeKillerOptions { initial_value, ..Default::default() },
+        ),
         (_, Some(_)) => return Err(usage("initial_value applies to TimeKiller histories".into())),
         _ => grail_core::read(text, format),
     }

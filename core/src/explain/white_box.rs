@@ -76,11 +76,22 @@ const SHOWN: usize = 8;
 
 struct Ctx<'a> {
     h: &'a History,
-    idx: &'a Index,
+    /// The inference's index, when a graph was inferred.
+    given: Option<&'a Index>,
+    /// Built on first need otherwise: a check from the claims alone that finds nothing to
+    /// explain (the linear-time path) builds none.
+    built: std::cell::OnceCell<Index>,
     claims: &'a Claims,
 }
 
 impl Ctx<'_> {
+    fn idx(&self) -> &Index {
+        match self.given {
+            Some(i) => i,
+            None => self.built.get_or_init(|| Index::new(self.h)),
+        }
+    }
+
     fn name(&self, t: TxnId) -> String {
         txn_name(self.h, t)
     }
@@ -115,7 +126,7 @@ impl Ctx<'_> {
 
     /// The first write of `v` to key `k`.
     fn writer(&self, k: KeyId, v: Value) -> Option<(TxnId, u32)> {
-        self.idx.writes.get(&(k, v)).map(|w| (w.txn, w.op))
+        self.idx().writes.get(&(k, v)).map(|w| (w.txn, w.op))
     }
 
     fn show(&self, v: Value) -> String {
@@ -284,7 +295,7 @@ fn finding(c: &Ctx, v: &Violation) -> (WhiteBoxFinding, AnomalyReport) {
                     to_op: v.other_op.unwrap_or(0),
                 };
                 ops.extend([e.from_op, e.to_op]);
-                let because = why(h, c.idx, &e);
+                let because = why(h, c.idx(), &e);
                 let (an, bn) = (c.name(a), c.name(b));
                 match (ty, with_start) {
                     (EdgeType::Wr, true) => format!(
@@ -331,7 +342,7 @@ fn finding(c: &Ctx, v: &Violation) -> (WhiteBoxFinding, AnomalyReport) {
         key,
         value: read,
         txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
-        ops: ops.iter().map(|&o| op_ref(h, c.idx, c.idx.txn_of(o), o)).collect(),
+        ops: ops.iter().map(|&o| op_ref(h, c.idx(), c.idx().txn_of(o), o)).collect(),
         cycle: None,
         explanation,
     };
@@ -340,14 +351,15 @@ fn finding(c: &Ctx, v: &Violation) -> (WhiteBoxFinding, AnomalyReport) {
 
 /// The claims' counterexamples: the report's white-box section, one anomaly per explained
 /// finding and per claimed cycle, and each claimed cycle rendered (indexed as
-/// [`Checked::cycles`]).
+/// [`Checked::cycles`]). `idx` is the inference's index; without one (the claims alone), one
+/// is built only if something needs explaining.
 pub fn white_box_report(
     h: &History,
-    idx: &Index,
+    idx: Option<&Index>,
     checked: &Checked,
 ) -> (WhiteBoxReport, Vec<AnomalyReport>, Vec<CycleReport>) {
     let (claims, found) = (&checked.claims, &checked.found);
-    let c = Ctx { h, idx, claims };
+    let c = Ctx { h, given: idx, built: Default::default(), claims };
     let mut findings = Vec::new();
     let mut anomalies = Vec::new();
     for v in found.list.iter().take(MAX_FINDINGS) {
@@ -359,7 +371,7 @@ pub fn white_box_report(
     for cc in &checked.cycles {
         let Some(g) = checked.graphs.get(cc.graph) else { continue };
         let name = crate::timestamps::ClaimName::Cycle(cc.kind).name();
-        let cycle = cycle_report(h, idx, g, cc.kind, &name, &cc.cycle);
+        let cycle = cycle_report(h, c.idx(), g, cc.kind, &name, &cc.cycle);
         anomalies.push(AnomalyReport {
             kind: cycle.anomaly.clone(),
             name: cycle.name.clone(),
@@ -381,7 +393,7 @@ pub fn white_box_report(
     let white_box = WhiteBoxReport {
         si: mode_name(checked.full_si, claims.timestamped > 0).into(),
         ser: mode_name(checked.full_ser, claims.ordered > 0).into(),
-        order: checked.order_source().into(),
+        order: claims.order_source().into(),
         transactions: claims.subjects,
         timestamped: claims.timestamped,
         ordered: claims.ordered,

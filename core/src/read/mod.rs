@@ -153,7 +153,7 @@ pub fn read_with(text: &[u8], format: Format, opts: ReadOptions) -> Result<Histo
         Format::Dbcop => read_dbcop(text),
         Format::DbcopBin => read_dbcop_bin(text),
         Format::Cobra => read_cobra(&[text]),
-        Format::TimeKiller => read_timekiller(text),
+        Format::TimeKiller => read_timekiller_with(text, TimeKillerOptions { spans: opts.spans, ..Default::default() }),
     }
 }
 

@@ -37,10 +37,19 @@ use crate::history::Ts;
 use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
 
 /// Options of the TimeKiller reader.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct TimeKillerOptions {
     /// TimeKiller's `--initial_value`: a register read of this value reads the initial value.
     pub initial_value: Option<i64>,
+    /// Record where each transaction and operation is, as [`super::ReadOptions::spans`]: a
+    /// second pass over the text. On by default.
+    pub spans: bool,
+}
+
+impl Default for TimeKillerOptions {
+    fn default() -> Self {
+        TimeKillerOptions { initial_value: None, spans: true }
+    }
 }
 
 /// Read a TimeKiller history.
@@ -83,7 +92,9 @@ pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<Hist
     for (t, &line) in h.txns.iter_mut().zip(&lines) {
         t.line = line;
     }
-    attach_spans(&mut h, text);
+    if opts.spans {
+        attach_spans(&mut h, text);
+    }
     // Ids: the tids when all are non-negative integers, else positions with the tid as label.
     if st.numeric {
         let mut ids: Vec<(u64, usize)> = Vec::with_capacity(st.tids.len());

@@ -85,15 +85,12 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
             led += 1;
             continue;
         }
-        let n = match shown.iter_mut().find(|(k, _)| *k == a.kind) {
-            Some((_, n)) => n,
-            None => {
-                shown.push((&a.kind, 0));
-                &mut shown.last_mut().expect("just pushed").1
-            }
-        };
-        *n += 1;
-        if *n <= per_kind {
+        let i = shown.iter().position(|(k, _)| *k == a.kind).unwrap_or_else(|| {
+            shown.push((&a.kind, 0));
+            shown.len() - 1
+        });
+        shown[i].1 += 1;
+        if shown[i].1 <= per_kind {
             let _ = writeln!(s, "\n{}: {}", a.kind, a.explanation);
         }
     }

@@ -32,10 +32,9 @@ pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
 /// Check from the history's claimed orders alone: no dependency graph is inferred.
 fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
     let out = crate::level::claims::only(h, &opts.levels(), opts.max_cycles.max(1));
-    let idx = crate::history::Index::new(h);
     let (white_box, anomalies, claimed) = match &out.white_box {
         Some(c) => {
-            let (w, a, cs) = white_box_report(h, &idx, c);
+            let (w, a, cs) = white_box_report(h, None, c);
             (Some(w), a, cs)
         }
         None => (None, Vec::new(), Vec::new()),
@@ -148,7 +147,7 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
 
     let mut white_box = None;
     if let Some(c) = &out.white_box {
-        let (w, a, cs) = white_box_report(h, &inf.index, c);
+        let (w, a, cs) = white_box_report(h, Some(&inf.index), c);
         white_box = Some(w);
         anomalies.extend(a);
         rendered.claimed = cs;

@@ -123,6 +123,15 @@ impl Claims {
         Claims { subject, order, from_list, subjects, timestamped, ordered }
     }
 
+    /// Where the commit order comes from: the `commit_order` list or the commit timestamps.
+    pub fn order_source(&self) -> &'static str {
+        if self.from_list {
+            "commit_order"
+        } else {
+            "commit_ts"
+        }
+    }
+
     fn both(h: &History, t: TxnId) -> bool {
         let txn = &h.txns[t as usize];
         txn.start_ts.is_some() && txn.commit_ts.is_some()
@@ -231,15 +240,6 @@ impl Checked {
             _ => false,
         }
     }
-
-    /// Where the commit order comes from.
-    pub fn order_source(&self) -> &'static str {
-        if self.claims.from_list {
-            "commit_order"
-        } else {
-            "commit_ts"
-        }
-    }
 }
 
 /// Check the claims, unless told to ignore them or there are none: the axioms where they are
@@ -274,7 +274,7 @@ pub fn check(
             (cycles, graphs) = mixed::claimed_cycles(h, inf, &claims, full_si, max_cycles.max(1), budget);
         }
     }
-    let order = if claims.from_list { "commit_order" } else { "commit_ts" };
+    let order = claims.order_source();
     if !full_si && claims.timestamped > 0 {
         notes.push(format!(
             "white-box: {} of {} committed transactions carry start and commit timestamps: SI's claims were checked as edges of the dependency graph (mixed mode), not by the axioms",
