@@ -61,6 +61,7 @@ fn main() {
     let timeout: f64 = env("GRAIL_POLY_TIMEOUT", 120.0);
     let search = match std::env::var("GRAIL_POLY_SEARCH").as_deref() {
         Ok("dpll") => Search::DpllOnly,
+        Ok("learn") => Search::LearnOnly,
         #[cfg(feature = "batsat")]
         Ok("sat") => Search::SatOnly,
         _ => Search::Fast,

@@ -152,6 +152,19 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
     }
 }
 
+/// No pruning: the known edges, every constraint open (for tests of a search on its own).
+pub fn known(pg: &Polygraph, mode: Mode, extra: &[Edge]) -> Pruned {
+    let edges: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let resolved = vec![None; pg.cons.len()];
+    let nodes = 2 * pg.n;
+    let arcs = Arcs::new(&edges, mode, nodes);
+    let outcome = match arcs.topo(nodes) {
+        Some(_) => PruneOutcome::Open,
+        None => PruneOutcome::Cycle(arcs.cycle(&edges, nodes)),
+    };
+    Pruned { edges, resolved, rounds: 0, outcome }
+}
+
 /// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
 pub struct Arcs {
     start: Vec<u32>,
