@@ -18,6 +18,7 @@ pub mod graph;
 pub mod learn;
 pub mod name;
 pub mod prune;
+pub mod reach;
 pub mod reasons;
 #[cfg(feature = "batsat")]
 pub mod sat;

@@ -6,11 +6,15 @@
 
 use super::constraints::Polygraph;
 use super::graph::{query, step, Mode, Origin};
+use super::reach::Chains;
 use crate::graph::search::Budget;
 use crate::graph::Edge;
 
 /// Memory for one chunk of reachability bits.
 const CHUNK_BYTES: usize = 96 << 20;
+
+/// The most chains a chain cover may have ([`Chains`]).
+const MAX_CHAINS: usize = 256;
 
 pub enum PruneOutcome {
     /// Every remaining constraint has two possible choices so far.
@@ -74,8 +78,30 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
         let chunk_cols = words * 64;
         // infeasible[ci][first]
         let mut infeasible: Vec<[bool; 2]> = vec![[false; 2]; pg.cons.len()];
+        // A chain cover is cheaper when it needs fewer chains than the bit sets need words
+        // (or few at all).
+        let max_chains = MAX_CHAINS.min(targets.len().div_ceil(64).max(16));
+        let chains = Chains::new(&arcs, &edges, &order, mode, nodes, max_chains);
+        if let Some(chains) = &chains {
+            if !budget.spend((arcs.to.len() * max_chains + nodes) as u64) {
+                return Pruned { edges, resolved, rounds, outcome: PruneOutcome::Unknown };
+            }
+            for (ci, c) in pg.cons.iter().enumerate() {
+                if resolved[ci].is_none() {
+                    for (si, first) in [true, false].into_iter().enumerate() {
+                        infeasible[ci][si] = pg.side(*c, first).any(|e| {
+                            let (start, acc) = query(mode, e.ty);
+                            let from = (2 * e.to + start) as usize;
+                            let to = |s: u32| (2 * e.from + s) as usize;
+                            from < nodes && (0..2u32).any(|s| acc[s as usize] && chains.reaches(from, to(s)))
+                        });
+                    }
+                }
+            }
+        }
+        let chunks = if chains.is_some() { 0 } else { targets.len() };
         let mut bits: Vec<u64> = Vec::new();
-        for chunk_start in (0..targets.len()).step_by(chunk_cols) {
+        for chunk_start in (0..chunks).step_by(chunk_cols) {
             let chunk_end = (chunk_start + chunk_cols).min(targets.len());
             bits.clear();
             bits.resize(nodes * words, 0);
@@ -168,7 +194,7 @@ pub fn known(pg: &Polygraph, mode: Mode, extra: &[Edge]) -> Pruned {
 /// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
 pub struct Arcs {
     start: Vec<u32>,
-    to: Vec<(u32, u32)>,
+    pub(super) to: Vec<(u32, u32)>,
 }
 
 impl Arcs {
@@ -196,7 +222,7 @@ impl Arcs {
         Arcs { start, to: list.into_iter().map(|(_, q, i)| (q, i)).collect() }
     }
 
-    fn of(&self, p: usize) -> &[(u32, u32)] {
+    pub(super) fn of(&self, p: usize) -> &[(u32, u32)] {
         &self.to[self.start[p] as usize..self.start[p + 1] as usize]
     }
 
