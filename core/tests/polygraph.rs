@@ -276,6 +276,8 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             (Level::Si, Mode::Si, Search::DpllOnly),
             (Level::Ser, Mode::Ser, Search::LearnOnly),
             (Level::Si, Mode::Si, Search::LearnOnly),
+            (Level::Ser, Mode::Ser, Search::LearnChrono),
+            (Level::Si, Mode::Si, Search::LearnChrono),
         ];
         // PSI, PL-2 and PL-1 (issue 15): the same search with their own cycle patterns.
         for (level, mode) in [(Level::Psi, Mode::Psi), (Level::Pl2, Mode::Pl2), (Level::Pl1, Mode::Pl1)] {
@@ -284,6 +286,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
                 (level, mode, Search::NoChain),
                 (level, mode, Search::DpllOnly),
                 (level, mode, Search::LearnOnly),
+                (level, mode, Search::LearnChrono),
             ]);
         }
         if cfg!(feature = "batsat") {
@@ -422,7 +425,7 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
         let inf = grail_core::infer(&h);
         for mode in [Mode::Ser, Mode::Si, Mode::Psi, Mode::Pl2, Mode::Pl1] {
             let pg = polygraph::build_for(&h, &inf, Order::None, mode, u64::MAX);
-            for search in [Search::Fast, Search::LearnOnly, Search::DpllOnly] {
+            for search in [Search::Fast, Search::LearnOnly, Search::LearnChrono, Search::DpllOnly] {
                 if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
                 {
                     check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));

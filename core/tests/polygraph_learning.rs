@@ -4,7 +4,7 @@
 //! executions with most writes never read, so that the version order is mostly open, half of
 //! them with a read or two changed. The learning search runs without pruning and without the sweep,
 //! so its clauses alone must refute what it refutes; it must meet conflicts and jump back
-//! past levels, and every counterexample must be a forbidden cycle of real choices.
+//! past levels (or, going back one level, assert out of order), and every counterexample must be a forbidden cycle of real choices.
 
 use grail_core::graph::search::Budget;
 use grail_core::graph::EdgeType;
@@ -80,7 +80,7 @@ fn contended(rng: &mut Rng, txns: usize) -> String {
 #[test]
 fn learning_agrees_with_dpll_and_jumps_back() {
     let mut rng = Rng(0x2545_f491_4f6c_dd1d);
-    let (mut held, mut violated, mut learned, mut jumped) = (0, 0, 0, 0);
+    let (mut held, mut violated, mut learned, mut jumped, mut out_of_order) = (0, 0, 0, 0, 0);
     for case in 0..150 {
         let txns = 12 + rng.below(10);
         let text = contended(&mut rng, txns);
@@ -91,6 +91,7 @@ fn learning_agrees_with_dpll_and_jumps_back() {
             let (dpll, _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::DpllOnly);
             let (learn, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::LearnOnly);
             let (fast, _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::Fast);
+            let (chrono, cst) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::LearnChrono);
             let holds = |v: &Verdict| match v {
                 Verdict::Holds => true,
                 Verdict::Violated(_) => false,
@@ -98,6 +99,8 @@ fn learning_agrees_with_dpll_and_jumps_back() {
             };
             assert_eq!(holds(&learn), holds(&dpll), "case {case} {mode:?}: learning and DPLL disagree\n{text}");
             assert_eq!(holds(&fast), holds(&dpll), "case {case} {mode:?}: default and DPLL disagree\n{text}");
+            let ctx = format!("case {case} {mode:?}: chronological backtracking and DPLL disagree\n{text}");
+            assert_eq!(holds(&chrono), holds(&dpll), "{ctx}");
             if let Verdict::Violated(cx) = &learn {
                 violated += 1;
                 let c = &cx.cycle;
@@ -116,11 +119,14 @@ fn learning_agrees_with_dpll_and_jumps_back() {
                 held += 1;
             }
             learned += usize::from(st.conflicts > 0);
+            // Going back one level where the clause allowed more: literals asserted out of order.
+            out_of_order += usize::from(cst.backjumps > 0);
             jumped += usize::from(st.backjumps > 0);
         }
     }
-    eprintln!("{held} held, {violated} violated, learned on {learned}, jumped back on {jumped}");
+    eprintln!("{held} held, {violated} violated, learned on {learned}, jumped back on {jumped}, out of order on {out_of_order}");
     assert!(held > 30 && violated > 30, "{held} held, {violated} violated: too one-sided");
     assert!(learned > 50, "the search learned on {learned} runs only");
     assert!(jumped > 10, "the search jumped back past a level on {jumped} runs only");
+    assert!(out_of_order > 10, "chronological backtracking asserted out of order on {out_of_order} runs only");
 }

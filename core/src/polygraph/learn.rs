@@ -23,6 +23,9 @@ use crate::graph::Edge;
 /// Open constraints up to which every one is tested after each propagation (with `sweep`).
 pub const SWEEP_MAX: usize = 2000;
 
+/// Jumps back over more levels than this go back one level instead.
+pub const CHRONO_JUMP: usize = 100;
+
 /// Bytes of learned clauses beyond which the search stops with `unknown`.
 const LEARNED_BYTES: usize = 512 << 20;
 
@@ -82,6 +85,7 @@ struct Search<'p> {
     cursor: usize,
     seen: Vec<bool>,
     sweep: bool,
+    chrono_jump: usize,
     last: (Option<u32>, Vec<(Edge, Origin)>),
     work: Work,
 }
@@ -103,6 +107,7 @@ pub fn solve(
     open: &[u32],
     prefer: &[bool],
     sweep: bool,
+    chrono_jump: usize,
     budget: &mut Budget,
     work: &mut Work,
 ) -> Learned {
@@ -131,6 +136,7 @@ pub fn solve(
         cursor: 0,
         seen: vec![false; n],
         sweep: sweep && n <= SWEEP_MAX,
+        chrono_jump,
         last: (None, Vec::new()),
         work: Work::default(),
     };
@@ -192,9 +198,15 @@ impl Search<'_> {
     }
 
     fn assign(&mut self, l: Lit, reason: Reason, theory_before: usize) {
+        self.assign_at(l, reason, theory_before, self.limits.len() as u32);
+    }
+
+    /// Assign `l` at `level`, which is below the current one for a literal asserted after a
+    /// chronological backtrack.
+    fn assign_at(&mut self, l: Lit, reason: Reason, theory_before: usize, level: u32) {
         let v = var(l) as usize;
         self.value[v] = if first(l) { 1 } else { 2 };
-        self.level[v] = self.limits.len() as u32;
+        self.level[v] = level;
         self.reason[v] = reason;
         self.trail.push(l);
         self.edge_mark.push(u32::MAX);
@@ -418,14 +430,25 @@ impl Search<'_> {
         self.lookahead(g, v, Some(self.phase[v as usize]), budget)
     }
 
-    /// Undo every level above `level`.
+    /// Undo every level above `level`. Literals asserted out of order at `level` or below
+    /// (after a chronological backtrack) are kept: taken off and put back, their edges added
+    /// again by propagation.
     fn backjump(&mut self, g: &mut DynGraph, level: usize) {
         if self.limits.len() <= level {
             return;
         }
         let t = self.limits[level] as usize;
+        let mut keep: Vec<(Lit, u32, Result<u32, Vec<Lit>>)> = Vec::new();
         for &l in &self.trail[t..] {
             let v = var(l) as usize;
+            if self.level[v] as usize <= level {
+                let why = match self.reason[v] {
+                    Reason::Clause(id) => Ok(id),
+                    r => Err(self.reason_of(r).to_vec()),
+                };
+                keep.push((l, self.level[v], why));
+                continue;
+            }
             self.phase[v] = first(l);
             self.value[v] = 0;
             self.cursor = self.cursor.min(v);
@@ -440,10 +463,25 @@ impl Search<'_> {
         self.tq = self.tq.min(t);
         self.cq = self.cq.min(t);
         self.limits.truncate(level);
+        for (l, at, why) in keep {
+            match why {
+                Ok(id) => self.assign_at(l, Reason::Clause(id), self.theory.len(), at),
+                Err(lits) => {
+                    let start = self.theory.len();
+                    self.theory.extend_from_slice(&lits);
+                    let r = Reason::Theory(start as u32, lits.len() as u32);
+                    self.assign_at(l, r, start, at);
+                }
+            }
+        }
     }
 
     fn reason_lits(&self, v: u32) -> &[Lit] {
-        match self.reason[v as usize] {
+        self.reason_of(self.reason[v as usize])
+    }
+
+    fn reason_of(&self, r: Reason) -> &[Lit] {
+        match r {
             Reason::Decision => &[],
             Reason::Clause(id) => self.clauses.get(id),
             Reason::Theory(s, n) => &self.theory[s as usize..(s + n) as usize],
@@ -472,7 +510,7 @@ impl Search<'_> {
                 let v = var(q) as usize;
                 if !self.seen[v] && self.level[v] > 0 {
                     self.seen[v] = true;
-                    if self.level[v] as usize >= top {
+                    if self.level[v] as usize == top {
                         count += 1;
                     } else {
                         learnt.push(q);
@@ -482,7 +520,8 @@ impl Search<'_> {
             let p = loop {
                 idx -= 1;
                 let p = self.trail[idx];
-                if self.seen[var(p) as usize] {
+                let v = var(p) as usize;
+                if self.seen[v] && self.level[v] as usize == top {
                     break p;
                 }
             };
@@ -511,9 +550,13 @@ impl Search<'_> {
             self.level[var(learnt[1]) as usize] as usize
         };
         self.work.backjumps += u64::from(back + 1 < top);
-        self.backjump(g, back);
+        // A long jump back would undo many choices the conflict does not involve, each to be
+        // taken again: go back one level only and assert the literal at its own level
+        // (Nadel and Ryvchin, "Chronological Backtracking", SAT 2018).
+        let to = if top - back > self.chrono_jump { top - 1 } else { back };
+        self.backjump(g, to);
         let id = self.clauses.add(&learnt);
-        self.assign(learnt[0], Reason::Clause(id), self.theory.len());
+        self.assign_at(learnt[0], Reason::Clause(id), self.theory.len(), back as u32);
         true
     }
 }

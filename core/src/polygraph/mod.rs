@@ -113,6 +113,9 @@ pub enum Search {
     /// The search that learns alone: no pruning, and choices tested only when taken (no sweep
     /// over every open constraint), so that its learning must make it complete (for tests).
     LearnOnly,
+    /// [`Search::LearnOnly`] going back one level after every conflict (chronological
+    /// backtracking, which the default does only for long jumps; for tests).
+    LearnChrono,
     /// Pruning, then DPLL with chronological backtracking only ([`solve`]; for tests of the
     /// searches against each other).
     DpllOnly,
@@ -186,7 +189,7 @@ fn decide_from(
         }
     }
     let pruned = match search {
-        Search::LearnOnly => prune::known(pg, mode, extra),
+        Search::LearnOnly | Search::LearnChrono => prune::known(pg, mode, extra),
         _ => prune::prune(pg, mode, extra, budget),
     };
     let mut g = DynGraph::new(mode, pg.n);
@@ -360,7 +363,16 @@ fn solve_open(
         };
     }
     let mut work = learn::Work::default();
-    let out = learn::solve(pg, g, open, prefer, search != Search::LearnOnly, budget, &mut work);
+    let out = learn::solve(
+        pg,
+        g,
+        open,
+        prefer,
+        !matches!(search, Search::LearnOnly | Search::LearnChrono),
+        if search == Search::LearnChrono { 0 } else { learn::CHRONO_JUMP },
+        budget,
+        &mut work,
+    );
     stats.decisions = work.decisions;
     stats.conflicts = work.conflicts;
     stats.backjumps = work.backjumps;
