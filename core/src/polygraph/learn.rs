@@ -13,10 +13,13 @@
 //! so the first descent is the greedy pass and a conflict is only met when both close one.
 //! On small problems every open constraint is tested after each propagation (the pruning rule
 //! on the partial choice, as [`super::solve`]'s DPLL does), which is cheap there and prunes more.
+//! The transitivity of each key's version order is given as clauses from the start
+//! ([`super::transitivity`]).
 
 use super::clauses::{first, lit, var, Clauses, Lit};
 use super::constraints::Polygraph;
 use super::graph::{Closes, DynGraph, Origin};
+use super::transitivity;
 use crate::graph::search::Budget;
 use crate::graph::Edge;
 
@@ -140,6 +143,21 @@ pub fn solve(
         last: (None, Vec::new()),
         work: Work::default(),
     };
+    // Settled constraints (pruning forced them) are those with edges in the graph already.
+    let mut settled: Vec<Option<bool>> = vec![None; pg.cons.len()];
+    for &(_, o) in &g.edges {
+        if let Origin::Chosen { cons, first } = o {
+            if let Some(x) = settled.get_mut(cons as usize) {
+                *x = Some(first);
+            }
+        }
+    }
+    for clause in transitivity::clauses(pg, &s.var_of, &settled) {
+        // Shorter ones cannot arise after pruning; leaving a clause out is always sound.
+        if clause.len() >= 2 {
+            s.clauses.add(&clause);
+        }
+    }
     let out = s.run(g, budget);
     *work = s.work;
     out

@@ -23,6 +23,7 @@ pub mod reasons;
 #[cfg(feature = "batsat")]
 pub mod sat;
 pub mod solve;
+pub mod transitivity;
 
 pub use constraints::{build, build_for, build_with_order, Constraint, Polygraph};
 pub use graph::{Mode, Origin};
