@@ -383,10 +383,13 @@ fn solve_open(
         learn::Learned::Conflict { cons, cycle } => {
             // Explained best by a constraint both of whose choices close a cycle with the
             // choices every resolution makes; else by the last cycle the search met.
+            // The scan has its own bounded budget (the verdict is known; only its display is
+            // looked for), shared by all the constraints tried.
+            let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
             let both = cons.and_then(|c| conflict(pg, g, c, budget)).or_else(|| {
-                open.iter().find_map(|&c| {
-                    let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
-                    conflict(pg, g, c, &mut own)
+                open.iter().find_map(|&c| match own.exhausted {
+                    None => conflict(pg, g, c, &mut own),
+                    Some(_) => None,
                 })
             });
             let cx = both.unwrap_or(Counterexample { cycle, other: None, reasons: Vec::new() });
