@@ -16,7 +16,7 @@ pub const fn var(l: Lit) -> u32 {
 }
 
 pub const fn first(l: Lit) -> bool {
-    l % 2 == 0
+    l.is_multiple_of(2)
 }
 
 /// The clause store: literals in one arena, and per literal the clauses watching it.
@@ -61,8 +61,7 @@ impl Clauses {
     /// literals go to `out`; the first all-false clause ends the visit.
     pub fn propagate(&mut self, p: Lit, value: &dyn Fn(Lit) -> Option<bool>, out: &mut Vec<(Lit, u32)>) -> Option<u32> {
         let falsified = p ^ 1;
-        let Some(list) = self.watches.get_mut(falsified as usize) else { return None };
-        let list = std::mem::take(list);
+        let list = std::mem::take(self.watches.get_mut(falsified as usize)?);
         let mut kept = Vec::with_capacity(list.len());
         let mut conflict = None;
         for (i, &id) in list.iter().enumerate() {

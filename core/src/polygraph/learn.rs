@@ -52,6 +52,16 @@ enum Reason {
     Theory(u32, u32),
 }
 
+/// How the search runs.
+#[derive(Debug, Clone, Copy)]
+pub struct Options {
+    /// Test every open constraint after each propagation, on problems of at most
+    /// [`SWEEP_MAX`] open constraints.
+    pub sweep: bool,
+    /// Jumps back over more levels than this go back one level instead ([`CHRONO_JUMP`]).
+    pub chrono_jump: usize,
+}
+
 /// Counts for the report and the benchmark.
 #[derive(Default, Debug, Clone, Copy)]
 pub struct Work {
@@ -109,11 +119,11 @@ pub fn solve(
     g: &mut DynGraph,
     open: &[u32],
     prefer: &[bool],
-    sweep: bool,
-    chrono_jump: usize,
+    options: Options,
     budget: &mut Budget,
     work: &mut Work,
 ) -> Learned {
+    let Options { sweep, chrono_jump } = options;
     let n = open.len();
     let mut var_of = vec![u32::MAX; pg.cons.len()];
     for (v, &c) in open.iter().enumerate() {
@@ -383,7 +393,7 @@ impl Search<'_> {
                     }
                     Test::Cycle(lits) => {
                         self.imply(lit(v, pref), &lits);
-                        return Ok(self.taken_after(g, v, pref, budget)?);
+                        return self.taken_after(g, v, pref, budget);
                     }
                 }
             }

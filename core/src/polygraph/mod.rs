@@ -369,8 +369,10 @@ fn solve_open(
         g,
         open,
         prefer,
-        !matches!(search, Search::LearnOnly | Search::LearnChrono),
-        if search == Search::LearnChrono { 0 } else { learn::CHRONO_JUMP },
+        learn::Options {
+            sweep: !matches!(search, Search::LearnOnly | Search::LearnChrono),
+            chrono_jump: if search == Search::LearnChrono { 0 } else { learn::CHRONO_JUMP },
+        },
         budget,
         &mut work,
     );
