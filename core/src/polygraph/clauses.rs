@@ -16,7 +16,7 @@ pub const fn var(l: Lit) -> u32 {
 }
 
 pub const fn first(l: Lit) -> bool {
-    l.is_multiple_of(2)
+    l % 2 == 0
 }
 
 /// The clause store: literals in one arena, and per literal the clauses watching it.

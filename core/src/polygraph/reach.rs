@@ -73,7 +73,7 @@ impl Chains {
         }
         for &p in order {
             let p = p as usize;
-            if p.is_multiple_of(2) && mode == Mode::Si {
+            if p % 2 == 0 && mode == Mode::Si {
                 continue;
             }
             let ins = rev_start[p] as usize..rev_start[p + 1] as usize;
@@ -131,7 +131,7 @@ impl Chains {
             return self.first[p * self.k + self.chain[q] as usize] <= self.index[q];
         }
         // A state-0 node (SI): through one of the nodes with an arc into it.
-        q.is_multiple_of(2)
+        q % 2 == 0
             && self.rev[self.rev_start[q] as usize..self.rev_start[q + 1] as usize].iter().any(|&r| {
                 let r = r as usize;
                 r == p || (self.chain[r] != NONE && self.first[p * self.k + self.chain[r] as usize] <= self.index[r])
