@@ -162,7 +162,8 @@ pub fn solve(
             }
         }
     }
-    for clause in transitivity::clauses(pg, &s.var_of, &settled) {
+    // A quarter of the clauses' memory for transitivity (4 bytes a literal).
+    for clause in transitivity::clauses(pg, &s.var_of, &settled, LEARNED_BYTES / 4 / 4) {
         // Shorter ones cannot arise after pruning; leaving a clause out is always sound.
         if clause.len() >= 2 {
             s.clauses.add(&clause);

@@ -7,14 +7,17 @@
 use super::clauses::{lit, Lit};
 use super::constraints::Polygraph;
 
-/// Keys with more chains than this get no clauses (their triples would be too many).
-const MAX_CHAINS: usize = 40;
+/// Keys with more chains than this get no clauses (their triples would be too many: a key of
+/// `m` chains has `2 (m - 2) / 3` clauses a constraint).
+const MAX_CHAINS: usize = 24;
 
 /// The two clauses of every triple of chains of a key. `var_of`: constraint -> variable
 /// (`u32::MAX` when settled); `settled`: the settled constraints' choices. A clause already
-/// satisfied is left out, and a settled literal that is false is dropped from it.
-pub fn clauses(pg: &Polygraph, var_of: &[u32], settled: &[Option<bool>]) -> Vec<Vec<Lit>> {
+/// satisfied is left out, and a settled literal that is false is dropped from it. At most
+/// `max_lits` literals in all (leaving clauses out is sound).
+pub fn clauses(pg: &Polygraph, var_of: &[u32], settled: &[Option<bool>], max_lits: usize) -> Vec<Vec<Lit>> {
     let mut out = Vec::new();
+    let mut lits = 0usize;
     let mut at = 0usize;
     while at < pg.cons.len() {
         let key = pg.cons[at].key;
@@ -49,7 +52,8 @@ pub fn clauses(pg: &Polygraph, var_of: &[u32], settled: &[Option<bool>]) -> Vec<
                                     Err(v) => satisfied |= v == want_true,
                                 }
                             }
-                            if !satisfied {
+                            if !satisfied && lits + clause.len() <= max_lits {
+                                lits += clause.len();
                                 out.push(clause);
                             }
                         }
