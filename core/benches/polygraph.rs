@@ -3,7 +3,7 @@
 //! C-Twitter, GeneralRW, GeneralWH, each serializable and under snapshot isolation, written as
 //! Cobra's client logs (a session a file, so the transactions are listed a session at a time,
 //! as real logs are) and read back. For 10k and 30k transactions (`GRAIL_POLY_SIZES`; shapes in
-//! `GRAIL_POLY_SHAPES`), prints the time, the peak memory (VmHWM, reset before each check), the
+//! `GRAIL_POLY_SHAPES`; `GRAIL_POLY_ISO` and `GRAIL_POLY_LEVELS` filter), prints the time, the peak memory (VmHWM, reset before each check), the
 //! constraints (pairs of versions of a key) before compaction, after compaction (pairs of
 //! read-modify-write chains: PolySI 4.2) and after pruning, and the search's guesses, for SER
 //! and SI and their strong-session forms (session order among the known edges, as PolySI and
@@ -26,6 +26,15 @@ fn peak_rss_mb() -> f64 {
             s.lines().find(|l| l.starts_with("VmHWM:")).and_then(|l| l.split_whitespace().nth(1)?.parse::<f64>().ok())
         })
         .map_or(f64::NAN, |kb| kb / 1024.0)
+}
+
+/// CPU time of this thread (the check runs on one), in seconds: the machine is shared, so wall
+/// time alone can mislead.
+fn cpu_s() -> f64 {
+    std::fs::read_to_string("/proc/thread-self/schedstat")
+        .ok()
+        .and_then(|s| s.split_whitespace().next()?.parse::<f64>().ok())
+        .map_or(f64::NAN, |ns| ns / 1e9)
 }
 
 fn reset_peak() {
@@ -59,15 +68,18 @@ fn main() {
         .map(|s| s.split(',').map(|x| x.trim().to_string()).collect())
         .unwrap_or_else(|_| GenOptions::PRESETS.iter().map(|s| s.to_string()).collect());
     let timeout: f64 = env("GRAIL_POLY_TIMEOUT", 120.0);
+    // Optional filters: levels (SER, SI, SS-SER, SS-SI) and isolations (ser, si), comma-separated.
+    let only = |var: &str, name: &str| std::env::var(var).map_or(true, |v| v.split(',').any(|x| x.trim() == name));
     let search = match std::env::var("GRAIL_POLY_SEARCH").as_deref() {
         Ok("dpll") => Search::DpllOnly,
+        Ok("learn") => Search::LearnOnly,
         #[cfg(feature = "batsat")]
         Ok("sat") => Search::SatOnly,
         _ => Search::Fast,
     };
     println!("polygraph benchmark: PolySI's six benchmark shapes as Cobra logs, search {search:?}");
     println!(
-        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8} {:>8} {:>7}  {}",
+        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7}  {}",
         "shape",
         "iso",
         "txns",
@@ -79,14 +91,19 @@ fn main() {
         "pruned",
         "rounds",
         "guesses",
+        "confl",
         "build s",
         "check s",
+        "cpu s",
         "peak MB",
         "PolySI T3 (before/after P)"
     );
     for &n in &sizes {
         for shape in &shapes {
             for (iso, isolation) in [("ser", Isolation::Serializable), ("si", Isolation::SnapshotIsolation)] {
+                if !only("GRAIL_POLY_ISO", iso) {
+                    continue;
+                }
                 let Some(p) = GenOptions::preset(shape) else {
                     println!("unknown shape {shape}");
                     continue;
@@ -102,6 +119,9 @@ fn main() {
                     ("SS-SER", Mode::Ser, Order::Session),
                     ("SS-SI", Mode::Si, Order::Session),
                 ] {
+                    if !only("GRAIL_POLY_LEVELS", name) {
+                        continue;
+                    }
                     reset_peak();
                     let t0 = Instant::now();
                     let inf = grail_core::infer(&h);
@@ -110,9 +130,10 @@ fn main() {
                     let deadline = Instant::now() + Duration::from_secs_f64(timeout);
                     let mut past = move || Instant::now() >= deadline;
                     let mut budget = Budget::new(u64::MAX, Some(&mut past));
-                    let t1 = Instant::now();
+                    let (t1, c1) = (Instant::now(), cpu_s());
                     let (v, st) = polygraph::decide_with(&pg, mode, &mut budget, search);
                     let check = t1.elapsed().as_secs_f64();
+                    let cpu = cpu_s() - c1;
                     let verdict = match &v {
                         Verdict::Holds if st.chain_guess && st.with_session => "holds*s",
                         Verdict::Holds if st.with_session => "holds s",
@@ -122,7 +143,7 @@ fn main() {
                         Verdict::Unknown(_) => "unknown",
                     };
                     println!(
-                        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>8.3} {:>8.3} {:>7.0}  {}",
+                        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>6} {:>8.3} {:>8.3} {:>7.3} {:>7.0}  {}",
                         shape,
                         iso,
                         h.txns.len(),
@@ -134,8 +155,10 @@ fn main() {
                         st.after_pruning,
                         st.pruning_rounds,
                         st.decisions,
+                        st.conflicts,
                         build,
                         check,
+                        cpu,
                         peak_rss_mb(),
                         if name == "SS-SI" && iso == "si" { table3(shape) } else { "" }
                     );

@@ -258,6 +258,7 @@ fn brute_force(text: &str, per_key: &[Vec<i64>], level: Level) -> bool {
 fn verdicts_equal_brute_force_over_all_version_orders() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
     let (mut violated, mut held, mut searched, mut compacted) = (0, 0, 0, 0);
+    let (mut learned, mut jumped) = (0, 0);
     let mut per_level: std::collections::BTreeMap<Level, (usize, usize)> = Default::default();
     for case in 0..400 {
         let (text, per_key) = random_history(&mut rng);
@@ -273,6 +274,10 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             (Level::Si, Mode::Si, Search::NoChain),
             (Level::Ser, Mode::Ser, Search::DpllOnly),
             (Level::Si, Mode::Si, Search::DpllOnly),
+            (Level::Ser, Mode::Ser, Search::LearnOnly),
+            (Level::Si, Mode::Si, Search::LearnOnly),
+            (Level::Ser, Mode::Ser, Search::LearnChrono),
+            (Level::Si, Mode::Si, Search::LearnChrono),
         ];
         // PSI, PL-2 and PL-1 (issue 15): the same search with their own cycle patterns.
         for (level, mode) in [(Level::Psi, Mode::Psi), (Level::Pl2, Mode::Pl2), (Level::Pl1, Mode::Pl1)] {
@@ -280,6 +285,8 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
                 (level, mode, Search::Fast),
                 (level, mode, Search::NoChain),
                 (level, mode, Search::DpllOnly),
+                (level, mode, Search::LearnOnly),
+                (level, mode, Search::LearnChrono),
             ]);
         }
         if cfg!(feature = "batsat") {
@@ -300,6 +307,10 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             let (v, st) = polygraph::decide_with(pg, mode, &mut Budget::unlimited(), search);
             if st.decisions > 0 {
                 searched += 1;
+            }
+            if search == Search::LearnOnly {
+                learned += usize::from(st.conflicts > 0);
+                jumped += usize::from(st.backjumps > 0);
             }
             let expected = brute_force(&text, &per_key, level);
             match v {
@@ -327,6 +338,8 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
     }
     assert!(searched > 20, "only {searched} cases needed the search's guesses");
     assert!(compacted > 20, "only {compacted} cases had read-modify-write chains to compact");
+    // The search that learns met conflicts on enough of them (backjumps: polygraph_learning.rs).
+    assert!(learned > 50, "learning on {learned} runs, backjumps on {jumped}");
 }
 
 #[test]
@@ -412,7 +425,7 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
         let inf = grail_core::infer(&h);
         for mode in [Mode::Ser, Mode::Si, Mode::Psi, Mode::Pl2, Mode::Pl1] {
             let pg = polygraph::build_for(&h, &inf, Order::None, mode, u64::MAX);
-            for search in [Search::Fast, Search::DpllOnly] {
+            for search in [Search::Fast, Search::LearnOnly, Search::LearnChrono, Search::DpllOnly] {
                 if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
                 {
                     check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));

@@ -620,7 +620,7 @@ fn polygraph_levels(
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
-                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({} rounds), {} guesses",
+                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({} rounds), {} guesses, {} conflicts learned from",
                 l.name(),
                 match (order, st.with_session) {
                     (Order::None, false) => "",
@@ -633,7 +633,8 @@ fn polygraph_levels(
                 st.version_pairs,
                 st.after_pruning,
                 st.pruning_rounds,
-                st.decisions
+                st.decisions,
+                st.conflicts
             ));
             let witness = match &verdict {
                 PolyVerdict::Violated(cx) => {

@@ -149,8 +149,9 @@ impl DynGraph {
 
     /// Whether `e` goes forward in the kept topological order in every state: then it closes
     /// no cycle, and neither does any set of such edges (the order stays topological).
+    /// Not under PSI: its cycles with one RW edge are no cycles of the product graph.
     pub fn forward(&self, e: &Edge) -> bool {
-        if !self.ordered || e.from == e.to {
+        if !self.ordered || e.from == e.to || self.mode == Mode::Psi {
             return false;
         }
         let n2 = self.ord.len() as u32;

@@ -11,15 +11,19 @@
 //! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
 
 pub mod chain;
+pub mod clauses;
 pub mod compact;
 pub mod constraints;
 pub mod graph;
+pub mod learn;
 pub mod name;
 pub mod prune;
+pub mod reach;
 pub mod reasons;
 #[cfg(feature = "batsat")]
 pub mod sat;
 pub mod solve;
+pub mod transitivity;
 
 pub use constraints::{build, build_for, build_with_order, Constraint, Polygraph};
 pub use graph::{Mode, Origin};
@@ -65,6 +69,12 @@ pub struct PolyStats {
     pub pruning_rounds: u32,
     /// Guesses the search made.
     pub decisions: u64,
+    /// Conflicts the search met (each one learned clause).
+    #[serde(default)]
+    pub conflicts: u64,
+    /// Conflicts after which the search went back more than one level (non-chronologically).
+    #[serde(default)]
+    pub backjumps: u64,
     /// Whether the first guess (a version order from the known edges, [`chain`]) proved the
     /// level, so that no constraint was needed.
     pub chain_guess: bool,
@@ -94,12 +104,21 @@ pub enum Verdict {
 /// How the open constraints are resolved after pruning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Search {
-    /// The version-order guess of [`chain`] first, then pruning, a greedy pass (enough for
-    /// most histories that hold), then DPLL if it fails.
+    /// The version-order guess of [`chain`] first, then pruning, the guess again, then the
+    /// search that learns ([`learn`]; its first descent is a greedy pass, enough for most
+    /// histories that hold).
     Fast,
-    /// Pruning, the greedy pass, then DPLL (to see the constraints pruning leaves).
+    /// Pruning, a greedy pass, then the search that learns (to see the constraints pruning
+    /// leaves).
     NoChain,
-    /// Pruning, then DPLL only (for tests of the search itself).
+    /// The search that learns alone: no pruning, and choices tested only when taken (no sweep
+    /// over every open constraint), so that its learning must make it complete (for tests).
+    LearnOnly,
+    /// [`Search::LearnOnly`] going back one level after every conflict (chronological
+    /// backtracking, which the default does only for long jumps; for tests).
+    LearnChrono,
+    /// Pruning, then DPLL with chronological backtracking only ([`solve`]; for tests of the
+    /// searches against each other).
     DpllOnly,
     /// Pruning, then CDCL modulo acyclicity (`sat`, feature `batsat`) only.
     #[cfg(feature = "batsat")]
@@ -170,7 +189,10 @@ fn decide_from(
             None => return (unknown(budget), stats),
         }
     }
-    let pruned = prune::prune(pg, mode, extra, budget);
+    let pruned = match search {
+        Search::LearnOnly | Search::LearnChrono => prune::known(pg, mode, extra),
+        _ => prune::prune(pg, mode, extra, budget),
+    };
     let mut g = DynGraph::new(mode, pg.n);
     for &(e, o) in &pruned.edges {
         g.push(e, o);
@@ -270,7 +292,7 @@ fn decide_from(
                     None => return (unknown(budget), stats),
                 }
             }
-            if matches!(search, Search::Fast | Search::NoChain) {
+            if search == Search::NoChain {
                 let before = g.edges.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {
                     Some(true) => return (Verdict::Holds, stats),
@@ -287,7 +309,7 @@ fn decide_from(
                         // The counterexample: DPLL's conflict with every choice implied, if DPLL
                         // finds it within a bounded effort; else the last cycle the SAT search met.
                         let mut bounded = Budget::new(budget.steps.min(EXPLAIN_STEPS), None);
-                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats) {
+                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats, Search::DpllOnly) {
                             (v @ Verdict::Violated(_), st) => (v, st),
                             (_, st) => (
                                 Verdict::Violated(Counterexample { cycle: last, other: None, reasons: Vec::new() }),
@@ -297,7 +319,7 @@ fn decide_from(
                     }
                 };
             }
-            solve_open(pg, &mut g, &open, &prefer, budget, stats)
+            solve_open(pg, &mut g, &open, &prefer, budget, stats, search)
         }
     }
 }
@@ -327,17 +349,56 @@ fn solve_open(
     prefer: &[bool],
     budget: &mut Budget,
     mut stats: PolyStats,
+    search: Search,
 ) -> (Verdict, PolyStats) {
     let unknown =
         |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
-    {
-        match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
+    if search == Search::DpllOnly {
+        return match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
             solve::Solved::Acyclic => (Verdict::Holds, stats),
             solve::Solved::Unknown => (unknown(budget), stats),
             solve::Solved::Conflict(c) => match conflict(pg, g, c, budget) {
                 Some(cx) => (Verdict::Violated(explained(pg, g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             },
+        };
+    }
+    let mut work = learn::Work::default();
+    let out = learn::solve(
+        pg,
+        g,
+        open,
+        prefer,
+        learn::Options {
+            sweep: !matches!(search, Search::LearnOnly | Search::LearnChrono),
+            chrono_jump: if search == Search::LearnChrono { 0 } else { learn::CHRONO_JUMP },
+        },
+        budget,
+        &mut work,
+    );
+    stats.decisions = work.decisions;
+    stats.conflicts = work.conflicts;
+    stats.backjumps = work.backjumps;
+    match out {
+        learn::Learned::Acyclic => (Verdict::Holds, stats),
+        learn::Learned::Unknown => (unknown(budget), stats),
+        learn::Learned::Conflict { cons, cycle } => {
+            // Explained best by a constraint both of whose choices close a cycle with the
+            // choices every resolution makes; else by the last cycle the search met.
+            // The scan has its own bounded budget (the verdict is known; only its display is
+            // looked for), shared by all the constraints tried.
+            let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
+            let both = cons.and_then(|c| conflict(pg, g, c, budget)).or_else(|| {
+                open.iter().find_map(|&c| match own.exhausted {
+                    None => conflict(pg, g, c, &mut own),
+                    Some(_) => None,
+                })
+            });
+            let cx = both.unwrap_or(Counterexample { cycle, other: None, reasons: Vec::new() });
+            if cx.cycle.is_empty() {
+                return (Verdict::Unknown("the search found no cycle to show".into()), stats);
+            }
+            (Verdict::Violated(explained(pg, g, cx, budget)), stats)
         }
     }
 }

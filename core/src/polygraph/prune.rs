@@ -6,11 +6,15 @@
 
 use super::constraints::Polygraph;
 use super::graph::{query, step, Mode, Origin};
+use super::reach::Chains;
 use crate::graph::search::Budget;
 use crate::graph::Edge;
 
 /// Memory for one chunk of reachability bits.
 const CHUNK_BYTES: usize = 96 << 20;
+
+/// The most chains a chain cover may have ([`Chains`]).
+const MAX_CHAINS: usize = 256;
 
 pub enum PruneOutcome {
     /// Every remaining constraint has two possible choices so far.
@@ -74,8 +78,30 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
         let chunk_cols = words * 64;
         // infeasible[ci][first]
         let mut infeasible: Vec<[bool; 2]> = vec![[false; 2]; pg.cons.len()];
+        // A chain cover is cheaper when it needs fewer chains than the bit sets need words
+        // (or few at all).
+        let max_chains = MAX_CHAINS.min(targets.len().div_ceil(64).max(16));
+        let chains = Chains::new(&arcs, &edges, &order, mode, nodes, max_chains);
+        if let Some(chains) = &chains {
+            if !budget.spend((arcs.to.len() * max_chains + nodes) as u64) {
+                return Pruned { edges, resolved, rounds, outcome: PruneOutcome::Unknown };
+            }
+            for (ci, c) in pg.cons.iter().enumerate() {
+                if resolved[ci].is_none() {
+                    for (si, first) in [true, false].into_iter().enumerate() {
+                        infeasible[ci][si] = pg.side(*c, first).any(|e| {
+                            let (start, acc) = query(mode, e.ty);
+                            let from = (2 * e.to + start) as usize;
+                            let to = |s: u32| (2 * e.from + s) as usize;
+                            from < nodes && (0..2u32).any(|s| acc[s as usize] && chains.reaches(from, to(s)))
+                        });
+                    }
+                }
+            }
+        }
+        let chunks = if chains.is_some() { 0 } else { targets.len() };
         let mut bits: Vec<u64> = Vec::new();
-        for chunk_start in (0..targets.len()).step_by(chunk_cols) {
+        for chunk_start in (0..chunks).step_by(chunk_cols) {
             let chunk_end = (chunk_start + chunk_cols).min(targets.len());
             bits.clear();
             bits.resize(nodes * words, 0);
@@ -152,38 +178,56 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
     }
 }
 
+/// No pruning: the known edges, every constraint open (for tests of a search on its own).
+pub fn known(pg: &Polygraph, mode: Mode, extra: &[Edge]) -> Pruned {
+    let edges: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let resolved = vec![None; pg.cons.len()];
+    let nodes = 2 * pg.n;
+    let arcs = Arcs::new(&edges, mode, nodes);
+    let outcome = match arcs.topo(nodes) {
+        Some(_) => PruneOutcome::Open,
+        None => PruneOutcome::Cycle(arcs.cycle(&edges, nodes)),
+    };
+    Pruned { edges, resolved, rounds: 0, outcome }
+}
+
 /// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
 pub struct Arcs {
     start: Vec<u32>,
-    to: Vec<(u32, u32)>,
+    pub(super) to: Vec<(u32, u32)>,
 }
 
 impl Arcs {
     pub fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
         let states = super::graph::states(mode);
-        let mut list: Vec<(u32, u32, u32)> = Vec::with_capacity(edges.len() * states.len());
-        for (i, (e, _)) in edges.iter().enumerate() {
-            if (2 * e.from.max(e.to) as usize) >= nodes || e.from == e.to {
-                continue;
-            }
-            for &s in states {
-                if let Some(s2) = step(mode, s, e.ty) {
-                    list.push((2 * e.from + s, 2 * e.to + s2, i as u32));
+        let arcs = |f: &mut dyn FnMut(u32, u32, u32)| {
+            for (i, (e, _)) in edges.iter().enumerate() {
+                if (2 * e.from.max(e.to) as usize) >= nodes || e.from == e.to {
+                    continue;
+                }
+                for &s in states {
+                    if let Some(s2) = step(mode, s, e.ty) {
+                        f(2 * e.from + s, 2 * e.to + s2, i as u32);
+                    }
                 }
             }
-        }
-        list.sort_unstable();
+        };
+        // Counting sort by tail (a comparison sort of millions of arcs took a quarter of a check).
         let mut start = vec![0u32; nodes + 1];
-        for &(p, _, _) in &list {
-            start[p as usize + 1] += 1;
-        }
+        arcs(&mut |p, _, _| start[p as usize + 1] += 1);
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
-        Arcs { start, to: list.into_iter().map(|(_, q, i)| (q, i)).collect() }
+        let mut fill = start.clone();
+        let mut to = vec![(0u32, 0u32); start[nodes] as usize];
+        arcs(&mut |p, q, i| {
+            to[fill[p as usize] as usize] = (q, i);
+            fill[p as usize] += 1;
+        });
+        Arcs { start, to }
     }
 
-    fn of(&self, p: usize) -> &[(u32, u32)] {
+    pub(super) fn of(&self, p: usize) -> &[(u32, u32)] {
         &self.to[self.start[p] as usize..self.start[p + 1] as usize]
     }
 
