@@ -21,6 +21,7 @@ pub mod hash;
 pub mod history;
 pub mod infer;
 pub mod level;
+mod par;
 pub mod polygraph;
 pub mod read;
 pub mod render;

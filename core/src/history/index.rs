@@ -93,7 +93,7 @@ impl Index {
             }
         }
         ext_starts.push(external.len() as u32);
-        entries.sort_unstable_by_key(|(kv, w)| (*kv, w.op));
+        crate::par::sort_unstable_by_key(&mut entries, |(kv, w)| (*kv, w.op));
         let mut kept: Vec<((KeyId, Value), WriteInfo)> = Vec::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for (kv, w) in entries {

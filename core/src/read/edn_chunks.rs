@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::hash::Map;
 use crate::history::builder::Place;
 use crate::history::{History, HistoryBuilder, Interner, KeyId, OpKind, Span, Sym, Value};
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 /// Bytes per chunk: large enough that a chunk's setup is noise, small enough that the threads
 /// stay busy to the end and few chunks wait in memory for their replay.
@@ -85,12 +85,17 @@ fn replay_all(
     b.record_spans(spans);
     let mut replay = Replay { r: Reader::new(text, b, first), pairer: Pairer::default(), ordinal: first, lines: 0 };
     let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
+    // Chunks replayed, emptied for the next ones: allocating and freeing a chunk's megabytes
+    // each time cost as much system time again as the whole reading.
+    let spares: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
     rayon::in_place_scope(|scope| {
         let spawn = |i: usize| {
             let tx = tx.clone();
             let (start, end) = (starts[i], ends[i]);
+            let spares = &spares;
             scope.spawn(move |_| {
-                let _ = tx.send((i, parse_chunk(text, start, end, spans)));
+                let spare = spares.lock().ok().and_then(|mut s| s.pop());
+                let _ = tx.send((i, parse_chunk(text, start, end, spans, spare)));
             });
         };
         for i in 0..starts.len().min(window) {
@@ -106,7 +111,7 @@ fn replay_all(
             if i + window < starts.len() {
                 spawn(i + window);
             }
-            let Some(Some(chunk)) = ready[i].take() else {
+            let Some(Some(mut chunk)) = ready[i].take() else {
                 outcome = None;
                 break;
             };
@@ -115,7 +120,11 @@ fn replay_all(
                 let scale = |n: usize| (n as f64 * text.len() as f64 / ends[0] as f64 * 1.05) as usize;
                 replay.r.b.reserve(scale(chunk.sink.ops.len()), scale(chunk.maps.len()) / 2);
             }
-            match replay.chunk(chunk) {
+            let replayed = replay.chunk(&mut chunk);
+            if let Ok(mut s) = spares.lock() {
+                s.push(chunk.emptied());
+            }
+            match replayed {
                 Ok(()) => {}
                 Err(e) => {
                     outcome = Some(Err(e));
@@ -138,6 +147,18 @@ struct Chunk<'a> {
     lines: u32,
 }
 
+impl<'a> Chunk<'a> {
+    /// The chunk without its contents, keeping the room they took.
+    fn emptied(mut self) -> Chunk<'a> {
+        self.maps.clear();
+        let s = &mut self.sink;
+        (s.ops.clear(), s.op_spans.clear(), s.elems.clear(), s.keys.clear(), s.key_index.clear());
+        (s.strings, s.nstrings, s.map_start) = (Interner::default(), 0, 0);
+        self.lines = 0;
+        self
+    }
+}
+
 /// One operation map of a chunk; lines count from the chunk's start (1).
 struct ChunkMap<'a> {
     m: OpMap<'a>,
@@ -156,13 +177,12 @@ struct ChunkOp {
     key: KeyId,
     arg: ChunkArg,
     place: Place,
-    span: Option<Span>,
 }
 
 enum ChunkArg {
     Nil,
     Val(Value),
-    List { start: usize, len: usize },
+    List { start: u32, len: u32 },
 }
 
 /// The [`Sink`] of a chunk: operations as read, keys and strings numbered in the order met.
@@ -174,6 +194,8 @@ struct ChunkSink {
     keys: Vec<Value>,
     key_index: Map<Value, KeyId>,
     ops: Vec<ChunkOp>,
+    /// Parallel to `ops` when spans are recorded (every operation read has one then).
+    op_spans: Vec<Span>,
     elems: Vec<Value>,
     /// Where the current map's operations start.
     map_start: usize,
@@ -181,7 +203,10 @@ struct ChunkSink {
 
 impl ChunkSink {
     fn push(&mut self, kind: OpKind, key: KeyId, arg: ChunkArg, place: Place) {
-        self.ops.push(ChunkOp { kind, key, arg, place, span: None });
+        self.ops.push(ChunkOp { kind, key, arg, place });
+        if self.spans {
+            self.op_spans.push(Span::default());
+        }
     }
 }
 
@@ -213,26 +238,36 @@ impl Sink for ChunkSink {
         self.push(OpKind::Read, key, ChunkArg::Val(value), place);
     }
     fn push_read_list(&mut self, key: KeyId, elems: &[Value], place: Place) {
-        let start = self.elems.len();
+        let start = self.elems.len() as u32;
         self.elems.extend_from_slice(elems);
-        self.push(OpKind::Read, key, ChunkArg::List { start, len: elems.len() }, place);
+        self.push(OpKind::Read, key, ChunkArg::List { start, len: elems.len() as u32 }, place);
     }
     fn set_op_span(&mut self, span: Span) {
-        if let Some(op) = self.ops.last_mut().filter(|_| self.spans) {
-            op.span = Some(span);
+        if let Some(s) = self.op_spans.last_mut() {
+            *s = span;
         }
     }
     fn abandon_txn(&mut self) {
         self.ops.truncate(self.map_start);
+        self.op_spans.truncate(self.map_start);
     }
 }
 
 /// Read the maps starting in `start..end` (a map may not run past `end`). `None` when the chunk
 /// needs the sequential reader: an error, a split inside a form, a `:commit-order`.
-fn parse_chunk(text: &[u8], start: usize, end: usize, spans: bool) -> Option<Chunk<'_>> {
-    let mut r = Reader::new(text, ChunkSink { spans, ..Default::default() }, 0);
+fn parse_chunk<'a>(
+    text: &'a [u8],
+    start: usize,
+    end: usize,
+    spans: bool,
+    spare: Option<Chunk<'a>>,
+) -> Option<Chunk<'a>> {
+    let (mut maps, sink) = match spare {
+        Some(c) => (c.maps, ChunkSink { spans, ..c.sink }),
+        None => (Vec::new(), ChunkSink { spans, ..Default::default() }),
+    };
+    let mut r = Reader::new(text, sink, 0);
     (r.s.pos, r.s.line, r.s.line_start) = (start, 1, start);
-    let mut maps = Vec::new();
     loop {
         r.s.ws();
         let at = r.s.pos;
@@ -277,7 +312,7 @@ struct Replay<'a> {
 impl<'a> Replay<'a> {
     /// Push each map's operations into the builder and handle the map, as the sequential reader
     /// does right after reading it.
-    fn chunk(&mut self, c: Chunk<'a>) -> Result<(), Error> {
+    fn chunk(&mut self, c: &mut Chunk<'a>) -> Result<(), Error> {
         let Chunk { maps, sink, lines } = c;
         let base = self.lines;
         let line = |l: u32| l + base;
@@ -285,7 +320,7 @@ impl<'a> Replay<'a> {
         let mut keys: Vec<KeyId> = Vec::with_capacity(sink.keys.len());
         let mut elems: Vec<Value> = Vec::new();
         let mut op = 0;
-        for cm in maps {
+        for cm in maps.drain(..) {
             let b = &mut self.r.b;
             // Strings and keys the sequential reader would have numbered while reading this map.
             while syms.len() < cm.strings_end {
@@ -298,7 +333,7 @@ impl<'a> Replay<'a> {
             while keys.len() < cm.keys_end {
                 keys.push(b.key(global(sink.keys[keys.len()], &syms)));
             }
-            for o in &sink.ops[op..cm.ops_end] {
+            for (i, o) in sink.ops[op..cm.ops_end].iter().enumerate() {
                 let key = keys[o.key as usize];
                 let place = Place { line: line(o.place.line), column: o.place.column };
                 match o.arg {
@@ -306,12 +341,13 @@ impl<'a> Replay<'a> {
                     ChunkArg::Val(v) if o.kind == OpKind::Read => b.push_read_scalar(key, global(v, &syms), place),
                     ChunkArg::Val(v) => b.push_write(o.kind, key, global(v, &syms), place),
                     ChunkArg::List { start, len } => {
+                        let (start, len) = (start as usize, len as usize);
                         elems.clear();
                         elems.extend(sink.elems[start..start + len].iter().map(|&v| global(v, &syms)));
                         b.push_read_list(key, &elems, place);
                     }
                 }
-                if let Some(s) = o.span {
+                if let Some(&s) = sink.op_spans.get(op + i) {
                     b.set_op_span(Span { line: line(s.line), ..s });
                 }
             }
@@ -322,7 +358,7 @@ impl<'a> Replay<'a> {
             self.r.handle(m, line(cm.line), self.ordinal, &mut self.pairer, span)?;
             self.ordinal += 1;
         }
-        self.lines += lines;
+        self.lines += *lines;
         Ok(())
     }
 
