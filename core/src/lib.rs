@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod anomaly;
 pub mod api;
+mod bucket_sort;
 pub mod elle;
 pub mod error;
 pub mod explain;

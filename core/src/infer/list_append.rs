@@ -84,6 +84,9 @@ fn parallel_keys(cx: &mut Ctx, nkeys: usize, keys_edges: &(impl Fn(&mut Ctx, std
     if forks.iter().any(|f| f.promotions > 0) {
         return false;
     }
+    // Room for all at once: growing by doubling copied the edges again and again.
+    cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
+    cx.reads_from.reserve(forks.iter().map(|f| f.reads_from.len()).sum());
     for f in forks {
         cx.join(f);
     }

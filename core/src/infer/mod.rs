@@ -142,9 +142,16 @@ impl<'h> Ctx<'h> {
     #[cfg(feature = "parallel")]
     pub fn fork(&self) -> Ctx<'h> {
         Ctx {
-            rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
+            h: self.h,
+            raw: Vec::new(),
+            reads_from: Vec::new(),
+            findings: Vec::new(),
+            notes: Vec::new(),
             is_vertex: self.is_vertex.clone(),
-            ..Ctx::new(self.h, self.index)
+            index: self.index,
+            list_order: Vec::new(),
+            rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
+            promotions: 0,
         }
     }
 
