@@ -11,6 +11,7 @@
 pub mod analysis;
 pub mod anomaly;
 pub mod api;
+mod bucket_sort;
 pub mod elle;
 pub mod error;
 pub mod explain;
@@ -21,6 +22,7 @@ pub mod hash;
 pub mod history;
 pub mod infer;
 pub mod level;
+mod par;
 pub mod polygraph;
 pub mod read;
 pub mod render;

@@ -131,9 +131,9 @@ impl DependencyGraph {
         // Two u64 words, not a u128: wasm32 emulates 128-bit arithmetic.
         let rank =
             |e: &Edge| ((e.from as u64) << 32 | e.to as u64, (e.ty as u64) << 32 | e.key as u64, e.from_op, e.to_op);
-        raw.sort_unstable_by_key(rank);
-        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && a.key == b.key);
         let n = is_vertex.len();
+        crate::bucket_sort::sort_by_bucket(&mut raw, n, |e| e.from as usize, rank);
+        raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && a.key == b.key);
         let mut offsets = vec![0u32; n + 1];
         let mut adj: Vec<(TxnId, u8)> = Vec::new();
         let mut i = 0;

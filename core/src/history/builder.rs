@@ -75,6 +75,19 @@ impl HistoryBuilder {
         !self.skip_spans
     }
 
+    /// Room for about this many more operations and transactions: a reader that can estimate
+    /// them saves the copies of growing (and pages never touched cost nothing).
+    pub fn reserve(&mut self, ops: usize, txns: usize) {
+        let spans = !self.skip_spans;
+        let h = self.h();
+        h.ops.reserve(ops);
+        h.txns.reserve(txns);
+        if spans {
+            h.op_spans.reserve(ops);
+            h.txn_spans.reserve(txns);
+        }
+    }
+
     fn h(&mut self) -> &mut History {
         self.h.as_mut().expect("builder used after finish")
     }

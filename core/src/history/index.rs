@@ -93,7 +93,12 @@ impl Index {
             }
         }
         ext_starts.push(external.len() as u32);
-        entries.sort_unstable_by_key(|(kv, w)| (*kv, w.op));
+        crate::bucket_sort::sort_by_bucket(
+            &mut entries,
+            h.keys.len(),
+            |((k, _), _)| *k as usize,
+            |(kv, w)| (*kv, w.op),
+        );
         let mut kept: Vec<((KeyId, Value), WriteInfo)> = Vec::with_capacity(entries.len());
         let mut duplicates = Vec::new();
         for (kv, w) in entries {

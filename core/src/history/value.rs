@@ -31,6 +31,15 @@ impl Interner {
         id
     }
 
+    /// How many distinct strings.
+    pub fn len(&self) -> usize {
+        self.strings.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.strings.is_empty()
+    }
+
     pub fn get(&self, s: Sym) -> &str {
         &self.strings[s as usize]
     }

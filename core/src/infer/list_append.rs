@@ -47,13 +47,55 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     for w in writers.iter().flatten().flatten() {
         cx.promote(w.txn);
     }
-    for k in 0..nkeys {
-        let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
-        ws.sort_unstable_by_key(|w| w.op);
-        let order = longest[k].map(|l| l.1);
-        key_edges(h, cx, appends, k as KeyId, order, &writers[k], &reads[k], &ws);
+    let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
+        for k in keys {
+            let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
+            ws.sort_unstable_by_key(|w| w.op);
+            let order = longest[k].map(|l| l.1);
+            key_edges(h, cx, appends, k as KeyId, order, &writers[k], &reads[k], &ws);
+        }
+    };
+    if !parallel_keys(cx, nkeys, &keys_edges) {
+        keys_edges(cx, 0..nkeys);
     }
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
+}
+
+/// The keys' edges on several threads, each on its own range of keys: `false` (nothing added)
+/// when a range promoted an indeterminate transaction, which may change the edges of later
+/// keys: then one thread does it all again, in key order.
+#[cfg(feature = "parallel")]
+fn parallel_keys(cx: &mut Ctx, nkeys: usize, keys_edges: &(impl Fn(&mut Ctx, std::ops::Range<usize>) + Sync)) -> bool {
+    use rayon::prelude::*;
+    let threads = rayon::current_num_threads();
+    if threads < 2 || nkeys < 2 {
+        return false;
+    }
+    // More ranges than threads, so that a range of busy keys does not hold up the rest.
+    let ranges = (4 * threads).min(nkeys);
+    let forks: Vec<Ctx> = (0..ranges)
+        .into_par_iter()
+        .map(|i| {
+            let mut fork = cx.fork();
+            keys_edges(&mut fork, i * nkeys / ranges..(i + 1) * nkeys / ranges);
+            fork
+        })
+        .collect();
+    if forks.iter().any(|f| f.promotions > 0) {
+        return false;
+    }
+    // Room for all at once: growing by doubling copied the edges again and again.
+    cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
+    cx.reads_from.reserve(forks.iter().map(|f| f.reads_from.len()).sum());
+    for f in forks {
+        cx.join(f);
+    }
+    true
+}
+
+#[cfg(not(feature = "parallel"))]
+fn parallel_keys(_: &mut Ctx, _: usize, _: &impl Fn(&mut Ctx, std::ops::Range<usize>)) -> bool {
+    false
 }
 
 /// Check one committed read against the transaction's own earlier operations on its key, and

@@ -88,9 +88,9 @@ fn infer_with(h: &History, rw: bool) -> Inference {
         f.reread = is_reread(h, f);
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
-    cx.reads_from.sort_unstable();
+    crate::par::sort_unstable(&mut cx.reads_from);
     let rw_left_out = cx.rw_pairs.take().map(|mut p| {
-        p.sort_unstable();
+        crate::par::sort_unstable(&mut p);
         p.dedup();
         p.len()
     });
@@ -116,6 +116,8 @@ pub(crate) struct Ctx<'h> {
     pub list_order: Vec<Option<u32>>,
     /// When RW edges are left out: their (from, to) pairs, to count.
     rw_pairs: Option<Vec<u64>>,
+    /// Indeterminate transactions made vertices by [`Ctx::promote`].
+    pub promotions: usize,
 }
 
 impl<'h> Ctx<'h> {
@@ -131,6 +133,39 @@ impl<'h> Ctx<'h> {
             index,
             list_order: Vec::new(),
             rw_pairs: None,
+            promotions: 0,
+        }
+    }
+
+    /// An empty context with this one's vertices, for one thread's share of the work; its
+    /// edges and findings are added back by [`Ctx::join`].
+    #[cfg(feature = "parallel")]
+    pub fn fork(&self) -> Ctx<'h> {
+        Ctx {
+            h: self.h,
+            raw: Vec::new(),
+            reads_from: Vec::new(),
+            findings: Vec::new(),
+            notes: Vec::new(),
+            is_vertex: self.is_vertex.clone(),
+            index: self.index,
+            list_order: Vec::new(),
+            rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
+            promotions: 0,
+        }
+    }
+
+    /// Add a fork's edges and findings after this context's (forks joined in order give the
+    /// order one thread would have). Promotions are not carried over: callers redo the work
+    /// on one thread when a fork made any.
+    #[cfg(feature = "parallel")]
+    pub fn join(&mut self, fork: Ctx<'h>) {
+        self.raw.extend(fork.raw);
+        self.reads_from.extend(fork.reads_from);
+        self.findings.extend(fork.findings);
+        self.notes.extend(fork.notes);
+        if let (Some(p), Some(f)) = (self.rw_pairs.as_mut(), fork.rw_pairs) {
+            p.extend(f);
         }
     }
 
@@ -140,8 +175,9 @@ impl<'h> Ctx<'h> {
 
     /// An indeterminate transaction whose write was observed: it committed.
     pub fn promote(&mut self, t: TxnId) {
-        if self.status(t) == Status::Indeterminate {
+        if self.status(t) == Status::Indeterminate && !self.is_vertex[t as usize] {
             self.is_vertex[t as usize] = true;
+            self.promotions += 1;
         }
     }
 

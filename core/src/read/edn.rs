@@ -7,7 +7,7 @@
 use super::pairing::{OpType, Pairer, Pending};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, OpKind, Span, Status, Value};
+use crate::history::{History, HistoryBuilder, KeyId, OpKind, Span, Status, Value};
 
 /// Parse a Jepsen EDN history.
 pub fn read_edn(text: &[u8]) -> Result<History, Error> {
@@ -23,22 +23,38 @@ pub(crate) fn read_edn_from(text: &[u8], first: u64) -> Result<History, Error> {
 
 /// [`read_edn_from`], recording the span of every operation and transaction or none.
 pub(crate) fn read_edn_with(text: &[u8], first: u64, spans: bool) -> Result<History, Error> {
-    let mut r = Reader {
-        s: Scanner::new(text),
-        b: HistoryBuilder::new(),
-        elems: Vec::new(),
-        first,
-        columns: Columns::default(),
-        commit_order: None,
-    };
-    r.b.record_spans(spans);
-    r.run()?;
-    let commit_order = r.commit_order.take();
-    let mut h = r.b.finish_with(|p| char_place(text, p))?;
-    if let Some((ids, at)) = commit_order {
-        h.commit_order = Some(super::claims::resolve_commit_order(&h, &ids, text, at)?);
+    #[cfg(feature = "parallel")]
+    if let Some(h) = super::edn_chunks::read_parallel(text, first, spans) {
+        return h;
     }
-    Ok(h)
+    read_sequential(text, first, spans)
+}
+
+/// The reader on one thread: the reference the parallel reader must equal.
+pub(super) fn read_sequential(text: &[u8], first: u64, spans: bool) -> Result<History, Error> {
+    let mut b = HistoryBuilder::new();
+    b.record_spans(spans);
+    let mut r = Reader::new(text, b, first);
+    r.run()?;
+    r.finish(text)
+}
+
+impl<'a, S> Reader<'a, S> {
+    pub(super) fn new(text: &'a [u8], b: S, first: u64) -> Self {
+        Reader { s: Scanner::new(text), b, elems: Vec::new(), first, columns: Columns::default(), commit_order: None }
+    }
+}
+
+impl Reader<'_, HistoryBuilder> {
+    /// The history read, with the claimed commit order resolved.
+    pub(super) fn finish(mut self, text: &[u8]) -> Result<History, Error> {
+        let commit_order = self.commit_order.take();
+        let mut h = self.b.finish_with(|p| char_place(text, p))?;
+        if let Some((ids, at)) = commit_order {
+            h.commit_order = Some(super::claims::resolve_commit_order(&h, &ids, text, at)?);
+        }
+        Ok(h)
+    }
 }
 
 /// A place whose column counts bytes (as the scanner keeps it) with its column in characters.
@@ -73,11 +89,11 @@ enum Atom<'a> {
     Other,
 }
 
-struct Scanner<'a> {
-    s: &'a [u8],
-    pos: usize,
-    line: u32,
-    line_start: usize,
+pub(super) struct Scanner<'a> {
+    pub(super) s: &'a [u8],
+    pub(super) pos: usize,
+    pub(super) line: u32,
+    pub(super) line_start: usize,
     /// Reused by `skip_form`.
     stack: Vec<(u8, usize)>,
 }
@@ -99,7 +115,7 @@ fn is_delim(b: u8) -> bool {
 }
 
 impl<'a> Scanner<'a> {
-    fn new(s: &'a [u8]) -> Self {
+    pub(super) fn new(s: &'a [u8]) -> Self {
         Scanner { s, pos: 0, line: 1, line_start: 0, stack: Vec::new() }
     }
 
@@ -114,7 +130,7 @@ impl<'a> Scanner<'a> {
     /// Skip whitespace, commas, comments and discarded forms (`#_ form`), so that a discard may
     /// stand anywhere a form may, as in EDN. A malformed discarded form is left in place: the
     /// caller then reports it as it reports any malformed form.
-    fn ws(&mut self) {
+    pub(super) fn ws(&mut self) {
         loop {
             self.ws_plain();
             if self.s.get(self.pos) != Some(&b'#') || self.s.get(self.pos + 1) != Some(&b'_') {
@@ -177,7 +193,7 @@ impl<'a> Scanner<'a> {
         Ok(())
     }
 
-    fn peek(&self) -> Option<u8> {
+    pub(super) fn peek(&self) -> Option<u8> {
         self.s.get(self.pos).copied()
     }
 
@@ -439,12 +455,56 @@ fn unescape(s: &str) -> String {
     out
 }
 
-struct Reader<'a> {
-    s: Scanner<'a>,
-    b: HistoryBuilder,
+/// Where the reader puts what it reads: the history's builder, or (parallel reading) a chunk's
+/// record of operations that is replayed into the builder in order ([`super::edn_chunks`]).
+pub(super) trait Sink {
+    fn records_spans(&self) -> bool;
+    fn str_value(&mut self, s: &str) -> Value;
+    fn key(&mut self, v: Value) -> KeyId;
+    fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place);
+    fn push_read_nil(&mut self, key: KeyId);
+    fn push_read_scalar(&mut self, key: KeyId, value: Value, place: Place);
+    fn push_read_list(&mut self, key: KeyId, elems: &[Value], place: Place);
+    fn set_op_span(&mut self, span: Span);
+    fn abandon_txn(&mut self);
+}
+
+impl Sink for HistoryBuilder {
+    fn records_spans(&self) -> bool {
+        HistoryBuilder::records_spans(self)
+    }
+    fn str_value(&mut self, s: &str) -> Value {
+        HistoryBuilder::str_value(self, s)
+    }
+    fn key(&mut self, v: Value) -> KeyId {
+        HistoryBuilder::key(self, v)
+    }
+    fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place) {
+        HistoryBuilder::push_write(self, kind, key, value, place)
+    }
+    fn push_read_nil(&mut self, key: KeyId) {
+        HistoryBuilder::push_read_nil(self, key)
+    }
+    fn push_read_scalar(&mut self, key: KeyId, value: Value, place: Place) {
+        HistoryBuilder::push_read_scalar(self, key, value, place)
+    }
+    fn push_read_list(&mut self, key: KeyId, elems: &[Value], place: Place) {
+        HistoryBuilder::push_read_list(self, key, elems, place)
+    }
+    fn set_op_span(&mut self, span: Span) {
+        HistoryBuilder::set_op_span(self, span)
+    }
+    fn abandon_txn(&mut self) {
+        HistoryBuilder::abandon_txn(self)
+    }
+}
+
+pub(super) struct Reader<'a, S> {
+    pub(super) s: Scanner<'a>,
+    pub(super) b: S,
     elems: Vec<Value>,
     /// The first operation's position in the stream ([`read_edn_from`]).
-    first: u64,
+    pub(super) first: u64,
     columns: Columns,
     /// `{:commit-order [ids ...]}`: the claimed commit order, and where it stands.
     commit_order: Option<(Vec<u64>, usize)>,
@@ -480,7 +540,7 @@ impl Columns {
 
 /// Where an invocation's `:value` is, to read it again if its completion has none.
 #[derive(Debug, Clone, Copy)]
-struct InvokeValue {
+pub(super) struct InvokeValue {
     offset: Option<usize>,
     line: u32,
     /// The operation's `:f` is neither `:txn` nor absent.
@@ -491,7 +551,7 @@ struct InvokeValue {
 
 /// What an operation map says, gathered before deciding what it is.
 #[derive(Default)]
-struct OpMap<'a> {
+pub(super) struct OpMap<'a> {
     ty: Option<OpType>,
     process: Option<i64>,
     process_is_keyword: bool,
@@ -501,17 +561,17 @@ struct OpMap<'a> {
     label: Option<std::borrow::Cow<'a, str>>,
     /// Offset of `:value`'s form, and whether it parsed as a transaction (ops pushed).
     value_at: Option<usize>,
-    value_line: u32,
+    pub(super) value_line: u32,
     parsed: Option<Result<(), Mismatch>>,
     /// `:start-ts` and `:commit-ts` (white-box checking), with the place of the first.
     start_ts: Option<crate::history::Ts>,
     commit_ts: Option<crate::history::Ts>,
     ts_at: usize,
     /// `:commit-order [ids ...]` in a map without `:type`.
-    commit_order: Option<(Vec<u64>, usize)>,
+    pub(super) commit_order: Option<(Vec<u64>, usize)>,
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Reader<'a, HistoryBuilder> {
     fn run(&mut self) -> Result<(), Error> {
         let mut pairer: Pairer<InvokeValue> = Pairer::default();
         let mut ordinal: u64 = self.first;
@@ -543,6 +603,11 @@ impl<'a> Reader<'a> {
             self.handle(m, line, ordinal, &mut pairer, span)?;
             ordinal += 1;
         }
+        self.finish_leftovers(pairer)
+    }
+
+    /// Invocations that never completed: indeterminate transactions, in input order.
+    pub(super) fn finish_leftovers(&mut self, pairer: Pairer<InvokeValue>) -> Result<(), Error> {
         for p in pairer.leftovers() {
             if !self.take_invocation_value(&p.handle)? {
                 continue; // a client operation that is not a transaction
@@ -551,10 +616,12 @@ impl<'a> Reader<'a> {
         }
         Ok(())
     }
+}
 
+impl<'a, S: Sink> Reader<'a, S> {
     /// The span from `start` (on `line`, which starts at byte `line_start`) to the scanner;
     /// `None` when the builder records no spans.
-    fn span(&mut self, start: usize, line: u32, line_start: usize) -> Option<Span> {
+    pub(super) fn span(&mut self, start: usize, line: u32, line_start: usize) -> Option<Span> {
         if !self.b.records_spans() {
             return None;
         }
@@ -565,7 +632,7 @@ impl<'a> Reader<'a> {
     // Out of line on purpose: WebAssembly engines (V8) cannot swap optimised code into a running
     // loop, but do for the next call of a hot function; one call per operation lets them.
     #[inline(never)]
-    fn op_map(&mut self) -> Result<OpMap<'a>, Error> {
+    pub(super) fn op_map(&mut self) -> Result<OpMap<'a>, Error> {
         let open = self.s.pos;
         self.s.pos += 1;
         let mut m = OpMap::default();
@@ -735,13 +802,15 @@ impl<'a> Reader<'a> {
         self.s.pos = at;
         self.s.skip_form()
     }
+}
 
+impl<'a> Reader<'a, HistoryBuilder> {
     /// Decide what an operation map is. A transaction is an operation whose `:f` is `:txn` or
     /// absent, or whose value is a vector of micro-operations; a completion whose `:value` is
     /// `nil` or absent takes its invocation's. Other client operations are skipped, together
     /// with their invocation; so are operations of a keyword process (the nemesis).
     #[inline(never)]
-    fn handle(
+    pub(super) fn handle(
         &mut self,
         m: OpMap<'a>,
         line: u32,
@@ -861,7 +930,9 @@ impl<'a> Reader<'a> {
             }
         }
     }
+}
 
+impl<'a, S: Sink> Reader<'a, S> {
     /// Read `[[:r k v] [:append k v] ...]`, pushing operations. `Ok(Err(_))` when the form is
     /// well-formed so far but not a transaction.
     fn txn_value(&mut self) -> Result<Result<(), Mismatch>, Error> {

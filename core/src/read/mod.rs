@@ -5,6 +5,8 @@ pub mod cobra;
 mod dbcop;
 mod dbcop_bin;
 mod edn;
+#[cfg(feature = "parallel")]
+mod edn_chunks;
 mod json;
 mod json_spans;
 mod kv;
@@ -121,6 +123,21 @@ pub fn detect(text: &[u8]) -> Format {
         }
     }
     Format::Edn
+}
+
+/// The EDN reader on several threads, in chunks of about `chunk_bytes`: `None` when it leaves
+/// the text to the sequential reader (one thread, a small text, a whole-history vector, a chunk
+/// that does not parse). For tests that it gives what [`read_edn_sequential`] gives.
+#[cfg(feature = "parallel")]
+#[doc(hidden)]
+pub fn read_edn_in_chunks(text: &[u8], spans: bool, chunk_bytes: usize) -> Option<Result<History, Error>> {
+    edn_chunks::only_chunked(text, 0, spans, chunk_bytes)
+}
+
+/// The EDN reader on one thread.
+#[doc(hidden)]
+pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
+    edn::read_sequential(text, 0, spans)
 }
 
 /// What a reader records besides the history itself.

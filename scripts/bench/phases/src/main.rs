@@ -9,8 +9,10 @@
 //! the verdicts and anomaly names of the five-level check; the history's and graph's sizes; and
 //! the peak resident set size (VmHWM) at the end. Asserts nothing about time.
 //!
-//! CPU time is the process's (`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, nanoseconds): on a
-//! shared machine it is far steadier than wall time. grail is single-threaded.
+//! CPU time is the process's (`clock_gettime(CLOCK_PROCESS_CPUTIME_ID)`, nanoseconds), all threads
+//! together: on a shared machine it is far steadier than wall time. grail-core reads large EDN
+//! histories and builds the graph on several threads (feature `parallel`), so a phase's CPU time
+//! may exceed its wall time; RAYON_NUM_THREADS=1 gives the one-thread numbers.
 
 use grail_core::{CheckOptions, Format, Level};
 use serde_json::{json, Map, Value};

@@ -1,0 +1,177 @@
+//! The EDN reader on several threads gives what the one-thread reader gives: the same history
+//! (spans, key and string numbering included) and the same error, on generated histories, on
+//! broken ones, and on the corpus.
+#![cfg(feature = "parallel")]
+
+mod common;
+
+use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation};
+use grail_core::read::{read_edn_in_chunks, read_edn_sequential};
+use grail_core::{Error, History};
+
+/// Chunk sizes down to one byte: a split at every map, and so inside any multi-line form.
+const CHUNKS: [usize; 3] = [1, 2_000, 64_000];
+
+fn assert_same(a: &History, b: &History, what: &str) {
+    assert_eq!(a.txns, b.txns, "{what}: transactions");
+    assert_eq!(a.ops, b.ops, "{what}: operations");
+    assert_eq!(a.elems, b.elems, "{what}: list elements");
+    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
+    assert_eq!(a.keys, b.keys, "{what}: keys");
+    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
+    for s in 0..a.strings.len() as u32 {
+        assert_eq!(a.strings.get(s), b.strings.get(s), "{what}: string {s}");
+    }
+    assert_eq!(a.model, b.model, "{what}: model");
+    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
+    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
+    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
+}
+
+/// Compare both readers on `text` with every chunk size; returns how many chunked readings
+/// were not left to the sequential reader.
+fn compare(text: &[u8], what: &str) -> usize {
+    let mut parallel = 0;
+    for spans in [true, false] {
+        let one: Result<History, Error> = read_edn_sequential(text, spans);
+        for chunk in CHUNKS {
+            let Some(many) = read_edn_in_chunks(text, spans, chunk) else { continue };
+            parallel += 1;
+            let what = format!("{what} (chunks of {chunk} bytes, spans {spans})");
+            match (&one, &many) {
+                (Ok(a), Ok(b)) => assert_same(a, b, &what),
+                (Err(a), Err(b)) => assert_eq!(a, b, "{what}: error"),
+                (a, b) => panic!("{what}: sequential {:?}, parallel {:?}", a.as_ref().err(), b.as_ref().err()),
+            }
+        }
+    }
+    parallel
+}
+
+fn edn(o: GenOptions) -> String {
+    generate(&o).history
+}
+
+fn generated() -> Vec<(String, String)> {
+    let base = GenOptions { transactions: 600, sessions: 7, ..Default::default() };
+    vec![
+        ("list-append".into(), edn(base.clone())),
+        (
+            "rw-register, read committed, timestamps".into(),
+            edn(GenOptions {
+                model: DataModel::RwRegister,
+                isolation: Isolation::ReadCommitted,
+                timestamps: true,
+                ..base.clone()
+            }),
+        ),
+        (
+            "list-append with anomalies".into(),
+            edn(GenOptions {
+                inject: vec![(Injection::LostUpdate, 3), (Injection::AbortedRead, 2), (Injection::WriteCycle, 2)],
+                seed: 7,
+                ..base.clone()
+            }),
+        ),
+    ]
+}
+
+#[test]
+fn generated_histories_read_the_same() {
+    // The rayon pool needs two threads for the parallel reader to run at all.
+    if rayon_threads() < 2 {
+        eprintln!("SKIPPED: one thread");
+        return;
+    }
+    for (what, text) in generated() {
+        assert!(compare(text.as_bytes(), &what) > 0, "{what}: never read in chunks");
+    }
+}
+
+fn rayon_threads() -> usize {
+    rayon::current_num_threads()
+}
+
+/// Lines that take the reader's rarer paths, spliced between the generated ones.
+const ODD_LINES: [&str; 8] = [
+    // A nemesis operation, and a client operation that is not a transaction.
+    "{:type :info, :f :kill, :value nil, :process :nemesis, :time 5, :index 900001}",
+    "{:type :invoke, :f :read, :value nil, :process 99, :time 6, :index 900002}\n{:type :ok, :f :read, :value 3, :process 99, :time 7, :index 900003}",
+    // A completion without a value takes its invocation's (read again, new keys and strings).
+    "{:type :invoke, :f :txn, :value [[:append \"fresh\" 1] [:r :kw nil]], :process 98, :index 900004}\n{:type :ok, :f :txn, :process 98, :index 900005}",
+    // A label, string values, and a string holding a line break and a map's opening.
+    "{:type :invoke, :f :txn, :value [[:append 1 \"a\nb\"]], :process 97, :label \"x\n{:type :ok}\", :index 900009}",
+    "{:type :fail, :f :txn, :value [[:append 1 \"a\nb\"]], :process 97, :label \"x\n{:type :ok}\", :index 900010}",
+    // A comment, a discarded form, and a value read before :type.
+    "; a comment {:type :ok}\n#_{:type :ok, :value [[:r 1 [1]]]}",
+    "{:value [[:r 5 nil]], :type :invoke, :process 96, :index 900006}\n{:value [[:r 5 []]], :type :ok, :process 96, :index 900007}",
+    // An invocation that never completes (indeterminate).
+    "{:type :invoke, :f :txn, :value [[:append 77 1]], :process 95, :index 900008}",
+];
+
+/// Ways to break a history, each at a place: the earliest error must be the one reported.
+const BREAKS: [&str; 5] =
+    ["]", "{:type :ok, :value [[:r 1 [1", "\"", "{:type :bogus}", "{:type :ok, :value [[:w 1 2]]}"];
+
+fn splice(text: &str, at_line: usize, insert: &str) -> String {
+    let mut lines: Vec<&str> = text.lines().collect();
+    let at = at_line.min(lines.len());
+    lines.insert(at, insert);
+    lines.join("\n") + "\n"
+}
+
+#[test]
+fn odd_and_broken_histories_read_the_same() {
+    if rayon_threads() < 2 {
+        eprintln!("SKIPPED: one thread");
+        return;
+    }
+    let (_, text) = generated().swap_remove(0);
+    let n = text.lines().count();
+    let mut odd = text.clone();
+    for (i, line) in ODD_LINES.iter().enumerate() {
+        odd = splice(&odd, (i + 1) * n / (ODD_LINES.len() + 1), line);
+    }
+    assert!(compare(odd.as_bytes(), "odd lines") > 0, "the odd lines were never read in chunks");
+    let h = read_edn_sequential(odd.as_bytes(), true).expect("the odd lines are a valid history");
+    assert!(h.strings.len() >= 3, "the odd lines' strings were read");
+    for (b, broken) in BREAKS.iter().enumerate() {
+        for at in [1, n / 3, n - 2] {
+            let text = splice(&odd, at, broken);
+            let what = format!("break {b} at line {at}");
+            assert!(read_edn_sequential(text.as_bytes(), true).is_err(), "{what}: not broken");
+            compare(text.as_bytes(), &what);
+            // Two breaks: the earlier must be the one reported.
+            let twice = splice(&text, at + n / 2, BREAKS[(b + 1) % BREAKS.len()]);
+            compare(twice.as_bytes(), &format!("{what}, and another after"));
+        }
+    }
+}
+
+#[test]
+fn corpus_histories_read_the_same() {
+    let Some(dir) = common::corpus() else { return };
+    if rayon_threads() < 2 {
+        eprintln!("SKIPPED: one thread");
+        return;
+    }
+    let mut files = Vec::new();
+    let mut stack = vec![dir];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else if p.to_string_lossy().ends_with(".edn") || p.to_string_lossy().ends_with(".edn.gz") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    assert!(files.len() > 10, "the corpus has EDN histories");
+    let mut chunked = 0;
+    for f in &files {
+        chunked += compare(&common::slurp(f), &f.display().to_string());
+    }
+    assert!(chunked > 0, "no corpus history was read in chunks");
+}
