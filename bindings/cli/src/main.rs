@@ -595,7 +595,7 @@ fn write_html(input: &Input, h: &History, report: &grail_core::Report, path: &Pa
         true => slurp(&input.history).unwrap_or(Bytes::Owned(Vec::new())),
         false => Bytes::Owned(Vec::new()),
     };
-    let nemesis = grail_core::render::ops::scan(&raw).nemesis;
+    let nemesis = grail_core::render::ops::nemesis(&raw);
     let title = input.history.file_name().map_or("history".to_string(), |f| f.to_string_lossy().into_owned());
     let opts = grail_core::render::html::HtmlOptions { title, ..Default::default() };
     let page = grail_core::render::html::report_html(report, h, &nemesis, &opts);

@@ -182,7 +182,7 @@ fn read(
         }
         // The nemesis operations the reader set aside, for the HTML report's timeline.
         let jepsen = matches!(format, grail_core::Format::Auto | grail_core::Format::Edn | grail_core::Format::Json);
-        let nemesis = if jepsen { grail_core::render::ops::scan(&text).nemesis } else { Vec::new() };
+        let nemesis = if jepsen { grail_core::render::ops::nemesis(&text) } else { Vec::new() };
         Ok((h, nemesis))
     })?;
     Ok(PyHistory::new(h, nemesis))

@@ -180,7 +180,7 @@ pub fn read(
     }
     // The nemesis operations the reader set aside, for the HTML report's timeline.
     let jepsen = matches!(format, Format::Auto | Format::Edn | Format::Json);
-    let nemesis = if jepsen { grail_core::render::ops::scan(text).nemesis } else { Vec::new() };
+    let nemesis = if jepsen { grail_core::render::ops::nemesis(text) } else { Vec::new() };
     let h = History { h, inference: OnceCell::new(), nemesis };
     p.emit("read", true, &[("transactions", (h.h.txns.len() as f64).into()), ("model", h.model().into())]);
     p.finish()?;
