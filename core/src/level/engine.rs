@@ -620,7 +620,7 @@ fn polygraph_levels(
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
-                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({} rounds), {} guesses, {} conflicts learned from",
+                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}), {}, {} learned from",
                 l.name(),
                 match (order, st.with_session) {
                     (Order::None, false) => "",
@@ -632,9 +632,9 @@ fn polygraph_levels(
                 st.constraints,
                 st.version_pairs,
                 st.after_pruning,
-                st.pruning_rounds,
-                st.decisions,
-                st.conflicts
+                counted(st.pruning_rounds, "round"),
+                counted(st.decisions, "guess"),
+                counted(st.conflicts, "conflict")
             ));
             let witness = match &verdict {
                 PolyVerdict::Violated(cx) => {
@@ -665,4 +665,26 @@ fn polygraph_levels(
         }
     }
     (out, witnesses)
+}
+
+/// "1 round", "2 rounds", "1 guess", "0 guesses".
+fn counted(n: impl Into<u64>, noun: &str) -> String {
+    let n = n.into();
+    match (n, noun.ends_with('s')) {
+        (1, _) => format!("1 {noun}"),
+        (_, true) => format!("{n} {noun}es"),
+        _ => format!("{n} {noun}s"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn counts_agree_with_their_nouns() {
+        assert_eq!(super::counted(1u32, "round"), "1 round");
+        assert_eq!(super::counted(6u32, "round"), "6 rounds");
+        assert_eq!(super::counted(1u64, "guess"), "1 guess");
+        assert_eq!(super::counted(0u64, "guess"), "0 guesses");
+        assert_eq!(super::counted(2u64, "conflict"), "2 conflicts");
+    }
 }

@@ -208,7 +208,7 @@ impl OnlineChecker {
                 found.push(self.report(&cyc, txn.id));
             }
         }
-        if !self.pending.is_empty() && self.stats.committed.is_multiple_of(1024) {
+        if !self.pending.is_empty() && self.stats.committed % 1024 == 0 {
             self.settle();
         }
         self.evict();
