@@ -76,6 +76,14 @@ pub struct Edge {
     pub to_op: u32,
 }
 
+impl Edge {
+    /// The order edges are kept in: by (from, to, type, key), then the first by operation order.
+    /// Two u64 words, not a u128: wasm32 emulates 128-bit arithmetic.
+    pub fn rank(&self) -> (u64, u64, u32, u32) {
+        ((self.from as u64) << 32 | self.to as u64, (self.ty as u64) << 32 | self.key as u64, self.from_op, self.to_op)
+    }
+}
+
 /// The key of an edge that is about no key (session and real-time order).
 pub const NO_KEY: KeyId = KeyId::MAX;
 
@@ -128,11 +136,10 @@ impl DependencyGraph {
     /// edge per (from, to, type, key): the first by operation order.
     pub fn new(is_vertex: Vec<bool>, mut raw: Vec<Edge>) -> DependencyGraph {
         raw.retain(|e| e.from != e.to);
-        // Two u64 words, not a u128: wasm32 emulates 128-bit arithmetic.
-        let rank =
-            |e: &Edge| ((e.from as u64) << 32 | e.to as u64, (e.ty as u64) << 32 | e.key as u64, e.from_op, e.to_op);
         let n = is_vertex.len();
-        crate::bucket_sort::sort_by_bucket(&mut raw, n, |e| e.from as usize, rank);
+        if !raw.is_sorted_by_key(Edge::rank) {
+            crate::bucket_sort::sort_by_bucket(&mut raw, n, |e| e.from as usize, Edge::rank);
+        }
         raw.dedup_by(|b, a| a.from == b.from && a.to == b.to && a.ty == b.ty && a.key == b.key);
         let mut offsets = vec![0u32; n + 1];
         let mut adj: Vec<(TxnId, u8)> = Vec::new();

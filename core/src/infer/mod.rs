@@ -92,7 +92,7 @@ fn infer_with(h: &History, rw: bool) -> Inference {
     let rw_left_out = cx.rw_pairs.take().map(|mut p| {
         crate::par::sort_unstable(&mut p);
         p.dedup();
-        p.len()
+        p.len() + cx.rw_counted
     });
     Inference {
         rw_left_out,
@@ -116,6 +116,8 @@ pub(crate) struct Ctx<'h> {
     pub list_order: Vec<Option<u32>>,
     /// When RW edges are left out: their (from, to) pairs, to count.
     rw_pairs: Option<Vec<u64>>,
+    /// RW pairs a workload counted itself (distinct from those in `rw_pairs`).
+    rw_counted: usize,
     /// Indeterminate transactions made vertices by [`Ctx::promote`].
     pub promotions: usize,
 }
@@ -133,6 +135,7 @@ impl<'h> Ctx<'h> {
             index,
             list_order: Vec::new(),
             rw_pairs: None,
+            rw_counted: 0,
             promotions: 0,
         }
     }
@@ -151,6 +154,7 @@ impl<'h> Ctx<'h> {
             index: self.index,
             list_order: Vec::new(),
             rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
+            rw_counted: 0,
             promotions: 0,
         }
     }
@@ -167,6 +171,7 @@ impl<'h> Ctx<'h> {
         if let (Some(p), Some(f)) = (self.rw_pairs.as_mut(), fork.rw_pairs) {
             p.extend(f);
         }
+        self.rw_counted += fork.rw_counted;
     }
 
     pub fn status(&self, t: TxnId) -> Status {
@@ -179,6 +184,16 @@ impl<'h> Ctx<'h> {
             self.is_vertex[t as usize] = true;
             self.promotions += 1;
         }
+    }
+
+    /// Whether RW edges are only counted: a workload may then count its distinct pairs itself
+    /// ([`Ctx::rw_counted`]) instead of listing them, when no other of its RW pairs can repeat them.
+    pub fn counts_rw(&self) -> bool {
+        self.rw_pairs.is_some()
+    }
+
+    pub fn rw_counted(&mut self, distinct_pairs: usize) {
+        self.rw_counted += distinct_pairs;
     }
 
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {

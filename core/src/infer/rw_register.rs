@@ -11,15 +11,24 @@
 use super::{Ctx, WriteInfo, Writes};
 use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
-use crate::hash::{Map, Set};
+use crate::hash::Set;
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
 
-type Readers = Map<(KeyId, Option<Value>), Vec<(TxnId, u32)>>;
+/// Each version's external readers, as (version, reader, read op) sorted: one flat list where a
+/// map of lists cost an allocation per version.
+struct Readers(Vec<(Version, TxnId, u32)>);
+
+impl Readers {
+    fn get(&self, version: Version) -> impl Iterator<Item = (TxnId, u32)> + '_ {
+        let i = self.0.partition_point(|r| r.0 < version);
+        self.0[i..].iter().take_while(move |r| r.0 == version).map(|r| (r.1, r.2))
+    }
+}
 
 pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let index = cx.index;
     let writes = &index.writes;
-    let mut readers: Readers = Map::default();
+    let mut readers: Vec<(Version, TxnId, u32)> = Vec::new();
     // (key, value first read externally, op of the transaction's last write to the key after it)
     let mut read_then_write: Vec<(KeyId, Option<Value>, u32)> = Vec::new();
 
@@ -69,7 +78,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
                 read_then_write.push((op.key, read, txn.ops_start + w as u32));
             }
             let Some(v) = read else {
-                readers.entry((op.key, None)).or_default().push((t, o));
+                readers.push(((op.key, None), t, o));
                 continue;
             };
             match writes.get(&(op.key, v)) {
@@ -85,18 +94,18 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
                 }
                 Some(w) => {
                     cx.promote(w.txn);
-                    readers.entry((op.key, Some(v))).or_default().push((t, o));
+                    readers.push(((op.key, Some(v)), t, o));
                 }
             }
         }
     }
     // WR from each version's writer to its readers.
-    let mut keys: Vec<&(KeyId, Option<Value>)> = readers.keys().collect();
-    keys.sort_unstable();
-    for &(k, v) in keys {
-        let Some(v) = v else { continue };
+    readers.sort_unstable();
+    let readers = Readers(readers);
+    for group in readers.0.chunk_by(|a, b| a.0 == b.0) {
+        let (k, Some(v)) = group[0].0 else { continue };
         if let Some(w) = writes.get(&(k, v)) {
-            for &(_, o) in &readers[&(k, Some(v))] {
+            for &(_, _, o) in group {
                 cx.edge(EdgeType::Wr, w.op, o);
             }
         }
@@ -111,11 +120,9 @@ fn last_write_after(ops: &[crate::history::Op], i: usize, key: KeyId) -> Option<
     (i + 1..ops.len()).rev().find(|&j| ops[j].key == key && ops[j].kind == OpKind::Write)
 }
 
-fn rw_from(cx: &mut Ctx, readers: &Readers, version: (KeyId, Option<Value>), to_op: u32) {
-    if let Some(rs) = readers.get(&version) {
-        for &(_, o) in rs {
-            cx.edge(EdgeType::Rw, o, to_op);
-        }
+fn rw_from(cx: &mut Ctx, readers: &Readers, version: Version, to_op: u32) {
+    for (_, o) in readers.get(version) {
+        cx.edge(EdgeType::Rw, o, to_op);
     }
 }
 
@@ -156,13 +163,15 @@ fn with_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, vo: &crate::hist
 }
 
 fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_write: &[(KeyId, Option<Value>, u32)]) {
+    // Each version and a write sure to follow it: RW from the version's readers to that write.
+    let mut after: Vec<(Version, u32)> = Vec::new();
     let mut has_pred: Set<u32> = Set::default();
     for &(k, v1, wop) in read_then_write {
         let Some(v1) = v1 else { continue };
         if let Some(w1) = writes.get(&(k, v1)).filter(|w| w.last) {
             has_pred.insert(wop);
             cx.edge(EdgeType::Ww, w1.op, wop);
-            rw_from(cx, readers, (k, Some(v1)), wop);
+            after.push(((k, Some(v1)), wop));
         }
     }
     let mut firsts: Vec<(KeyId, u32)> = writes
@@ -171,7 +180,49 @@ fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_wri
         .map(|(&(k, _), w)| (k, w.op))
         .collect();
     firsts.sort_unstable();
-    for (k, op) in firsts {
-        rw_from(cx, readers, (k, None), op);
+    after.extend(firsts.into_iter().map(|(k, op)| ((k, None), op)));
+    if cx.counts_rw() {
+        let n = count_rw(cx, readers, &after);
+        cx.rw_counted(n);
+    } else {
+        for (version, op) in after {
+            rw_from(cx, readers, version, op);
+        }
     }
+}
+
+type Version = (KeyId, Option<Value>);
+
+/// The distinct (reader, writer) pairs the RW edges of `after` would join, counted a reader at
+/// a time: the initial value's readers times a key's first writers run to millions of pairs
+/// (8.9M on AWDIT's 200k-transaction history), too many to list only to count them.
+fn count_rw(cx: &Ctx, readers: &Readers, after: &[(Version, u32)]) -> usize {
+    // Each version's writers that follow it, as vertices: (version, writer txn).
+    let mut next: Vec<(Version, TxnId)> =
+        after.iter().map(|&(v, op)| (v, cx.index.txn_of(op))).filter(|&(_, t)| cx.is_vertex[t as usize]).collect();
+    next.sort_unstable();
+    let mut reads: Vec<(TxnId, u32, u32)> = Vec::new(); // (reader, range of `next`)
+    let mut i = 0;
+    while i < next.len() {
+        let version = next[i].0;
+        let j = i + next[i..].partition_point(|a| a.0 == version);
+        reads.extend(readers.get(version).map(|(t, _)| (t, i as u32, j as u32)));
+        i = j;
+    }
+    reads.sort_unstable();
+    // Distinct targets of a reader by stamping them with the reader: no sort of the targets.
+    let mut stamp = vec![TxnId::MAX; cx.is_vertex.len()];
+    let mut count = 0;
+    for &(t, a, b) in &reads {
+        if !cx.is_vertex[t as usize] {
+            continue;
+        }
+        for &(_, to) in &next[a as usize..b as usize] {
+            if to != t && stamp[to as usize] != t {
+                stamp[to as usize] = t;
+                count += 1;
+            }
+        }
+    }
+    count
 }

@@ -155,10 +155,15 @@ pub fn graph(inp: &Input, level: Weak) -> WeakGraph {
 }
 
 /// The saturated graph: the inferred commit-order edges, session order, WW and WR.
-fn saturated(inp: &Input, mut edges: Vec<Edge>) -> DependencyGraph {
+fn saturated(inp: &Input, co: Vec<Edge>) -> DependencyGraph {
     let g = &inp.inf.graph;
+    // The inference's edges are sorted already: a merging sort finds that run and sorts only the
+    // others, where a sort from scratch cost as much as the rest of the check.
+    let mut edges: Vec<Edge> =
+        g.edges.iter().filter(|e| matches!(e.ty, EdgeType::Ww | EdgeType::Wr)).copied().collect();
     edges.extend_from_slice(&inp.so);
-    edges.extend(g.edges.iter().filter(|e| matches!(e.ty, EdgeType::Ww | EdgeType::Wr)).copied());
+    edges.extend(co);
+    edges.sort_by_key(Edge::rank);
     DependencyGraph::new(g.is_vertex.clone(), edges)
 }
 
