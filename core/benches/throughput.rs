@@ -59,11 +59,11 @@ fn synthetic(n: usize, seed: u64) -> String {
             lists.entry(*k).or_default().push(*v);
             log.entry(*k).or_default().push((i, *v));
         }
-        for slot in 0..64 {
-            if lists.get(&active[slot]).is_some_and(|l| l.len() >= 16) {
-                lists.remove(&active[slot]);
-                log.remove(&active[slot]);
-                active[slot] = next_key;
+        for key in active.iter_mut() {
+            if lists.get(key).is_some_and(|l| l.len() >= 16) {
+                lists.remove(key);
+                log.remove(key);
+                *key = next_key;
                 next_key += 1;
             }
         }

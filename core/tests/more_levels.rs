@@ -18,9 +18,11 @@ fn levels(names: &str) -> CheckOptions {
 
 /// A small register history: per transaction, a process and micro-ops (read: key, value or 0 for
 /// the initial value; write: key, value). Reads come before a transaction's writes of a key.
+type SmallOp = (bool, u8, u32);
+
 #[derive(Debug, Clone)]
 struct Small {
-    txns: Vec<(i64, Vec<(bool, u8, u32)>)>,
+    txns: Vec<(i64, Vec<SmallOp>)>,
 }
 
 fn small() -> impl Strategy<Value = Small> {
@@ -32,7 +34,7 @@ fn small() -> impl Strategy<Value = Small> {
             .into_iter()
             .enumerate()
             .map(|(t, (p, ops))| {
-                let mut out: Vec<(bool, u8, u32)> = Vec::new();
+                let mut out: Vec<SmallOp> = Vec::new();
                 let mut written: Vec<u8> = Vec::new();
                 for (is_write, k, pick) in ops {
                     if is_write {
@@ -203,6 +205,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 500, ..ProptestConfig::default() })]
 
     #[test]
+    #[allow(clippy::needless_range_loop)] // a transitive closure over a matrix
     fn realtime_closure_is_the_interval_order(spans in prop::collection::vec((0i64..40, 0i64..15), 1..14)) {
         // Native JSON keeps start and end.
         let json: Vec<String> = spans

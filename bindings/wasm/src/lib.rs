@@ -27,7 +27,13 @@ fn install_panic_hook() {
     std::panic::set_hook(Box::new(|info| {
         let place =
             info.location().map(|l| format!(" at {}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
-        let message = info.payload_as_str().unwrap_or("(no message)");
+        // `payload_as_str` is Rust 1.91; the workspace keeps to 1.85.
+        let payload = info.payload();
+        let message = payload
+            .downcast_ref::<&str>()
+            .copied()
+            .or(payload.downcast_ref::<String>().map(String::as_str))
+            .unwrap_or("(no message)");
         let err = grail_error("panic", &format!("grail panicked{place}: {message}"), None, None, None);
         // Leave the module at once: the wrapper resets it (its stack and borrows are not unwound).
         wasm_bindgen::throw_val(err);

@@ -50,14 +50,17 @@ fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
 /// sequential: a process's next transaction starts after its last one ended). The invocation's
 /// position in the input decides, then its time, then the input order: a transaction that never
 /// completed is stored after the completed ones, yet may have come first.
-pub fn session_place(h: &History, t: TxnId) -> (Option<u64>, Option<i64>, TxnId) {
+pub fn session_place(h: &History, t: TxnId) -> SessionPlace {
     let txn = &h.txns[t as usize];
     (txn.invoke_pos, txn.invoke_time, t)
 }
 
+/// Where a transaction falls in its session: invocation position, time, then id.
+type SessionPlace = (Option<u64>, Option<i64>, TxnId);
+
 /// The vertices that have a process, as (process, transaction), each process's in session order.
 pub fn in_session_order(h: &History, is_vertex: &[bool]) -> Vec<(i64, TxnId)> {
-    let mut order: Vec<(i64, (Option<u64>, Option<i64>, TxnId))> = (0..h.txns.len() as TxnId)
+    let mut order: Vec<(i64, SessionPlace)> = (0..h.txns.len() as TxnId)
         .filter(|&t| is_vertex[t as usize])
         .filter_map(|t| h.txns[t as usize].process.map(|p| (p, session_place(h, t))))
         .collect();

@@ -274,8 +274,8 @@ impl Causal {
                 }
             }
         }
-        for t in 0..n {
-            if let Some(l) = latest.get_mut(slot[t] as usize) {
+        for (t, &s) in slot.iter().enumerate() {
+            if let Some(l) = latest.get_mut(s as usize) {
                 draw(out, inp, t as TxnId, l);
             }
         }

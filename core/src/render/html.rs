@@ -137,7 +137,7 @@ fn names(ls: &[Level]) -> String {
 /// with the levels each violates.
 fn distinct_cycles(r: &Report) -> Vec<(&CycleReport, Vec<String>)> {
     let mut out: Vec<(&CycleReport, Vec<String>)> = Vec::new();
-    let key = |c: &CycleReport| (c.txns.clone(), c.steps.iter().map(|s| s.ty.clone()).collect::<Vec<_>>());
+    let key = |c: &CycleReport| (c.txns.clone(), c.steps.iter().map(|s| s.ty).collect::<Vec<_>>());
     let mut seen: Vec<(Vec<u64>, Vec<crate::graph::EdgeType>)> = Vec::new();
     for (l, lr) in &r.levels.0 {
         for c in &lr.cycles {
