@@ -453,7 +453,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             });
             let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
             let mut t1 = Instant::now();
-            let report = if white_box == grail_core::timestamps::WhiteBoxMode::Only {
+            let report = if !opts.needs_graph() {
                 grail_core::check(&h, &opts)
             } else {
                 let t0 = Instant::now();

@@ -136,8 +136,8 @@ impl PyHistory {
         }
         let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
         let report = run_detached(py, || {
-            if white_box == grail_core::timestamps::WhiteBoxMode::Only {
-                return Ok(grail_core::check(&self.h, &opts)); // no graph to build
+            if !opts.needs_graph() {
+                return Ok(grail_core::check(&self.h, &opts));
             }
             let inf = self.inference();
             let mut signal: Option<PyErr> = None;

@@ -260,8 +260,7 @@ impl History {
                 .map_err(|e| usage(format!("invalid check options: {}", serde_message(e))))?
         };
         let mut p = Progress::new(progress, progress_interval_ms);
-        if opts.white_box == grail_core::timestamps::WhiteBoxMode::Only {
-            // The claims alone: no graph to build.
+        if !opts.needs_graph() {
             let report = grail_core::check(&self.h, &opts);
             p.finish()?;
             return to_js(&report);

@@ -83,6 +83,13 @@ impl Default for CheckOptions {
 }
 
 impl CheckOptions {
+    /// Whether the check infers a dependency graph: not when it checks the history's claimed
+    /// orders alone (`white_box: only`). Front ends that keep an inference to reuse ask this
+    /// before building one.
+    pub fn needs_graph(&self) -> bool {
+        self.white_box != crate::timestamps::WhiteBoxMode::Only
+    }
+
     /// The levels to check, strongest first, each once.
     pub fn levels(&self) -> Vec<Level> {
         if self.levels.is_empty() {

@@ -11,7 +11,7 @@ use crate::level::{violated_by, violated_with};
 
 /// Build the graph and check the levels.
 pub fn check(h: &History, opts: &CheckOptions) -> Report {
-    if opts.white_box == crate::timestamps::WhiteBoxMode::Only {
+    if !opts.needs_graph() {
         return check_claims_only(h, opts);
     }
     check_inferred(h, &infer_for(h, opts), opts, None)
