@@ -10,7 +10,8 @@ the PolySI/Plume text AWDIT reads (`r(key,value,session,txn)` a line). Then runs
 --levels RC`, `RA` and `CC` on it, each as its own process, GRAIL_BENCH_RUNS times (default 3; the
 minimum wall and CPU time and the largest peak RSS are reported), and the same with the `awdit`
 binary when one is on PATH or in GRAIL_AWDIT (AWDIT is not on crates.io: build it from
-github.com/lassemoldrup/AWDIT and point GRAIL_AWDIT at it). Prints a Markdown table and writes
+github.com/lassemoldrup/AWDIT and point GRAIL_AWDIT at it; it is run as `awdit check -f plume -i
+LEVEL FOLDER`, its Plume reader taking a folder that holds the one history file). Prints a Markdown table and writes
 bench-out/awdit.json. The machine's load is printed too: on a shared machine wall time is noisy,
 CPU time (user + sys) much less.
 """
@@ -62,6 +63,24 @@ def grail_verdict(m: dict, level: str) -> str:
         return "?"
 
 
+def awdit_input(path: Path) -> Path:
+    """AWDIT's Plume reader takes a folder holding one history file: a folder with a link to it."""
+    folder = path.with_suffix(".plume")
+    folder.mkdir(exist_ok=True)
+    link = folder / "history.txt"
+    if not link.exists():
+        link.symlink_to(path.resolve())
+    return folder
+
+
+def awdit_verdict(m: dict) -> str:
+    try:
+        out = (ROOT / m["stdout"]).read_text()
+    except OSError:
+        return "?"
+    return "violated" if "Inconsistent" in out else "holds" if "Consistent" in out else "?"
+
+
 def main() -> int:
     path = history()
     lines = sum(1 for _ in path.open())
@@ -75,20 +94,26 @@ def main() -> int:
         g = best([str(CLI), "check", str(path), "--levels", level, "--json"], f"awdit-grail-{level}")
         row = {"grail": g, "grail_verdict": grail_verdict(g, level)}
         if awdit:
-            a = best([awdit, "check", "-i", name, str(path)], f"awdit-peer-{level}")
+            a = best([awdit, "check", "-f", "plume", "-i", name, str(awdit_input(path))], f"awdit-peer-{level}")
             row["awdit"] = a
+            row["awdit_verdict"] = awdit_verdict(a)
         res["levels"][level] = row
     res["load_after"] = loadavg()
     (OUT / "awdit.json").write_text(json.dumps(res, indent=1))
     print(f"\n### Weak levels on an AWDIT-shaped history ({TXNS:,} transactions, {lines:,} events)\n")
     print(f"`grail generate --txns {TXNS} {' '.join(GEN)}`; best of {RUNS}; load {res['load_before'][0]:.1f}"
           f" before, {res['load_after'][0]:.1f} after (2 cores: wall time is noisy, CPU time less so).\n")
-    print("| level | grail verdict | grail wall s | grail CPU s | grail peak MB | AWDIT wall s | AWDIT peak MB | grail / AWDIT |")
-    print("|---|---|---|---|---|---|---|---|")
+    print("| level | grail verdict | grail wall s | grail CPU s | grail peak MB | AWDIT verdict | AWDIT wall s | AWDIT CPU s | AWDIT peak MB | grail / AWDIT (wall) |")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for level, row in res["levels"].items():
         g, a = row["grail"], row.get("awdit")
-        peer = (f"{a['wall']:.2f} | {a['rss_kb'] / 1024:.0f} | {g['wall'] / a['wall']:.2f}×"
-                if a and a["exit"] == 0 else "not installed | — | —")
+        if not a:
+            peer = "not installed | — | — | — | —"
+        elif failed(a):
+            peer = f"failed: {failed(a)} | — | — | — | —"
+        else:
+            peer = (f"{row['awdit_verdict']} | {a['wall']:.2f} | {a['cpu']:.2f} | {a['rss_kb'] / 1024:.0f}"
+                    f" | {g['wall'] / a['wall']:.2f}×")
         print(f"| {level} | {row['grail_verdict']} | {g['wall']:.2f} | {g['cpu']:.2f} | {g['rss_kb'] / 1024:.0f} | {peer} |")
     say("wrote bench-out/awdit.json")
     return 0
