@@ -181,6 +181,13 @@ impl Rng {
 /// transaction, reads before the transaction's own write, of nil or another's value.
 #[allow(clippy::needless_range_loop)]
 fn random_history(rng: &mut Rng) -> (String, Vec<Vec<i64>>) {
+    random_history_in(rng, false)
+}
+
+/// [`random_history`], the transactions in two sessions (alternating) when `sessions`: the
+/// fast search then decides with session order first and, for SER and PSI, orders the search
+/// by SI with session order (`polygraph::rank`); the levels checked ignore session order.
+fn random_history_in(rng: &mut Rng, sessions: bool) -> (String, Vec<Vec<i64>>) {
     let txns = 2 + rng.below(4);
     let keys = 1 + rng.below(2);
     // Values each transaction writes per key (decided first, so reads can see later writers).
@@ -206,7 +213,8 @@ fn random_history(rng: &mut Rng) -> (String, Vec<Vec<i64>>) {
                 ops.push(format!(r#"["w", "k{k}", {v}]"#));
             }
         }
-        out.push(format!(r#"{{"id": {}, "ops": [{}]}}"#, t + 1, ops.join(", ")));
+        let session = if sessions { format!(r#", "session": {}"#, t % 2) } else { String::new() };
+        out.push(format!(r#"{{"id": {}{session}, "ops": [{}]}}"#, t + 1, ops.join(", ")));
     }
     let per_key: Vec<Vec<i64>> = (0..keys).map(|k| (0..txns).filter_map(|t| writes[t][k]).collect()).collect();
     (format!("[{}]", out.join(",\n")), per_key)
@@ -258,10 +266,11 @@ fn brute_force(text: &str, per_key: &[Vec<i64>], level: Level) -> bool {
 fn verdicts_equal_brute_force_over_all_version_orders() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
     let (mut violated, mut held, mut searched, mut compacted) = (0, 0, 0, 0);
-    let (mut learned, mut jumped) = (0, 0);
+    let (mut learned, mut jumped, mut unsession) = (0, 0, 0);
     let mut per_level: std::collections::BTreeMap<Level, (usize, usize)> = Default::default();
     for case in 0..400 {
-        let (text, per_key) = random_history(&mut rng);
+        // Every other case in two sessions, so that the fast search's session-first paths run.
+        let (text, per_key) = random_history_in(&mut rng, case % 2 == 1);
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
         let inf = grail_core::infer(&h);
         assert!(inf.findings.is_empty(), "case {case}: {:?}\n{text}", inf.findings);
@@ -312,6 +321,10 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
                 learned += usize::from(st.conflicts > 0);
                 jumped += usize::from(st.backjumps > 0);
             }
+            // Violated with session order, then decided without it (ranked by SI's order).
+            if search == Search::Fast && !pg.session.is_empty() && matches!(v, Verdict::Holds) && !st.with_session {
+                unsession += 1;
+            }
             let expected = brute_force(&text, &per_key, level);
             match v {
                 Verdict::Holds => {
@@ -337,6 +350,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         }
     }
     assert!(searched > 20, "only {searched} cases needed the search's guesses");
+    assert!(unsession > 10, "only {unsession} runs held without session order after failing with it");
     assert!(compacted > 20, "only {compacted} cases had read-modify-write chains to compact");
     // The search that learns met conflicts on enough of them (backjumps: polygraph_learning.rs).
     assert!(learned > 50, "learning on {learned} runs, backjumps on {jumped}");

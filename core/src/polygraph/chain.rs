@@ -21,18 +21,26 @@ use crate::graph::{Edge, EdgeType};
 
 /// `Some(true)`: the guess is acyclic (the level holds). `Some(false)`: it is not (or the known
 /// edges already have a cycle). `None`: the budget ran out.
-pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Option<bool> {
+/// `rank`: each transaction's place, which breaks ties ([`by_rank`]; `pg.rank` or
+/// [`super::rank`]'s estimate).
+pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], rank: &[u32], budget: &mut Budget) -> Option<bool> {
     let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
-    guess_from(pg, mode, &known, budget)
+    guess_from(pg, mode, &known, rank, budget)
 }
 
 /// [`guess`] from these edges (the known edges, and after pruning the forced choices too:
 /// a topological order that respects them is much nearer to a version order that works).
-pub fn guess_from(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], budget: &mut Budget) -> Option<bool> {
+pub fn guess_from(
+    pg: &Polygraph,
+    mode: Mode,
+    known: &[(Edge, Origin)],
+    rank: &[u32],
+    budget: &mut Budget,
+) -> Option<bool> {
     let nodes = 2 * pg.n;
     let mut with_session = known.to_vec();
     with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
-    let by_rank = |p: u32| by_rank(pg, p);
+    let by_rank = |p: u32| by_rank(rank, p);
     let by_index = |p: u32| u64::from(p);
     let mut tries: Vec<(&[(Edge, Origin)], &dyn Fn(u32) -> u64)> = Vec::new();
     if !pg.session.is_empty() {
@@ -53,9 +61,10 @@ pub fn guess_from(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], budget: 
 }
 
 /// The key of product node `p` in a topological order that runs sessions side by side: its
-/// transaction's place in its session, then its index.
-pub(super) fn by_rank(pg: &Polygraph, p: u32) -> u64 {
-    (u64::from(pg.rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2)
+/// transaction's rank (its place in its session, `pg.rank`, or an estimate of its place in the
+/// execution, [`super::rank`]), then its index.
+pub(super) fn by_rank(rank: &[u32], p: u32) -> u64 {
+    (u64::from(rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2)
 }
 
 /// Whether the version order that these positions of the writers give is acyclic with the

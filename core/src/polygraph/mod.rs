@@ -18,6 +18,7 @@ pub mod graph;
 pub mod learn;
 pub mod name;
 pub mod prune;
+pub mod rank;
 pub mod reach;
 pub mod reasons;
 #[cfg(feature = "batsat")]
@@ -139,7 +140,7 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
 /// Anything else is decided again without them.
 pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
     if search == Search::Fast && !pg.session.is_empty() {
-        let (v, mut st) = decide_from(pg, mode, &pg.session, budget, search);
+        let (v, mut st) = decide_from(pg, mode, &pg.session, &pg.rank, budget, search);
         match v {
             Verdict::Holds => {
                 st.with_session = true;
@@ -148,15 +149,30 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
             Verdict::Unknown(_) => return (v, st),
             Verdict::Violated(_) => {}
         }
+        // Without session order, session ranks are a poor clock: start from the order SI with
+        // session order gives, when it holds there ([`rank`]).
+        if matches!(mode, Mode::Ser | Mode::Psi) {
+            match rank::si_ranks(pg, budget) {
+                rank::Ranks::OutOfBudget => return (unknown_verdict(budget), st),
+                rank::Ranks::Si(r) => return decide_from(pg, mode, &[], &r, budget, search),
+                rank::Ranks::None => {}
+            }
+        }
     }
-    decide_from(pg, mode, &[], budget, search)
+    decide_from(pg, mode, &[], &pg.rank, budget, search)
 }
 
-/// [`decide_with`] with `extra` edges taken as known.
+fn unknown_verdict(b: &Budget) -> Verdict {
+    Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()))
+}
+
+/// [`decide_with`] with `extra` edges taken as known; `rank` orders the transactions where the
+/// edges leave a choice (the first guess, the search's preferences and its order).
 fn decide_from(
     pg: &Polygraph,
     mode: Mode,
     extra: &[Edge],
+    rank: &[u32],
     budget: &mut Budget,
     search: Search,
 ) -> (Verdict, PolyStats) {
@@ -180,7 +196,7 @@ fn decide_from(
         |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
     let all = pg.cons.len() as u64 == pg.pairs;
     if search == Search::Fast || !all {
-        match chain::guess(pg, mode, extra, budget) {
+        match chain::guess(pg, mode, extra, rank, budget) {
             Some(true) => {
                 stats.chain_guess = true;
                 return (Verdict::Holds, stats);
@@ -255,7 +271,7 @@ fn decide_from(
             // order of the known edges that runs sessions side by side (as the first guess):
             // on histories that hold this is usually right.
             let nodes = 2 * pg.n;
-            let by_rank = |p: u32| chain::by_rank(pg, p);
+            let by_rank = |p: u32| chain::by_rank(rank, p);
             let ranked = prune::Arcs::new(&g.edges, mode, nodes).topo_by(nodes, &by_rank);
             let mut open = open;
             let prefer: Vec<bool> = match ranked.map(|o| prune::positions(&o)) {
@@ -283,7 +299,7 @@ fn decide_from(
             };
             if search == Search::Fast && pg.cons.len() > 64 {
                 // The first guess again, now with the choices pruning forced.
-                match chain::guess_from(pg, mode, &pruned.edges, budget) {
+                match chain::guess_from(pg, mode, &pruned.edges, rank, budget) {
                     Some(true) => {
                         stats.chain_guess = true;
                         return (Verdict::Holds, stats);
