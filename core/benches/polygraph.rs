@@ -79,7 +79,7 @@ fn main() {
     };
     println!("polygraph benchmark: PolySI's six benchmark shapes as Cobra logs, search {search:?}");
     println!(
-        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7}  {}",
+        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7}  PolySI T3 (before/after P)",
         "shape",
         "iso",
         "txns",
@@ -96,7 +96,6 @@ fn main() {
         "check s",
         "cpu s",
         "peak MB",
-        "PolySI T3 (before/after P)"
     );
     for &n in &sizes {
         for shape in &shapes {

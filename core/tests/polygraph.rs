@@ -187,6 +187,7 @@ fn random_history(rng: &mut Rng) -> (String, Vec<Vec<i64>>) {
 /// [`random_history`], the transactions in two sessions (alternating) when `sessions`: the
 /// fast search then decides with session order first and, for SER and PSI, orders the search
 /// by SI with session order (`polygraph::rank`); the levels checked ignore session order.
+#[allow(clippy::needless_range_loop)] // writes[transaction][key]
 fn random_history_in(rng: &mut Rng, sessions: bool) -> (String, Vec<Vec<i64>>) {
     let txns = 2 + rng.below(4);
     let keys = 1 + rng.below(2);

@@ -14,7 +14,7 @@
 //! then in the history's order.
 
 use super::constraints::Polygraph;
-use super::graph::{one_rw_cycle, DynGraph, Mode, Origin};
+use super::graph::{one_rw_cycle, DynGraph, Mode, Origin, OutOfBudget};
 use super::prune::{positions, Arcs};
 use crate::graph::search::Budget;
 use crate::graph::{Edge, EdgeType};
@@ -27,6 +27,9 @@ pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], rank: &[u32], budget: &
     let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
     guess_from(pg, mode, &known, rank, budget)
 }
+
+/// Known edges to try a topological order of, and the rank that breaks its ties.
+type Try<'a> = (&'a [(Edge, Origin)], &'a dyn Fn(u32) -> u64);
 
 /// [`guess`] from these edges (the known edges, and after pruning the forced choices too:
 /// a topological order that respects them is much nearer to a version order that works).
@@ -42,7 +45,7 @@ pub fn guess_from(
     with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
     let by_rank = |p: u32| by_rank(rank, p);
     let by_index = |p: u32| u64::from(p);
-    let mut tries: Vec<(&[(Edge, Origin)], &dyn Fn(u32) -> u64)> = Vec::new();
+    let mut tries: Vec<Try> = Vec::new();
     if !pg.session.is_empty() {
         tries.push((&with_session, &by_rank));
     }
@@ -106,6 +109,6 @@ fn test(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], pos: &[u32], budge
     }
     match one_rw_cycle(&mut g, budget) {
         Ok(found) => Some(found.is_none()),
-        Err(()) => None,
+        Err(OutOfBudget) => None,
     }
 }

@@ -61,10 +61,7 @@ pub fn chains(k: &mut KeyInfo, compact: bool, known: &mut Vec<Edge>) {
     let mut order: Vec<usize> = Vec::with_capacity(m);
     let mut ends: Vec<u32> = Vec::new();
     let mut placed = vec![false; m];
-    for head in 0..m {
-        if has_prev[head] {
-            continue;
-        }
+    for head in (0..m).filter(|&h| !has_prev[h]) {
         let mut u = head;
         loop {
             placed[u] = true;
@@ -91,11 +88,9 @@ pub fn chains(k: &mut KeyInfo, compact: bool, known: &mut Vec<Edge>) {
         ends.push(order.len() as u32);
     }
     // Versions on a cycle of links: chains of their own.
-    for u in 0..m {
-        if !placed[u] {
-            order.push(u);
-            ends.push(order.len() as u32);
-        }
+    for u in (0..m).filter(|&u| !placed[u]) {
+        order.push(u);
+        ends.push(order.len() as u32);
     }
     let mut old: Vec<Option<super::constraints::Version>> =
         std::mem::take(&mut k.versions).into_iter().map(Some).collect();

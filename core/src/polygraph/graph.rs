@@ -297,10 +297,14 @@ impl DynGraph {
     }
 }
 
+/// The budget ran out before the search could answer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct OutOfBudget;
+
 /// Under PSI, a cycle with exactly one RW edge among edges already in `g` (which has no cycle of
 /// non-RW edges): an RW edge `u -> v` with a path of non-RW edges from `v` back to `u`.
 /// `Ok(None)` when there is none; `Err` when the budget ran out.
-pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<(Edge, Origin)>>, ()> {
+pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<(Edge, Origin)>>, OutOfBudget> {
     if g.mode != Mode::Psi {
         return Ok(None);
     }
@@ -316,7 +320,7 @@ pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<
                 cycle.extend(path.iter().map(|&id| g.edges[id as usize]));
                 return Ok(Some(cycle));
             }
-            Closes::Unknown => return Err(()),
+            Closes::Unknown => return Err(OutOfBudget),
         }
     }
     Ok(None)

@@ -219,7 +219,7 @@ fn decide_from(
             g.set_order(pos);
         }
         match graph::one_rw_cycle(&mut g, budget) {
-            Err(()) => return (unknown(budget), stats),
+            Err(graph::OutOfBudget) => return (unknown(budget), stats),
             Ok(Some(cycle)) => {
                 let cx = Counterexample { cycle, other: None, reasons: Vec::new() };
                 return (Verdict::Violated(explained(pg, &g, cx, budget)), stats);
