@@ -3,6 +3,7 @@
 //! [`map_ranges`] gives its results in range order either way.
 
 /// Below this many elements the threads' start costs more than the sort.
+#[cfg(feature = "parallel")]
 const PARALLEL_MIN: usize = 1 << 16;
 
 pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
@@ -12,15 +13,6 @@ pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
         return v.par_sort_unstable();
     }
     v.sort_unstable();
-}
-
-pub fn sort_unstable_by_key<T: Send, K: Ord>(v: &mut [T], key: impl Fn(&T) -> K + Sync) {
-    #[cfg(feature = "parallel")]
-    if v.len() >= PARALLEL_MIN {
-        use rayon::slice::ParallelSliceMut;
-        return v.par_sort_unstable_by_key(key);
-    }
-    v.sort_unstable_by_key(key);
 }
 
 /// `f` over consecutive ranges covering `0..n`, results in range order: several ranges on the
