@@ -1,5 +1,6 @@
-//! Sorting on several threads when the `parallel` feature is on (rayon), on one otherwise
-//! (WebAssembly). Unstable sorts by a total key give the same order either way.
+//! Sorting and splitting work on several threads when the `parallel` feature is on (rayon), on
+//! one otherwise (WebAssembly). Unstable sorts by a total key give the same order either way;
+//! [`map_ranges`] gives its results in range order either way.
 
 /// Below this many elements the threads' start costs more than the sort.
 #[cfg(feature = "parallel")]
@@ -12,4 +13,21 @@ pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
         return v.par_sort_unstable();
     }
     v.sort_unstable();
+}
+
+/// `f` over consecutive ranges covering `0..n`, results in range order: several ranges on the
+/// pool when there are threads and `n` is at least `min`, one range (`0..n`) otherwise.
+pub fn map_ranges<T: Send>(n: usize, min: usize, f: impl Fn(std::ops::Range<usize>) -> T + Sync) -> Vec<T> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        let threads = rayon::current_num_threads();
+        if threads >= 2 && n >= min.max(2) {
+            // More ranges than threads: a range of heavy items does not hold up the rest.
+            let ranges = (4 * threads).min(n);
+            return (0..ranges).into_par_iter().map(|i| f(i * n / ranges..(i + 1) * n / ranges)).collect();
+        }
+    }
+    let _ = min;
+    vec![f(0..n)]
 }

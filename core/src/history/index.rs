@@ -61,52 +61,35 @@ pub struct Index {
 impl Index {
     pub fn new(h: &History) -> Index {
         let mut op_txn = vec![0 as TxnId; h.ops.len()];
-        let mut entries: Vec<((KeyId, Value), WriteInfo)> = Vec::new();
-        let mut external: Vec<u32> = Vec::new();
-        let mut ext_starts: Vec<u32> = Vec::with_capacity(h.txns.len() + 1);
-        let mut written: Vec<KeyId> = Vec::new();
         for (t, txn) in h.txns.iter().enumerate() {
             let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
             op_txn.get_mut(start..end).into_iter().for_each(|s| s.fill(t as TxnId));
-            ext_starts.push(external.len() as u32);
-            written.clear();
-            for o in start..end {
-                let op = h.ops[o];
-                if op.kind == OpKind::Read {
-                    if !written.contains(&op.key) {
-                        external.push(o as u32);
-                    }
-                } else if !written.contains(&op.key) {
-                    written.push(op.key);
-                }
-            }
-            // Backwards, so the first write met per key is the transaction's last.
-            written.clear();
-            for o in (start..end).rev() {
-                let op = h.ops[o];
-                let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) else { continue };
-                let last = !written.contains(&op.key);
-                if last {
-                    written.push(op.key);
-                }
-                entries.push(((op.key, v), WriteInfo { txn: t as TxnId, op: o as u32, last }));
-            }
+        }
+        let parts = crate::par::map_ranges(h.txns.len(), PARALLEL_TXNS, |txns| scan(h, txns));
+        let mut external: Vec<u32> = Vec::with_capacity(parts.iter().map(|p| p.external.len()).sum());
+        let mut ext_starts: Vec<u32> = Vec::with_capacity(h.txns.len() + 1);
+        let mut kept: Vec<((KeyId, Value), WriteInfo)> =
+            Vec::with_capacity(parts.iter().map(|p| p.entries.len()).sum());
+        for p in parts {
+            let base = external.len() as u32;
+            ext_starts.extend(p.ext_starts.iter().map(|s| s + base));
+            external.extend_from_slice(&p.external);
+            kept.extend_from_slice(&p.entries);
         }
         ext_starts.push(external.len() as u32);
-        crate::bucket_sort::sort_by_bucket(
-            &mut entries,
-            h.keys.len(),
-            |((k, _), _)| *k as usize,
-            |(kv, w)| (*kv, w.op),
-        );
-        let mut kept: Vec<((KeyId, Value), WriteInfo)> = Vec::with_capacity(entries.len());
+        crate::bucket_sort::sort_by_bucket(&mut kept, h.keys.len(), |((k, _), _)| *k as usize, |(kv, w)| (*kv, w.op));
         let mut duplicates = Vec::new();
-        for (kv, w) in entries {
-            match kept.last() {
-                Some(&(pkv, first)) if pkv == kv => duplicates.push((first, w)),
-                _ => kept.push((kv, w)),
+        let mut first: Option<((KeyId, Value), WriteInfo)> = None;
+        kept.retain(|&(kv, w)| match first {
+            Some((fkv, f)) if fkv == kv => {
+                duplicates.push((f, w));
+                false
             }
-        }
+            _ => {
+                first = Some((kv, w));
+                true
+            }
+        });
         let mut starts = vec![0u32; h.keys.len() + 1];
         for ((k, _), _) in &kept {
             if let Some(s) = starts.get_mut(*k as usize + 1) {
@@ -141,4 +124,49 @@ impl Index {
             op.key == key && op.kind != OpKind::Read
         })
     }
+}
+
+/// Below this many transactions the index is built on one thread.
+const PARALLEL_TXNS: usize = 1 << 14;
+
+/// What [`scan`] finds in a range of transactions.
+struct Part {
+    /// The range's external reads, and where each transaction's start among them.
+    external: Vec<u32>,
+    ext_starts: Vec<u32>,
+    entries: Vec<((KeyId, Value), WriteInfo)>,
+}
+
+/// The external reads and the writes of transactions `txns`.
+fn scan(h: &History, txns: std::ops::Range<usize>) -> Part {
+    let mut p = Part { external: Vec::new(), ext_starts: Vec::with_capacity(txns.len()), entries: Vec::new() };
+    let mut written: Vec<KeyId> = Vec::new();
+    for t in txns {
+        let txn = &h.txns[t];
+        let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
+        p.ext_starts.push(p.external.len() as u32);
+        written.clear();
+        for o in start..end {
+            let op = h.ops[o];
+            if op.kind == OpKind::Read {
+                if !written.contains(&op.key) {
+                    p.external.push(o as u32);
+                }
+            } else if !written.contains(&op.key) {
+                written.push(op.key);
+            }
+        }
+        // Backwards, so the first write met per key is the transaction's last.
+        written.clear();
+        for o in (start..end).rev() {
+            let op = h.ops[o];
+            let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) else { continue };
+            let last = !written.contains(&op.key);
+            if last {
+                written.push(op.key);
+            }
+            p.entries.push(((op.key, v), WriteInfo { txn: t as TxnId, op: o as u32, last }));
+        }
+    }
+    p
 }

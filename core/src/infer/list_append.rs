@@ -16,34 +16,20 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let index = cx.index;
     let appends = &index.writes;
     let nkeys = h.keys.len();
-    // External reads of committed transactions, per key: (txn, op).
-    let mut reads: Vec<Vec<(TxnId, u32)>> = vec![Vec::new(); nkeys];
-    // The longest trustworthy committed read per key: (len, op).
-    let mut longest: Vec<Option<(usize, u32)>> = vec![None; nkeys];
-
-    let mut own = Vec::new();
-    for (t, txn) in h.txns.iter().enumerate() {
-        if txn.status != Status::Committed {
-            continue;
-        }
-        let t = t as TxnId;
-        for o in txn.ops_start..txn.ops_end {
-            let op = h.ops[o as usize];
-            if op.kind != OpKind::Read {
-                continue;
-            }
-            scan_read(h, cx, t, txn.ops_start, o, &mut own, &mut reads, &mut longest);
-        }
-    }
+    let (reads, longest) = scan_reads(h, cx);
 
     // The appender of each element of each key's order, looked up once. Promote first: an
     // indeterminate append that anyone observed committed.
-    let writers: Vec<Vec<Option<WriteInfo>>> = (0..nkeys)
-        .map(|k| {
+    let writers: Vec<Vec<Option<WriteInfo>>> = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
+        keys.map(|k| {
             let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
-            order.iter().map(|&e| appends.get(&(k as KeyId, e)).copied()).collect()
+            order.iter().map(|&e| appends.get(&(k as KeyId, e)).copied()).collect::<Vec<_>>()
         })
-        .collect();
+        .collect::<Vec<_>>()
+    })
+    .into_iter()
+    .flatten()
+    .collect();
     for w in writers.iter().flatten().flatten() {
         cx.promote(w.txn);
     }
@@ -52,13 +38,94 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
             ws.sort_unstable_by_key(|w| w.op);
             let order = longest[k].map(|l| l.1);
-            key_edges(h, cx, appends, k as KeyId, order, &writers[k], &reads[k], &ws);
+            key_edges(h, cx, appends, k as KeyId, order, &writers[k], reads.of(k), &ws);
         }
     };
     if !parallel_keys(cx, nkeys, &keys_edges) {
         keys_edges(cx, 0..nkeys);
     }
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
+}
+
+/// Below this many keys (or transactions) one thread does the work.
+const PARALLEL_KEYS: usize = 1 << 12;
+
+/// External reads of committed transactions, per key, in input order: (txn, op).
+struct Reads {
+    /// `pairs[starts[k]..starts[k + 1]]` are key k's.
+    starts: Vec<u32>,
+    pairs: Vec<(TxnId, u32)>,
+}
+
+impl Reads {
+    fn of(&self, k: usize) -> &[(TxnId, u32)] {
+        match (self.starts.get(k), self.starts.get(k + 1)) {
+            (Some(&a), Some(&b)) => &self.pairs[a as usize..b as usize],
+            _ => &[],
+        }
+    }
+}
+
+/// What one range of transactions' reads gave: its external reads (key, txn, op), each read
+/// that was the longest of its key so far in the range (key, len, op), and its findings.
+struct ScanPart<'h> {
+    reads: Vec<(KeyId, TxnId, u32)>,
+    longer: Vec<(KeyId, u32, u32)>,
+    cx: Option<Ctx<'h>>,
+}
+
+/// Every committed transaction's reads, checked against the transaction's own operations:
+/// the external reads per key, and per key the longest trustworthy read (len, op), the first of
+/// that length in input order. Ranges of transactions on the pool; the ranges' findings are
+/// added in order, so the result is the one of a single pass.
+fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
+    let nkeys = h.keys.len();
+    let base: &Ctx = cx;
+    let parts = crate::par::map_ranges(h.txns.len(), PARALLEL_KEYS, |txns| {
+        let mut part = ScanPart { reads: Vec::new(), longer: Vec::new(), cx: None };
+        let mut fork = None;
+        let mut own = Vec::new();
+        for t in txns {
+            let txn = &h.txns[t];
+            if txn.status != Status::Committed {
+                continue;
+            }
+            for o in txn.ops_start..txn.ops_end {
+                if h.ops[o as usize].kind != OpKind::Read {
+                    continue;
+                }
+                scan_read(h, base, &mut fork, t as TxnId, txn.ops_start, o, &mut own, &mut part);
+            }
+        }
+        part.cx = fork;
+        part
+    });
+    let mut longest: Vec<Option<(usize, u32)>> = vec![None; nkeys];
+    let mut all = Vec::with_capacity(parts.iter().map(|p| p.reads.len()).sum());
+    for p in parts {
+        all.extend_from_slice(&p.reads);
+        for &(k, len, o) in &p.longer {
+            if longest[k as usize].is_none_or(|(l, _)| len as usize > l) {
+                longest[k as usize] = Some((len as usize, o));
+            }
+        }
+        if let Some(f) = p.cx {
+            cx.findings.extend(f.findings);
+        }
+    }
+    // By key, then in input order (transaction, then operation): the order of one pass.
+    crate::bucket_sort::sort_by_bucket(&mut all, nkeys, |r| r.0 as usize, |&r| r);
+    let mut starts = vec![0u32; nkeys + 1];
+    for r in &all {
+        if let Some(s) = starts.get_mut(r.0 as usize + 1) {
+            *s += 1;
+        }
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    let pairs = all.iter().map(|&(_, t, o)| (t, o)).collect();
+    (Reads { starts, pairs }, longest)
 }
 
 /// The keys' edges on several threads, each on its own range of keys: `false` (nothing added)
@@ -99,18 +166,19 @@ fn parallel_keys(_: &mut Ctx, _: usize, _: &impl Fn(&mut Ctx, std::ops::Range<us
 }
 
 /// Check one committed read against the transaction's own earlier operations on its key, and
-/// record it. Out of line: one call per read lets WebAssembly engines tier it up mid-run.
+/// record it. Findings go to a fork of `base`, made at the first. Out of line: one call per read
+/// lets WebAssembly engines tier it up mid-run.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn scan_read(
+fn scan_read<'h>(
     h: &History,
-    cx: &mut Ctx,
+    base: &Ctx<'h>,
+    fork: &mut Option<Ctx<'h>>,
     t: TxnId,
     start: u32,
     o: u32,
     own: &mut Vec<Value>,
-    reads: &mut [Vec<(TxnId, u32)>],
-    longest: &mut [Option<(usize, u32)>],
+    part: &mut ScanPart,
 ) {
     let op = h.ops[o as usize];
     let list = h.list(&op);
@@ -124,14 +192,15 @@ fn scan_read(
     };
     if !consistent {
         let earlier = prev.map(|p| (t, p));
+        let cx = fork.get_or_insert_with(|| base.fork_findings());
         cx.finding(AnomalyKind::Internal, Some(op.key), None, earlier, &[(t, o)]);
     }
     if !internal {
-        reads[op.key as usize].push((t, o));
+        part.reads.push((op.key, t, o));
     }
     // A read disagreeing with an earlier read is still an observation of the database.
-    if (consistent || !internal) && longest[op.key as usize].is_none_or(|(len, _)| list.len() > len) {
-        longest[op.key as usize] = Some((list.len(), o));
+    if consistent || !internal {
+        part.longer.push((op.key, list.len() as u32, o));
     }
 }
 

@@ -174,6 +174,23 @@ impl<'h> Ctx<'h> {
         self.rw_counted += fork.rw_counted;
     }
 
+    /// An empty context without vertices, for findings alone (one thread's share of a scan);
+    /// the caller adds its findings back in order.
+    pub fn fork_findings(&self) -> Ctx<'h> {
+        Ctx {
+            h: self.h,
+            raw: Vec::new(),
+            reads_from: Vec::new(),
+            findings: Vec::new(),
+            notes: Vec::new(),
+            is_vertex: Vec::new(),
+            index: self.index,
+            list_order: Vec::new(),
+            rw_pairs: None,
+            promotions: 0,
+        }
+    }
+
     pub fn status(&self, t: TxnId) -> Status {
         self.h.txns[t as usize].status
     }
