@@ -187,6 +187,7 @@ impl<'h> Ctx<'h> {
             index: self.index,
             list_order: Vec::new(),
             rw_pairs: None,
+            rw_counted: 0,
             promotions: 0,
         }
     }
