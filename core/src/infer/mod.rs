@@ -125,13 +125,18 @@ pub(crate) struct Ctx<'h> {
 impl<'h> Ctx<'h> {
     fn new(h: &'h History, index: &'h Index) -> Self {
         let is_vertex = h.txns.iter().map(|t| t.status == Status::Committed).collect();
+        Ctx { is_vertex, ..Ctx::empty(h, index) }
+    }
+
+    /// No vertices, edges or findings yet.
+    fn empty(h: &'h History, index: &'h Index) -> Self {
         Ctx {
             h,
             raw: Vec::new(),
             reads_from: Vec::new(),
             findings: Vec::new(),
             notes: Vec::new(),
-            is_vertex,
+            is_vertex: Vec::new(),
             index,
             list_order: Vec::new(),
             rw_pairs: None,
@@ -145,17 +150,9 @@ impl<'h> Ctx<'h> {
     #[cfg(feature = "parallel")]
     pub fn fork(&self) -> Ctx<'h> {
         Ctx {
-            h: self.h,
-            raw: Vec::new(),
-            reads_from: Vec::new(),
-            findings: Vec::new(),
-            notes: Vec::new(),
             is_vertex: self.is_vertex.clone(),
-            index: self.index,
-            list_order: Vec::new(),
             rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
-            rw_counted: 0,
-            promotions: 0,
+            ..Ctx::empty(self.h, self.index)
         }
     }
 
@@ -177,19 +174,7 @@ impl<'h> Ctx<'h> {
     /// An empty context without vertices, for findings alone (one thread's share of a scan);
     /// the caller adds its findings back in order.
     pub fn fork_findings(&self) -> Ctx<'h> {
-        Ctx {
-            h: self.h,
-            raw: Vec::new(),
-            reads_from: Vec::new(),
-            findings: Vec::new(),
-            notes: Vec::new(),
-            is_vertex: Vec::new(),
-            index: self.index,
-            list_order: Vec::new(),
-            rw_pairs: None,
-            rw_counted: 0,
-            promotions: 0,
-        }
+        Ctx::empty(self.h, self.index)
     }
 
     pub fn status(&self, t: TxnId) -> Status {
