@@ -152,7 +152,11 @@ impl<'a> Chunk<'a> {
     fn emptied(mut self) -> Chunk<'a> {
         self.maps.clear();
         let s = &mut self.sink;
-        (s.ops.clear(), s.op_spans.clear(), s.elems.clear(), s.keys.clear(), s.key_index.clear());
+        s.ops.clear();
+        s.op_spans.clear();
+        s.elems.clear();
+        s.keys.clear();
+        s.key_index.clear();
         (s.strings, s.nstrings, s.map_start) = (Interner::default(), 0, 0);
         self.lines = 0;
         self
