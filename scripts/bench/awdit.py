@@ -110,7 +110,7 @@ def main() -> int:
         if not a:
             peer = "not installed | — | — | — | —"
         elif failed(a):
-            peer = f"failed: {failed(a)} | — | — | — | —"
+            peer = f"failed: {(failed(a) or '').splitlines()[0]} | — | — | — | —"
         else:
             peer = (f"{row['awdit_verdict']} | {a['wall']:.2f} | {a['cpu']:.2f} | {a['rss_kb'] / 1024:.0f}"
                     f" | {g['wall'] / a['wall']:.2f}×")
