@@ -319,6 +319,9 @@ enum Cmd {
     },
 }
 
+/// How often a long check says it is still at work.
+const STILL_CHECKING: Duration = Duration::from_secs(15);
+
 fn main() -> ExitCode {
     // Installed (or linked) under the name elle-cli, grail is elle-cli.
     let argv0 = std::env::args().next().unwrap_or_default();
@@ -464,7 +467,21 @@ fn run(cli: Cli) -> Result<u8, String> {
                 );
                 t1 = Instant::now(); // "checked in" counts the check alone
                 let deadline = timeout.map(|s| Instant::now() + Duration::from_secs_f64(s.max(0.0)));
-                let mut past_deadline = move || deadline.is_some_and(|d| Instant::now() >= d);
+                // A long search (the polygraph's can run for minutes) says it is still at work.
+                let tell = input.verbose || std::io::IsTerminal::is_terminal(&std::io::stderr());
+                let mut next_word = t1 + STILL_CHECKING;
+                let mut past_deadline = move || {
+                    let now = Instant::now();
+                    if tell && now >= next_word {
+                        next_word = now + STILL_CHECKING;
+                        eprintln!(
+                            "grail: still checking after {:.0} s{}",
+                            (now - t1).as_secs_f64(),
+                            if deadline.is_some() { "" } else { " (--timeout bounds the search)" }
+                        );
+                    }
+                    deadline.is_some_and(|d| now >= d)
+                };
                 grail_core::check_inferred(&h, &inf, &opts, Some(&mut past_deadline))
             };
             input.progress(size, format_args!("checked in {:.3} s", t1.elapsed().as_secs_f64()));
