@@ -153,7 +153,7 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
         // session order gives, when it holds there ([`rank`]).
         if matches!(mode, Mode::Ser | Mode::Psi) {
             match rank::si_ranks(pg, budget) {
-                rank::Ranks::OutOfBudget => return (unknown_verdict(budget), st),
+                rank::Ranks::OutOfBudget => return (unknown(budget), st),
                 rank::Ranks::Si(r) => return decide_from(pg, mode, &[], &r, budget, search),
                 rank::Ranks::None => {}
             }
@@ -162,7 +162,8 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
     decide_from(pg, mode, &[], &pg.rank, budget, search)
 }
 
-fn unknown_verdict(b: &Budget) -> Verdict {
+/// `unknown`, with the reason the budget gives.
+fn unknown(b: &Budget) -> Verdict {
     Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()))
 }
 
@@ -192,8 +193,6 @@ fn decide_from(
             stats,
         );
     }
-    let unknown =
-        |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
     let all = pg.cons.len() as u64 == pg.pairs;
     if search == Search::Fast || !all {
         match chain::guess(pg, mode, extra, rank, budget) {
@@ -367,8 +366,6 @@ fn solve_open(
     mut stats: PolyStats,
     search: Search,
 ) -> (Verdict, PolyStats) {
-    let unknown =
-        |b: &Budget| Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()));
     if search == Search::DpllOnly {
         return match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
             solve::Solved::Acyclic => (Verdict::Holds, stats),

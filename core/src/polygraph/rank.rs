@@ -67,7 +67,12 @@ pub fn si_ranks(pg: &Polygraph, budget: &mut Budget) -> Ranks {
         let (a, b) = place(c as usize);
         a.min(b)
     });
-    let prefer: Vec<bool> = (0..pg.cons.len()).map(|c| place(c).0 < place(c).1).collect();
+    let prefer: Vec<bool> = (0..pg.cons.len())
+        .map(|c| {
+            let (a, b) = place(c);
+            a < b
+        })
+        .collect();
     let order = match super::greedy(pg, &mut g, &open, &prefer, budget) {
         None => return Ranks::OutOfBudget,
         Some(true) => Arcs::new(&g.edges, Mode::Si, nodes).topo_by(nodes, &by_rank).unwrap_or(order),
