@@ -21,6 +21,21 @@ pub fn sort_by_bucket<T: Send, K: Ord>(
     sort_serial(v, n, bucket, key)
 }
 
+/// Where each bucket's records start in a vector sorted by bucket, given each record's bucket in
+/// order: bucket b is `starts[b]..starts[b + 1]` (buckets at or past `n` are left out).
+pub fn starts(n: usize, buckets: impl Iterator<Item = usize>) -> Vec<u32> {
+    let mut starts = vec![0u32; n + 1];
+    for b in buckets {
+        if let Some(s) = starts.get_mut(b + 1) {
+            *s += 1;
+        }
+    }
+    for i in 1..starts.len() {
+        starts[i] += starts[i - 1];
+    }
+    starts
+}
+
 fn sort_serial<T, K: Ord>(v: &mut [T], n: usize, bucket: impl Fn(&T) -> usize, key: impl Fn(&T) -> K) {
     if v.len() < 2 || n == 0 {
         return v.sort_unstable_by_key(key);

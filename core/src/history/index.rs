@@ -90,15 +90,7 @@ impl Index {
                 true
             }
         });
-        let mut starts = vec![0u32; h.keys.len() + 1];
-        for ((k, _), _) in &kept {
-            if let Some(s) = starts.get_mut(*k as usize + 1) {
-                *s += 1;
-            }
-        }
-        for i in 1..starts.len() {
-            starts[i] += starts[i - 1];
-        }
+        let starts = crate::bucket_sort::starts(h.keys.len(), kept.iter().map(|((k, _), _)| *k as usize));
         Index { op_txn, writes: Writes { entries: kept, starts }, duplicates, external, ext_starts }
     }
 

@@ -115,15 +115,7 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
     }
     // By key, then in input order (transaction, then operation): the order of one pass.
     crate::bucket_sort::sort_by_bucket(&mut all, nkeys, |r| r.0 as usize, |&r| r);
-    let mut starts = vec![0u32; nkeys + 1];
-    for r in &all {
-        if let Some(s) = starts.get_mut(r.0 as usize + 1) {
-            *s += 1;
-        }
-    }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
+    let starts = crate::bucket_sort::starts(nkeys, all.iter().map(|r| r.0 as usize));
     let pairs = all.iter().map(|&(_, t, o)| (t, o)).collect();
     (Reads { starts, pairs }, longest)
 }
@@ -133,21 +125,15 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
 /// keys: then one thread does it all again, in key order.
 #[cfg(feature = "parallel")]
 fn parallel_keys(cx: &mut Ctx, nkeys: usize, keys_edges: &(impl Fn(&mut Ctx, std::ops::Range<usize>) + Sync)) -> bool {
-    use rayon::prelude::*;
-    let threads = rayon::current_num_threads();
-    if threads < 2 || nkeys < 2 {
+    if rayon::current_num_threads() < 2 || nkeys < 2 {
         return false;
     }
-    // More ranges than threads, so that a range of busy keys does not hold up the rest.
-    let ranges = (4 * threads).min(nkeys);
-    let forks: Vec<Ctx> = (0..ranges)
-        .into_par_iter()
-        .map(|i| {
-            let mut fork = cx.fork();
-            keys_edges(&mut fork, i * nkeys / ranges..(i + 1) * nkeys / ranges);
-            fork
-        })
-        .collect();
+    let base: &Ctx = cx;
+    let forks = crate::par::map_ranges(nkeys, 2, |keys| {
+        let mut fork = base.fork();
+        keys_edges(&mut fork, keys);
+        fork
+    });
     if forks.iter().any(|f| f.promotions > 0) {
         return false;
     }
