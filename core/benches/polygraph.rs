@@ -79,7 +79,7 @@ fn main() {
     };
     println!("polygraph benchmark: PolySI's six benchmark shapes as Cobra logs, search {search:?}");
     println!(
-        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7}  PolySI T3 (before/after P)",
+        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>9} {:>7} {:>6} {:>8} {:>8} {:>7} {:>7}  PolySI T3 (before/after P)",
         "shape",
         "iso",
         "txns",
@@ -90,6 +90,7 @@ fn main() {
         "compact",
         "pruned",
         "rounds",
+        "repair",
         "guesses",
         "confl",
         "build s",
@@ -142,7 +143,7 @@ fn main() {
                         Verdict::Unknown(_) => "unknown",
                     };
                     println!(
-                        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>7} {:>6} {:>8.3} {:>8.3} {:>7.3} {:>7.0}  {}",
+                        "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>9} {:>7} {:>6} {:>8.3} {:>8.3} {:>7.3} {:>7.0}  {}",
                         shape,
                         iso,
                         h.txns.len(),
@@ -153,6 +154,7 @@ fn main() {
                         st.constraints,
                         st.after_pruning,
                         st.pruning_rounds,
+                        if st.repair_rounds == 0 { "-".to_string() } else { format!("{}/{}", st.repair_rounds, st.freed) },
                         st.decisions,
                         st.conflicts,
                         build,
@@ -168,7 +170,7 @@ fn main() {
             }
         }
     }
-    println!("(holds*: a guess of a version order decided, before any constraint was searched; s: it held with session order among the known edges, as PolySI and Cobra check, so it holds without)");
+    println!("(holds*: a guess of a version order decided, before any constraint was searched; s: it held with session order among the known edges, as PolySI and Cobra check, so it holds without; repair: rounds/constraints freed in the last round, when the first guess was repaired)");
     search_comparison();
 }
 

@@ -267,7 +267,7 @@ fn brute_force(text: &str, per_key: &[Vec<i64>], level: Level) -> bool {
 fn verdicts_equal_brute_force_over_all_version_orders() {
     let mut rng = Rng(0x9e3779b97f4a7c15);
     let (mut violated, mut held, mut searched, mut compacted) = (0, 0, 0, 0);
-    let (mut learned, mut jumped, mut unsession) = (0, 0, 0);
+    let (mut learned, mut jumped, mut unsession, mut repaired) = (0, 0, 0, 0);
     let mut per_level: std::collections::BTreeMap<Level, (usize, usize)> = Default::default();
     for case in 0..400 {
         // Every other case in two sessions, so that the fast search's session-first paths run.
@@ -288,6 +288,8 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             (Level::Si, Mode::Si, Search::LearnOnly),
             (Level::Ser, Mode::Ser, Search::LearnChrono),
             (Level::Si, Mode::Si, Search::LearnChrono),
+            (Level::Ser, Mode::Ser, Search::RepairFirst),
+            (Level::Si, Mode::Si, Search::RepairFirst),
         ];
         // PSI, PL-2 and PL-1 (issue 15): the same search with their own cycle patterns.
         for (level, mode) in [(Level::Psi, Mode::Psi), (Level::Pl2, Mode::Pl2), (Level::Pl1, Mode::Pl1)] {
@@ -297,6 +299,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
                 (level, mode, Search::DpllOnly),
                 (level, mode, Search::LearnOnly),
                 (level, mode, Search::LearnChrono),
+                (level, mode, Search::RepairFirst),
             ]);
         }
         if cfg!(feature = "batsat") {
@@ -326,6 +329,10 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             if search == Search::Fast && !pg.session.is_empty() && matches!(v, Verdict::Holds) && !st.with_session {
                 unsession += 1;
             }
+            // Held by the repaired first guess alone, with nothing pruned.
+            if search == Search::RepairFirst && matches!(v, Verdict::Holds) && st.freed > 0 && st.pruning_rounds == 0 {
+                repaired += 1;
+            }
             let expected = brute_force(&text, &per_key, level);
             match v {
                 Verdict::Holds => {
@@ -352,6 +359,7 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
     }
     assert!(searched > 20, "only {searched} cases needed the search's guesses");
     assert!(unsession > 10, "only {unsession} runs held without session order after failing with it");
+    assert!(repaired > 20, "only {repaired} runs held by a repaired first guess that freed constraints");
     assert!(compacted > 20, "only {compacted} cases had read-modify-write chains to compact");
     // The search that learns met conflicts on enough of them (backjumps: polygraph_learning.rs).
     assert!(learned > 50, "learning on {learned} runs, backjumps on {jumped}");

@@ -58,15 +58,21 @@ pub struct Budget<'a> {
     pub interrupt: Option<&'a mut dyn FnMut() -> bool>,
     pub exhausted: Option<String>,
     tick: u32,
+    interrupted: bool,
 }
 
 impl<'a> Budget<'a> {
     pub fn new(steps: u64, interrupt: Option<&'a mut dyn FnMut() -> bool>) -> Self {
-        Budget { steps, interrupt, exhausted: None, tick: 0 }
+        Budget { steps, interrupt, exhausted: None, tick: 0, interrupted: false }
     }
 
     pub fn unlimited() -> Budget<'static> {
         Budget::new(u64::MAX, None)
+    }
+
+    /// Whether the interrupt (a time limit, a user) stopped the work, rather than the steps.
+    pub(crate) fn interrupted(&self) -> bool {
+        self.interrupted
     }
 
     /// Spend `n` steps; false once the budget is gone.
@@ -83,6 +89,7 @@ impl<'a> Budget<'a> {
         if self.tick % 4096 == 0 {
             if let Some(f) = self.interrupt.as_mut() {
                 if f() {
+                    self.interrupted = true;
                     self.exhausted = Some("the time budget ran out or the check was interrupted".into());
                     return false;
                 }

@@ -627,7 +627,7 @@ fn polygraph_levels(
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(format!(
-                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}), {}, {} learned from",
+                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}){}, {}, {} learned from",
                 l.name(),
                 match (order, st.with_session) {
                     (Order::None, false) => "",
@@ -640,6 +640,15 @@ fn polygraph_levels(
                 st.version_pairs,
                 st.after_pruning,
                 counted(st.pruning_rounds, "round"),
+                if st.repair_rounds > 0 {
+                    format!(
+                        ", a first guess repaired in {} ({} of its choices freed and searched)",
+                        counted(st.repair_rounds, "round"),
+                        st.freed
+                    )
+                } else {
+                    String::new()
+                },
                 counted(st.decisions, "guess"),
                 counted(st.conflicts, "conflict")
             ));

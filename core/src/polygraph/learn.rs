@@ -63,12 +63,15 @@ pub struct Options {
 }
 
 /// Counts for the report and the benchmark.
-#[derive(Default, Debug, Clone, Copy)]
+#[derive(Default, Debug, Clone)]
 pub struct Work {
     pub decisions: u64,
     pub conflicts: u64,
     /// Conflicts after which the search went back more than one level.
     pub backjumps: u64,
+    /// Constraints not searched (their edges facts in the graph) on the cycles met, each once:
+    /// where [`super::repair`] looks for what to free next.
+    pub facts_on_cycles: Vec<u32>,
 }
 
 struct Search<'p> {
@@ -101,6 +104,8 @@ struct Search<'p> {
     chrono_jump: usize,
     last: (Option<u32>, Vec<(Edge, Origin)>),
     work: Work,
+    /// Per constraint: already in `work.facts_on_cycles`.
+    fact_seen: Vec<bool>,
 }
 
 /// What a test of one choice found.
@@ -152,6 +157,7 @@ pub fn solve(
         chrono_jump,
         last: (None, Vec::new()),
         work: Work::default(),
+        fact_seen: vec![false; pg.cons.len()],
     };
     // Settled constraints (pruning forced them) are those with edges in the graph already.
     let mut settled: Vec<Option<bool>> = vec![None; pg.cons.len()];
@@ -170,7 +176,7 @@ pub fn solve(
         }
     }
     let out = s.run(g, budget);
-    *work = s.work;
+    *work = std::mem::take(&mut s.work);
     out
 }
 
@@ -283,6 +289,9 @@ impl Search<'_> {
                                 if !lits.contains(&q) {
                                     lits.push(q);
                                 }
+                            } else if w == u32::MAX && self.fact_seen.get(cons as usize) == Some(&false) {
+                                self.fact_seen[cons as usize] = true;
+                                self.work.facts_on_cycles.push(cons);
                             }
                         }
                     }

@@ -21,6 +21,7 @@ pub mod prune;
 pub mod rank;
 pub mod reach;
 pub mod reasons;
+pub mod repair;
 #[cfg(feature = "batsat")]
 pub mod sat;
 pub mod solve;
@@ -79,6 +80,12 @@ pub struct PolyStats {
     /// Whether the first guess (a version order from the known edges, [`chain`]) proved the
     /// level, so that no constraint was needed.
     pub chain_guess: bool,
+    /// Rounds of [`repair`] (fixing the constraints at the first guess's choices, freeing
+    /// those on cycles), and the constraints its last round searched.
+    #[serde(default)]
+    pub repair_rounds: u32,
+    #[serde(default)]
+    pub freed: usize,
     /// Whether it held with session order among the known edges (which the level's cycles
     /// need not use: holding with them, it holds without).
     pub with_session: bool,
@@ -118,6 +125,11 @@ pub enum Search {
     /// [`Search::LearnOnly`] going back one level after every conflict (chronological
     /// backtracking, which the default does only for long jumps; for tests).
     LearnChrono,
+    /// The first guess [`repair`]ed before anything is pruned, whatever the history's size and
+    /// where its rank came from (which the fast search does only for SER on a history with
+    /// sessions, from SI's order); then as [`Search::NoChain`] (for tests: a `holds` from
+    /// the repair must be right).
+    RepairFirst,
     /// Pruning, then DPLL with chronological backtracking only ([`solve`]; for tests of the
     /// searches against each other).
     DpllOnly,
@@ -140,7 +152,7 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
 /// Anything else is decided again without them.
 pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
     if search == Search::Fast && !pg.session.is_empty() {
-        let (v, mut st) = decide_from(pg, mode, &pg.session, &pg.rank, budget, search);
+        let (v, mut st) = decide_from(pg, mode, &pg.session, &pg.rank, budget, search, false);
         match v {
             Verdict::Holds => {
                 st.with_session = true;
@@ -154,12 +166,12 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
         if matches!(mode, Mode::Ser | Mode::Psi) {
             match rank::si_ranks(pg, budget) {
                 rank::Ranks::OutOfBudget => return (unknown(budget), st),
-                rank::Ranks::Si(r) => return decide_from(pg, mode, &[], &r, budget, search),
+                rank::Ranks::Si(r) => return decide_from(pg, mode, &[], &r, budget, search, true),
                 rank::Ranks::None => {}
             }
         }
     }
-    decide_from(pg, mode, &[], &pg.rank, budget, search)
+    decide_from(pg, mode, &[], &pg.rank, budget, search, false)
 }
 
 /// `unknown`, with the reason the budget gives.
@@ -168,7 +180,9 @@ fn unknown(b: &Budget) -> Verdict {
 }
 
 /// [`decide_with`] with `extra` edges taken as known; `rank` orders the transactions where the
-/// edges leave a choice (the first guess, the search's preferences and its order).
+/// edges leave a choice (the first guess, the search's preferences and its order). `guided`:
+/// the rank is the order SI with session order resolves to ([`rank`]), wrong only around
+/// write skews, so that its first guess is [`repair`]ed before anything is pruned.
 fn decide_from(
     pg: &Polygraph,
     mode: Mode,
@@ -176,6 +190,7 @@ fn decide_from(
     rank: &[u32],
     budget: &mut Budget,
     search: Search,
+    guided: bool,
 ) -> (Verdict, PolyStats) {
     let mut stats = PolyStats {
         known_edges: pg.known.len() + extra.len(),
@@ -202,6 +217,27 @@ fn decide_from(
             }
             Some(false) => {}
             None => return (unknown(budget), stats),
+        }
+    }
+    let repair_first =
+        (guided && search == Search::Fast && pg.cons.len() > learn::SWEEP_MAX) || search == Search::RepairFirst;
+    if repair_first && all && mode != Mode::Psi {
+        // Pruning without session order is slow on large histories (quadratic in the
+        // transactions) and weak (half the constraints stay open on general-wh at 30k).
+        let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+        if let Some((pos, prefer)) = preferences(pg, &known, mode, rank) {
+            let mut g = DynGraph::new(mode, pg.n);
+            for &(e, o) in &known {
+                g.push(e, o);
+            }
+            g.set_order(pos.clone());
+            let mut open: Vec<u32> = (0..pg.cons.len() as u32).collect();
+            open.sort_by_cached_key(|&c| earliest(pg, &pos, c));
+            match repair::repair(pg, &mut g, &open, &prefer, budget, &mut stats) {
+                repair::Repaired::Acyclic => return (Verdict::Holds, stats),
+                repair::Repaired::OutOfBudget => return (unknown(budget), stats),
+                repair::Repaired::GaveUp => {}
+            }
         }
     }
     let pruned = match search {
@@ -266,31 +302,10 @@ fn decide_from(
             }
         }
         PruneOutcome::Open => {
-            // Prefer, for each open constraint, the order of its writers in a topological
-            // order of the known edges that runs sessions side by side (as the first guess):
-            // on histories that hold this is usually right.
-            let nodes = 2 * pg.n;
-            let by_rank = |p: u32| chain::by_rank(rank, p);
-            let ranked = prune::Arcs::new(&g.edges, mode, nodes).topo_by(nodes, &by_rank);
             let mut open = open;
-            let prefer: Vec<bool> = match ranked.map(|o| prune::positions(&o)) {
-                Some(pos) => {
-                    // Earliest choices first: the greedy pass then builds the order front to back.
-                    let first = |c: u32| {
-                        let k = &pg.keys[pg.cons[c as usize].key as usize];
-                        let (a, b) = (k.chain(pg.cons[c as usize].a)[0].txn, k.chain(pg.cons[c as usize].b)[0].txn);
-                        pos[(2 * a + 1) as usize].min(pos[(2 * b + 1) as usize])
-                    };
-                    open.sort_by_cached_key(|&c| first(c));
-                    let prefer = pg
-                        .cons
-                        .iter()
-                        .map(|&c| {
-                            let k = &pg.keys[c.key as usize];
-                            let (a, b) = (k.chain(c.a)[0].txn, k.chain(c.b)[0].txn);
-                            pos[(2 * a + 1) as usize] < pos[(2 * b + 1) as usize]
-                        })
-                        .collect();
+            let prefer = match preferences(pg, &g.edges, mode, rank) {
+                Some((pos, prefer)) => {
+                    open.sort_by_cached_key(|&c| earliest(pg, &pos, c));
                     g.set_order(pos);
                     prefer
                 }
@@ -307,7 +322,7 @@ fn decide_from(
                     None => return (unknown(budget), stats),
                 }
             }
-            if search == Search::NoChain {
+            if matches!(search, Search::NoChain | Search::RepairFirst) {
                 let before = g.edges.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {
                     Some(true) => return (Verdict::Holds, stats),
@@ -337,6 +352,31 @@ fn decide_from(
             solve_open(pg, &mut g, &open, &prefer, budget, stats, search)
         }
     }
+}
+
+/// Prefer, for each constraint, the order of its writers in a topological order of `edges`
+/// that breaks ties by `rank` (as the first guess): on histories that hold this is usually
+/// right. The order's positions (product node -> place), and each constraint's preference.
+fn preferences(pg: &Polygraph, edges: &[(Edge, Origin)], mode: Mode, rank: &[u32]) -> Option<(Vec<u32>, Vec<bool>)> {
+    let nodes = 2 * pg.n;
+    let by_rank = |p: u32| chain::by_rank(rank, p);
+    let pos = prune::positions(&prune::Arcs::new(edges, mode, nodes).topo_by(nodes, &by_rank)?);
+    let first_txn = |c: Constraint, chain: u32| pg.keys[c.key as usize].chain(chain)[0].txn;
+    let prefer = pg
+        .cons
+        .iter()
+        .map(|&c| pos[(2 * first_txn(c, c.a) + 1) as usize] < pos[(2 * first_txn(c, c.b) + 1) as usize])
+        .collect();
+    Some((pos, prefer))
+}
+
+/// Where a constraint's earlier writer stands in these positions: deciding the earliest
+/// choices first, the greedy pass builds the order front to back.
+fn earliest(pg: &Polygraph, pos: &[u32], c: u32) -> u32 {
+    let c = pg.cons[c as usize];
+    let k = &pg.keys[c.key as usize];
+    let (a, b) = (k.chain(c.a)[0].txn, k.chain(c.b)[0].txn);
+    pos[(2 * a + 1) as usize].min(pos[(2 * b + 1) as usize])
 }
 
 /// Greedily, each open constraint its preferred choice unless that closes a cycle with the
@@ -389,9 +429,9 @@ fn solve_open(
         budget,
         &mut work,
     );
-    stats.decisions = work.decisions;
-    stats.conflicts = work.conflicts;
-    stats.backjumps = work.backjumps;
+    stats.decisions += work.decisions;
+    stats.conflicts += work.conflicts;
+    stats.backjumps += work.backjumps;
     match out {
         learn::Learned::Acyclic => (Verdict::Holds, stats),
         learn::Learned::Unknown => (unknown(budget), stats),

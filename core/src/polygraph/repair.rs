@@ -1,0 +1,174 @@
+//! A search on few constraints when a good order is known (SER on a snapshot-isolation
+//! history, started from the order SI resolves to, [`super::rank`]): every open constraint is
+//! fixed at its preferred choice, only those whose choice closes a cycle are freed, and the
+//! search that learns ([`super::learn`]) decides the freed ones with the fixed ones as facts.
+//! The fixed constraints on the cycles it meets are freed in turn, and it runs again
+//! (counterexample-guided refinement, Clarke et al., CAV 2000). The order SI gives is wrong
+//! only around write skews, so few are freed; the full search over hundreds of thousands of
+//! open constraints meets its conflicts thousands of decisions after their cause.
+//!
+//! A heuristic for `holds` only: an acyclic resolution found is one of the whole polygraph (every
+//! edge was tested as it was added). When the freed constraints have no acyclic resolution with
+//! the facts, or the rounds run out, the full search decides.
+
+use super::constraints::Polygraph;
+use super::graph::{Closes, DynGraph, Origin};
+use super::learn;
+use super::PolyStats;
+use crate::graph::search::Budget;
+
+/// Rounds of freeing and searching before the full search takes over (each round about
+/// doubles the constraints freed).
+const ROUNDS: u32 = 16;
+
+/// Freed constraints beyond which the full search, after pruning, does better.
+const FREE_MAX: usize = 50_000;
+
+/// Steps one round's search may take (a share of the caller's budget, whichever is smaller).
+const ROUND_STEPS: u64 = 200_000_000;
+
+pub enum Repaired {
+    /// The graph holds an acyclic resolution of every open constraint.
+    Acyclic,
+    /// Not found; the graph is as it was.
+    GaveUp,
+    OutOfBudget,
+}
+
+/// `g` holds the known and forced edges, `open` the constraints left in the order to decide
+/// them, `prefer` each constraint's preferred choice. The rounds, the constraints freed and the
+/// searches' work are added to `stats`.
+pub fn repair(
+    pg: &Polygraph,
+    g: &mut DynGraph,
+    open: &[u32],
+    prefer: &[bool],
+    budget: &mut Budget,
+    stats: &mut PolyStats,
+) -> Repaired {
+    let base = g.edges.len();
+    let mut freed = vec![false; pg.cons.len()];
+    let mut is_open = vec![false; pg.cons.len()];
+    for &c in open {
+        is_open[c as usize] = true;
+    }
+    for _ in 0..ROUNDS {
+        // Fix every constraint not freed, freeing those that close a cycle, until none does.
+        loop {
+            g.truncate(base);
+            let mut more = false;
+            for &c in open {
+                if freed[c as usize] {
+                    continue;
+                }
+                let first = prefer.get(c as usize).copied().unwrap_or(true);
+                match fix(pg, g, c, first, budget) {
+                    None => {
+                        g.truncate(base);
+                        return Repaired::OutOfBudget;
+                    }
+                    Some(Ok(())) => {}
+                    Some(Err(on_cycle)) => {
+                        freed[c as usize] = true;
+                        more = true;
+                        for d in on_cycle.into_iter().filter(|&d| is_open[d as usize]) {
+                            freed[d as usize] = true;
+                        }
+                    }
+                }
+            }
+            if !more {
+                break;
+            }
+        }
+        let free: Vec<u32> = open.iter().copied().filter(|&c| freed[c as usize]).collect();
+        if free.len() > FREE_MAX {
+            break;
+        }
+        stats.repair_rounds += 1;
+        stats.freed = free.len();
+        // The round runs on the caller's budget cut to its share; running out of that share
+        // ends the round, not the check.
+        let (total, cap) = (budget.steps, budget.steps.min(ROUND_STEPS));
+        budget.steps = cap;
+        let mut work = learn::Work::default();
+        let options = learn::Options { sweep: false, chrono_jump: learn::CHRONO_JUMP };
+        let out = learn::solve(pg, g, &free, prefer, options, budget, &mut work);
+        stats.decisions += work.decisions;
+        stats.conflicts += work.conflicts;
+        stats.backjumps += work.backjumps;
+        budget.steps = total - (cap - budget.steps);
+        if budget.exhausted.is_some() && cap < total && budget.steps > 0 && !budget.interrupted() {
+            budget.exhausted = None;
+        }
+        if budget.exhausted.is_some() {
+            g.truncate(base);
+            return Repaired::OutOfBudget;
+        }
+        if matches!(out, learn::Learned::Acyclic) {
+            return Repaired::Acyclic;
+        }
+        let before = freed.iter().filter(|&&f| f).count();
+        // The search stops at its first conflict that needs no choice; the other freed
+        // constraints' cycles with the facts alone are found here, so that a round frees them all.
+        let mut grow = work.facts_on_cycles;
+        for &c in &free {
+            for first in [true, false] {
+                let mark = g.edges.len();
+                match fix(pg, g, c, first, budget) {
+                    None => {
+                        g.truncate(base);
+                        return Repaired::OutOfBudget;
+                    }
+                    Some(Ok(())) => g.truncate(mark),
+                    Some(Err(on_cycle)) => grow.extend(on_cycle),
+                }
+            }
+        }
+        for c in grow {
+            if is_open[c as usize] {
+                freed[c as usize] = true;
+            }
+        }
+        if freed.iter().filter(|&&f| f).count() == before {
+            break;
+        }
+    }
+    g.truncate(base);
+    Repaired::GaveUp
+}
+
+/// Add the edges of choice `first` of `c`, or none if one closes a cycle: then the other
+/// constraints on that cycle.
+fn fix(pg: &Polygraph, g: &mut DynGraph, c: u32, first: bool, budget: &mut Budget) -> Option<Result<(), Vec<u32>>> {
+    let cons = pg.cons[c as usize];
+    let origin = Origin::Chosen { cons: c, first };
+    if pg.side(cons, first).all(|e| g.forward(&e)) {
+        for e in pg.side(cons, first) {
+            g.push(e, origin);
+        }
+        return Some(Ok(()));
+    }
+    let before = g.edges.len();
+    for e in pg.side(cons, first) {
+        match g.closes(&e, budget) {
+            Closes::No => g.push(e, origin),
+            Closes::Unknown => {
+                g.truncate(before);
+                return None;
+            }
+            Closes::Yes(path) => {
+                let on = path
+                    .iter()
+                    .filter_map(|&id| match g.edges[id as usize].1 {
+                        Origin::Chosen { cons, .. } if cons != c => Some(cons),
+                        _ => None,
+                    })
+                    .collect();
+                g.truncate(before);
+                return Some(Err(on));
+            }
+        }
+    }
+    Some(Ok(()))
+}
