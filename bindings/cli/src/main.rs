@@ -5,6 +5,7 @@
 
 mod bytes;
 mod elle;
+mod pipe;
 
 use bytes::{slurp, Bytes};
 use clap::{Parser, Subcommand};
@@ -323,6 +324,7 @@ enum Cmd {
 const STILL_CHECKING: Duration = Duration::from_secs(15);
 
 fn main() -> ExitCode {
+    pipe::quiet_on_closed_stdout();
     // Installed (or linked) under the name elle-cli, grail is elle-cli.
     let argv0 = std::env::args().next().unwrap_or_default();
     if Path::new(&argv0).file_stem().is_some_and(|s| s == "elle-cli") {

@@ -382,3 +382,25 @@ fn the_terminal_text_writes_twenty_findings_of_a_kind_and_counts_the_rest() {
     assert_eq!(all, 30);
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// `grail ... | head`: a reader that stops early ends grail quietly (no panic about a broken
+/// pipe), as `cat` ends.
+#[test]
+fn a_closed_stdout_ends_grail_quietly() {
+    use std::io::Read;
+    use std::process::Stdio;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_grail"))
+        .args(["generate", "--txns", "20000"])
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut first = [0u8; 64];
+    child.stdout.take().unwrap().read_exact(&mut first).unwrap();
+    // The pipe is closed here, with most of the history (megabytes) still to write.
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(first.starts_with(b"{:type"), "{}", String::from_utf8_lossy(&first));
+    assert!(stderr.is_empty(), "stderr: {stderr}");
+    assert!(!out.status.success(), "grail cannot have written the whole history");
+}
