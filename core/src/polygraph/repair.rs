@@ -21,8 +21,13 @@ use crate::graph::search::Budget;
 /// doubles the constraints freed).
 const ROUNDS: u32 = 16;
 
-/// Freed constraints beyond which the full search, after pruning, does better.
-const FREE_MAX: usize = 50_000;
+/// The share of the open constraints (one in this many, and at least [`FREE_MIN`]) beyond which
+/// freeing more is given up: the guess is then wrong far beyond a few write skews, and pruning
+/// and the full search do better (general-rw SI at 30k, seed 12: the repair still failing at
+/// 33k of 661k freed after 13.6 s, where pruning and the search take 20 s in all; general-wh
+/// at 30k, seed 11, repaired with 14k of 1.2M freed).
+const FREE_SHARE: usize = 50;
+const FREE_MIN: usize = 2000;
 
 /// Steps one round's search may take (a share of the caller's budget, whichever is smaller).
 const ROUND_STEPS: u64 = 200_000_000;
@@ -82,7 +87,7 @@ pub fn repair(
             }
         }
         let free: Vec<u32> = open.iter().copied().filter(|&c| freed[c as usize]).collect();
-        if free.len() > FREE_MAX {
+        if free.len() > FREE_MIN.max(open.len() / FREE_SHARE) {
             break;
         }
         stats.repair_rounds += 1;
