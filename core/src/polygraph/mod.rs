@@ -224,20 +224,10 @@ fn decide_from(
     if repair_first && all && mode != Mode::Psi {
         // Pruning without session order is slow on large histories (quadratic in the
         // transactions) and weak (half the constraints stay open on general-wh at 30k).
-        let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
-        if let Some((pos, prefer)) = preferences(pg, &known, mode, rank) {
-            let mut g = DynGraph::new(mode, pg.n);
-            for &(e, o) in &known {
-                g.push(e, o);
-            }
-            g.set_order(pos.clone());
-            let mut open: Vec<u32> = (0..pg.cons.len() as u32).collect();
-            open.sort_by_cached_key(|&c| earliest(pg, &pos, c));
-            match repair::repair(pg, &mut g, &open, &prefer, budget, &mut stats) {
-                repair::Repaired::Acyclic => return (Verdict::Holds, stats),
-                repair::Repaired::OutOfBudget => return (unknown(budget), stats),
-                repair::Repaired::GaveUp => {}
-            }
+        match repair::first_guess(pg, mode, extra, rank, budget, &mut stats) {
+            repair::Repaired::Acyclic => return (Verdict::Holds, stats),
+            repair::Repaired::OutOfBudget => return (unknown(budget), stats),
+            repair::Repaired::GaveUp => {}
         }
     }
     let pruned = match search {
@@ -357,7 +347,12 @@ fn decide_from(
 /// Prefer, for each constraint, the order of its writers in a topological order of `edges`
 /// that breaks ties by `rank` (as the first guess): on histories that hold this is usually
 /// right. The order's positions (product node -> place), and each constraint's preference.
-fn preferences(pg: &Polygraph, edges: &[(Edge, Origin)], mode: Mode, rank: &[u32]) -> Option<(Vec<u32>, Vec<bool>)> {
+pub(super) fn preferences(
+    pg: &Polygraph,
+    edges: &[(Edge, Origin)],
+    mode: Mode,
+    rank: &[u32],
+) -> Option<(Vec<u32>, Vec<bool>)> {
     let nodes = 2 * pg.n;
     let by_rank = |p: u32| chain::by_rank(rank, p);
     let pos = prune::positions(&prune::Arcs::new(edges, mode, nodes).topo_by(nodes, &by_rank)?);
@@ -372,7 +367,7 @@ fn preferences(pg: &Polygraph, edges: &[(Edge, Origin)], mode: Mode, rank: &[u32
 
 /// Where a constraint's earlier writer stands in these positions: deciding the earliest
 /// choices first, the greedy pass builds the order front to back.
-fn earliest(pg: &Polygraph, pos: &[u32], c: u32) -> u32 {
+pub(super) fn earliest(pg: &Polygraph, pos: &[u32], c: u32) -> u32 {
     let c = pg.cons[c as usize];
     let k = &pg.keys[c.key as usize];
     let (a, b) = (k.chain(c.a)[0].txn, k.chain(c.b)[0].txn);

@@ -12,10 +12,11 @@
 //! the facts, or the rounds run out, the full search decides.
 
 use super::constraints::Polygraph;
-use super::graph::{Closes, DynGraph, Origin};
+use super::graph::{Closes, DynGraph, Mode, Origin};
 use super::learn;
 use super::PolyStats;
 use crate::graph::search::Budget;
+use crate::graph::Edge;
 
 /// Rounds of freeing and searching before the full search takes over (each round about
 /// doubles the constraints freed).
@@ -40,10 +41,32 @@ pub enum Repaired {
     OutOfBudget,
 }
 
+/// [`repair`] from the known edges (and `extra`): every constraint open, each preferring the
+/// order of its writers in a topological order of those edges that breaks ties by `rank`.
+pub fn first_guess(
+    pg: &Polygraph,
+    mode: Mode,
+    extra: &[Edge],
+    rank: &[u32],
+    budget: &mut Budget,
+    stats: &mut PolyStats,
+) -> Repaired {
+    let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let Some((pos, prefer)) = super::preferences(pg, &known, mode, rank) else { return Repaired::GaveUp };
+    let mut g = DynGraph::new(mode, pg.n);
+    for &(e, o) in &known {
+        g.push(e, o);
+    }
+    g.set_order(pos.clone());
+    let mut open: Vec<u32> = (0..pg.cons.len() as u32).collect();
+    open.sort_by_cached_key(|&c| super::earliest(pg, &pos, c));
+    repair(pg, &mut g, &open, &prefer, budget, stats)
+}
+
 /// `g` holds the known and forced edges, `open` the constraints left in the order to decide
 /// them, `prefer` each constraint's preferred choice. The rounds, the constraints freed and the
 /// searches' work are added to `stats`.
-pub fn repair(
+fn repair(
     pg: &Polygraph,
     g: &mut DynGraph,
     open: &[u32],
