@@ -18,33 +18,47 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let nkeys = h.keys.len();
     let (reads, longest) = scan_reads(h, cx);
 
-    // The appender of each element of each key's order, looked up once. Promote first: an
-    // indeterminate append that anyone observed committed.
-    let writers: Vec<Vec<Option<WriteInfo>>> = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
-        keys.map(|k| {
-            let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
-            order.iter().map(|&e| appends.get(&(k as KeyId, e)).copied()).collect::<Vec<_>>()
-        })
-        .collect::<Vec<_>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect();
-    for w in writers.iter().flatten().flatten() {
-        cx.promote(w.txn);
+    // Promote first: an indeterminate append that anyone observed committed.
+    if h.txns.iter().any(|t| t.status == Status::Indeterminate) {
+        let observed = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
+            let mut txns = Vec::new();
+            for k in keys {
+                txns.extend(order_writers(h, appends, k, &longest).flatten().map(|w| w.txn));
+            }
+            txns
+        });
+        for t in observed.into_iter().flatten() {
+            cx.promote(t);
+        }
     }
+    // Each key's appenders are looked up again for its edges rather than kept for all keys
+    // (half a gigabyte at 10M transactions).
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
+        let mut writers = Vec::new();
         for k in keys {
             let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
             ws.sort_unstable_by_key(|w| w.op);
+            writers.clear();
+            writers.extend(order_writers(h, appends, k, &longest));
             let order = longest[k].map(|l| l.1);
-            key_edges(h, cx, appends, k as KeyId, order, &writers[k], reads.of(k), &ws);
+            key_edges(h, cx, appends, k as KeyId, order, &writers, reads.of(k), &ws);
         }
     };
     if !parallel_keys(cx, nkeys, &keys_edges) {
         keys_edges(cx, 0..nkeys);
     }
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
+}
+
+/// The appender of each element of key `k`'s version order (its longest read).
+fn order_writers<'a>(
+    h: &'a History,
+    appends: &'a Writes,
+    k: usize,
+    longest: &[Option<(usize, u32)>],
+) -> impl Iterator<Item = Option<WriteInfo>> + 'a {
+    let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
+    order.iter().map(move |&e| appends.get(&(k as KeyId, e)).copied())
 }
 
 /// Below this many keys (or transactions) one thread does the work.
