@@ -31,3 +31,16 @@ pub fn map_ranges<T: Send>(n: usize, min: usize, f: impl Fn(std::ops::Range<usiz
     let _ = min;
     vec![f(0..n)]
 }
+
+/// `f` over each of `items` (the pool's share of work already cut, e.g. disjoint slices of one
+/// output), results in order: on the pool with the `parallel` feature.
+pub fn map_slots<I: Send, T: Send>(items: Vec<I>, f: impl Fn(I) -> T + Sync) -> Vec<T> {
+    #[cfg(feature = "parallel")]
+    {
+        use rayon::prelude::*;
+        if items.len() > 1 {
+            return items.into_par_iter().map(&f).collect();
+        }
+    }
+    items.into_iter().map(f).collect()
+}

@@ -36,7 +36,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
         let mut writers = Vec::new();
         for k in keys {
-            let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
+            let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.info).filter(|w| w.last).collect();
             ws.sort_unstable_by_key(|w| w.op);
             writers.clear();
             writers.extend(order_writers(h, appends, k, &longest));
@@ -44,8 +44,13 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             key_edges(h, cx, appends, k as KeyId, order, &writers, reads.of(k), &ws);
         }
     };
-    if !parallel_keys(cx, nkeys, &keys_edges) {
-        keys_edges(cx, 0..nkeys);
+    match parallel_keys(cx, nkeys, &keys_edges) {
+        None => keys_edges(cx, 0..nkeys),
+        Some(forks) => {
+            // The reads per key go before the forks' edges are gathered, the build's peak.
+            drop(reads);
+            join(cx, forks);
+        }
     }
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
 }
@@ -134,36 +139,43 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
     (Reads { starts, pairs }, longest)
 }
 
-/// The keys' edges on several threads, each on its own range of keys: `false` (nothing added)
-/// when a range promoted an indeterminate transaction, which may change the edges of later
-/// keys: then one thread does it all again, in key order.
+/// The keys' edges on several threads, each on its own range of keys, in forks of `cx` to
+/// [`join`]: `None` (nothing done) when a range promoted an indeterminate transaction, which may
+/// change the edges of later keys: then one thread does it all again, in key order.
 #[cfg(feature = "parallel")]
-fn parallel_keys(cx: &mut Ctx, nkeys: usize, keys_edges: &(impl Fn(&mut Ctx, std::ops::Range<usize>) + Sync)) -> bool {
+fn parallel_keys<'h>(
+    cx: &Ctx<'h>,
+    nkeys: usize,
+    keys_edges: &(impl Fn(&mut Ctx, std::ops::Range<usize>) + Sync),
+) -> Option<Vec<Ctx<'h>>> {
     if rayon::current_num_threads() < 2 || nkeys < 2 {
-        return false;
+        return None;
     }
-    let base: &Ctx = cx;
     let forks = crate::par::map_ranges(nkeys, 2, |keys| {
-        let mut fork = base.fork();
+        let mut fork = cx.fork();
         keys_edges(&mut fork, keys);
         fork
     });
-    if forks.iter().any(|f| f.promotions > 0) {
-        return false;
-    }
+    forks.iter().all(|f| f.promotions == 0).then_some(forks)
+}
+
+#[cfg(feature = "parallel")]
+fn join<'h>(cx: &mut Ctx<'h>, forks: Vec<Ctx<'h>>) {
     // Room for all at once: growing by doubling copied the edges again and again.
     cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
     cx.reads_from.reserve(forks.iter().map(|f| f.reads_from.len()).sum());
     for f in forks {
         cx.join(f);
     }
-    true
 }
 
 #[cfg(not(feature = "parallel"))]
-fn parallel_keys(_: &mut Ctx, _: usize, _: &impl Fn(&mut Ctx, std::ops::Range<usize>)) -> bool {
-    false
+fn parallel_keys<'h>(_: &Ctx<'h>, _: usize, _: &impl Fn(&mut Ctx, std::ops::Range<usize>)) -> Option<Vec<Ctx<'h>>> {
+    None
 }
+
+#[cfg(not(feature = "parallel"))]
+fn join<'h>(_: &mut Ctx<'h>, _: Vec<Ctx<'h>>) {}
 
 /// Check one committed read against the transaction's own earlier operations on its key, and
 /// record it. Findings go to a fork of `base`, made at the first. Out of line: one call per read
