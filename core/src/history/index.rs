@@ -80,18 +80,12 @@ impl Index {
             let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
             op_txn.get_mut(start..end).into_iter().for_each(|s| s.fill(t as TxnId));
         }
-        // Each range's writes counted first, then written in place: gathering the ranges' own
-        // vectors into one made a second gigabyte of fresh pages at 10M transactions.
-        let counted = crate::par::map_ranges(h.txns.len(), PARALLEL_TXNS, |txns| (txns.clone(), count_writes(h, txns)));
-        let mut kept = vec![WriteEntry::default(); counted.iter().map(|c| c.1).sum()];
-        let mut slots: Vec<(std::ops::Range<usize>, &mut [WriteEntry])> = Vec::with_capacity(counted.len());
-        let mut rest = &mut kept[..];
-        for (txns, n) in counted {
-            let (head, tail) = rest.split_at_mut(n);
-            slots.push((txns, head));
-            rest = tail;
-        }
-        let parts = crate::par::map_slots(slots, |(txns, out)| scan(h, txns, out));
+        let (mut kept, parts) = crate::par::fill_ranges(
+            h.txns.len(),
+            PARALLEL_TXNS,
+            |txns| count_writes(h, txns),
+            |txns, out| scan(h, txns, out),
+        );
         let mut external: Vec<u32> = Vec::with_capacity(parts.iter().map(|p| p.external.len()).sum());
         let mut ext_starts: Vec<u32> = Vec::with_capacity(h.txns.len() + 1);
         for p in parts {
