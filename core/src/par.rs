@@ -31,3 +31,53 @@ pub fn map_ranges<T: Send>(n: usize, min: usize, f: impl Fn(std::ops::Range<usiz
     let _ = min;
     vec![f(0..n)]
 }
+
+/// Records of consecutive ranges of `0..n` in one vector, each range writing its own slice
+/// (on the pool as [`map_ranges`] splits them): `count(range)` records, written by
+/// `fill(range, slice)`, whose results come in range order. Gathering a vector per range into
+/// one made a second copy in fresh pages, which cost more than counting.
+pub fn fill_ranges<T: Clone + Default + Send, R: Send>(
+    n: usize,
+    min: usize,
+    count: impl Fn(std::ops::Range<usize>) -> usize + Sync,
+    fill: impl Fn(std::ops::Range<usize>, &mut [T]) -> R + Sync,
+) -> (Vec<T>, Vec<R>) {
+    let counted = map_ranges(n, min, |r| (r.clone(), count(r)));
+    let mut all = vec![T::default(); counted.iter().map(|c| c.1).sum()];
+    let mut slots = Vec::with_capacity(counted.len());
+    let mut rest = &mut all[..];
+    for (r, len) in counted {
+        let (head, tail) = rest.split_at_mut(len);
+        slots.push((r, head));
+        rest = tail;
+    }
+    #[cfg(feature = "parallel")]
+    let results = {
+        use rayon::prelude::*;
+        slots.into_par_iter().map(|(r, slot)| fill(r, slot)).collect()
+    };
+    #[cfg(not(feature = "parallel"))]
+    let results = slots.into_iter().map(|(r, slot)| fill(r, slot)).collect();
+    (all, results)
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn fill_ranges_gives_what_one_pass_gives() {
+        // Item i makes i % 3 records (i, j): ranges of all sizes, some empty.
+        let n = 10_000;
+        let (all, sums) = super::fill_ranges(
+            n,
+            2,
+            |r| r.map(|i| i % 3).sum(),
+            |r, out: &mut [(usize, usize)]| {
+                let pairs = r.flat_map(|i| (0..i % 3).map(move |j| (i, j)));
+                out.iter_mut().zip(pairs).map(|(slot, p)| *slot = p).count()
+            },
+        );
+        let expected: Vec<(usize, usize)> = (0..n).flat_map(|i| (0..i % 3).map(move |j| (i, j))).collect();
+        assert_eq!(all, expected);
+        assert_eq!(sums.iter().sum::<usize>(), expected.len());
+    }
+}

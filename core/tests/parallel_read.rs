@@ -175,3 +175,24 @@ fn corpus_histories_read_the_same() {
     }
     assert!(chunked > 0, "no corpus history was read in chunks");
 }
+
+#[test]
+fn releasing_reads_the_same_and_releases_in_order() {
+    if rayon_threads() < 2 {
+        eprintln!("SKIPPED: one thread");
+        return;
+    }
+    // Over a megabyte: the public reader's chunks.
+    let text = edn(GenOptions { transactions: 8000, sessions: 7, ..Default::default() });
+    let mut released = Vec::new();
+    let read = grail_core::read_releasing(
+        text.as_bytes(),
+        grail_core::Format::Edn,
+        grail_core::ReadOptions::default(),
+        &mut |n| released.push(n),
+    );
+    let one = read_edn_sequential(text.as_bytes(), true).unwrap();
+    assert_same(&one, &read.unwrap(), "released");
+    assert!(released.len() > 1, "{} releases", released.len());
+    assert!(released.is_sorted() && released.last() <= Some(&text.len()), "{released:?}");
+}

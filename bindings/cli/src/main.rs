@@ -364,7 +364,17 @@ fn load(input: &Input) -> Result<(History, usize), String> {
             grail_core::read::TimeKillerOptions { initial_value, spans: input.spans },
         ),
         (_, Some(_)) => return Err("--initial-value applies to TimeKiller histories (--format timekiller)".into()),
-        _ => grail_core::read_with(&text, format, opts),
+        _ => {
+            // Pages let go in steps of 64 MB: one call per 1 MB chunk cost the replay's thread.
+            let mut released = 0;
+            let mut release = |n: usize| {
+                if n >= released + (64 << 20) {
+                    text.release(released, n);
+                    released = n;
+                }
+            };
+            grail_core::read_releasing(&text, format, opts, &mut release)
+        }
     }
     .map_err(|e| format!("{name}: {e}"))?;
     if let Some(wal) = &input.wal {

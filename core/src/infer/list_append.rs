@@ -18,37 +18,70 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let nkeys = h.keys.len();
     let (reads, longest) = scan_reads(h, cx);
 
-    // The appender of each element of each key's order, looked up once. Promote first: an
-    // indeterminate append that anyone observed committed.
-    let writers: Vec<Vec<Option<WriteInfo>>> = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
-        keys.map(|k| {
-            let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
-            order.iter().map(|&e| appends.get(&(k as KeyId, e)).copied()).collect::<Vec<_>>()
-        })
-        .collect::<Vec<_>>()
-    })
-    .into_iter()
-    .flatten()
-    .collect();
-    for w in writers.iter().flatten().flatten() {
-        cx.promote(w.txn);
+    // Promote first: an indeterminate append that anyone observed committed.
+    if h.txns.iter().any(|t| t.status == Status::Indeterminate) {
+        let observed = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
+            let mut txns = Vec::new();
+            for k in keys {
+                txns.extend(order_writers(h, appends, k, &longest).flatten().map(|w| w.txn));
+            }
+            txns
+        });
+        for t in observed.into_iter().flatten() {
+            cx.promote(t);
+        }
     }
+    // Each key's appenders are looked up again for its edges rather than kept for all keys
+    // (half a gigabyte at 10M transactions).
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
+        let mut writers = Vec::new();
         for k in keys {
-            let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.1).filter(|w| w.last).collect();
+            let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.info).filter(|w| w.last).collect();
             ws.sort_unstable_by_key(|w| w.op);
+            writers.clear();
+            writers.extend(order_writers(h, appends, k, &longest));
             let order = longest[k].map(|l| l.1);
-            key_edges(h, cx, appends, k as KeyId, order, &writers[k], reads.of(k), &ws);
+            key_edges(h, cx, appends, k as KeyId, order, &writers, reads.of(k), &ws);
         }
     };
-    if !parallel_keys(cx, nkeys, &keys_edges) {
-        keys_edges(cx, 0..nkeys);
+    match parallel_keys(cx, nkeys, &keys_edges) {
+        None => keys_edges(cx, 0..nkeys),
+        Some(forks) => {
+            // The reads per key go before the forks' edges are gathered, the build's peak.
+            drop(reads);
+            join(cx, forks);
+        }
     }
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
 }
 
+/// The appender of each element of key `k`'s version order (its longest read).
+fn order_writers<'a>(
+    h: &'a History,
+    appends: &'a Writes,
+    k: usize,
+    longest: &[Option<(usize, u32)>],
+) -> impl Iterator<Item = Option<WriteInfo>> + 'a {
+    let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
+    order.iter().map(move |&e| appends.get(&(k as KeyId, e)).copied())
+}
+
 /// Below this many keys (or transactions) one thread does the work.
 const PARALLEL_KEYS: usize = 1 << 12;
+
+/// A committed read as the scan found it.
+#[derive(Debug, Clone, Copy, Default)]
+struct Read {
+    key: KeyId,
+    txn: TxnId,
+    op: u32,
+    len: u32,
+    /// Not after the transaction's own append to the key: an observation of the database.
+    external: bool,
+    /// Trustworthy as the key's version order (consistent with the transaction's own
+    /// operations, or external).
+    candidate: bool,
+}
 
 /// External reads of committed transactions, per key, in input order: (txn, op).
 struct Reads {
@@ -66,94 +99,116 @@ impl Reads {
     }
 }
 
-/// What one range of transactions' reads gave: its external reads (key, txn, op), each read
-/// that was the longest of its key so far in the range (key, len, op), and its findings.
-struct ScanPart<'h> {
-    reads: Vec<(KeyId, TxnId, u32)>,
-    longer: Vec<(KeyId, u32, u32)>,
-    cx: Option<Ctx<'h>>,
+/// The committed reads of transactions `txns`: as many as [`scan_reads`] records for them.
+fn count_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
+    let committed = h.txns[txns].iter().filter(|t| t.status == Status::Committed);
+    committed
+        .flat_map(|t| &h.ops[t.ops_start.min(t.ops_end) as usize..t.ops_end as usize])
+        .filter(|op| op.kind == OpKind::Read)
+        .count()
 }
 
 /// Every committed transaction's reads, checked against the transaction's own operations:
-/// the external reads per key, and per key the longest trustworthy read (len, op), the first of
-/// that length in input order. Ranges of transactions on the pool; the ranges' findings are
-/// added in order, so the result is the one of a single pass.
+/// the reads per key, and per key the longest trustworthy read (len, op), the first of that
+/// length in input order. Ranges of transactions on the pool, each writing its reads into its
+/// own slice of one vector; the ranges' findings are added in order, so the result is the one
+/// of a single pass.
 fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
     let nkeys = h.keys.len();
     let base: &Ctx = cx;
-    let parts = crate::par::map_ranges(h.txns.len(), PARALLEL_KEYS, |txns| {
-        let mut part = ScanPart { reads: Vec::new(), longer: Vec::new(), cx: None };
-        let mut fork = None;
-        let mut own = Vec::new();
-        for t in txns {
-            let txn = &h.txns[t];
-            if txn.status != Status::Committed {
-                continue;
-            }
-            for o in txn.ops_start..txn.ops_end {
-                if h.ops[o as usize].kind != OpKind::Read {
+    let (mut all, forks) = crate::par::fill_ranges(
+        h.txns.len(),
+        PARALLEL_KEYS,
+        |txns| count_reads(h, txns),
+        |txns, out| {
+            let mut fork = None;
+            let mut own = Vec::new();
+            let mut out = out.iter_mut();
+            for t in txns {
+                let txn = &h.txns[t];
+                if txn.status != Status::Committed {
                     continue;
                 }
-                scan_read(h, base, &mut fork, t as TxnId, txn.ops_start, o, &mut own, &mut part);
+                for o in txn.ops_start..txn.ops_end {
+                    if h.ops[o as usize].kind != OpKind::Read {
+                        continue;
+                    }
+                    let read = scan_read(h, base, &mut fork, t as TxnId, txn.ops_start, o, &mut own);
+                    if let Some(slot) = out.next() {
+                        *slot = read;
+                    }
+                }
             }
-        }
-        part.cx = fork;
-        part
-    });
-    let mut longest: Vec<Option<(usize, u32)>> = vec![None; nkeys];
-    let mut all = Vec::with_capacity(parts.iter().map(|p| p.reads.len()).sum());
-    for p in parts {
-        all.extend_from_slice(&p.reads);
-        for &(k, len, o) in &p.longer {
-            if longest[k as usize].is_none_or(|(l, _)| len as usize > l) {
-                longest[k as usize] = Some((len as usize, o));
-            }
-        }
-        if let Some(f) = p.cx {
-            cx.findings.extend(f.findings);
-        }
+            fork
+        },
+    );
+    for f in forks.into_iter().flatten() {
+        cx.findings.extend(f.findings);
     }
     // By key, then in input order (transaction, then operation): the order of one pass.
-    crate::bucket_sort::sort_by_bucket(&mut all, nkeys, |r| r.0 as usize, |&r| r);
-    let starts = crate::bucket_sort::starts(nkeys, all.iter().map(|r| r.0 as usize));
-    let pairs = all.iter().map(|&(_, t, o)| (t, o)).collect();
+    crate::bucket_sort::sort_by_bucket(&mut all, nkeys, |r| r.key as usize, |r| (r.key, r.txn, r.op));
+    let starts = crate::bucket_sort::starts(nkeys, all.iter().map(|r| r.key as usize));
+    let of = |k: usize| &all[starts[k] as usize..starts[k + 1] as usize];
+    let longest = (0..nkeys)
+        .map(|k| {
+            let mut best: Option<(usize, u32)> = None;
+            for r in of(k).iter().filter(|r| r.candidate) {
+                if best.is_none_or(|(l, _)| r.len as usize > l) {
+                    best = Some((r.len as usize, r.op));
+                }
+            }
+            best
+        })
+        .collect();
+    // The external reads alone, in 8 bytes each: the records go before the keys' edges.
+    let external = || all.iter().filter(|r| r.external);
+    let starts = crate::bucket_sort::starts(nkeys, external().map(|r| r.key as usize));
+    let mut pairs = Vec::with_capacity(starts[nkeys] as usize);
+    pairs.extend(external().map(|r| (r.txn, r.op)));
     (Reads { starts, pairs }, longest)
 }
 
-/// The keys' edges on several threads, each on its own range of keys: `false` (nothing added)
-/// when a range promoted an indeterminate transaction, which may change the edges of later
-/// keys: then one thread does it all again, in key order.
+/// The keys' edges on several threads, each on its own range of keys, in forks of `cx` to
+/// [`join`]: `None` (nothing done) when a range promoted an indeterminate transaction, which may
+/// change the edges of later keys: then one thread does it all again, in key order.
 #[cfg(feature = "parallel")]
-fn parallel_keys(cx: &mut Ctx, nkeys: usize, keys_edges: &(impl Fn(&mut Ctx, std::ops::Range<usize>) + Sync)) -> bool {
+fn parallel_keys<'h>(
+    cx: &Ctx<'h>,
+    nkeys: usize,
+    keys_edges: &(impl Fn(&mut Ctx, std::ops::Range<usize>) + Sync),
+) -> Option<Vec<Ctx<'h>>> {
     if rayon::current_num_threads() < 2 || nkeys < 2 {
-        return false;
+        return None;
     }
-    let base: &Ctx = cx;
     let forks = crate::par::map_ranges(nkeys, 2, |keys| {
-        let mut fork = base.fork();
+        let mut fork = cx.fork();
         keys_edges(&mut fork, keys);
         fork
     });
-    if forks.iter().any(|f| f.promotions > 0) {
-        return false;
-    }
+    forks.iter().all(|f| f.promotions == 0).then_some(forks)
+}
+
+#[cfg(feature = "parallel")]
+fn join<'h>(cx: &mut Ctx<'h>, forks: Vec<Ctx<'h>>) {
     // Room for all at once: growing by doubling copied the edges again and again.
     cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
     cx.reads_from.reserve(forks.iter().map(|f| f.reads_from.len()).sum());
     for f in forks {
         cx.join(f);
     }
-    true
 }
 
 #[cfg(not(feature = "parallel"))]
-fn parallel_keys(_: &mut Ctx, _: usize, _: &impl Fn(&mut Ctx, std::ops::Range<usize>)) -> bool {
-    false
+fn parallel_keys<'h>(_: &Ctx<'h>, _: usize, _: &impl Fn(&mut Ctx, std::ops::Range<usize>)) -> Option<Vec<Ctx<'h>>> {
+    None
 }
 
+#[cfg(not(feature = "parallel"))]
+fn join<'h>(_: &mut Ctx<'h>, _: Vec<Ctx<'h>>) {}
+
 /// Check one committed read against the transaction's own earlier operations on its key, and
-/// record it. Findings go to a fork of `base`, made at the first. Out of line: one call per read
-/// lets WebAssembly engines tier it up mid-run.
+/// say what it is. Findings go to a fork of `base`, made at the first. Out of line: one call per
+/// read lets WebAssembly engines tier it up mid-run.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
 fn scan_read<'h>(
@@ -164,8 +219,7 @@ fn scan_read<'h>(
     start: u32,
     o: u32,
     own: &mut Vec<Value>,
-    part: &mut ScanPart,
-) {
+) -> Read {
     let op = h.ops[o as usize];
     let list = h.list(&op);
     let (prev, internal) = own_view(h, start, o, op.key, own);
@@ -181,13 +235,8 @@ fn scan_read<'h>(
         let cx = fork.get_or_insert_with(|| base.fork_findings());
         cx.finding(AnomalyKind::Internal, Some(op.key), None, earlier, &[(t, o)]);
     }
-    if !internal {
-        part.reads.push((op.key, t, o));
-    }
     // A read disagreeing with an earlier read is still an observation of the database.
-    if consistent || !internal {
-        part.longer.push((op.key, list.len() as u32, o));
-    }
+    Read { key: op.key, txn: t, op: o, len: list.len() as u32, external: !internal, candidate: consistent || !internal }
 }
 
 /// For a read at op `o`: the transaction's last earlier read of the key, its own appends to the

@@ -177,7 +177,7 @@ fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_wri
     let mut firsts: Vec<(KeyId, u32)> = writes
         .iter()
         .filter(|(_, w)| w.last && cx.is_vertex[w.txn as usize] && !has_pred.contains(&w.op))
-        .map(|(&(k, _), w)| (k, w.op))
+        .map(|((k, _), w)| (k, w.op))
         .collect();
     firsts.sort_unstable();
     after.extend(firsts.into_iter().map(|(k, op)| ((k, None), op)));

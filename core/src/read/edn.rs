@@ -11,22 +11,30 @@ use crate::history::{History, HistoryBuilder, KeyId, OpKind, Span, Status, Value
 
 /// Parse a Jepsen EDN history.
 pub fn read_edn(text: &[u8]) -> Result<History, Error> {
-    read_edn_with(text, 0, true)
+    read_edn_with(text, 0, true, &mut |_| {})
 }
 
 /// [`read_edn`] for records of a stream read one at a time (the online checker's): the text's
 /// operations stand at `first`, `first + 1`, ... of the stream, which is the id of a transaction
 /// without an `:index` (and the position of its operation). Errors are the same as `read_edn`'s.
 pub(crate) fn read_edn_from(text: &[u8], first: u64) -> Result<History, Error> {
-    read_edn_with(text, first, true)
+    read_edn_with(text, first, true, &mut |_| {})
 }
 
-/// [`read_edn_from`], recording the span of every operation and transaction or none.
-pub(crate) fn read_edn_with(text: &[u8], first: u64, spans: bool) -> Result<History, Error> {
+/// [`read_edn_from`], recording the span of every operation and transaction or none, telling
+/// `release` how much of the text it is done with ([`super::read_releasing`]).
+pub(crate) fn read_edn_with(
+    text: &[u8],
+    first: u64,
+    spans: bool,
+    release: &mut dyn FnMut(usize),
+) -> Result<History, Error> {
     #[cfg(feature = "parallel")]
-    if let Some(h) = super::edn_chunks::read_parallel(text, first, spans) {
+    if let Some(h) = super::edn_chunks::read_parallel(text, first, spans, release) {
         return h;
     }
+    #[cfg(not(feature = "parallel"))]
+    let _ = release;
     read_sequential(text, first, spans)
 }
 

@@ -25,16 +25,27 @@ const CHUNK_BYTES: usize = 1 << 20;
 
 /// `None` when the text is read better (small, one thread) or only (a whole-history vector) by
 /// the sequential reader.
-pub(super) fn read_parallel(text: &[u8], first: u64, spans: bool) -> Option<Result<History, Error>> {
-    read_chunked(text, first, spans, CHUNK_BYTES)
+pub(super) fn read_parallel(
+    text: &[u8],
+    first: u64,
+    spans: bool,
+    release: &mut dyn FnMut(usize),
+) -> Option<Result<History, Error>> {
+    read_chunked(text, first, spans, CHUNK_BYTES, release)
 }
 
 /// [`read_parallel`] with a given chunk size (tests split small histories into many chunks).
-pub(crate) fn read_chunked(text: &[u8], first: u64, spans: bool, chunk: usize) -> Option<Result<History, Error>> {
+pub(crate) fn read_chunked(
+    text: &[u8],
+    first: u64,
+    spans: bool,
+    chunk: usize,
+    release: &mut dyn FnMut(usize),
+) -> Option<Result<History, Error>> {
     if !worth_it(text, chunk) {
         return None;
     }
-    Some(only_chunked(text, first, spans, chunk).unwrap_or_else(|| read_sequential(text, first, spans)))
+    Some(only_chunked(text, first, spans, chunk, release).unwrap_or_else(|| read_sequential(text, first, spans)))
 }
 
 /// Whether there are threads to read on and more than one chunk to read. From inside a pool's
@@ -44,12 +55,18 @@ fn worth_it(text: &[u8], chunk: usize) -> bool {
 }
 
 /// The chunked reading alone: `None` when it leaves the text to the sequential reader.
-pub(crate) fn only_chunked(text: &[u8], first: u64, spans: bool, chunk: usize) -> Option<Result<History, Error>> {
+pub(crate) fn only_chunked(
+    text: &[u8],
+    first: u64,
+    spans: bool,
+    chunk: usize,
+    release: &mut dyn FnMut(usize),
+) -> Option<Result<History, Error>> {
     let starts = split(text, chunk);
     if starts.len() < 2 || !worth_it(text, chunk) {
         return None;
     }
-    replay_all(text, first, spans, &starts, rayon::current_num_threads())
+    replay_all(text, first, spans, &starts, rayon::current_num_threads(), release)
 }
 
 /// Chunk starts: 0, then the first line start at or after each multiple of `chunk` that opens a
@@ -71,13 +88,15 @@ fn split(text: &[u8], chunk: usize) -> Vec<usize> {
 }
 
 /// Parse chunks on the pool, at most a window ahead of the replay, and replay them in order on
-/// this thread. `None` when any chunk needs the sequential reader.
+/// this thread. `None` when any chunk needs the sequential reader. `release(n)` after each chunk
+/// replayed: the text before `n` is done with ([`crate::read::read_releasing`]).
 fn replay_all(
     text: &[u8],
     first: u64,
     spans: bool,
     starts: &[usize],
     threads: usize,
+    release: &mut dyn FnMut(usize),
 ) -> Option<Result<History, Error>> {
     let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
     let window = 4 * threads;
@@ -125,7 +144,7 @@ fn replay_all(
                 s.push(chunk.emptied());
             }
             match replayed {
-                Ok(()) => {}
+                Ok(()) => release(ends[i]),
                 Err(e) => {
                     outcome = Some(Err(e));
                     break;

@@ -131,7 +131,7 @@ pub fn detect(text: &[u8]) -> Format {
 #[cfg(feature = "parallel")]
 #[doc(hidden)]
 pub fn read_edn_in_chunks(text: &[u8], spans: bool, chunk_bytes: usize) -> Option<Result<History, Error>> {
-    edn_chunks::only_chunked(text, 0, spans, chunk_bytes)
+    edn_chunks::only_chunked(text, 0, spans, chunk_bytes, &mut |_| {})
 }
 
 /// The EDN reader on one thread.
@@ -162,9 +162,22 @@ pub fn read(text: &[u8], format: Format) -> Result<History, Error> {
 
 /// Read a history in the given format.
 pub fn read_with(text: &[u8], format: Format, opts: ReadOptions) -> Result<History, Error> {
+    read_releasing(text, format, opts, &mut |_| {})
+}
+
+/// [`read_with`], calling `release(n)` when the reader is done with `text[..n]`, so that a caller
+/// holding the text in a mapped file can let its pages go before the history is complete (at
+/// 10M transactions the text is 4 GB). A hint: the reader may still look back, to place an error.
+/// Only the EDN reader on several threads calls it.
+pub fn read_releasing(
+    text: &[u8],
+    format: Format,
+    opts: ReadOptions,
+    release: &mut dyn FnMut(usize),
+) -> Result<History, Error> {
     match format {
-        Format::Auto => read_with(text, detect(text), opts),
-        Format::Edn => edn::read_edn_with(text, 0, opts.spans),
+        Format::Auto => read_releasing(text, detect(text), opts, release),
+        Format::Edn => edn::read_edn_with(text, 0, opts.spans, release),
         Format::Json => json::read_json_with(text, 0, opts.spans),
         Format::Plume => read_plume(text),
         Format::Dbcop => read_dbcop(text),
