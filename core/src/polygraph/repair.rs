@@ -2,14 +2,15 @@
 //! history, started from the order SI resolves to, [`super::rank`]): every open constraint is
 //! fixed at its preferred choice, only those whose choice closes a cycle are freed, and the
 //! search that learns ([`super::learn`]) decides the freed ones with the fixed ones as facts.
-//! The fixed constraints on the cycles it meets are freed in turn, and it runs again
-//! (counterexample-guided refinement, Clarke et al., CAV 2000). The order SI gives is wrong
+//! The fixed constraints on the cycles it meets, and on the cycles each freed choice closes with
+//! the facts alone, are freed in turn, and it runs again (counterexample-guided refinement,
+//! Clarke et al., CAV 2000). The order SI gives is wrong
 //! only around write skews, so few are freed; the full search over hundreds of thousands of
 //! open constraints meets its conflicts thousands of decisions after their cause.
 //!
 //! A heuristic for `holds` only: an acyclic resolution found is one of the whole polygraph (every
 //! edge was tested as it was added). When the freed constraints have no acyclic resolution with
-//! the facts, or the rounds run out, the full search decides.
+//! the facts, the rounds run out or too many are freed, pruning and the full search decide.
 
 use super::constraints::Polygraph;
 use super::graph::{Closes, DynGraph, Mode, Origin};
