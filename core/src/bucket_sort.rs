@@ -21,6 +21,19 @@ pub fn sort_by_bucket<T: Send, K: Ord>(
     sort_serial(v, n, bucket, key)
 }
 
+/// Bucket `b`'s positions in a vector sorted by bucket, given its [`starts`] (empty past the end).
+pub fn range(starts: &[u32], b: usize) -> std::ops::Range<usize> {
+    match (starts.get(b), starts.get(b.wrapping_add(1))) {
+        (Some(&x), Some(&y)) => x as usize..y as usize,
+        _ => 0..0,
+    }
+}
+
+/// Bucket `b`'s records in `v`, sorted by bucket with these [`starts`].
+pub fn bucket<'v, T>(v: &'v [T], starts: &[u32], b: usize) -> &'v [T] {
+    v.get(range(starts, b)).unwrap_or(&[])
+}
+
 /// Where each bucket's records start in a vector sorted by bucket, given each record's bucket in
 /// order: bucket b is `starts[b]..starts[b + 1]` (buckets at or past `n` are left out).
 pub fn starts(n: usize, buckets: impl Iterator<Item = usize>) -> Vec<u32> {
@@ -129,6 +142,19 @@ mod par {
 #[cfg(test)]
 mod tests {
     use super::sort_by_bucket;
+
+    #[test]
+    fn a_bucket_is_its_records_and_nothing_past_the_end() {
+        let v = [(0, 'a'), (0, 'b'), (2, 'c')];
+        let starts = super::starts(4, v.iter().map(|r| r.0));
+        assert_eq!(super::bucket(&v, &starts, 0), &v[..2]);
+        assert!(super::bucket(&v, &starts, 1).is_empty());
+        assert_eq!(super::bucket(&v, &starts, 2), &v[2..]);
+        assert!(super::bucket(&v, &starts, 3).is_empty());
+        assert!(super::bucket(&v, &starts, 4).is_empty(), "past the last bucket");
+        assert!(super::bucket(&v, &starts, usize::MAX).is_empty());
+        assert!(super::bucket(&v[..1], &starts, 2).is_empty(), "starts past the records");
+    }
 
     #[test]
     fn sorts_as_a_comparison_sort_does() {

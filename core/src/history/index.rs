@@ -47,10 +47,7 @@ impl Writes {
     }
 
     pub fn of_key(&self, k: KeyId) -> &[WriteEntry] {
-        match (self.starts.get(k as usize), self.starts.get(k as usize + 1)) {
-            (Some(&a), Some(&b)) => &self.entries[a as usize..b as usize],
-            _ => &[],
-        }
+        crate::bucket_sort::bucket(&self.entries, &self.starts, k as usize)
     }
 
     pub fn iter(&self) -> impl Iterator<Item = ((KeyId, Value), &WriteInfo)> {
@@ -124,10 +121,7 @@ impl Index {
     /// A transaction's external reads (reads of a key before its own first write to it), in
     /// program order.
     pub fn external_reads(&self, t: TxnId) -> &[u32] {
-        match (self.ext_starts.get(t as usize), self.ext_starts.get(t as usize + 1)) {
-            (Some(&a), Some(&b)) => &self.external[a as usize..b as usize],
-            _ => &[],
-        }
+        crate::bucket_sort::bucket(&self.external, &self.ext_starts, t as usize)
     }
 
     /// Transaction `t`'s last write (or append) to `key`, if it wrote it.

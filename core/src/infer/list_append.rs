@@ -92,10 +92,7 @@ struct Reads {
 
 impl Reads {
     fn of(&self, k: usize) -> &[(TxnId, u32)] {
-        match (self.starts.get(k), self.starts.get(k + 1)) {
-            (Some(&a), Some(&b)) => &self.pairs[a as usize..b as usize],
-            _ => &[],
-        }
+        crate::bucket_sort::bucket(&self.pairs, &self.starts, k)
     }
 }
 

@@ -67,10 +67,7 @@ impl ChainWrites {
 
     /// The groups of key `k` (indices into `groups`).
     fn of_key(&self, k: KeyId) -> std::ops::Range<usize> {
-        match (self.key_starts.get(k as usize), self.key_starts.get(k as usize + 1)) {
-            (Some(&a), Some(&b)) => a as usize..b as usize,
-            _ => 0..0,
-        }
+        crate::bucket_sort::range(&self.key_starts, k as usize)
     }
 
     /// Of group `g`'s writes, how many are at positions before `upto`, given that the first
