@@ -105,8 +105,10 @@ fn repair(
                     Some(Err(on_cycle)) => {
                         freed[c as usize] = true;
                         more = true;
-                        for d in on_cycle.into_iter().filter(|&d| is_open[d as usize]) {
-                            freed[d as usize] = true;
+                        for d in on_cycle {
+                            if is_open.get(d as usize) == Some(&true) {
+                                freed[d as usize] = true;
+                            }
                         }
                     }
                 }
@@ -125,6 +127,7 @@ fn repair(
         // ends the round, not the check.
         let (total, cap) = (budget.steps, budget.steps.min(ROUND_STEPS));
         budget.steps = cap;
+        let facts = g.edges.len();
         let mut work = learn::Work::default();
         let options = learn::Options { sweep: false, chrono_jump: learn::CHRONO_JUMP };
         let out = learn::solve(pg, g, &free, prefer, options, budget, &mut work);
@@ -142,6 +145,8 @@ fn repair(
         if matches!(out, learn::Learned::Acyclic) {
             return Repaired::Acyclic;
         }
+        // The search's own choices out: the probe below is against the facts alone.
+        g.truncate(facts);
         let before = freed.iter().filter(|&&f| f).count();
         // The search stops at its first conflict that needs no choice; the other freed
         // constraints' cycles with the facts alone are found here, so that a round frees them all.
@@ -171,7 +176,7 @@ fn repair(
             quiet[c as usize] = !closed;
         }
         for c in grow {
-            if is_open[c as usize] {
+            if is_open.get(c as usize) == Some(&true) {
                 freed[c as usize] = true;
             }
         }
