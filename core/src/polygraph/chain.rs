@@ -24,7 +24,7 @@ use crate::graph::{Edge, EdgeType};
 /// `rank`: each transaction's place, which breaks ties ([`by_rank`]; `pg.rank` or
 /// [`super::rank`]'s estimate).
 pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], rank: &[u32], budget: &mut Budget) -> Option<bool> {
-    let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let known: Vec<(Edge, Origin)> = pg.certain(extra);
     guess_from(pg, mode, &known, rank, budget)
 }
 

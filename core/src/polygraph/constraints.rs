@@ -88,6 +88,11 @@ impl KeyInfo {
 }
 
 impl Polygraph {
+    /// The known edges, and `extra` taken as known (session order, say), as certain edges.
+    pub fn certain(&self, extra: &[Edge]) -> Vec<(Edge, super::graph::Origin)> {
+        self.known.iter().chain(extra).map(|&e| (e, super::graph::Origin::Certain)).collect()
+    }
+
     /// The versions one choice puts next to each other: the last of the chain it puts first,
     /// and the first of the chain it puts second.
     pub fn ends(&self, c: Constraint, first: bool) -> (&Version, &Version) {

@@ -118,6 +118,15 @@ impl DynGraph {
         }
     }
 
+    /// A graph of these edges (which must close no forbidden cycle), without an order yet.
+    pub fn with_edges(mode: Mode, n: usize, edges: &[(Edge, Origin)]) -> Self {
+        let mut g = DynGraph::new(mode, n);
+        for &(e, o) in edges {
+            g.push(e, o);
+        }
+        g
+    }
+
     /// Adopt a topological order of the product graph of the current edges (node -> position).
     pub fn set_order(&mut self, pos: Vec<u32>) {
         self.ordered = pos.len() == self.seen.len();

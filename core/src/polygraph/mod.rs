@@ -234,10 +234,7 @@ fn decide_from(
         Search::LearnOnly | Search::LearnChrono => prune::known(pg, mode, extra),
         _ => prune::prune(pg, mode, extra, budget),
     };
-    let mut g = DynGraph::new(mode, pg.n);
-    for &(e, o) in &pruned.edges {
-        g.push(e, o);
-    }
+    let mut g = DynGraph::with_edges(mode, pg.n, &pruned.edges);
     // Pruning sees product-graph cycles only; PSI's cycles with one RW edge are tested here.
     if mode == Mode::Psi && matches!(pruned.outcome, PruneOutcome::Open | PruneOutcome::Conflict(_)) {
         if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {

@@ -37,7 +37,7 @@ pub struct Pruned {
 
 /// `extra`: edges taken as known besides the polygraph's own.
 pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Pruned {
-    let mut edges: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let mut edges: Vec<(Edge, Origin)> = pg.certain(extra);
     let mut resolved: Vec<Option<bool>> = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let mut rounds = 0;
@@ -180,7 +180,7 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
 
 /// No pruning: the known edges, every constraint open (for tests of a search on its own).
 pub fn known(pg: &Polygraph, mode: Mode, extra: &[Edge]) -> Pruned {
-    let edges: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let edges: Vec<(Edge, Origin)> = pg.certain(extra);
     let resolved = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let arcs = Arcs::new(&edges, mode, nodes);

@@ -53,10 +53,7 @@ pub fn reasons(
         let (cons, first) = todo[i];
         i += 1;
         let Some(start) = g.edges.iter().position(|(_, o)| *o == Origin::Chosen { cons, first }) else { continue };
-        let mut before = DynGraph::new(g.mode, pg.n);
-        for &(e, o) in &g.edges[..start] {
-            before.push(e, o);
-        }
+        let mut before = DynGraph::with_edges(g.mode, pg.n, &g.edges[..start]);
         let mut found = None;
         for e in pg.side(pg.cons[cons as usize], !first) {
             let o = Origin::Chosen { cons, first: !first };

@@ -56,12 +56,9 @@ pub fn first_guess(
     budget: &mut Budget,
     stats: &mut PolyStats,
 ) -> Repaired {
-    let known: Vec<(Edge, Origin)> = pg.known.iter().chain(extra).map(|&e| (e, Origin::Certain)).collect();
+    let known: Vec<(Edge, Origin)> = pg.certain(extra);
     let Some((pos, prefer)) = super::preferences(pg, &known, mode, rank) else { return Repaired::GaveUp };
-    let mut g = DynGraph::new(mode, pg.n);
-    for &(e, o) in &known {
-        g.push(e, o);
-    }
+    let mut g = DynGraph::with_edges(mode, pg.n, &known);
     g.set_order(pos.clone());
     let mut open: Vec<u32> = (0..pg.cons.len() as u32).collect();
     open.sort_by_cached_key(|&c| super::earliest(pg, &pos, c));
