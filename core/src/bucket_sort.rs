@@ -93,8 +93,7 @@ fn partition<T>(v: &mut [T], n: usize, bucket: impl Fn(&T) -> usize) -> Vec<usiz
 mod par {
     use rayon::prelude::*;
 
-    /// Below this many records one thread sorts them faster than the split and the pool.
-    const PARALLEL_MIN: usize = 1 << 16;
+    use crate::par::PARALLEL_MIN;
 
     /// `false` (nothing done) when one thread should sort. The closures are taken by value
     /// (copies): called through references they were not inlined, a tenth of the build's time.

@@ -4,7 +4,7 @@
 
 /// Below this many elements the threads' start costs more than the sort.
 #[cfg(feature = "parallel")]
-const PARALLEL_MIN: usize = 1 << 16;
+pub(crate) const PARALLEL_MIN: usize = 1 << 16;
 
 pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
     #[cfg(feature = "parallel")]

@@ -145,11 +145,10 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
     // By key, then in input order (transaction, then operation): the order of one pass.
     crate::bucket_sort::sort_by_bucket(&mut all, nkeys, |r| r.key as usize, |r| (r.key, r.txn, r.op));
     let starts = crate::bucket_sort::starts(nkeys, all.iter().map(|r| r.key as usize));
-    let of = |k: usize| &all[starts[k] as usize..starts[k + 1] as usize];
     let longest = (0..nkeys)
         .map(|k| {
             let mut best: Option<(usize, u32)> = None;
-            for r in of(k).iter().filter(|r| r.candidate) {
+            for r in crate::bucket_sort::bucket(&all, &starts, k).iter().filter(|r| r.candidate) {
                 if best.is_none_or(|(l, _)| r.len as usize > l) {
                     best = Some((r.len as usize, r.op));
                 }
