@@ -104,7 +104,7 @@ fn the_online_checker_accepts_the_records_the_offline_reader_accepts() {
         let txns = OnlineTxn::read(text.as_bytes(), Format::Auto, 0).unwrap_or_else(|e| panic!("{text}: {e}"));
         // The same transactions, but for an invocation without its completion (which comes later).
         let want: Vec<OnlineTxn> = (0..h.txns.len() as u32)
-            .filter(|&t| h.txns[t as usize].invoke_pos.is_none() || h.txns[t as usize].complete_pos.is_some())
+            .filter(|&t| h.txns[t as usize].invoke_pos().is_none() || h.txns[t as usize].complete_pos().is_some())
             .map(|t| OnlineTxn::from_history(&h, t))
             .collect();
         assert_eq!(txns, want, "{text}");
@@ -135,7 +135,7 @@ fn same_as_whole(text: &str, what: &str) -> usize {
     let opts = OnlineOptions { window: 300, max_length: 5, ..Default::default() };
     let (mut by_record, mut whole) = (OnlineChecker::new(opts.clone()), OnlineChecker::new(opts));
     let whole_txns: Vec<OnlineTxn> = (0..h.txns.len() as u32)
-        .filter(|&t| h.txns[t as usize].complete_pos.is_some() || h.txns[t as usize].invoke_pos.is_none())
+        .filter(|&t| h.txns[t as usize].complete_pos().is_some() || h.txns[t as usize].invoke_pos().is_none())
         .map(|t| OnlineTxn::from_history(&h, t))
         .collect();
     let mut record_txns = Vec::new();

@@ -43,7 +43,7 @@ fn generated_histories_carry_their_clock_and_pass() {
                 assert!(committed.len() > n / 2);
                 assert!(committed
                     .iter()
-                    .all(|t| t.start_ts.is_some() && t.commit_ts.is_some() && t.start_ts <= t.commit_ts));
+                    .all(|t| t.start_ts().is_some() && t.commit_ts().is_some() && t.start_ts() <= t.commit_ts()));
                 let r = check(&h, WhiteBoxMode::Auto, &Level::ALL);
                 let w = r.white_box.as_ref().expect("a white-box section");
                 assert_eq!((w.si.as_str(), w.ser.as_str()), ("full", "full"), "{model:?} {output:?}");
@@ -284,7 +284,7 @@ fn edn_carries_timestamps_and_a_commit_order() {
                 {:commit-order [1 2]}\n";
     let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
     assert_eq!(h.txns.len(), 2);
-    assert_eq!(h.txns[1].commit_ts, Some(grail_core::timestamps::Ts::new(3, 5)));
+    assert_eq!(h.txns[1].commit_ts(), Some(grail_core::timestamps::Ts::new(3, 5)));
     assert_eq!(h.commit_order.as_deref(), Some(&[0u32, 1][..]));
     let r = check(&h, WhiteBoxMode::Auto, &Level::CLASSIC);
     assert_eq!(r.levels["SI"].verdict, "violated");
@@ -331,7 +331,7 @@ fn timekiller_histories_are_read_as_timekiller_reads_them() {
     assert_eq!(h.model, grail_core::history::Model::RwRegister);
     assert_eq!(h.txns.iter().map(|t| t.id).collect::<Vec<_>>(), [50, 54]);
     assert_eq!(h.txns[0].process, Some(32));
-    assert_eq!(h.txns[0].start_ts, Some(grail_core::timestamps::Ts::int(320316484)));
+    assert_eq!(h.txns[0].start_ts(), Some(grail_core::timestamps::Ts::int(320316484)));
     // TimeKiller's default initial value is null: the read of 0 is a value nobody wrote ...
     let r = check(&h, WhiteBoxMode::Auto, &Level::CLASSIC);
     assert_eq!(r.levels["SI"].verdict, "violated");

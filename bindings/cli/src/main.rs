@@ -525,7 +525,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             let (h, _) = load(&input)?;
             let committed = h.txns.iter().filter(|t| t.status == grail_core::Status::Committed);
             let all_timed = h.count(grail_core::Status::Committed) > 0
-                && committed.clone().all(|t| t.start_ts.is_some() && t.commit_ts.is_some());
+                && committed.clone().all(|t| t.start_ts().is_some() && t.commit_ts().is_some());
             if timestamps || all_timed {
                 online_timestamps(&input, &h, window, &level, json, quiet)
             } else {

@@ -243,7 +243,7 @@ pub fn step_text(h: &History, ids: &Ids, s: &Step, a: &str, b: &str) -> String {
         "rt" => {
             let (ta, tb) = (r.a.map(|x| &h.txns[x as usize]), r.b.map(|x| &h.txns[x as usize]));
             let done = ta.map_or(0, |t| t.id);
-            let invoked = tb.and_then(|t| t.invoke_pos).unwrap_or(0);
+            let invoked = tb.and_then(|t| t.invoke_pos()).unwrap_or(0);
             let gap = match (ta.and_then(|t| t.complete_time), tb.and_then(|t| t.invoke_time)) {
                 (Some(x), Some(y)) if y > x => format!(" {} seconds", secs(y - x)),
                 (Some(_), Some(_)) => " just".to_string(),

@@ -97,11 +97,11 @@ impl Ctx<'_> {
     }
 
     fn sts(&self, t: TxnId) -> String {
-        self.h.txns[t as usize].start_ts.map_or_else(|| "?".into(), |s| s.to_string())
+        self.h.txns[t as usize].start_ts().map_or_else(|| "?".into(), |s| s.to_string())
     }
 
     fn cts(&self, t: TxnId) -> String {
-        self.h.txns[t as usize].commit_ts.map_or_else(|| "?".into(), |s| s.to_string())
+        self.h.txns[t as usize].commit_ts().map_or_else(|| "?".into(), |s| s.to_string())
     }
 
     /// Where a transaction stands in the commit order: `commit 12`, or `position 3 of the
@@ -118,8 +118,8 @@ impl Ctx<'_> {
         let txn = &self.h.txns[t as usize];
         TxnClaim {
             id: txn.id,
-            start_ts: txn.start_ts.map(|s| s.json()),
-            commit_ts: txn.commit_ts.map(|c| c.json()),
+            start_ts: txn.start_ts().map(|s| s.json()),
+            commit_ts: txn.commit_ts().map(|c| c.json()),
             commit_position: self.claims.order[t as usize].filter(|_| self.claims.from_list).map(|o| o.p as usize),
         }
     }
@@ -162,7 +162,7 @@ impl Ctx<'_> {
                 (None, _) => format!("{verb} by {wn}, which has no place in the commit order"),
             }
         } else {
-            match (txn.commit_ts, self.h.txns[reader as usize].start_ts) {
+            match (txn.commit_ts(), self.h.txns[reader as usize].start_ts()) {
                 (Some(c), Some(s)) if c > s => format!("{verb} by {wn}, which committed at {c}, after {rn} started"),
                 (Some(c), _) => format!("{verb} by {wn} (commit {c}), an older version"),
                 (None, _) => format!("{verb} by {wn}, which carries no commit timestamp"),
@@ -423,13 +423,13 @@ pub fn why_claimed(h: &History, e: &Edge) -> String {
         }
         (EdgeType::Co, None) => format!(
             "{an} committed at {}, before {bn} at {} (claimed commit timestamps)",
-            ts(a.commit_ts),
-            ts(b.commit_ts)
+            ts(a.commit_ts()),
+            ts(b.commit_ts())
         ),
         _ => format!(
             "{an} committed at {}, at or before {bn} started at {} (claimed timestamps)",
-            ts(a.commit_ts),
-            ts(b.start_ts)
+            ts(a.commit_ts()),
+            ts(b.start_ts())
         ),
     }
 }

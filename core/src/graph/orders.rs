@@ -52,7 +52,7 @@ fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
 /// completed is stored after the completed ones, yet may have come first.
 pub fn session_place(h: &History, t: TxnId) -> SessionPlace {
     let txn = &h.txns[t as usize];
-    (txn.invoke_pos, txn.invoke_time, t)
+    (txn.invoke_pos(), txn.invoke_time, t)
 }
 
 /// Where a transaction falls in its session: invocation position, time, then id.
@@ -89,7 +89,7 @@ pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
     let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
     let times = |t: &crate::history::Transaction| match timed {
         true => (t.invoke_time, t.complete_time),
-        false => (t.invoke_pos.map(|p| p as i64), t.complete_pos.map(|p| p as i64)),
+        false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
     };
     // (time, 0 = invoke / 1 = complete, txn): at equal times an invocation comes first, so that
     // touching intervals are concurrent, not ordered.

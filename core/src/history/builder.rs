@@ -205,15 +205,15 @@ impl HistoryBuilder {
             process: meta.process,
             invoke_time: meta.invoke_time,
             complete_time: meta.complete_time,
-            invoke_pos: meta.invoke_pos,
-            complete_pos: meta.complete_pos,
+            invoke_pos: meta.invoke_pos.filter(|&p| p != super::NO_POS).unwrap_or(super::NO_POS),
+            complete_pos: meta.complete_pos.filter(|&p| p != super::NO_POS).unwrap_or(super::NO_POS),
             label: meta.label,
             status,
             ops_start: start,
             ops_end: end,
             line: meta.line,
-            start_ts: meta.start_ts,
-            commit_ts: meta.commit_ts,
+            timestamps: (meta.start_ts.is_some() || meta.commit_ts.is_some())
+                .then(|| Box::new((meta.start_ts, meta.commit_ts))),
         });
         self.txn_start = end;
         self.keep_notes();

@@ -100,9 +100,10 @@ pub struct Transaction {
     pub invoke_time: Option<i64>,
     pub complete_time: Option<i64>,
     /// Positions of the invocation and the completion among the input's operations (Jepsen
-    /// formats): real-time order when the history records no times, as Elle takes it.
-    pub invoke_pos: Option<u64>,
-    pub complete_pos: Option<u64>,
+    /// formats), [`NO_POS`] when unknown: read through [`Transaction::invoke_pos`]. A plain
+    /// word rather than an `Option`: ten million transactions keep them.
+    invoke_pos: u64,
+    complete_pos: u64,
     pub label: Option<Sym>,
     pub status: Status,
     /// Range of this transaction's operations in [`History::ops`].
@@ -110,11 +111,36 @@ pub struct Transaction {
     pub ops_end: u32,
     /// 1-based line of the completion (or of the record) in the input; 0 when unknown.
     pub line: u32,
+    /// The database's start and commit timestamps, when it reports them: out of line, since
+    /// only white-box histories have them ([`Transaction::start_ts`]).
+    timestamps: Option<Box<(Option<Ts>, Option<Ts>)>>,
+}
+
+/// An unknown position ([`Transaction::invoke_pos`]).
+const NO_POS: u64 = u64::MAX;
+
+impl Transaction {
+    /// Where the invocation is among the input's operations (Jepsen formats): real-time order
+    /// when the history records no times, as Elle takes it.
+    pub fn invoke_pos(&self) -> Option<u64> {
+        (self.invoke_pos != NO_POS).then_some(self.invoke_pos)
+    }
+
+    /// Where the completion is among the input's operations.
+    pub fn complete_pos(&self) -> Option<u64> {
+        (self.complete_pos != NO_POS).then_some(self.complete_pos)
+    }
+
     /// The database's start (snapshot) timestamp, when it reports one (native `start_ts`, EDN
     /// `:start-ts`, TimeKiller's `sts`): white-box checking, [`crate::timestamps`].
-    pub start_ts: Option<Ts>,
+    pub fn start_ts(&self) -> Option<Ts> {
+        self.timestamps.as_ref().and_then(|t| t.0)
+    }
+
     /// The database's commit timestamp (native `commit_ts`, EDN `:commit-ts`, TimeKiller's `cts`).
-    pub commit_ts: Option<Ts>,
+    pub fn commit_ts(&self) -> Option<Ts> {
+        self.timestamps.as_ref().and_then(|t| t.1)
+    }
 }
 
 /// The data model the history's operations belong to.
@@ -259,5 +285,18 @@ impl History {
     /// Count of transactions by status.
     pub fn count(&self, status: Status) -> usize {
         self.txns.iter().filter(|t| t.status == status).count()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Op, Transaction};
+
+    /// Ten million transactions and sixty million operations stay in memory for the whole
+    /// check: a field that grows either costs gigabytes (issue 20).
+    #[test]
+    fn transactions_and_operations_stay_small() {
+        assert!(std::mem::size_of::<Transaction>() <= 104, "{}", std::mem::size_of::<Transaction>());
+        assert!(std::mem::size_of::<Op>() <= 24, "{}", std::mem::size_of::<Op>());
     }
 }

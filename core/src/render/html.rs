@@ -170,7 +170,7 @@ fn distinct_cycles(r: &Report) -> Vec<(&CycleReport, Vec<String>)> {
 /// were invoked): the sub-history to paste into a bug report.
 pub fn subhistory_edn(h: &History, txns: &[TxnId]) -> String {
     let mut ts: Vec<TxnId> = txns.to_vec();
-    ts.sort_by_key(|&t| (h.txns[t as usize].invoke_pos, h.txns[t as usize].invoke_time, t));
+    ts.sort_by_key(|&t| (h.txns[t as usize].invoke_pos(), h.txns[t as usize].invoke_time, t));
     ts.dedup();
     let mut events: Vec<(u64, i64, String)> = Vec::new();
     for (i, &t) in ts.iter().enumerate() {
@@ -194,8 +194,8 @@ pub fn subhistory_edn(h: &History, txns: &[TxnId]) -> String {
             Status::Aborted => "fail",
             Status::Indeterminate => "info",
         };
-        let inv_at = txn.invoke_pos.unwrap_or(i as u64 * 2);
-        let done_at = txn.complete_pos.unwrap_or(inv_at + 1);
+        let inv_at = txn.invoke_pos().unwrap_or(i as u64 * 2);
+        let done_at = txn.complete_pos().unwrap_or(inv_at + 1);
         events.push((
             inv_at,
             0,
@@ -457,8 +457,8 @@ fn timeline(s: &mut String, r: &Report, h: &History, nemesis: &[RawOp], o: &Html
             let a = t.invoke_time.or(t.complete_time)?;
             Some((a, t.complete_time))
         } else {
-            let a = t.invoke_pos.or(t.complete_pos)? as i64;
-            Some((a, t.complete_pos.map(|p| p as i64)))
+            let a = t.invoke_pos().or(t.complete_pos())? as i64;
+            Some((a, t.complete_pos().map(|p| p as i64)))
         }
     };
     let nem_at = |n: &RawOp| if timed { n.time } else { Some(n.pos as i64) };

@@ -244,7 +244,7 @@ impl<'h> State<'h> {
                 _ => {}
             }
             ks.last_writer = t;
-            ks.last_cts = txn.commit_ts.unwrap_or_default();
+            ks.last_cts = txn.commit_ts().unwrap_or_default();
         }
     }
 }
@@ -259,7 +259,7 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
     let mut starts: Vec<(Ts, TxnId)> = Vec::new();
     let mut commits: Vec<(Ts, TxnId)> = Vec::new();
     for (t, txn) in h.txns.iter().enumerate() {
-        if let (true, Some(s), Some(c)) = (claims.subject[t], txn.start_ts, txn.commit_ts) {
+        if let (true, Some(s), Some(c)) = (claims.subject[t], txn.start_ts(), txn.commit_ts()) {
             starts.push((s, t as TxnId));
             commits.push((c, t as TxnId));
         }
@@ -287,7 +287,7 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
             state.check_reads(t, Kind::SnapshotRead, &mut out);
         }
         if writes_any(h, t) {
-            let sts = h.txns[t as usize].start_ts.unwrap_or(cts);
+            let sts = h.txns[t as usize].start_ts().unwrap_or(cts);
             state.touched.clear();
             for o in h.ops_of(t) {
                 if o.kind == OpKind::Read || state.touched.contains(&o.key) {
@@ -308,9 +308,9 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
         }
     }
     // SESSION: each transaction against the one before it in its session.
-    let is = |t: usize| claims.subject[t] && h.txns[t].start_ts.is_some() && h.txns[t].commit_ts.is_some();
+    let is = |t: usize| claims.subject[t] && h.txns[t].start_ts().is_some() && h.txns[t].commit_ts().is_some();
     let mut check = |a: TxnId, b: TxnId| {
-        if h.txns[a as usize].commit_ts > h.txns[b as usize].start_ts {
+        if h.txns[a as usize].commit_ts() > h.txns[b as usize].start_ts() {
             out.push(Violation { other: Some(a), ..Violation::new(Kind::SessionOrder, b) });
         }
     };

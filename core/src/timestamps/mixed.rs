@@ -41,7 +41,7 @@ pub fn start_order_edges(h: &History, is: &[bool]) -> Vec<Edge> {
     // (timestamp, 0 = commit / 1 = start, txn): a commit before a start at one timestamp.
     let mut events: Vec<(Ts, u8, TxnId)> = Vec::new();
     for (t, txn) in h.txns.iter().enumerate() {
-        if let (true, Some(s), Some(c)) = (is[t], txn.start_ts, txn.commit_ts) {
+        if let (true, Some(s), Some(c)) = (is[t], txn.start_ts(), txn.commit_ts()) {
             events.push((s, 1, t as TxnId));
             events.push((c, 0, t as TxnId));
         }
@@ -136,12 +136,12 @@ pub fn contradictions(h: &History, inf: &Inference, claims: &Claims, full_si: bo
         // (contradicted, with start timestamps)
         let found = match e.ty {
             EdgeType::Ww if !full_ser || logged => by_order(|x, y| x < y).then_some(false),
-            EdgeType::Wr => match (ta.commit_ts, tb.start_ts) {
+            EdgeType::Wr => match (ta.commit_ts(), tb.start_ts()) {
                 (Some(c), Some(s)) if !full_si => (c > s).then_some(true),
                 _ if !full_ser => by_order(|x, y| x < y).then_some(false),
                 _ => None,
             },
-            EdgeType::Rw => match (ta.start_ts, tb.commit_ts) {
+            EdgeType::Rw => match (ta.start_ts(), tb.commit_ts()) {
                 (Some(s), Some(c)) if !full_si => (c <= s).then_some(true),
                 (None, _) if !full_ser => by_order(|x, y| x < y).then_some(false),
                 _ => None,

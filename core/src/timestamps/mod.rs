@@ -98,7 +98,7 @@ impl Claims {
     /// `is_vertex`: the graph's vertices, when it was inferred.
     pub fn new(h: &History, is_vertex: Option<&[bool]>) -> Claims {
         let n = h.txns.len();
-        let mut order: Vec<Option<Ts>> = h.txns.iter().map(|t| t.commit_ts).collect();
+        let mut order: Vec<Option<Ts>> = h.txns.iter().map(|t| t.commit_ts()).collect();
         let from_list = h.commit_order.is_some();
         if let Some(co) = &h.commit_order {
             order = vec![None; n];
@@ -113,7 +113,7 @@ impl Claims {
                 Status::Committed => true,
                 Status::Aborted => false,
                 Status::Indeterminate => {
-                    is_vertex.is_some_and(|v| v[t]) || order[t].is_some() || h.txns[t].commit_ts.is_some()
+                    is_vertex.is_some_and(|v| v[t]) || order[t].is_some() || h.txns[t].commit_ts().is_some()
                 }
             })
             .collect();
@@ -134,12 +134,12 @@ impl Claims {
 
     fn both(h: &History, t: TxnId) -> bool {
         let txn = &h.txns[t as usize];
-        txn.start_ts.is_some() && txn.commit_ts.is_some()
+        txn.start_ts().is_some() && txn.commit_ts().is_some()
     }
 
     /// Whether the history claims anything.
     pub fn any(h: &History) -> bool {
-        h.commit_order.is_some() || h.txns.iter().any(|t| t.start_ts.is_some() || t.commit_ts.is_some())
+        h.commit_order.is_some() || h.txns.iter().any(|t| t.start_ts().is_some() || t.commit_ts().is_some())
     }
 
     /// Every subject carries both timestamps: SI by the axioms.

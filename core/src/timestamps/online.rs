@@ -184,7 +184,7 @@ impl TsTxn {
     /// A committed transaction of a parsed history with both timestamps (`None` otherwise).
     pub fn from_history(h: &History, t: TxnId) -> Option<TsTxn> {
         let txn = &h.txns[t as usize];
-        let (Status::Committed, Some(start_ts), Some(commit_ts)) = (txn.status, txn.start_ts, txn.commit_ts) else {
+        let (Status::Committed, Some(start_ts), Some(commit_ts)) = (txn.status, txn.start_ts(), txn.commit_ts()) else {
             return None;
         };
         let a = |v: Value| match v {

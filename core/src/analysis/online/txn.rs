@@ -115,7 +115,7 @@ impl OnlineTxn {
         };
         let mut out = Vec::with_capacity(h.txns.len());
         for (t, txn) in h.txns.iter().enumerate() {
-            if txn.invoke_pos.is_some() && txn.complete_pos.is_none() {
+            if txn.invoke_pos().is_some() && txn.complete_pos().is_none() {
                 continue; // an invocation whose completion is still to come
             }
             list_append_only(&h, t as TxnId)?;
