@@ -11,6 +11,50 @@ pub struct Place {
     pub column: u32,
 }
 
+/// Each key's id. Small non-negative integer keys (what Jepsen's generators write) are found
+/// in a table indexed by the integer: with millions of keys, a hash map's lookups missed the
+/// cache and its growth rehashed them all, a third of the multi-threaded reader's one-thread
+/// replay. Other keys go to the map.
+#[derive(Debug, Default)]
+struct KeyIds {
+    /// `dense[i]`: the id of key `Int(i)`, or `NONE`.
+    dense: Vec<KeyId>,
+    map: Map<Value, KeyId>,
+}
+
+impl KeyIds {
+    const NONE: KeyId = KeyId::MAX;
+
+    fn get(&self, v: Value) -> Option<KeyId> {
+        if let Value::Int(i) = v {
+            if let Some(&k) = usize::try_from(i).ok().and_then(|i| self.dense.get(i)) {
+                if k != Self::NONE {
+                    return Some(k);
+                }
+            }
+        }
+        // A key below the table's end may have come before the table reached it.
+        self.map.get(&v).copied()
+    }
+
+    /// Record a new key; `keys` is how many there are with it. The table grows only while it
+    /// stays within a few words per key, so that one huge integer key cannot allocate gigabytes.
+    fn insert(&mut self, v: Value, k: KeyId, keys: usize) {
+        if let Value::Int(i) = v {
+            if let Ok(i) = usize::try_from(i) {
+                if i < self.dense.len() || i < (1 << 16).max(4 * keys) {
+                    if i >= self.dense.len() {
+                        self.dense.resize((i + 1).max(2 * self.dense.len()), Self::NONE);
+                    }
+                    self.dense[i] = k;
+                    return;
+                }
+            }
+        }
+        self.map.insert(v, k);
+    }
+}
+
 /// Metadata of a transaction being finished.
 #[derive(Debug, Clone, Default)]
 pub struct TxnMeta {
@@ -32,7 +76,7 @@ pub struct TxnMeta {
 #[derive(Debug, Default)]
 pub struct HistoryBuilder {
     h: Option<History>,
-    key_index: Map<Value, KeyId>,
+    key_index: KeyIds,
     txn_start: u32,
     first_list: Option<Place>,
     first_register: Option<Place>,
@@ -101,14 +145,14 @@ impl HistoryBuilder {
     }
 
     pub fn key(&mut self, v: Value) -> KeyId {
-        if let Some(&k) = self.key_index.get(&v) {
+        if let Some(k) = self.key_index.get(v) {
             return k;
         }
         let h = self.h.as_mut().expect("builder used after finish");
         let k = h.keys.len() as KeyId;
         h.keys.push(v);
         h.canon.push(Vec::new());
-        self.key_index.insert(v, k);
+        self.key_index.insert(v, k, h.keys.len());
         k
     }
 
@@ -291,5 +335,40 @@ impl HistoryBuilder {
             return Err(e.with_txn(id));
         }
         Ok(h)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{HistoryBuilder, Map, Value};
+
+    /// The table and the map together number keys as one map would, whatever the integers:
+    /// negative, huge, past the table's end before it grew there, and strings.
+    #[test]
+    fn key_ids_are_those_of_a_map() {
+        let mut x: u64 = 7;
+        let mut next = || {
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let mut b = HistoryBuilder::new();
+        let mut oracle: Map<Value, u32> = Map::default();
+        for step in 0..400_000u64 {
+            let r = next();
+            let v = match r % 8 {
+                0 => Value::Int(-((r % 50) as i64)),
+                1 => Value::Int((r % 3) as i64 * (1 << 40)),
+                2 => Value::Str((r % 40) as u32),
+                // Past the table's end at first (in the map), inside it once it has grown.
+                3 => Value::Int(300_000 + (r % 100) as i64),
+                _ => Value::Int(step as i64),
+            };
+            let n = oracle.len() as u32;
+            let want = *oracle.entry(v).or_insert(n);
+            assert_eq!(b.key(v), want, "key {v:?} at step {step}");
+        }
+        let t = &b.key_index;
+        assert!(t.dense.len() > 300_100 && t.map.keys().any(|v| matches!(v, Value::Int(300_000..))));
+        assert!(t.dense.len() <= 8 * oracle.len(), "{} for {} keys", t.dense.len(), oracle.len());
     }
 }
