@@ -36,7 +36,7 @@ pub use anomaly::{AnomalyKind, Finding};
 pub use error::{Error, ErrorKind};
 pub use graph::{DependencyGraph, Edge, EdgeType, Stats};
 pub use history::{History, Status, Transaction};
-pub use infer::{infer, infer_without_rw, Inference};
+pub use infer::{infer, infer_without_reads_from, infer_without_rw, Inference};
 pub use level::Level;
 pub use read::{read, read_releasing, read_wal, read_with, Format, ReadOptions};
 pub use report::{check, check_inferred, infer_for, CheckOptions, Report};

@@ -80,3 +80,29 @@ fn rw_pairs_counted_without_listing_them_equal_the_full_graphs() {
         assert_eq!((a.rw, a.edges), (b.rw, b.edges), "seed {seed}");
     }
 }
+
+/// The strong levels' inference leaves out the reads-from list (only RC, RA and CC read it); the
+/// report is the full inference's, and a weak level asked of that inference all the same is
+/// checked on a full one made again.
+#[test]
+fn strong_levels_without_reads_from_report_the_same() {
+    let strong = CheckOptions { levels: vec![Level::Ser, Level::Si, Level::Psi, Level::Pl2], ..Default::default() };
+    let all = CheckOptions { levels: vec![Level::Ser, Level::Rc, Level::Ra, Level::Cc], ..Default::default() };
+    let mut violated = 0;
+    for iso in [Isolation::Causal, Isolation::ReadCommitted, Isolation::SnapshotIsolation] {
+        for model in [DataModel::ListAppend, DataModel::RwRegister] {
+            let h = history(iso, model, 4, vec![(Injection::LongFork, 2), (Injection::ReadSkew, 2)]);
+            let lean = infer_for(&h, &strong);
+            assert!(lean.reads_from.is_none() && lean.rw_left_out.is_none());
+            let full = infer(&h);
+            assert!(full.reads_from.as_ref().is_some_and(|r| !r.is_empty()), "{iso:?} {model:?}");
+            for opts in [&strong, &all] {
+                let a = check_inferred(&h, &lean, opts, None).to_json();
+                let b = check_inferred(&h, &full, opts, None).to_json();
+                assert_eq!(a, b, "{iso:?} {model:?} {:?}", opts.levels);
+                violated += usize::from(a.contains("\"violated\""));
+            }
+        }
+    }
+    assert!(violated > 3, "too few violations to exercise the witnesses: {violated}");
+}

@@ -351,9 +351,18 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     // Weak levels: one saturated graph each (from one shared reading), any cycle, classified.
     let mut initial: Vec<InitialWitness> = Vec::new();
     let mut weak_input = None;
+    // An inference made without the reads-from list (for other levels) is made again with it.
+    let full;
+    let weak_inf = match inf.reads_from {
+        None if levels.iter().any(|l| l.spec().weak.is_some()) => {
+            full = crate::infer::infer(h);
+            &full
+        }
+        _ => inf,
+    };
     let mut no_sessions_noted = false;
     for w in levels.iter().filter_map(|l| l.spec().weak) {
-        let wg = weak::graph(weak_input.get_or_insert_with(|| weak::Input::new(h, inf)), w);
+        let wg = weak::graph(weak_input.get_or_insert_with(|| weak::Input::new(h, weak_inf)), w);
         let g = &wg.graph;
         let comps = components(g);
         let comp_of = comp_index(&comps);

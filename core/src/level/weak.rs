@@ -210,7 +210,8 @@ fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iter
             Arg::List { len, .. } => len == 0,
             _ => false,
         };
-        let from = inf.reads_from.binary_search_by_key(&o, |e| e.0).ok().map(|i| inf.reads_from[i].1);
+        let reads_from = inf.reads_from.as_deref().unwrap_or_default();
+        let from = reads_from.binary_search_by_key(&o, |e| e.0).ok().map(|i| reads_from[i].1);
         (from.is_some() || initial).then_some(ExtRead { op: o, key: op.key, from })
     })
 }

@@ -5,7 +5,7 @@ use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Repor
 use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report, white_box_report};
 use crate::graph::search::Budget;
 use crate::history::{History, Status};
-use crate::infer::{infer, infer_without_rw, Inference};
+use crate::infer::{infer, infer_without_reads_from, infer_without_rw, Inference};
 use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
 
@@ -22,8 +22,11 @@ pub fn check(h: &History, opts: &CheckOptions) -> Report {
 /// against the graph; the full graph otherwise.
 pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
     let claims = opts.white_box != crate::timestamps::WhiteBoxMode::Ignore && crate::timestamps::Claims::any(h);
-    if opts.analyze.is_none() && !claims && opts.levels().iter().all(|l| l.spec().weak.is_some()) {
+    let levels = opts.levels();
+    if opts.analyze.is_none() && !claims && levels.iter().all(|l| l.spec().weak.is_some()) {
         infer_without_rw(h)
+    } else if levels.iter().all(|l| l.spec().weak.is_none()) {
+        infer_without_reads_from(h)
     } else {
         infer(h)
     }
