@@ -34,14 +34,16 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     // Each key's appenders are looked up again for its edges rather than kept for all keys
     // (half a gigabyte at 10M transactions).
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
-        let mut writers = Vec::new();
+        let mut s = Scratch::default();
         for k in keys {
-            let mut ws: Vec<WriteInfo> = appends.of_key(k as KeyId).iter().map(|e| e.info).filter(|w| w.last).collect();
-            ws.sort_unstable_by_key(|w| w.op);
-            writers.clear();
-            writers.extend(order_writers(h, appends, k, &longest));
+            s.last_appends.clear();
+            let last = appends.of_key(k as KeyId).iter().filter(|e| e.info.last);
+            s.last_appends.extend(last.map(|e| (e.info, e.value)));
+            s.last_appends.sort_unstable_by_key(|w| w.0.op);
+            s.writers.clear();
+            s.writers.extend(order_writers(h, appends, k, &longest));
             let order = longest[k].map(|l| l.1);
-            key_edges(h, cx, appends, k as KeyId, order, &writers, reads.of(k), &ws);
+            key_edges(h, cx, appends, k as KeyId, order, reads.of(k), &mut s);
         }
     };
     match parallel_keys(cx, nkeys, &keys_edges) {
@@ -261,7 +263,18 @@ fn own_view(h: &History, start: u32, o: u32, key: KeyId, own: &mut Vec<Value>) -
     (prev, appended)
 }
 
-#[allow(clippy::too_many_arguments)]
+/// One key's working lists, kept from key to key (allocating them per key was millions of
+/// allocations at 10M transactions).
+#[derive(Default)]
+struct Scratch {
+    /// The appender of each element of the key's version order.
+    writers: Vec<Option<WriteInfo>>,
+    /// The key's appends that are their transaction's last to it, with the value, by operation.
+    last_appends: Vec<(WriteInfo, Value)>,
+    observed: Vec<Value>,
+    unobserved: Vec<WriteInfo>,
+}
+
 #[inline(never)] // one call per key: lets WebAssembly engines tier it up mid-run
 fn key_edges(
     h: &History,
@@ -269,14 +282,16 @@ fn key_edges(
     appends: &Writes,
     k: KeyId,
     longest_op: Option<u32>,
-    writers: &[Option<WriteInfo>],
     reads: &[(TxnId, u32)],
-    last_appends: &[WriteInfo],
+    s: &mut Scratch,
 ) {
     let order: &[Value] = longest_op.map_or(&[], |o| h.list(&h.ops[o as usize]));
+    let writers = &s.writers;
     let writer = |i: usize| writers[i];
-    let mut observed: Vec<Value> = order.to_vec();
-    observed.sort_unstable();
+    s.observed.clear();
+    s.observed.extend_from_slice(order);
+    s.observed.sort_unstable();
+    let observed = &s.observed;
 
     // Elements nobody appended, or an aborted transaction appended.
     for (i, &e) in order.iter().enumerate() {
@@ -300,15 +315,13 @@ fn key_edges(
             }
         }
     }
-    let unobserved: Vec<WriteInfo> = last_appends
-        .iter()
-        .copied()
-        .filter(|w| {
-            cx.is_vertex[w.txn as usize] && h.written(w.op).is_some_and(|v| observed.binary_search(&v).is_err())
-        })
-        .collect();
+    s.unobserved.clear();
+    let unobserved =
+        s.last_appends.iter().filter(|(w, v)| cx.is_vertex[w.txn as usize] && observed.binary_search(v).is_err());
+    s.unobserved.extend(unobserved.map(|&(w, _)| w));
+    let unobserved = &s.unobserved;
     if let Some(last) = order.len().checked_sub(1).and_then(writer).filter(|w| good(cx, w)) {
-        for u in &unobserved {
+        for u in unobserved {
             cx.edge(EdgeType::Ww, last.op, u.op);
         }
     }
@@ -351,7 +364,7 @@ fn key_edges(
                 cx.edge(EdgeType::Rw, o, next.op);
             }
         } else {
-            for u in &unobserved {
+            for u in unobserved {
                 cx.edge(EdgeType::Rw, o, u.op);
             }
         }
