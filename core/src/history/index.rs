@@ -23,35 +23,68 @@ pub struct Writes {
     entries: Vec<WriteEntry>,
     /// `entries[starts[k]..starts[k + 1]]` are key k's writes.
     starts: Vec<u32>,
+    /// Bit i: whether entry i is its transaction's last write to the key.
+    last: Vec<u64>,
 }
 
-/// One write in [`Writes`]: 32 bytes, where a `((KeyId, Value), WriteInfo)` took 40 (30M of
-/// them at 10M transactions).
+/// One write as [`Writes`] keeps it, in 24 bytes (30M of them at 10M transactions): its key is
+/// its place among the keys' ranges, its `last` a bit beside.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct WriteEntry {
-    pub value: Value,
-    pub key: KeyId,
-    pub info: WriteInfo,
+struct WriteEntry {
+    value: Value,
+    txn: TxnId,
+    op: u32,
 }
 
-impl Default for WriteEntry {
+/// A write as the scan finds it, with what sorting it needs: 32 bytes, for the build only.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Found {
+    value: Value,
+    key: KeyId,
+    info: WriteInfo,
+}
+
+impl Default for Found {
     fn default() -> Self {
-        WriteEntry { value: Value::Int(0), key: 0, info: WriteInfo::default() }
+        Found { value: Value::Int(0), key: 0, info: WriteInfo::default() }
     }
 }
 
 impl Writes {
-    pub fn get(&self, kv: &(KeyId, Value)) -> Option<&WriteInfo> {
-        let r = self.of_key(kv.0);
-        r.binary_search_by(|e| e.value.cmp(&kv.1)).ok().map(|i| &r[i].info)
+    /// Writes sorted by (key, value), one per (key, value), each key's range given by `starts`.
+    fn new(found: Vec<Found>, starts: Vec<u32>) -> Writes {
+        let mut last = vec![0u64; found.len().div_ceil(64)];
+        for (i, f) in found.iter().enumerate() {
+            last[i / 64] |= u64::from(f.info.last) << (i % 64);
+        }
+        let mut entries: Vec<WriteEntry> =
+            found.into_iter().map(|f| WriteEntry { value: f.value, txn: f.info.txn, op: f.info.op }).collect();
+        // The collection may reuse the 32-byte entries' room: give back the difference.
+        entries.shrink_to_fit();
+        Writes { entries, starts, last }
     }
 
-    pub fn of_key(&self, k: KeyId) -> &[WriteEntry] {
-        crate::bucket_sort::bucket(&self.entries, &self.starts, k as usize)
+    fn info(&self, i: usize) -> WriteInfo {
+        let e = self.entries[i];
+        WriteInfo { txn: e.txn, op: e.op, last: self.last[i / 64] >> (i % 64) & 1 == 1 }
     }
 
-    pub fn iter(&self) -> impl Iterator<Item = ((KeyId, Value), &WriteInfo)> {
-        self.entries.iter().map(|e| ((e.key, e.value), &e.info))
+    pub fn get(&self, kv: &(KeyId, Value)) -> Option<WriteInfo> {
+        let r = crate::bucket_sort::range(&self.starts, kv.0 as usize);
+        let i = self.entries.get(r.clone())?.binary_search_by(|e| e.value.cmp(&kv.1)).ok()?;
+        Some(self.info(r.start + i))
+    }
+
+    /// Key `k`'s writes, by value.
+    pub fn of_key(&self, k: KeyId) -> impl Iterator<Item = (Value, WriteInfo)> + '_ {
+        let r = crate::bucket_sort::range(&self.starts, k as usize);
+        let r = if r.end <= self.entries.len() { r } else { 0..0 };
+        r.map(|i| (self.entries[i].value, self.info(i)))
+    }
+
+    pub fn iter(&self) -> impl Iterator<Item = ((KeyId, Value), WriteInfo)> + '_ {
+        (0..self.starts.len().saturating_sub(1) as KeyId)
+            .flat_map(move |k| self.of_key(k).map(move |(v, w)| ((k, v), w)))
     }
 }
 
@@ -98,7 +131,7 @@ impl Index {
             |e| (e.key, e.value, e.info.op),
         );
         let mut duplicates = Vec::new();
-        let mut first: Option<WriteEntry> = None;
+        let mut first: Option<Found> = None;
         kept.retain(|&e| match first {
             Some(f) if (f.key, f.value) == (e.key, e.value) => {
                 duplicates.push((f.info, e.info));
@@ -110,7 +143,7 @@ impl Index {
             }
         });
         let starts = crate::bucket_sort::starts(h.keys.len(), kept.iter().map(|e| e.key as usize));
-        Index { op_txn, writes: Writes { entries: kept, starts }, duplicates, external, ext_starts }
+        Index { op_txn, writes: Writes::new(kept, starts), duplicates, external, ext_starts }
     }
 
     /// The transaction of an operation (0 for an operation out of range).
@@ -159,7 +192,7 @@ fn count_writes(h: &History, txns: std::ops::Range<usize>) -> usize {
 
 /// The external reads of transactions `txns`, and their writes into `out` (exactly
 /// [`count_writes`] of them).
-fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [WriteEntry]) -> Part {
+fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) -> Part {
     let mut p = Part { external: Vec::new(), ext_starts: Vec::with_capacity(txns.len()) };
     let mut slots = out.iter_mut();
     let mut written: Vec<KeyId> = Vec::new();
@@ -188,7 +221,7 @@ fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [WriteEntry]) -> Pa
                 written.push(op.key);
             }
             if let Some(slot) = slots.next() {
-                *slot = WriteEntry { value: v, key: op.key, info: WriteInfo { txn: t as TxnId, op: o as u32, last } };
+                *slot = Found { value: v, key: op.key, info: WriteInfo { txn: t as TxnId, op: o as u32, last } };
             }
         }
     }
@@ -236,7 +269,7 @@ mod tests {
         let (first, mut dups) = naive(&h);
         assert_eq!(index.writes.iter().count(), first.len());
         for (kv, w) in index.writes.iter() {
-            assert_eq!(first.get(&kv), Some(w), "{kv:?}");
+            assert_eq!(first.get(&kv), Some(&w), "{kv:?}");
             assert_eq!(index.writes.get(&kv), Some(w));
         }
         let mut got = index.duplicates.clone();

@@ -37,8 +37,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         let mut s = Scratch::default();
         for k in keys {
             s.last_appends.clear();
-            let last = appends.of_key(k as KeyId).iter().filter(|e| e.info.last);
-            s.last_appends.extend(last.map(|e| (e.info, e.value)));
+            s.last_appends.extend(appends.of_key(k as KeyId).filter(|(_, w)| w.last).map(|(v, w)| (w, v)));
             s.last_appends.sort_unstable_by_key(|w| w.0.op);
             s.writers.clear();
             s.writers.extend(order_writers(h, appends, k, &longest));
@@ -65,7 +64,7 @@ fn order_writers<'a>(
     longest: &[Option<(usize, u32)>],
 ) -> impl Iterator<Item = Option<WriteInfo>> + 'a {
     let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
-    order.iter().map(move |&e| appends.get(&(k as KeyId, e)).copied())
+    order.iter().map(move |&e| appends.get(&(k as KeyId, e)))
 }
 
 /// Below this many keys (or transactions) one thread does the work.

@@ -140,7 +140,7 @@ fn with_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, vo: &crate::hist
     for &k in keys {
         let mut prev: Option<(Value, WriteInfo)> = None;
         for &v in &vo.per_key[&k] {
-            let Some(&w) = writes.get(&(k, v)) else {
+            let Some(w) = writes.get(&(k, v)) else {
                 continue;
             };
             if !w.last || !cx.is_vertex[w.txn as usize] || !listed.insert((k, v)) {
