@@ -402,7 +402,7 @@ fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::C
         assert!(n >= 2, "{ctx}: {cycle:?}");
         for i in 0..n {
             let (e, o) = cycle[i];
-            assert_eq!(e.to, cycle[(i + 1) % n].0.from, "{ctx}: not a closed walk: {cycle:?}");
+            assert_eq!({ e.to }, { cycle[(i + 1) % n].0.from }, "{ctx}: not a closed walk: {cycle:?}");
             match o {
                 Origin::Certain => assert!(pg.known.contains(&e), "{ctx}: certain edge not known: {e:?}"),
                 Origin::Chosen { cons, first } => {

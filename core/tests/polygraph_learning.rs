@@ -105,7 +105,7 @@ fn learning_agrees_with_dpll_and_jumps_back() {
                 violated += 1;
                 let c = &cx.cycle;
                 for i in 0..c.len() {
-                    assert_eq!(c[i].0.to, c[(i + 1) % c.len()].0.from, "case {case}: not a cycle: {c:?}");
+                    assert_eq!({ c[i].0.to }, { c[(i + 1) % c.len()].0.from }, "case {case}: not a cycle: {c:?}");
                     if let Origin::Chosen { cons, first } = c[i].1 {
                         assert!(pg.side(pg.cons[cons as usize], first).any(|f| f == c[i].0), "case {case}");
                     }

@@ -96,7 +96,7 @@ fn ser_without_session_order_on_general_wh_si_is_decided_at_once() {
     let cycle: Vec<_> = cx.cycle.iter().map(|(e, _)| *e).collect();
     assert!(!cycle.is_empty());
     for (i, e) in cycle.iter().enumerate() {
-        assert_eq!(e.to, cycle[(i + 1) % cycle.len()].from, "not a cycle: {cycle:?}");
+        assert_eq!({ e.to }, { cycle[(i + 1) % cycle.len()].from }, "not a cycle: {cycle:?}");
     }
     // Without: holds, found at once.
     let pg = polygraph::build_for(&h, &inf, Order::None, Mode::Ser, polygraph::MAX_CONSTRAINTS);
