@@ -75,7 +75,7 @@ fn shorter_exists(
         max: usize,
     ) -> bool {
         let v = path.last().unwrap().0;
-        for &(w, mask) in g.out(v) {
+        for &grail_core::graph::Succ { to: w, mask } in g.out(v) {
             if !comp.contains(&w) {
                 continue;
             }

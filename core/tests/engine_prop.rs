@@ -47,7 +47,7 @@ fn brute(g: &DependencyGraph, n: usize) -> Vec<(Vec<u32>, Vec<EdgeType>)> {
     let mut out = Vec::new();
     fn dfs(g: &DependencyGraph, start: u32, path: &mut Vec<u32>, out: &mut Vec<Vec<u32>>) {
         let v = *path.last().unwrap();
-        for &(w, _) in g.out(v) {
+        for &grail_core::graph::Succ { to: w, mask: _ } in g.out(v) {
             if w == start {
                 out.push(path.clone());
             } else if w > start && !path.contains(&w) {
@@ -63,7 +63,7 @@ fn brute(g: &DependencyGraph, n: usize) -> Vec<(Vec<u32>, Vec<EdgeType>)> {
     }
     for c in cycles {
         let masks: Vec<u8> =
-            (0..c.len()).map(|i| g.out(c[i]).iter().find(|x| x.0 == c[(i + 1) % c.len()]).unwrap().1).collect();
+            (0..c.len()).map(|i| g.out(c[i]).iter().find(|x| x.to == c[(i + 1) % c.len()]).unwrap().mask).collect();
         let words = label_words(&masks);
         for w in words {
             out.push((c.clone(), w));
@@ -106,7 +106,7 @@ proptest! {
                         sorted.dedup();
                         prop_assert_eq!(sorted.len(), k, "not simple: {:?}", c);
                         for i in 0..k {
-                            let m = g.out(c.txns[i]).iter().find(|x| x.0 == c.txns[(i + 1) % k]).map(|x| x.1).unwrap_or(0);
+                            let m = g.out(c.txns[i]).iter().find(|x| x.to == c.txns[(i + 1) % k]).map(|x| x.mask).unwrap_or(0);
                             prop_assert!(m & c.types[i].bit() != 0, "edge {:?} not in graph", c);
                         }
                         prop_assert!(oracle(kind, &c.types), "{kind:?} does not match {:?}", c.types);

@@ -44,7 +44,7 @@ fn brute(g: &DependencyGraph, l: Level) -> Option<usize> {
     let mut best: Option<usize> = None;
     fn rec(g: &DependencyGraph, l: Level, path: &mut Vec<u32>, types: &mut Vec<EdgeType>, best: &mut Option<usize>) {
         let v = *path.last().unwrap();
-        for &(w, mask) in g.out(v) {
+        for &grail_core::graph::Succ { to: w, mask } in g.out(v) {
             for t in EdgeType::ALL.into_iter().filter(|t| mask & t.bit() != 0) {
                 types.push(t);
                 if w == path[0] {

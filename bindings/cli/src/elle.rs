@@ -436,7 +436,7 @@ fn write_artifacts(prog: &str, dir: &Path, h: &History, a: &Analysis, o: &Opts) 
             // Elle plots every edge among the cycle's transactions; a cycle through edges the
             // graph does not hold (a polygraph's choice) is drawn from its steps.
             let in_graph = c.steps.iter().all(|s| match (ids.txn(s.from), ids.txn(s.to)) {
-                (Some(f), Some(t)) => a.graph.out(f).iter().any(|&(w, _)| w == t),
+                (Some(f), Some(t)) => a.graph.out(f).iter().any(|s| s.to == t),
                 _ => false,
             });
             let text = if in_graph {

@@ -44,7 +44,7 @@ pub fn enumerate(
         let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
         let mut inn: Vec<Vec<u32>> = vec![Vec::new(); n];
         for (i, &v) in comp.iter().enumerate() {
-            for &(w, mask) in g.out(v) {
+            for &crate::graph::Succ { to: w, mask } in g.out(v) {
                 let j = local[w as usize];
                 if j != u32::MAX && mask & super::DSG != 0 {
                     out[i].push(j);

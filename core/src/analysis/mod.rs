@@ -129,7 +129,7 @@ pub(crate) fn cycle_shape(g: &DependencyGraph, txns: &[TxnId]) -> (Vec<EdgeType>
     let mut keys: Vec<Vec<u32>> = Vec::with_capacity(n);
     for i in 0..n {
         let (u, v) = (txns[i], txns[(i + 1) % n]);
-        let mask = g.out(u).iter().find(|x| x.0 == v).map_or(0, |x| x.1) & DSG;
+        let mask = g.out(u).iter().find(|x| x.to == v).map_or(0, |x| x.mask) & DSG;
         let ty = EdgeType::ALL.into_iter().find(|t| mask & t.bit() != 0).unwrap_or(EdgeType::Rw);
         types.push(ty);
         let lo = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (u, v, ty));

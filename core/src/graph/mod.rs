@@ -130,9 +130,19 @@ pub struct DependencyGraph {
     /// One edge per (from, to, type, key), sorted; the provenance kept is the first found.
     pub edges: Vec<Edge>,
     /// CSR adjacency over distinct (from, to) pairs: `adj[offsets[v]..offsets[v+1]]` are
-    /// `(to, mask of EdgeType bits)`.
+    /// v's successors.
     pub offsets: Vec<u32>,
-    pub adj: Vec<(TxnId, u8)>,
+    pub adj: Vec<Succ>,
+}
+
+/// A successor in the adjacency: the transaction and the mask of [`EdgeType`] bits to it.
+/// Packed into 5 bytes (a `(TxnId, u8)` took 8): one per distinct pair, tens of millions on
+/// large histories. Read fields by copy, as [`Edge`]'s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, packed)]
+pub struct Succ {
+    pub to: TxnId,
+    pub mask: u8,
 }
 
 impl DependencyGraph {
@@ -148,7 +158,7 @@ impl DependencyGraph {
         // Before the adjacency is made: the duplicates' room is a tenth of the edges.
         raw.shrink_to_fit();
         let mut offsets = vec![0u32; n + 1];
-        let mut adj: Vec<(TxnId, u8)> = Vec::new();
+        let mut adj: Vec<Succ> = Vec::new();
         let mut i = 0;
         for v in 0..n {
             while i < raw.len() && raw[i].from as usize == v {
@@ -158,7 +168,7 @@ impl DependencyGraph {
                     mask |= raw[i].ty.bit();
                     i += 1;
                 }
-                adj.push((to, mask));
+                adj.push(Succ { to, mask });
             }
             offsets[v + 1] = adj.len() as u32;
         }
@@ -170,14 +180,14 @@ impl DependencyGraph {
     }
 
     /// Successors of `v` with the mask of edge types to each.
-    pub fn out(&self, v: TxnId) -> &[(TxnId, u8)] {
+    pub fn out(&self, v: TxnId) -> &[Succ] {
         &self.adj[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
     }
 
     /// Distinct (from, to, type) counts of the dependency types (ww, wr, rw).
     pub fn counts(&self) -> [usize; 3] {
         let mut c = [0usize; 3];
-        for &(_, mask) in &self.adj {
+        for &Succ { mask, .. } in &self.adj {
             for t in EdgeType::DEPENDENCIES {
                 if mask & t.bit() != 0 {
                     c[t as usize] += 1;

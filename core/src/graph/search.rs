@@ -14,7 +14,7 @@
 //! edge: asked by BFS under the step budget. The witness is the shortest matching cycle of
 //! each violating component, found by BFS from every vertex, bounded by the best so far.
 
-use super::{DependencyGraph, EdgeType};
+use super::{DependencyGraph, EdgeType, Succ};
 use crate::history::TxnId;
 use petgraph::graph::{DiGraph, NodeIndex};
 use std::collections::VecDeque;
@@ -123,7 +123,7 @@ pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
         t.visit(root);
         while let Some(&(v, i)) = t.call.last() {
             if i < g.offsets[v as usize + 1] {
-                let w = g.adj[i as usize].0;
+                let w = g.adj[i as usize].to;
                 if let Some(top) = t.call.last_mut() {
                     top.1 += 1;
                 }
@@ -250,12 +250,14 @@ impl<'g> Searcher<'g> {
     /// Edges inside the current component: (from local, to local, type).
     fn inner_edges<'s>(&'s self, comp: &'s [TxnId], mask: u8) -> impl Iterator<Item = (u32, u32, EdgeType)> + 's {
         comp.iter().enumerate().flat_map(move |(i, &v)| {
-            self.g.out(v).iter().filter(move |(w, m)| self.local[*w as usize] != u32::MAX && m & mask != 0).flat_map(
-                move |&(w, m)| {
+            self.g
+                .out(v)
+                .iter()
+                .filter(move |s| self.local[{ s.to } as usize] != u32::MAX && s.mask & mask != 0)
+                .flat_map(move |&Succ { to: w, mask: m }| {
                     let wl = self.local[w as usize];
                     bits(m & mask).map(move |t| (i as u32, wl, t))
-                },
-            )
+                })
         })
     }
 
@@ -452,7 +454,7 @@ impl<'g> Searcher<'g> {
             let mut next = Vec::new();
             for &(v, st) in &frontier {
                 let (a, c, m) = (st >> 2, (st >> 1) & 1, st & 1);
-                for &(w, mask) in self.g.out(comp[v as usize]) {
+                for &Succ { to: w, mask } in self.g.out(comp[v as usize]) {
                     let wl = self.local[w as usize];
                     if wl == u32::MAX {
                         continue;

@@ -292,12 +292,14 @@ impl History {
 mod tests {
     use super::{Op, Transaction};
 
-    /// Ten million transactions, sixty million operations and seventy million edges stay in
+    /// Ten million transactions, sixty million operations and seventy million edges (in fifty
+    /// million adjacent pairs) stay in
     /// memory for the whole check: a field that grows any of them costs gigabytes (issue 20).
     #[test]
     fn transactions_and_operations_stay_small() {
         assert!(std::mem::size_of::<Transaction>() <= 104, "{}", std::mem::size_of::<Transaction>());
         assert!(std::mem::size_of::<Op>() <= 24, "{}", std::mem::size_of::<Op>());
         assert!(std::mem::size_of::<crate::graph::Edge>() <= 21, "{}", std::mem::size_of::<crate::graph::Edge>());
+        assert!(std::mem::size_of::<crate::graph::Succ>() <= 5, "{}", std::mem::size_of::<crate::graph::Succ>());
     }
 }

@@ -318,7 +318,7 @@ pub fn subgraph_svg(
     let nodes: Vec<Node> = verts.iter().map(|&t| txn_node(h, t, emphasis.contains(&t))).collect();
     let mut arrows = Vec::new();
     for (i, &v) in verts.iter().enumerate() {
-        for &(w, mask) in g.out(v) {
+        for &crate::graph::Succ { to: w, mask } in g.out(v) {
             let Some(j) = verts.iter().position(|&x| x == w) else { continue };
             let mut types: Vec<EdgeType> = EdgeType::ALL.into_iter().filter(|t| mask & t.bit() != 0).collect();
             types.sort_by_key(|t| priority(*t));
@@ -408,7 +408,7 @@ pub fn elle_dot(h: &History, g: &DependencyGraph, verts: &[TxnId]) -> String {
         ));
     }
     for &v in verts {
-        for &(w, mask) in g.out(v) {
+        for &crate::graph::Succ { to: w, mask } in g.out(v) {
             if !verts.contains(&w) {
                 continue;
             }

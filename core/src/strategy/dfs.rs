@@ -43,7 +43,7 @@ pub(super) fn search(
                 types.pop();
                 continue;
             }
-            let (w, mask) = out[f.i as usize];
+            let crate::graph::Succ { to: w, mask } = out[f.i as usize];
             let Some(t) = a.labels(mask).get(f.k as usize) else {
                 f.k = 0;
                 f.i += 1;

@@ -51,7 +51,7 @@ fn components(g: &DependencyGraph, a: &Automaton, stop_at_first: bool, c: &mut C
                 let (xv, xs) = (x / states, (x % states) as u8);
                 let out = g.out(xv);
                 if (i as usize) < out.len() {
-                    let (w, mask) = out[i as usize];
+                    let crate::graph::Succ { to: w, mask } = out[i as usize];
                     let Some(t) = a.labels(mask).get(k as usize) else {
                         *top = (x, i + 1, 0);
                         continue;
@@ -121,7 +121,7 @@ fn search_with(g: &DependencyGraph, a: &Automaton, l: Level, c: &mut Counters) -
             if cu == NONE {
                 continue;
             }
-            for &(v, mask) in g.out(u) {
+            for &crate::graph::Succ { to: v, mask } in g.out(u) {
                 let Some(t) = EdgeType::ALL.into_iter().find(|t| mask & p.once & t.bit() != 0) else { continue };
                 if comp[v as usize] != cu {
                     continue;

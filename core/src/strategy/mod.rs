@@ -353,7 +353,7 @@ impl Bfs {
         self.queue.push_back(root);
         while let Some(x) = self.queue.pop_front() {
             let (v, s) = (x / k, (x % k) as u8);
-            for &(w, mask) in g.out(v) {
+            for &crate::graph::Succ { to: w, mask } in g.out(v) {
                 if !within(w) {
                     continue;
                 }

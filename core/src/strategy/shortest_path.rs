@@ -17,7 +17,7 @@ pub(super) fn search(g: &DependencyGraph, l: Level, c: &mut Counters) -> Option<
     // In-edges per head: (tail, mask).
     let mut rin: Vec<Vec<(TxnId, u8)>> = vec![Vec::new(); n];
     for u in 0..n as TxnId {
-        for &(v, mask) in g.out(u) {
+        for &crate::graph::Succ { to: v, mask } in g.out(u) {
             rin[v as usize].push((u, mask));
         }
     }
