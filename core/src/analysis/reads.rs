@@ -132,7 +132,7 @@ pub fn read_anomalies(h: &History, inf: &Inference) -> Vec<ReadFinding> {
         }
         let t = t as TxnId;
         seen.clear();
-        seen.extend(inf.index.external_reads(t).iter().filter_map(|&o| versions.seen(o)));
+        seen.extend(h.external_reads(t).filter_map(|o| versions.seen(o)));
         // IMP: per key, the first read and the first one of another writer.
         let mut keys_done: Vec<KeyId> = Vec::new();
         for (i, a) in seen.iter().enumerate() {

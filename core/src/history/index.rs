@@ -1,9 +1,10 @@
 //! The history's index: facts every later stage looks up, computed once from the history alone.
 //!
 //! Takes a [`History`]; gives the transaction of each operation, every write (or append) by
-//! (key, value), the duplicate writes, and each transaction's external reads (reads of a key
-//! before its own first write to it). Inference keeps it ([`crate::infer::Inference::index`]);
-//! the weak levels, the polygraph, the analysis and the explanations read it from there.
+//! (key, value) and the duplicate writes. Inference keeps it ([`crate::infer::Inference::index`]);
+//! the weak levels, the polygraph, the analysis and the explanations read it from there. (A
+//! transaction's external reads are found from its own operations when asked,
+//! [`History::external_reads`].)
 
 use super::{Arg, History, KeyId, OpKind, TxnId, Value};
 
@@ -98,9 +99,6 @@ pub struct Index {
     pub writes: Writes,
     /// Each later write of a value already written to its key: (the first write, this one).
     pub duplicates: Vec<(WriteInfo, WriteInfo)>,
-    /// External reads of every transaction, in program order: `external[ext_starts[t]..ext_starts[t + 1]]`.
-    external: Vec<u32>,
-    ext_starts: Vec<u32>,
 }
 
 impl Index {
@@ -110,20 +108,12 @@ impl Index {
             let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
             op_txn.get_mut(start..end).into_iter().for_each(|s| s.fill(t as TxnId));
         }
-        let (mut kept, parts) = crate::par::fill_ranges(
+        let (mut kept, _) = crate::par::fill_ranges(
             h.txns.len(),
             PARALLEL_TXNS,
             |txns| count_writes(h, txns),
             |txns, out| scan(h, txns, out),
         );
-        let mut external: Vec<u32> = Vec::with_capacity(parts.iter().map(|p| p.external.len()).sum());
-        let mut ext_starts: Vec<u32> = Vec::with_capacity(h.txns.len() + 1);
-        for p in parts {
-            let base = external.len() as u32;
-            ext_starts.extend(p.ext_starts.iter().map(|s| s + base));
-            external.extend_from_slice(&p.external);
-        }
-        ext_starts.push(external.len() as u32);
         crate::bucket_sort::sort_by_bucket(
             &mut kept,
             h.keys.len(),
@@ -143,18 +133,12 @@ impl Index {
             }
         });
         let starts = crate::bucket_sort::starts(h.keys.len(), kept.iter().map(|e| e.key as usize));
-        Index { op_txn, writes: Writes::new(kept, starts), duplicates, external, ext_starts }
+        Index { op_txn, writes: Writes::new(kept, starts), duplicates }
     }
 
     /// The transaction of an operation (0 for an operation out of range).
     pub fn txn_of(&self, op: u32) -> TxnId {
         self.op_txn.get(op as usize).copied().unwrap_or(0)
-    }
-
-    /// A transaction's external reads (reads of a key before its own first write to it), in
-    /// program order.
-    pub fn external_reads(&self, t: TxnId) -> &[u32] {
-        crate::bucket_sort::bucket(&self.external, &self.ext_starts, t as usize)
     }
 
     /// Transaction `t`'s last write (or append) to `key`, if it wrote it.
@@ -170,13 +154,6 @@ impl Index {
 /// Below this many transactions the index is built on one thread.
 const PARALLEL_TXNS: usize = 1 << 14;
 
-/// The external reads [`scan`] finds in a range of transactions.
-struct Part {
-    /// The range's external reads, and where each transaction's start among them.
-    external: Vec<u32>,
-    ext_starts: Vec<u32>,
-}
-
 /// The writes (or appends) of a value among transactions `txns`: as many as [`scan`] gives.
 fn count_writes(h: &History, txns: std::ops::Range<usize>) -> usize {
     let ops = |t: &super::Transaction| {
@@ -190,27 +167,13 @@ fn count_writes(h: &History, txns: std::ops::Range<usize>) -> usize {
         .count()
 }
 
-/// The external reads of transactions `txns`, and their writes into `out` (exactly
-/// [`count_writes`] of them).
-fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) -> Part {
-    let mut p = Part { external: Vec::new(), ext_starts: Vec::with_capacity(txns.len()) };
+/// The writes of transactions `txns` into `out` (exactly [`count_writes`] of them).
+fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) {
     let mut slots = out.iter_mut();
     let mut written: Vec<KeyId> = Vec::new();
     for t in txns {
         let txn = &h.txns[t];
         let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
-        p.ext_starts.push(p.external.len() as u32);
-        written.clear();
-        for o in start..end {
-            let op = h.ops[o];
-            if op.kind == OpKind::Read {
-                if !written.contains(&op.key) {
-                    p.external.push(o as u32);
-                }
-            } else if !written.contains(&op.key) {
-                written.push(op.key);
-            }
-        }
         // Backwards, so the first write met per key is the transaction's last.
         written.clear();
         for o in (start..end).rev() {
@@ -225,7 +188,6 @@ fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) -> Part {
             }
         }
     }
-    p
 }
 
 #[cfg(test)]

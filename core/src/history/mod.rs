@@ -226,6 +226,21 @@ pub struct PredicateRead {
 }
 
 impl History {
+    /// Transaction `t`'s external reads (reads of a key before its own first write to it), in
+    /// program order. Found again at each call, from the transaction's few operations: kept
+    /// for every transaction they took 150 MB at 10M, for the levels and analyses that read them.
+    pub fn external_reads(&self, t: TxnId) -> impl Iterator<Item = u32> + '_ {
+        let txn = self.txns.get(t as usize);
+        let end = txn.map_or(0, |x| (x.ops_end as usize).min(self.ops.len()));
+        let start = txn.map_or(0, |x| (x.ops_start as usize).min(end));
+        let ops = &self.ops[start..end];
+        (0..ops.len()).filter_map(move |i| {
+            let op = ops[i];
+            let wrote = |p: &Op| p.key == op.key && p.kind != OpKind::Read;
+            (op.kind == OpKind::Read && !ops[..i].iter().any(wrote)).then_some((start + i) as u32)
+        })
+    }
+
     pub fn ops_of(&self, t: TxnId) -> &[Op] {
         let t = &self.txns[t as usize];
         &self.ops[t.ops_start as usize..t.ops_end as usize]
@@ -291,6 +306,17 @@ impl History {
 #[cfg(test)]
 mod tests {
     use super::{Op, Transaction};
+
+    /// Reads of a key before the transaction's own write to it, and of keys it never wrote.
+    #[test]
+    fn external_reads_are_those_before_the_transactions_own_write() {
+        let text = "{:type :ok, :f :txn, :value [[:r :x nil] [:w :x 1] [:r :x 1] [:r :y nil] [:w :y 2] [:r :z nil]], :process 0}\n\
+                    {:type :ok, :f :txn, :value [[:w :x 3] [:r :y 2]], :process 1}";
+        let h = crate::read(text.as_bytes(), crate::Format::Edn).unwrap();
+        assert_eq!(h.external_reads(0).collect::<Vec<_>>(), [0, 3, 5]);
+        assert_eq!(h.external_reads(1).collect::<Vec<_>>(), [7]);
+        assert_eq!(h.external_reads(2).count(), 0, "past the last transaction");
+    }
 
     /// Ten million transactions, sixty million operations and seventy million edges (in fifty
     /// million adjacent pairs) stay in

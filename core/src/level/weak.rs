@@ -203,7 +203,7 @@ impl Redundant {
 /// A vertex's external reads that saw another transaction's write, or the initial value (reads
 /// after its own write to the key are internal: checked as `internal`).
 fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
-    inf.index.external_reads(t).iter().filter_map(move |&o| {
+    h.external_reads(t).filter_map(move |o| {
         let op = h.ops[o as usize];
         let initial = match op.arg {
             Arg::Nil | Arg::Prefix(0) => true,

@@ -176,7 +176,7 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
             continue;
         }
         // Reads after the transaction's own write are internal: checked by the inference, no edge.
-        for &o in inf.index.external_reads(t) {
+        for o in h.external_reads(t) {
             let op = h.ops[o as usize];
             match op.arg {
                 Arg::Val(v) => {
