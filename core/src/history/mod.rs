@@ -233,11 +233,17 @@ impl History {
         let txn = self.txns.get(t as usize);
         let end = txn.map_or(0, |x| (x.ops_end as usize).min(self.ops.len()));
         let start = txn.map_or(0, |x| (x.ops_start as usize).min(end));
-        let ops = &self.ops[start..end];
-        (0..ops.len()).filter_map(move |i| {
-            let op = ops[i];
-            let wrote = |p: &Op| p.key == op.key && p.kind != OpKind::Read;
-            (op.kind == OpKind::Read && !ops[..i].iter().any(wrote)).then_some((start + i) as u32)
+        // The keys written so far: a transaction's reads times its distinct keys written, not
+        // its reads times its operations.
+        let mut written: Vec<KeyId> = Vec::new();
+        self.ops[start..end].iter().enumerate().filter_map(move |(i, op)| {
+            if op.kind == OpKind::Read {
+                return (!written.contains(&op.key)).then_some((start + i) as u32);
+            }
+            if !written.contains(&op.key) {
+                written.push(op.key);
+            }
+            None
         })
     }
 
