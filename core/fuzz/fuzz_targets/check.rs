@@ -15,6 +15,7 @@ fuzz_target!(|data: &[u8]| {
         max_cycles: 2,
         analyze: Some(analyze),
         register_mode: grail_core::report::RegisterMode::Polygraph,
+        ..Default::default()
     };
     let report = grail_core::check_inferred(&h, &inf, &opts, None);
     assert_eq!(report.levels.0.len(), grail_core::Level::ALL.len(), "a verdict for each level");
