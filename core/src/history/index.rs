@@ -104,9 +104,8 @@ pub struct Index {
 impl Index {
     pub fn new(h: &History) -> Index {
         let mut op_txn = vec![0 as TxnId; h.ops.len()];
-        for (t, txn) in h.txns.iter().enumerate() {
-            let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
-            op_txn.get_mut(start..end).into_iter().for_each(|s| s.fill(t as TxnId));
+        for t in 0..h.txns.len() as TxnId {
+            op_txn[h.op_range(t)].fill(t);
         }
         let (mut kept, _) = crate::par::fill_ranges(
             h.txns.len(),
@@ -156,13 +155,7 @@ const PARALLEL_TXNS: usize = 1 << 14;
 
 /// The writes (or appends) of a value among transactions `txns`: as many as [`scan`] gives.
 fn count_writes(h: &History, txns: std::ops::Range<usize>) -> usize {
-    let ops = |t: &super::Transaction| {
-        let end = (t.ops_end as usize).min(h.ops.len());
-        &h.ops[(t.ops_start as usize).min(end)..end]
-    };
-    h.txns[txns]
-        .iter()
-        .flat_map(ops)
+    txns.flat_map(|t| h.ops_of(t as TxnId))
         .filter(|op| matches!((op.kind, op.arg), (OpKind::Write | OpKind::Append, Arg::Val(_))))
         .count()
 }
@@ -172,11 +165,9 @@ fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) {
     let mut slots = out.iter_mut();
     let mut written: Vec<KeyId> = Vec::new();
     for t in txns {
-        let txn = &h.txns[t];
-        let (start, end) = (txn.ops_start as usize, (txn.ops_end as usize).min(h.ops.len()));
         // Backwards, so the first write met per key is the transaction's last.
         written.clear();
-        for o in (start..end).rev() {
+        for o in h.op_range(t as TxnId).rev() {
             let op = h.ops[o];
             let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) else { continue };
             let last = !written.contains(&op.key);

@@ -230,13 +230,12 @@ impl History {
     /// program order. Found again at each call, from the transaction's few operations: kept
     /// for every transaction they took 150 MB at 10M, for the levels and analyses that read them.
     pub fn external_reads(&self, t: TxnId) -> impl Iterator<Item = u32> + '_ {
-        let txn = self.txns.get(t as usize);
-        let end = txn.map_or(0, |x| (x.ops_end as usize).min(self.ops.len()));
-        let start = txn.map_or(0, |x| (x.ops_start as usize).min(end));
+        let ops = self.op_range(t);
+        let start = ops.start;
         // The keys written so far: a transaction's reads times its distinct keys written, not
         // its reads times its operations.
         let mut written: Vec<KeyId> = Vec::new();
-        self.ops[start..end].iter().enumerate().filter_map(move |(i, op)| {
+        self.ops[ops].iter().enumerate().filter_map(move |(i, op)| {
             if op.kind == OpKind::Read {
                 return (!written.contains(&op.key)).then_some((start + i) as u32);
             }
@@ -248,8 +247,15 @@ impl History {
     }
 
     pub fn ops_of(&self, t: TxnId) -> &[Op] {
-        let t = &self.txns[t as usize];
-        &self.ops[t.ops_start as usize..t.ops_end as usize]
+        &self.ops[self.op_range(t)]
+    }
+
+    /// Where transaction `t`'s operations are in [`History::ops`], kept within it (empty for an
+    /// unknown transaction): every pass over a transaction's operations takes this one range.
+    pub fn op_range(&self, t: TxnId) -> std::ops::Range<usize> {
+        let Some(txn) = self.txns.get(t as usize) else { return 0..0 };
+        let end = (txn.ops_end as usize).min(self.ops.len());
+        (txn.ops_start as usize).min(end)..end
     }
 
     /// The elements of a list read (empty for `nil`).
@@ -325,8 +331,8 @@ mod tests {
     }
 
     /// Ten million transactions, sixty million operations and seventy million edges (in fifty
-    /// million adjacent pairs) stay in
-    /// memory for the whole check: a field that grows any of them costs gigabytes (issue 20).
+    /// million adjacent pairs) stay in memory for the whole check: a field that grows any of
+    /// them costs gigabytes (issue 20).
     #[test]
     fn transactions_and_operations_stay_small() {
         assert!(std::mem::size_of::<Transaction>() <= 104, "{}", std::mem::size_of::<Transaction>());

@@ -99,11 +99,8 @@ impl Reads {
 
 /// The committed reads of transactions `txns`: as many as [`scan_reads`] records for them.
 fn count_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
-    let committed = h.txns[txns].iter().filter(|t| t.status == Status::Committed);
-    committed
-        .flat_map(|t| &h.ops[t.ops_start.min(t.ops_end) as usize..t.ops_end as usize])
-        .filter(|op| op.kind == OpKind::Read)
-        .count()
+    let committed = txns.filter(|&t| h.txns[t].status == Status::Committed);
+    committed.flat_map(|t| h.ops_of(t as TxnId)).filter(|op| op.kind == OpKind::Read).count()
 }
 
 /// Every committed transaction's reads, checked against the transaction's own operations:
@@ -123,15 +120,15 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
             let mut own = Vec::new();
             let mut out = out.iter_mut();
             for t in txns {
-                let txn = &h.txns[t];
-                if txn.status != Status::Committed {
+                if h.txns[t].status != Status::Committed {
                     continue;
                 }
-                for o in txn.ops_start..txn.ops_end {
-                    if h.ops[o as usize].kind != OpKind::Read {
+                let ops = h.op_range(t as TxnId);
+                for o in ops.clone() {
+                    if h.ops[o].kind != OpKind::Read {
                         continue;
                     }
-                    let read = scan_read(h, base, &mut fork, t as TxnId, txn.ops_start, o, &mut own);
+                    let read = scan_read(h, base, &mut fork, t as TxnId, ops.start as u32, o as u32, &mut own);
                     if let Some(slot) = out.next() {
                         *slot = read;
                     }
