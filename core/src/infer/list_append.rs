@@ -186,7 +186,9 @@ fn parallel_keys<'h>(
 fn join<'h>(cx: &mut Ctx<'h>, forks: Vec<Ctx<'h>>) {
     // Room for all at once: growing by doubling copied the edges again and again.
     cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
-    cx.reads_from.reserve(forks.iter().map(|f| f.reads_from.len()).sum());
+    if let Some(r) = cx.reads_from.as_mut() {
+        r.reserve(forks.iter().filter_map(|f| f.reads_from.as_ref()).map(Vec::len).sum());
+    }
     for f in forks {
         cx.join(f);
     }

@@ -80,7 +80,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
     let index = Index::new(h);
     let mut cx = Ctx::new(h, &index);
     cx.rw_pairs = (!rw).then(Vec::new);
-    cx.keep_reads_from = reads_from;
+    cx.reads_from = reads_from.then(Vec::new);
     for &(first, dup) in &index.duplicates {
         let op = h.ops[dup.op as usize];
         let value = match op.arg {
@@ -97,7 +97,9 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
         f.reread = is_reread(h, f);
     }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
-    crate::par::sort_unstable(&mut cx.reads_from);
+    if let Some(r) = cx.reads_from.as_mut() {
+        crate::par::sort_unstable(r);
+    }
     let rw_left_out = cx.rw_pairs.take().map(|mut p| {
         crate::par::sort_unstable(&mut p);
         p.dedup();
@@ -108,7 +110,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
         graph: DependencyGraph::new(cx.is_vertex, cx.raw),
         findings: cx.findings,
         notes: cx.notes,
-        reads_from: Some(cx.reads_from).filter(|_| reads_from),
+        reads_from: cx.reads_from,
         list_order: cx.list_order,
         index,
     }
@@ -117,9 +119,8 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
 pub(crate) struct Ctx<'h> {
     h: &'h History,
     pub raw: Vec<Edge>,
-    pub reads_from: Vec<(u32, u32)>,
-    /// Whether WR edges are also listed in `reads_from`.
-    keep_reads_from: bool,
+    /// WR edges as (read op, write op), when listed.
+    pub reads_from: Option<Vec<(u32, u32)>>,
     pub findings: Vec<Finding>,
     pub notes: Vec<String>,
     pub is_vertex: Vec<bool>,
@@ -144,8 +145,7 @@ impl<'h> Ctx<'h> {
         Ctx {
             h,
             raw: Vec::new(),
-            reads_from: Vec::new(),
-            keep_reads_from: true,
+            reads_from: None,
             findings: Vec::new(),
             notes: Vec::new(),
             is_vertex: Vec::new(),
@@ -163,7 +163,7 @@ impl<'h> Ctx<'h> {
     pub fn fork(&self) -> Ctx<'h> {
         Ctx {
             is_vertex: self.is_vertex.clone(),
-            keep_reads_from: self.keep_reads_from,
+            reads_from: self.reads_from.as_ref().map(|_| Vec::new()),
             rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
             ..Ctx::empty(self.h, self.index)
         }
@@ -175,7 +175,9 @@ impl<'h> Ctx<'h> {
     #[cfg(feature = "parallel")]
     pub fn join(&mut self, fork: Ctx<'h>) {
         self.raw.extend(fork.raw);
-        self.reads_from.extend(fork.reads_from);
+        if let (Some(r), Some(f)) = (self.reads_from.as_mut(), fork.reads_from) {
+            r.extend(f);
+        }
         self.findings.extend(fork.findings);
         self.notes.extend(fork.notes);
         if let (Some(p), Some(f)) = (self.rw_pairs.as_mut(), fork.rw_pairs) {
@@ -215,8 +217,8 @@ impl<'h> Ctx<'h> {
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
         let (from, to) = (self.index.txn_of(from_op), self.index.txn_of(to_op));
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
-            if ty == EdgeType::Wr && self.keep_reads_from {
-                self.reads_from.push((to_op, from_op));
+            if let (EdgeType::Wr, Some(r)) = (ty, self.reads_from.as_mut()) {
+                r.push((to_op, from_op));
             }
             if let (EdgeType::Rw, Some(pairs)) = (ty, self.rw_pairs.as_mut()) {
                 pairs.push((from as u64) << 32 | to as u64);
