@@ -23,7 +23,8 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         let observed = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
             let mut txns = Vec::new();
             for k in keys {
-                txns.extend(order_writers(h, appends, k, &longest).flatten().map(|w| w.txn));
+                let order = order_of(h, longest[k].map(|l| l.1));
+                txns.extend(order_writers(appends, k as KeyId, order).flatten().map(|w| w.txn));
             }
             txns
         });
@@ -36,13 +37,7 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
         let mut s = Scratch::default();
         for k in keys {
-            s.last_appends.clear();
-            s.last_appends.extend(appends.of_key(k as KeyId).filter(|(_, w)| w.last).map(|(v, w)| (w, v)));
-            s.last_appends.sort_unstable_by_key(|w| w.0.op);
-            s.writers.clear();
-            s.writers.extend(order_writers(h, appends, k, &longest));
-            let order = longest[k].map(|l| l.1);
-            key_edges(h, cx, appends, k as KeyId, order, reads.of(k), &mut s);
+            key_edges(h, cx, appends, k as KeyId, longest[k].map(|l| l.1), reads.of(k), &mut s);
         }
     };
     match parallel_keys(cx, nkeys, &keys_edges) {
@@ -56,15 +51,18 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
 }
 
-/// The appender of each element of key `k`'s version order (its longest read).
+/// A key's version order: the list of its longest read (`longest_op`), empty without one.
+fn order_of(h: &History, longest_op: Option<u32>) -> &[Value] {
+    longest_op.map_or(&[], |o| h.list(&h.ops[o as usize]))
+}
+
+/// The appender of each element of key `k`'s version order.
 fn order_writers<'a>(
-    h: &'a History,
     appends: &'a Writes,
-    k: usize,
-    longest: &[Option<(usize, u32)>],
+    k: KeyId,
+    order: &'a [Value],
 ) -> impl Iterator<Item = Option<WriteInfo>> + 'a {
-    let order = longest[k].map_or(&[][..], |(_, o)| h.list(&h.ops[o as usize]));
-    order.iter().map(move |&e| appends.get(&(k as KeyId, e)))
+    order.iter().map(move |&e| appends.get(&(k, e)))
 }
 
 /// Below this many keys (or transactions) one thread does the work.
@@ -283,7 +281,12 @@ fn key_edges(
     reads: &[(TxnId, u32)],
     s: &mut Scratch,
 ) {
-    let order: &[Value] = longest_op.map_or(&[], |o| h.list(&h.ops[o as usize]));
+    let order = order_of(h, longest_op);
+    s.writers.clear();
+    s.writers.extend(order_writers(appends, k, order));
+    s.last_appends.clear();
+    s.last_appends.extend(appends.of_key(k).filter(|(_, w)| w.last).map(|(v, w)| (w, v)));
+    s.last_appends.sort_unstable_by_key(|w| w.0.op);
     let writers = &s.writers;
     let writer = |i: usize| writers[i];
     s.observed.clear();
