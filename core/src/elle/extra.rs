@@ -59,9 +59,9 @@ pub fn lost_updates(h: &History) -> Vec<LostUpdate> {
             let op = &h.ops[o as usize];
             if op.kind == OpKind::Read {
                 reads.entry(op.key).or_insert_with(|| Read::of(h, o));
-            } else if !writes.contains(&op.key) {
+            } else if !writes.contains(&{ op.key }) {
                 writes.push(op.key);
-                if let Some(r) = reads.get(&op.key) {
+                if let Some(r) = reads.get(&{ op.key }) {
                     by.entry((op.key, r.clone())).or_default().push(t as TxnId);
                 }
             }

@@ -67,7 +67,7 @@ fn internal_name(h: &History, idx: &Index, f: &Finding) -> &'static str {
     let own_earlier = |v| {
         h.ops[start as usize..read as usize]
             .iter()
-            .any(|o| o.kind != OpKind::Read && o.key == key && o.arg == Arg::Val(v))
+            .any(|o| o.kind != OpKind::Read && o.key == key && { o.arg } == Arg::Val(v))
     };
     match (f.value, h.model) {
         (Some(v), Model::RwRegister) if own_earlier(v) => "not my last write",

@@ -170,7 +170,7 @@ fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) {
         for o in h.op_range(t as TxnId).rev() {
             let op = h.ops[o];
             let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) else { continue };
-            let last = !written.contains(&op.key);
+            let last = !written.contains(&{ op.key });
             if last {
                 written.push(op.key);
             }

@@ -189,7 +189,7 @@ impl<'h> State<'h> {
         self.touched.clear();
         for o in txn.ops_start..txn.ops_end {
             let op = h.ops[o as usize];
-            if self.touched.contains(&op.key) {
+            if self.touched.contains(&{ op.key }) {
                 continue;
             }
             self.touched.push(op.key);
@@ -199,14 +199,14 @@ impl<'h> State<'h> {
             let ks = &self.keys[op.key as usize];
             let ok = if self.list {
                 let installed = &ks.elems;
-                match op.arg {
+                match { op.arg } {
                     Arg::Prefix(len) if ks.canon_match as usize == installed.len() => len as usize == installed.len(),
                     _ => h.list(&op) == &installed[..],
                 }
             } else {
                 match (op.arg, ks.reg) {
                     (Arg::Nil, None) => true,
-                    (Arg::Val(v), Some((_, w))) => h.ops[w as usize].arg == Arg::Val(v),
+                    (Arg::Val(v), Some((_, w))) => ({ h.ops[w as usize].arg }) == Arg::Val(v),
                     _ => false,
                 }
             };
@@ -290,7 +290,7 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
             let sts = h.txns[t as usize].start_ts().unwrap_or(cts);
             state.touched.clear();
             for o in h.ops_of(t) {
-                if o.kind == OpKind::Read || state.touched.contains(&o.key) {
+                if o.kind == OpKind::Read || state.touched.contains(&{ o.key }) {
                     continue;
                 }
                 state.touched.push(o.key);
