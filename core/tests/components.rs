@@ -1,4 +1,4 @@
-//! The strongly connected components of `graph::search::components` (an iterative Tarjan on the
+//! The strongly connected components of `graph::search::components` (an iterative Pearce on the
 //! graph's own arrays) are petgraph's, on random graphs.
 
 use grail_core::graph::search::components;
@@ -30,7 +30,7 @@ fn kosaraju(n: usize, edges: &[(u32, u32)]) -> Vec<Vec<u32>> {
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     #[test]
-    fn tarjan_agrees_with_kosaraju(n in 1usize..40, raw in prop::collection::vec((0u32..40, 0u32..40, 0u8..3), 0..120)) {
+    fn pearce_agrees_with_kosaraju(n in 1usize..40, raw in prop::collection::vec((0u32..40, 0u32..40, 0u8..3), 0..120)) {
         let edges: Vec<(u32, u32)> = raw.iter().map(|&(a, b, _)| (a % n as u32, b % n as u32)).collect();
         let ty = [EdgeType::Ww, EdgeType::Wr, EdgeType::Rw];
         let raw_edges: Vec<Edge> = edges

@@ -101,54 +101,53 @@ impl<'a> Budget<'a> {
 
 /// Strongly connected components with more than one vertex, each sorted, ordered by first vertex.
 ///
-/// Tarjan's algorithm, iterative (a deep history must not overflow wasm's small stack), run on
-/// the graph's own adjacency arrays: copying a million-vertex graph into petgraph first cost more
-/// than the search, and its memory.
+/// Pearce's variant of Tarjan's algorithm ("A space-efficient algorithm for finding strongly
+/// connected components", 2016, PEA_FIND_SCC2), iterative (a deep history must not overflow
+/// wasm's small stack), run on the graph's own adjacency arrays: copying a million-vertex graph
+/// into petgraph first cost more than the search, and its memory. One word per vertex where
+/// Tarjan keeps an index, a low link and an on-stack flag, and only vertices that are not the
+/// root of their component on the component stack: at ten million vertices, a check's peak.
 pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
     let n = g.is_vertex.len();
-    let mut t = Tarjan {
+    let mut p = Pearce {
         g,
-        index: vec![UNSEEN; n],
-        low: vec![0; n],
-        on_stack: vec![false; n],
+        rindex: vec![UNSEEN; n],
+        root: vec![0; n.div_ceil(64)],
         stack: Vec::new(),
         call: Vec::new(),
-        next: 0,
+        next: 1,
+        done: n as u32,
     };
     let mut comps: Vec<Vec<TxnId>> = Vec::new();
-    for root in 0..n as u32 {
-        if t.index[root as usize] != UNSEEN {
+    for start in 0..n as u32 {
+        if p.rindex[start as usize] != UNSEEN {
             continue;
         }
-        t.visit(root);
-        while let Some(&(v, i)) = t.call.last() {
+        p.visit(start);
+        while let Some(&(v, i)) = p.call.last() {
             if i < g.offsets[v as usize + 1] {
                 let w = g.adj[i as usize].to;
-                if let Some(top) = t.call.last_mut() {
+                if let Some(top) = p.call.last_mut() {
                     top.1 += 1;
                 }
-                if t.index[w as usize] == UNSEEN {
-                    t.visit(w);
-                } else if t.on_stack[w as usize] {
-                    t.low[v as usize] = t.low[v as usize].min(t.index[w as usize]);
+                if p.rindex[w as usize] == UNSEEN {
+                    p.visit(w);
+                } else {
+                    p.low(v, w);
                 }
                 continue;
             }
-            t.call.pop();
-            if let Some(&(parent, _)) = t.call.last() {
-                t.low[parent as usize] = t.low[parent as usize].min(t.low[v as usize]);
-            }
-            if t.low[v as usize] == t.index[v as usize] {
-                let at = t.stack.iter().rposition(|&x| x == v).unwrap_or(0);
-                for &x in &t.stack[at..] {
-                    t.on_stack[x as usize] = false;
-                }
-                if t.stack.len() - at > 1 {
-                    let mut c = t.stack[at..].to_vec();
-                    c.sort_unstable();
+            p.call.pop();
+            if p.is_root(v) {
+                let c = p.finish(v);
+                if c.len() > 1 {
                     comps.push(c);
                 }
-                t.stack.truncate(at);
+            } else {
+                p.stack.push(v);
+            }
+            if let Some(&(parent, _)) = p.call.last() {
+                p.low(parent, v);
             }
         }
     }
@@ -156,28 +155,63 @@ pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
     comps
 }
 
-const UNSEEN: u32 = u32::MAX;
+/// Not yet visited (Pearce uses 0; here 0 is the first component number given out... from the
+/// top, so the two never meet: `done` counts down from n and `next` up from 1).
+const UNSEEN: u32 = 0;
 
-/// Tarjan's state: discovery index and low link per vertex, the component stack, and the call
-/// stack of (vertex, next adjacency position) that replaces recursion.
-struct Tarjan<'g> {
+/// Pearce's state: `rindex` is a vertex's visit number while it is open and its component's
+/// number (counting down from n) once done, so a done vertex never lowers an open one; `root`
+/// a bit per vertex; `stack` the visited non-roots not yet in a component; `call` the stack of
+/// (vertex, next adjacency position) that replaces recursion.
+struct Pearce<'g> {
     g: &'g DependencyGraph,
-    index: Vec<u32>,
-    low: Vec<u32>,
-    on_stack: Vec<bool>,
+    rindex: Vec<u32>,
+    root: Vec<u64>,
     stack: Vec<u32>,
     call: Vec<(u32, u32)>,
     next: u32,
+    done: u32,
 }
 
-impl Tarjan<'_> {
+impl Pearce<'_> {
     fn visit(&mut self, v: u32) {
-        self.index[v as usize] = self.next;
-        self.low[v as usize] = self.next;
+        self.rindex[v as usize] = self.next;
         self.next += 1;
-        self.stack.push(v);
-        self.on_stack[v as usize] = true;
+        self.root[v as usize / 64] |= 1 << (v % 64);
         self.call.push((v, self.g.offsets[v as usize]));
+    }
+
+    fn is_root(&self, v: u32) -> bool {
+        self.root[v as usize / 64] & (1 << (v % 64)) != 0
+    }
+
+    /// After v's successor w (visited, or done with): w reaches lower, so v is no root.
+    fn low(&mut self, v: u32, w: u32) {
+        if self.rindex[w as usize] < self.rindex[v as usize] {
+            self.rindex[v as usize] = self.rindex[w as usize];
+            self.root[v as usize / 64] &= !(1 << (v % 64));
+        }
+    }
+
+    /// v is the root of a component: it and the stack's vertices above its number, sorted.
+    fn finish(&mut self, v: u32) -> Vec<TxnId> {
+        self.next -= 1;
+        let mut c = vec![v];
+        while let Some(&w) = self.stack.last() {
+            if self.rindex[v as usize] > self.rindex[w as usize] {
+                break;
+            }
+            self.stack.pop();
+            self.rindex[w as usize] = self.done;
+            self.next -= 1;
+            c.push(w);
+        }
+        self.rindex[v as usize] = self.done;
+        self.done -= 1;
+        if c.len() > 1 {
+            c.sort_unstable();
+        }
+        c
     }
 }
 
