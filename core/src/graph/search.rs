@@ -155,8 +155,8 @@ pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
     comps
 }
 
-/// Not yet visited (Pearce uses 0; here 0 is the first component number given out... from the
-/// top, so the two never meet: `done` counts down from n and `next` up from 1).
+/// Not yet visited: visit numbers count up from 1 and component numbers down from n (one per
+/// component, so never to 0).
 const UNSEEN: u32 = 0;
 
 /// Pearce's state: `rindex` is a vertex's visit number while it is open and its component's
