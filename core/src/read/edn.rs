@@ -118,6 +118,32 @@ const DELIM: [bool; 256] = {
     t
 };
 
+/// How [`Scanner::skip_plain_collection`] takes a byte; brackets by kind (1 `[]`, 2 `()`, 3 `{}`).
+#[derive(Clone, Copy, PartialEq)]
+enum Skip {
+    Token,
+    Open(u8),
+    Close(u8),
+    Line,
+    Other,
+}
+
+const SKIP: [Skip; 256] = {
+    let mut t = [Skip::Token; 256];
+    t[b'[' as usize] = Skip::Open(1);
+    t[b'(' as usize] = Skip::Open(2);
+    t[b'{' as usize] = Skip::Open(3);
+    t[b']' as usize] = Skip::Close(1);
+    t[b')' as usize] = Skip::Close(2);
+    t[b'}' as usize] = Skip::Close(3);
+    t[b'\n' as usize] = Skip::Line;
+    t[b'"' as usize] = Skip::Other;
+    t[b';' as usize] = Skip::Other;
+    t[b'#' as usize] = Skip::Other;
+    t[b'\\' as usize] = Skip::Other;
+    t
+};
+
 fn is_delim(b: u8) -> bool {
     DELIM[b as usize]
 }
@@ -350,11 +376,49 @@ impl<'a> Scanner<'a> {
     /// Skip one form of any kind, iteratively (no recursion on deep nesting), checking only the
     /// brackets: nothing inside a skipped form is used.
     fn skip_form(&mut self) -> Result<(), Error> {
+        if self.skip_plain_collection() {
+            return Ok(());
+        }
         let mut stack = std::mem::take(&mut self.stack);
         stack.clear();
         let r = self.skip_with(&mut stack);
         self.stack = stack;
         r
+    }
+
+    /// Skip a collection of tokens and collections alone (an invocation's value, most of what
+    /// is skipped) byte by byte: `false` (nothing done) at anything else (a string, a comment,
+    /// `#`, a character, a wrong or missing closing bracket, deep nesting), which `skip_with`
+    /// then reads, with its errors.
+    fn skip_plain_collection(&mut self) -> bool {
+        let (mut open, mut depth) = (0u64, 0u32);
+        let (mut line, mut line_start) = (self.line, self.line_start);
+        let mut i = self.pos;
+        while let Some(&b) = self.s.get(i) {
+            match SKIP[b as usize] {
+                Skip::Token if depth > 0 => {
+                    // Tokens and blanks run on to the next bracket: a tight loop, not a jump per byte.
+                    i += self.s[i..].iter().position(|&b| SKIP[b as usize] != Skip::Token).unwrap_or(self.s.len() - i);
+                    continue;
+                }
+                Skip::Open(kind) if depth < 32 => {
+                    open = open << 2 | kind as u64;
+                    depth += 1;
+                }
+                Skip::Close(kind) if depth > 0 && open & 3 == kind as u64 => {
+                    open >>= 2;
+                    depth -= 1;
+                    if depth == 0 {
+                        (self.pos, self.line, self.line_start) = (i + 1, line, line_start);
+                        return true;
+                    }
+                }
+                Skip::Line if depth > 0 => (line, line_start) = (line + 1, i + 1),
+                _ => return false, // not a collection, or what skip_with must read
+            }
+            i += 1;
+        }
+        false
     }
 
     fn skip_with(&mut self, stack: &mut Vec<(u8, usize)>) -> Result<(), Error> {
@@ -1117,4 +1181,61 @@ fn is_close(b: Option<u8>) -> bool {
 
 fn line_start_of(s: &[u8], offset: usize) -> usize {
     s[..offset.min(s.len())].iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Scanner;
+
+    /// Skipping a form (its fast path for plain collections included) ends where the general
+    /// skip ends, on the same line, with the same error: on odd forms and on random ones.
+    #[test]
+    fn skipping_a_plain_collection_is_the_general_skip() {
+        let mut inputs: Vec<String> = [
+            "[:a [1 2] (3) {4 5}] x",
+            "[\n:a\n (1\n2)]\n",
+            "[:a \"s]\"] x",
+            "[(]",
+            "[",
+            "]",
+            "[#_ 1 2]",
+            "[;c\n]",
+            "[\\a]",
+            "[a]b",
+            "{:k [1 2]}",
+            " [1]",
+            "x",
+            "[1 2}",
+            "([)]",
+            "[é ü]",
+        ]
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+        inputs.push("[".repeat(40) + &"]".repeat(40));
+        inputs.push("[".repeat(31) + &"]".repeat(31) + " 1");
+        inputs.push("[".repeat(33) + &"]".repeat(32));
+        let alphabet = b"[](){}  :a1\n\"#;\\,";
+        let mut x: u64 = 7;
+        for _ in 0..20_000 {
+            let mut s = String::from("[");
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            for _ in 0..(x >> 60) + 2 {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+                s.push(alphabet[(x >> 33) as usize % alphabet.len()] as char);
+            }
+            inputs.push(s);
+        }
+        for text in &inputs {
+            let general = {
+                let mut s = Scanner::new(text.as_bytes());
+                let mut stack = Vec::new();
+                let r = s.skip_with(&mut stack).map_err(|e| e.to_string());
+                (r, s.pos, s.line, s.line_start)
+            };
+            let mut s = Scanner::new(text.as_bytes());
+            let r = s.skip_form().map_err(|e| e.to_string());
+            assert_eq!((r, s.pos, s.line, s.line_start), general, "{text:?}");
+        }
+    }
 }
