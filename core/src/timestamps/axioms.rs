@@ -199,7 +199,8 @@ impl<'h> State<'h> {
             let ks = &self.keys[op.key as usize];
             let ok = if self.list {
                 let installed = &ks.elems;
-                match { op.arg } {
+                let arg = op.arg;
+                match arg {
                     Arg::Prefix(len) if ks.canon_match as usize == installed.len() => len as usize == installed.len(),
                     _ => h.list(&op) == &installed[..],
                 }
