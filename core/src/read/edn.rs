@@ -144,6 +144,28 @@ const SKIP: [Skip; 256] = {
     t
 };
 
+/// The keywords of nearly every line of a Jepsen history, without a UTF-8 check each (2% of a
+/// read).
+fn common_keyword(t: &[u8]) -> Option<&'static str> {
+    Some(match t {
+        b"type" => "type",
+        b"f" => "f",
+        b"value" => "value",
+        b"time" => "time",
+        b"process" => "process",
+        b"index" => "index",
+        b"invoke" => "invoke",
+        b"ok" => "ok",
+        b"fail" => "fail",
+        b"info" => "info",
+        b"txn" => "txn",
+        b"r" => "r",
+        b"w" => "w",
+        b"append" => "append",
+        _ => return None,
+    })
+}
+
 fn is_delim(b: u8) -> bool {
     DELIM[b as usize]
 }
@@ -300,7 +322,10 @@ impl<'a> Scanner<'a> {
             Some(b':') => {
                 self.pos += 1;
                 let t = self.token();
-                let name = std::str::from_utf8(t).map_err(|_| self.err(start, "expected UTF-8 in a keyword"))?;
+                let name = match common_keyword(t) {
+                    Some(k) => k,
+                    None => std::str::from_utf8(t).map_err(|_| self.err(start, "expected UTF-8 in a keyword"))?,
+                };
                 if name.is_empty() {
                     return Err(self.err(start, "expected a keyword name after ':'"));
                 }
