@@ -148,6 +148,27 @@ fn odd_and_broken_histories_read_the_same() {
     }
 }
 
+/// Integer keys that share a slot of a chunk's recent keys (equal modulo 4096, negative ones,
+/// past 2^32) and string keys, in and across chunks: numbered as one thread numbers them.
+#[test]
+fn keys_sharing_a_recent_slot_read_the_same() {
+    if rayon_threads() < 2 {
+        eprintln!("SKIPPED: one thread");
+        return;
+    }
+    let keys = ["1", "4097", "-4095", "8193", "1", "\"k\"", "4294967297", "4097", "-1", "4095", "1"];
+    let mut text = String::new();
+    for (i, w) in keys.iter().cycle().take(300).enumerate() {
+        let r = keys[(i * 7 + 3) % keys.len()];
+        let v = format!("[[:append {w} {i}] [:r {r} [{i}]] [:r {w} nil]]");
+        text += &format!("{{:type :invoke, :f :txn, :value {v}, :process {p}, :index {}}}\n", 2 * i, p = i % 5);
+        text += &format!("{{:type :ok, :f :txn, :value {v}, :process {p}, :index {}}}\n", 2 * i + 1, p = i % 5);
+    }
+    let h = read_edn_sequential(text.as_bytes(), false).expect("a valid history");
+    assert_eq!(h.keys.len(), 8, "distinct keys");
+    assert!(compare(text.as_bytes(), "keys sharing a slot") > 0, "never read in chunks");
+}
+
 #[test]
 fn corpus_histories_read_the_same() {
     let Some(dir) = common::corpus() else { return };

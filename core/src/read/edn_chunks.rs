@@ -23,6 +23,9 @@ use std::sync::{mpsc, Mutex};
 /// stay busy to the end and few chunks wait in memory for their replay.
 const CHUNK_BYTES: usize = 1 << 20;
 
+/// Slots of [`ChunkSink`]'s recent keys.
+const RECENT: usize = 4096;
+
 /// `None` when the text is read better (small, one thread) or only (a whole-history vector) by
 /// the sequential reader.
 pub(super) fn read_parallel(
@@ -176,6 +179,7 @@ impl<'a> Chunk<'a> {
         s.elems.clear();
         s.keys.clear();
         s.key_index.clear();
+        s.recent.clear();
         (s.strings, s.nstrings, s.map_start) = (Interner::default(), 0, 0);
         self.lines = 0;
         self
@@ -216,6 +220,9 @@ struct ChunkSink {
     nstrings: usize,
     keys: Vec<Value>,
     key_index: Map<Value, KeyId>,
+    /// Integer keys met lately, by the integer modulo [`RECENT`]: Jepsen's keys rotate, so a
+    /// chunk's operations use a few hundred at a time, and the map's hashing was 3% of a read.
+    recent: Vec<(Value, KeyId)>,
     ops: Vec<ChunkOp>,
     /// Parallel to `ops` when spans are recorded (every operation read has one then).
     op_spans: Vec<Span>,
@@ -243,12 +250,27 @@ impl Sink for ChunkSink {
         Value::Str(sym)
     }
     fn key(&mut self, v: Value) -> KeyId {
-        if let Some(&k) = self.key_index.get(&v) {
-            return k;
+        let slot = match v {
+            Value::Int(i) => Some(i as usize % RECENT),
+            Value::Str(_) => None,
+        };
+        if let Some(&(w, k)) = slot.and_then(|s| self.recent.get(s)) {
+            if w == v && k != KeyId::MAX {
+                return k;
+            }
         }
-        let k = self.keys.len() as KeyId;
-        self.keys.push(v);
-        self.key_index.insert(v, k);
+        let k = match self.key_index.get(&v) {
+            Some(&k) => k,
+            None => {
+                let k = self.keys.len() as KeyId;
+                self.keys.push(v);
+                self.key_index.insert(v, k);
+                k
+            }
+        };
+        if let Some(r) = slot.and_then(|s| self.recent.get_mut(s)) {
+            *r = (v, k);
+        }
         k
     }
     fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place) {
@@ -285,10 +307,11 @@ fn parse_chunk<'a>(
     spans: bool,
     spare: Option<Chunk<'a>>,
 ) -> Option<Chunk<'a>> {
-    let (mut maps, sink) = match spare {
+    let (mut maps, mut sink) = match spare {
         Some(c) => (c.maps, ChunkSink { spans, ..c.sink }),
         None => (Vec::new(), ChunkSink { spans, ..Default::default() }),
     };
+    sink.recent.resize(RECENT, (Value::Int(0), KeyId::MAX));
     let mut r = Reader::new(text, sink, 0);
     (r.s.pos, r.s.line, r.s.line_start) = (start, 1, start);
     loop {
