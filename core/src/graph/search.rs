@@ -9,7 +9,7 @@
 //! vertex makes two edges adjacent, so rw ww ww rw ww through a ww-ww cycle splits into a
 //! cycle with adjacent rw edges and one without rw). Witnesses are always simple matching
 //! cycles; a G-nonadjacent walk without one leaves its component to the G0 or G1c search.
-//! Detection is linear (strongly connected components: an iterative Tarjan on the graph's
+//! Detection is linear (strongly connected components: an iterative Pearce-Tarjan on the graph's
 //! adjacency arrays) except for at-most-once types, which need a reachability question per
 //! edge: asked by BFS under the step budget. The witness is the shortest matching cycle of
 //! each violating component, found by BFS from every vertex, bounded by the best so far.
