@@ -412,9 +412,9 @@ impl<'a> Scanner<'a> {
     }
 
     /// Skip a collection of tokens and collections alone (an invocation's value, most of what
-    /// is skipped) byte by byte: `false` (nothing done) at anything else (a string, a comment,
-    /// `#`, a character, a wrong or missing closing bracket, deep nesting), which `skip_with`
-    /// then reads, with its errors.
+    /// is skipped) from bracket to bracket: `false` (nothing done) at anything else (a string, a
+    /// comment, `#`, a character, a wrong or missing closing bracket, deep nesting), which
+    /// `skip_with` then reads, with its errors.
     fn skip_plain_collection(&mut self) -> bool {
         let (mut open, mut depth) = (0u64, 0u32);
         let (mut line, mut line_start) = (self.line, self.line_start);
