@@ -139,10 +139,7 @@ pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
             }
             p.call.pop();
             if p.is_root(v) {
-                let c = p.finish(v);
-                if c.len() > 1 {
-                    comps.push(c);
-                }
+                comps.extend(p.finish(v));
             } else {
                 p.stack.push(v);
             }
@@ -193,24 +190,25 @@ impl Pearce<'_> {
         }
     }
 
-    /// v is the root of a component: it and the stack's vertices above its number, sorted.
-    fn finish(&mut self, v: u32) -> Vec<TxnId> {
-        self.next -= 1;
-        let mut c = vec![v];
-        while let Some(&w) = self.stack.last() {
-            if self.rindex[v as usize] > self.rindex[w as usize] {
-                break;
-            }
-            self.stack.pop();
-            self.rindex[w as usize] = self.done;
-            self.next -= 1;
-            c.push(w);
+    /// v is the root of a component: it and the stack's vertices from its number up. The
+    /// component, sorted, when it has more than one vertex: in an acyclic graph every vertex is
+    /// a root, and a vector for each was an allocation per vertex.
+    fn finish(&mut self, v: u32) -> Option<Vec<TxnId>> {
+        let mut at = self.stack.len();
+        while at > 0 && self.rindex[self.stack[at - 1] as usize] >= self.rindex[v as usize] {
+            at -= 1;
         }
-        self.rindex[v as usize] = self.done;
-        self.done -= 1;
-        if c.len() > 1 {
+        let c = (at < self.stack.len()).then(|| {
+            let mut c = self.stack.split_off(at);
+            c.push(v);
             c.sort_unstable();
+            c
+        });
+        for &w in c.as_deref().unwrap_or(&[v]) {
+            self.rindex[w as usize] = self.done;
         }
+        self.next -= c.as_ref().map_or(1, |c| c.len() as u32);
+        self.done -= 1;
         c
     }
 }
