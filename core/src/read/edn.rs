@@ -30,7 +30,7 @@ pub(crate) fn read_edn_with(
     release: &mut dyn FnMut(usize),
 ) -> Result<History, Error> {
     #[cfg(feature = "parallel")]
-    if let Some(h) = super::edn_chunks::read_parallel(text, first, spans, release) {
+    if let Some(h) = super::edn_chunks::only_chunked(text, first, spans, super::edn_chunks::CHUNK_BYTES, release) {
         return h;
     }
     #[cfg(not(feature = "parallel"))]

@@ -11,7 +11,7 @@
 //! parse (the error must name the earliest bad place, which only a reading from the start
 //! knows), a split that turns out not to fall between two maps, a `:commit-order` map.
 
-use super::edn::{read_sequential, InvokeValue, OpMap, Reader, Sink};
+use super::edn::{InvokeValue, OpMap, Reader, Sink};
 use super::pairing::Pairer;
 use crate::error::Error;
 use crate::hash::Map;
@@ -21,24 +21,21 @@ use std::sync::{mpsc, Mutex};
 
 /// Bytes per chunk: large enough that a chunk's setup is noise, small enough that the threads
 /// stay busy to the end and few chunks wait in memory for their replay.
-const CHUNK_BYTES: usize = 1 << 20;
+pub(super) const CHUNK_BYTES: usize = 1 << 20;
 
 /// Slots of [`ChunkSink`]'s recent keys.
 const RECENT: usize = 4096;
 
-/// `None` when the text is read better (small, one thread) or only (a whole-history vector) by
-/// the sequential reader.
-pub(super) fn read_parallel(
-    text: &[u8],
-    first: u64,
-    spans: bool,
-    release: &mut dyn FnMut(usize),
-) -> Option<Result<History, Error>> {
-    read_chunked(text, first, spans, CHUNK_BYTES, release)
+/// Whether there are threads to read on and more than one chunk to read. From inside a pool's
+/// worker, the replay's waiting could hold up the very worker it waits on: not there.
+fn worth_it(text: &[u8], chunk: usize) -> bool {
+    rayon::current_num_threads() >= 2 && rayon::current_thread_index().is_none() && text.len() > chunk
 }
 
-/// [`read_parallel`] with a given chunk size (tests split small histories into many chunks).
-pub(crate) fn read_chunked(
+/// The reading in chunks of about `chunk` bytes ([`CHUNK_BYTES`] but in tests): `None` when it
+/// leaves the text to the sequential reader (small, one thread, a whole-history vector, a chunk
+/// that does not parse).
+pub(crate) fn only_chunked(
     text: &[u8],
     first: u64,
     spans: bool,
@@ -48,25 +45,8 @@ pub(crate) fn read_chunked(
     if !worth_it(text, chunk) {
         return None;
     }
-    Some(only_chunked(text, first, spans, chunk, release).unwrap_or_else(|| read_sequential(text, first, spans)))
-}
-
-/// Whether there are threads to read on and more than one chunk to read. From inside a pool's
-/// worker, the replay's waiting could hold up the very worker it waits on: not there.
-fn worth_it(text: &[u8], chunk: usize) -> bool {
-    rayon::current_num_threads() >= 2 && rayon::current_thread_index().is_none() && text.len() > chunk
-}
-
-/// The chunked reading alone: `None` when it leaves the text to the sequential reader.
-pub(crate) fn only_chunked(
-    text: &[u8],
-    first: u64,
-    spans: bool,
-    chunk: usize,
-    release: &mut dyn FnMut(usize),
-) -> Option<Result<History, Error>> {
     let starts = split(text, chunk);
-    if starts.len() < 2 || !worth_it(text, chunk) {
+    if starts.len() < 2 {
         return None;
     }
     replay_all(text, first, spans, &starts, rayon::current_num_threads(), release)
