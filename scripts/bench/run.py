@@ -19,7 +19,9 @@ while the generator's parameters are the same), then measures:
 - for GRAIL_BENCH_FRONTEND_SIZES (default 100000): grail.check(path) in Python (.venv) and
   check(bytes) in Node (bindings/wasm/pkg), against the native in-process time;
 
-then runs grail and adya on the 88 List1-List5 corpus histories and counts verdict agreements per
+with 1M among the sizes, also issue 20's own history (1M serializable transactions, keys rotating
+after 8 appends; GRAIL_BENCH_ISSUE=0 skips it): grail SER alone and the five levels, adya's five
+models once, verdicts compared; then runs grail and adya on the 88 List1-List5 corpus histories and counts verdict agreements per
 level. A size is skipped, with a message, when its generation or a check is predicted (from the
 sizes measured before it) to exceed GRAIL_BENCH_MAX_SECONDS (600) or GRAIL_BENCH_MAX_RSS_GB (20);
 each process also runs under those limits (a timer, RLIMIT_AS).
@@ -28,7 +30,8 @@ Prints Markdown tables; writes bench-out/bench.json (every number printed, and m
 bench-out/bench.md (the tables). Asserts nothing about time: targets are reported, met or not.
 
 Other settings: GRAIL_BENCH_GEN (generator options, default "--isolation read-committed
---keys 100 --seed 1"), GRAIL_BENCH_RUNS (repetitions; default 3 up to 100k transactions, else 1;
+--keys 100 --seed 1"), GRAIL_BENCH_RUNS (repetitions; default 3 up to 1M transactions for grail,
+100k for adya, else 1;
 the minimum is reported), GRAIL_BENCH_PEER=0 (no adya), GRAIL_BENCH_CORPUS=0 (no corpus run),
 GRAIL_BENCH_EXPLAIN_MAX (default 100000: up to this size adya is also run on each model alone, to
 show which anomalies rule each one out), GRAIL_CORPUS (default ../shared/corpus), GRAIL_CLI
@@ -78,6 +81,10 @@ def env_list(name: str, default: str) -> list[int]:
 SIZES = env_list("GRAIL_BENCH_SIZES", "10000,100000,1000000,10000000")
 FRONTEND_SIZES = set(env_list("GRAIL_BENCH_FRONTEND_SIZES", "100000"))
 GEN_ARGS = shlex.split(os.environ.get("GRAIL_BENCH_GEN", "--isolation read-committed --keys 100 --seed 1"))
+# Issue 20's own history (its table: 1M serializable list-append transactions, 4-8 operations,
+# keys rotating after 8 appends), checked at 1M beside the series; GRAIL_BENCH_ISSUE=0 skips it.
+ISSUE_GEN_ARGS = ["--min-ops", "4", "--max-ops", "8", "--max-writes-per-key", "8", "--seed", "1"]
+ISSUE_RUN = os.environ.get("GRAIL_BENCH_ISSUE", "1") != "0"
 MAX_SECONDS = float(os.environ.get("GRAIL_BENCH_MAX_SECONDS", "600"))
 MAX_RSS_KB = float(os.environ.get("GRAIL_BENCH_MAX_RSS_GB", "20")) * 1024 * 1024
 PEER = os.environ.get("GRAIL_BENCH_PEER", "1") != "0"
@@ -316,14 +323,15 @@ def machine() -> dict:
     return {"cpus": os.cpu_count(), "cpu": model, "mem_gb": round(mem_kb / 1024 / 1024, 1), "kernel": platform.release()}
 
 
-def generate(n: int, pred: Predictor) -> tuple[Path | None, dict]:
-    """The history of n transactions, generated once per set of parameters."""
+def generate(n: int, pred: Predictor, gen_args: list[str] | None = None) -> tuple[Path | None, dict]:
+    """The history of n transactions, generated once per set of parameters (GEN_ARGS unless given)."""
+    gen_args = GEN_ARGS if gen_args is None else gen_args
     d = OUT / "histories"
     d.mkdir(parents=True, exist_ok=True)
-    slug = re.sub(r"[^A-Za-z0-9.]+", "-", " ".join(GEN_ARGS)).strip("-") or "default"
+    slug = re.sub(r"[^A-Za-z0-9.]+", "-", " ".join(gen_args)).strip("-") or "default"
     path = d / f"list-append-{slug}-{n}.edn"
     meta_path = path.with_suffix(".json")
-    args = ["generate", "--txns", str(n), "--model", "list-append", *GEN_ARGS]
+    args = ["generate", "--txns", str(n), "--model", "list-append", *gen_args]
     try:
         meta = json.loads(meta_path.read_text())
     except (OSError, ValueError):
@@ -500,6 +508,45 @@ def bench_size(n: int, pred: Predictor) -> dict:
     # 4. Python and WASM.
     if n in FRONTEND_SIZES:
         row["frontends"] = frontends(path, n, row["in_process"], report)
+    return row
+
+
+def issue_history(pred: Predictor) -> dict:
+    """Issue 20's own 1M history: grail (SER alone with its phases, and the five levels with
+    --json, each the best of runs_for) against one adya run of the five models, verdicts compared."""
+    n = 1_000_000
+    path, gen = generate(n, pred, ISSUE_GEN_ARGS)
+    if path is None:
+        return {"skipped": gen.get("skipped") or f"generation failed: {gen.get('failed')}"}
+    row: dict = {"txns": n, "history": str(path.relative_to(ROOT)), "bytes": path.stat().st_size, "generate": gen}
+    runs = runs_for(n)
+    say(f"issue 20's history: grail check --levels SER ({runs} runs)")
+    ser_runs = [measure([str(CLI), "check", str(path), "--levels", "SER", "-v"], f"issue-grail-ser-{i}") for i in range(runs)]
+    if any(failed(m) for m in ser_runs):
+        return {**row, "skipped": f"grail check failed: {next(failed(m) for m in ser_runs if failed(m))}"}
+    row["cli_ser"] = best(ser_runs)
+    row["cli_ser"]["phases"] = cli_phases((ROOT / row["cli_ser"]["stderr"]).read_text())
+    say(f"issue 20's history: grail check --json, five levels ({runs} runs)")
+    cli_runs = [measure([str(CLI), "check", str(path), "--json", "-v"], f"issue-grail-{i}") for i in range(runs)]
+    report = read_json(cli_runs[-1])
+    if any(failed(m) for m in cli_runs) or not report:
+        return {**row, "skipped": "grail check --json failed or printed no report"}
+    cli = best(cli_runs)
+    cli["verdicts"] = grail_verdicts(report)
+    row["cli"] = cli
+    if not (PEER and ADYA.exists()):
+        return row
+    say("issue 20's history: adya, five models (1 run)")
+    m = measure(adya_cmd(path, list(ADYA_MODEL.values())), "issue-adya")
+    r = read_json(m)
+    if failed(m) or m["exit"] > 2 or not r:
+        row["adya"] = {"failed": failed(m) or tail(m), **m}
+        return row
+    a = dict(m)
+    a["verdicts"] = adya_verdicts(r)
+    a["ratio_cpu"], a["ratio_wall"] = a["cpu"] / cli["cpu"], a["wall"] / cli["wall"]
+    a["agree"], a["disagreements"] = compare(cli["verdicts"], a["verdicts"])
+    row["adya"] = a
     return row
 
 
@@ -725,6 +772,29 @@ def render(res: dict) -> str:
                              "yes" if f["same_verdicts_as_cli"] else "NO"])
         out.append(table(head, body))
 
+    ih = res.get("issue_history")
+    if ih:
+        out.append(f"\n### Issue 20's own history (`grail generate --model list-append {' '.join(ISSUE_GEN_ARGS)} "
+                   f"--txns 1000000`), grail and adya\n")
+        if "cli" not in ih:
+            out.append(f"Skipped: {short(ih.get('skipped', '?'))}")
+        else:
+            c, sr = ih["cli"], ih["cli_ser"]
+            ph = sr.get("phases", {})
+            head = ["run", "CPU s", "wall s", "peak RSS MB", "verdicts SER SI PSI PL-2 PL-1", "adya / grail CPU",
+                    "adya / grail wall", "verdicts agree"]
+            v = lambda d: " ".join({"holds": "✓", "violated": "✗", "unknown": "?"}[d[l]["verdict"]] for l in LEVELS)  # noqa: E731
+            a = ih.get("adya", {})
+            body = [[f"grail --levels SER (read {s(ph.get('read'))}, build {s(ph.get('build'))}, check {s(ph.get('check'))})",
+                     s(sr["cpu"]), s(sr["wall"]), mb(sr["rss_kb"]), "", "", "", ""],
+                    ["grail, five levels, --json", s(c["cpu"]), s(c["wall"]), mb(c["rss_kb"]), v(c["verdicts"]), "", "", ""]]
+            if "verdicts" in a:
+                body.append(["adya, five models", s(a["cpu"]), s(a["wall"]), mb(a["rss_kb"]), v(a["verdicts"]),
+                             f"{a['ratio_cpu']:.1f}×", f"{a['ratio_wall']:.1f}×", f"{sum(a['agree'].values())}/5"])
+            elif a:
+                body.append(["adya", short(a.get("failed", "?")), "", "", "", "", "", ""])
+            out.append(table(head, body))
+
     c = res.get("corpus")
     if c and "per_level" in c:
         out.append(f"\n### Corpus: {c['histories']} List1–List5 histories, grail vs adya\n")
@@ -783,6 +853,15 @@ def targets(res: dict) -> list[dict]:
     else:
         out.append({"target": "1M-transaction targets", "measured": "1M not measured", "met": "—"})
     # Issue 20: end to end, wall time, on this machine.
+    ih = res.get("issue_history") or {}
+    a = ih.get("adya", {})
+    for label, r, ratio in (("the series' history", by_n.get(1_000_000), ((by_n.get(1_000_000) or {}).get("adya") or {})),
+                            ("issue 20's own history", ih, a)):
+        if r and "ratio_wall" in ratio:
+            out.append({"target": f"1M txns, {label}: ≥ 20× adya, five levels (issue 20)",
+                        "measured": f"{ratio['ratio_wall']:.1f}× by wall time, {ratio['ratio_cpu']:.1f}× by CPU time "
+                                    f"(adya one run {ratio['wall']:.1f} s, grail best of {r['cli']['runs']} {r['cli']['wall']:.2f} s)",
+                        "met": "yes" if ratio["ratio_wall"] >= 20 else "no"})
     for n, secs, gb in ((1_000_000, 2, 1), (10_000_000, 25, 6)):
         r = by_n.get(n)
         c = (r or {}).get("cli_ser")
@@ -842,6 +921,9 @@ def main() -> int:
     for n in sorted(SIZES):
         res["sizes"].append(bench_size(n, pred))
         (OUT / "bench.json").write_text(json.dumps(res, indent=1))  # partial results survive an interrupt
+    if ISSUE_RUN and 1_000_000 in SIZES:
+        res["issue_history"] = issue_history(pred)
+        (OUT / "bench.json").write_text(json.dumps(res, indent=1))
     if CORPUS_RUN and PEER:
         res["corpus"] = corpus_run()
     res["load_after"] = loadavg()
