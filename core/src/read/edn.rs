@@ -945,10 +945,11 @@ impl<'a> Reader<'a, HistoryBuilder> {
             return Ok(());
         }
         let invoke = pairer.complete(m.process);
-        let value_nil = m.value_at.is_none() || self.value_is_nil(&m);
         match &m.parsed {
             Some(Ok(())) => {}
-            _ if value_nil => {
+            // Only here: after a parallel read the text at the value is cold on this thread,
+            // and looking at it for every transaction was most of this function's time.
+            _ if m.value_at.is_none() || self.value_is_nil(&m) => {
                 // A completion without operations: use the invocation's.
                 self.b.abandon_txn();
                 let from = match &invoke {
