@@ -695,9 +695,9 @@ impl<'a> Reader<'a, HistoryBuilder> {
                 Some(_) => return Err(self.s.err(at, "expected an operation map '{...}'")),
             }
             let (line, line_start) = (self.s.line, self.s.line_start);
-            let m = self.op_map()?;
+            let mut m = self.op_map()?;
             let span = self.span(at, line, line_start);
-            self.handle(m, line, ordinal, &mut pairer, span)?;
+            self.handle(&mut m, line, ordinal, &mut pairer, span)?;
             ordinal += 1;
         }
         self.finish_leftovers(pairer)
@@ -909,7 +909,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
     #[inline(never)]
     pub(super) fn handle(
         &mut self,
-        m: OpMap<'a>,
+        m: &mut OpMap<'a>,
         line: u32,
         ordinal: u64,
         pairer: &mut Pairer<InvokeValue>,
@@ -923,7 +923,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
                     let at = m.commit_order.as_ref().map_or(0, |c| c.1);
                     return Err(self.shape(at, "expected one :commit-order in the history, found a second"));
                 }
-                self.commit_order = m.commit_order;
+                self.commit_order = m.commit_order.take();
                 return Ok(());
             }
             None => {
@@ -949,7 +949,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
             Some(Ok(())) => {}
             // Only here: after a parallel read the text at the value is cold on this thread,
             // and looking at it for every transaction was most of this function's time.
-            _ if m.value_at.is_none() || self.value_is_nil(&m) => {
+            _ if m.value_at.is_none() || self.value_is_nil(m) => {
                 // A completion without operations: use the invocation's.
                 self.b.abandon_txn();
                 let from = match &invoke {

@@ -346,7 +346,8 @@ impl<'a> Replay<'a> {
         let mut keys: Vec<KeyId> = Vec::with_capacity(sink.keys.len());
         let mut elems: Vec<Value> = Vec::new();
         let mut op = 0;
-        for cm in maps.drain(..) {
+        // By reference: a map is 300 bytes, and moving each out was a tenth of this thread's time.
+        for cm in maps.iter_mut() {
             let b = &mut self.r.b;
             // Strings and keys the sequential reader would have numbered while reading this map.
             while syms.len() < cm.strings_end {
@@ -378,7 +379,7 @@ impl<'a> Replay<'a> {
                 }
             }
             op = cm.ops_end;
-            let mut m = cm.m;
+            let m = &mut cm.m;
             m.value_line = line(m.value_line);
             let span = cm.span.map(|s| Span { line: line(s.line), ..s });
             self.r.handle(m, line(cm.line), self.ordinal, &mut self.pairer, span)?;
