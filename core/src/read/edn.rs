@@ -655,17 +655,35 @@ pub(super) struct OpMap<'a> {
     index: Option<u64>,
     time: Option<i64>,
     f: Option<std::borrow::Cow<'a, str>>,
-    label: Option<std::borrow::Cow<'a, str>>,
     /// Offset of `:value`'s form, and whether it parsed as a transaction (ops pushed).
     value_at: Option<usize>,
     pub(super) value_line: u32,
     parsed: Option<Result<(), Mismatch>>,
+    /// What few histories have, out of line: a parallel read hands maps from one thread to
+    /// another, and each cache line of a map was a miss on the thread that took it.
+    pub(super) rare: Option<Box<RareFields<'a>>>,
+}
+
+/// The fields of an operation map that few histories have.
+#[derive(Default)]
+pub(super) struct RareFields<'a> {
+    label: Option<std::borrow::Cow<'a, str>>,
     /// `:start-ts` and `:commit-ts` (white-box checking), with the place of the first.
     start_ts: Option<crate::history::Ts>,
     commit_ts: Option<crate::history::Ts>,
     ts_at: usize,
     /// `:commit-order [ids ...]` in a map without `:type`.
     pub(super) commit_order: Option<(Vec<u64>, usize)>,
+}
+
+impl<'a> OpMap<'a> {
+    fn rare(&mut self) -> &mut RareFields<'a> {
+        self.rare.get_or_insert_with(Default::default)
+    }
+
+    pub(super) fn commit_order(&self) -> Option<&(Vec<u64>, usize)> {
+        self.rare.as_ref()?.commit_order.as_ref()
+    }
 }
 
 impl<'a> Reader<'a, HistoryBuilder> {
@@ -800,21 +818,22 @@ impl<'a, S: Sink> Reader<'a, S> {
                     if key == "f" {
                         m.f = name;
                     } else {
-                        m.label = name;
+                        m.rare().label = name;
                     }
                 }
                 "start-ts" | "commit-ts" => {
                     let ts = self.ts_form(at, key)?;
-                    if m.start_ts.is_none() && m.commit_ts.is_none() {
-                        m.ts_at = at;
+                    let r = m.rare();
+                    if r.start_ts.is_none() && r.commit_ts.is_none() {
+                        r.ts_at = at;
                     }
                     if key == "start-ts" {
-                        m.start_ts = Some(ts);
+                        r.start_ts = Some(ts);
                     } else {
-                        m.commit_ts = Some(ts);
+                        r.commit_ts = Some(ts);
                     }
                 }
-                "commit-order" => m.commit_order = Some((self.id_vector(at)?, at)),
+                "commit-order" => m.rare().commit_order = Some((self.id_vector(at)?, at)),
                 "value" => {
                     m.value_at = Some(at);
                     m.value_line = self.s.line;
@@ -917,13 +936,13 @@ impl<'a> Reader<'a, HistoryBuilder> {
     ) -> Result<(), Error> {
         let ty = match m.ty {
             Some(t) => t,
-            None if m.commit_order.is_some() => {
+            None if m.commit_order().is_some() => {
                 self.b.abandon_txn();
                 if self.commit_order.is_some() {
-                    let at = m.commit_order.as_ref().map_or(0, |c| c.1);
+                    let at = m.commit_order().map_or(0, |c| c.1);
                     return Err(self.shape(at, "expected one :commit-order in the history, found a second"));
                 }
-                self.commit_order = m.commit_order.take();
+                self.commit_order = m.rare.as_mut().and_then(|r| r.commit_order.take());
                 return Ok(());
             }
             None => {
@@ -936,7 +955,8 @@ impl<'a> Reader<'a, HistoryBuilder> {
             self.b.abandon_txn(); // nemesis and other non-client operations
             return Ok(());
         }
-        let label = m.label.as_deref().or(m.f.as_deref().filter(|f| *f != "txn")).map(|l| self.b.intern(l));
+        let own_label = m.rare.as_ref().and_then(|r| r.label.as_deref());
+        let label = own_label.or(m.f.as_deref().filter(|f| *f != "txn")).map(|l| self.b.intern(l));
         if ty == OpType::Invoke {
             // An invocation's value is skipped, and read again only if its completion has none.
             self.b.abandon_txn(); // a value read before :type said this is an invocation
@@ -972,10 +992,12 @@ impl<'a> Reader<'a, HistoryBuilder> {
             OpType::Fail => Status::Aborted,
             _ => Status::Indeterminate,
         };
-        if let (Some(s), Some(c)) = (m.start_ts, m.commit_ts) {
+        let (start_ts, commit_ts, ts_at) =
+            m.rare.as_ref().map_or((None, None, 0), |r| (r.start_ts, r.commit_ts, r.ts_at));
+        if let (Some(s), Some(c)) = (start_ts, commit_ts) {
             if s > c {
                 self.b.abandon_txn();
-                return Err(self.shape(m.ts_at, format!("expected :start-ts ({s}) to be at most :commit-ts ({c})")));
+                return Err(self.shape(ts_at, format!("expected :start-ts ({s}) to be at most :commit-ts ({c})")));
             }
         }
         let meta = TxnMeta {
@@ -988,8 +1010,8 @@ impl<'a> Reader<'a, HistoryBuilder> {
             label,
             line,
             span,
-            start_ts: m.start_ts,
-            commit_ts: m.commit_ts,
+            start_ts,
+            commit_ts,
         };
         self.b.finish_txn(status, meta);
         Ok(())

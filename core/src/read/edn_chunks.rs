@@ -306,7 +306,7 @@ fn parse_chunk<'a>(
         let (line, line_start) = (r.s.line, r.s.line_start);
         r.b.map_start = r.b.ops.len();
         let m = r.op_map().ok()?;
-        if m.commit_order.is_some() {
+        if m.commit_order().is_some() {
             return None;
         }
         let span = r.span(at, line, line_start);
