@@ -1182,6 +1182,11 @@ impl<'a, S: Sink> Reader<'a, S> {
 
     /// An integer, string, symbol or keyword as a value; `None` for nil.
     fn scalar(&mut self, at: usize) -> Result<Result<Option<Value>, Mismatch>, Error> {
+        if let Some(b'0'..=b'9') = self.s.peek() {
+            if let Some(i) = self.s.plain_int() {
+                return Ok(Ok(Some(Value::Int(i)))); // most keys and values: as `atom` reads them
+            }
+        }
         if is_close(self.s.peek()) {
             // `[:r 1]`: well-formed, but not [f k v] (a stray bracket is reported when skipped).
             return Ok(Err(Mismatch { offset: at, message: "expected an integer, a string or nil".into() }));
@@ -1211,6 +1216,8 @@ impl<'a, S: Sink> Reader<'a, S> {
                     self.s.pos += 1;
                     return Ok(Ok(()));
                 }
+                // Most elements: a plain integer, read without the general atom's checks.
+                Some(b'0'..=b'9') if let Some(i) = self.s.plain_int() => self.elems.push(Value::Int(i)),
                 _ => match self.scalar(at)? {
                     Ok(Some(v)) => self.elems.push(v),
                     Ok(None) => {
