@@ -186,7 +186,23 @@ impl<'a> Scanner<'a> {
     /// Skip whitespace, commas, comments and discarded forms (`#_ form`), so that a discard may
     /// stand anywhere a form may, as in EDN. A malformed discarded form is left in place: the
     /// caller then reports it as it reports any malformed form.
+    #[inline]
     pub(super) fn ws(&mut self) {
+        // Most calls find a token at once, or after one space: no call, no loop.
+        let starts_blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b',' | b';' | b'#');
+        match self.s.get(self.pos) {
+            Some(&b) if !starts_blank(b) => return,
+            Some(b' ') if self.s.get(self.pos + 1).is_some_and(|&c| !starts_blank(c)) => {
+                self.pos += 1;
+                return;
+            }
+            _ => {}
+        }
+        self.ws_general()
+    }
+
+    #[inline(never)]
+    fn ws_general(&mut self) {
         loop {
             self.ws_plain();
             if self.s.get(self.pos) != Some(&b'#') || self.s.get(self.pos + 1) != Some(&b'_') {
