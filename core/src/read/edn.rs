@@ -188,12 +188,18 @@ impl<'a> Scanner<'a> {
     /// caller then reports it as it reports any malformed form.
     #[inline]
     pub(super) fn ws(&mut self) {
-        // Most calls find a token at once, or after one space: no call, no loop.
+        // Most calls find a token at once, after one space, or after ", " (between a map's
+        // entries): no call, no loop.
         let starts_blank = |b: u8| matches!(b, b' ' | b'\t' | b'\r' | b'\n' | b',' | b';' | b'#');
+        let token_at = |i: usize| self.s.get(i).is_some_and(|&c| !starts_blank(c));
         match self.s.get(self.pos) {
             Some(&b) if !starts_blank(b) => return,
-            Some(b' ') if self.s.get(self.pos + 1).is_some_and(|&c| !starts_blank(c)) => {
+            Some(b' ') if token_at(self.pos + 1) => {
                 self.pos += 1;
+                return;
+            }
+            Some(b',') if self.s.get(self.pos + 1) == Some(&b' ') && token_at(self.pos + 2) => {
+                self.pos += 2;
                 return;
             }
             _ => {}
