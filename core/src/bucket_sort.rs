@@ -43,6 +43,8 @@ pub fn sort_by_bucket<T: Send + Copy, K: Ord>(
             *l += 1;
         }
     }
+    #[cfg(feature = "parallel")]
+    let v_len = v.len();
     let ends = partition(v, ranges, move |x| range_of(bucket(x)));
     let mut parts: Vec<(usize, &mut [T])> = Vec::with_capacity(ranges);
     let mut rest = v;
@@ -55,8 +57,9 @@ pub fn sort_by_bucket<T: Send + Copy, K: Ord>(
         let first = lo[r];
         scatter_sort(part, lo[r + 1] - first, move |x| bucket(x) - first, key, scratch);
     };
+    // Below PARALLEL_MIN records the pool's start costs more than the sort.
     #[cfg(feature = "parallel")]
-    if threads() >= 2 && parts.len() >= 2 {
+    if threads() >= 2 && parts.len() >= 2 && v_len >= crate::par::PARALLEL_MIN {
         use rayon::prelude::*;
         return parts.into_par_iter().for_each_init(Vec::new, sort);
     }
