@@ -458,10 +458,8 @@ def bench_size(n: int, pred: Predictor) -> dict:
 
     # 2b. The CLI checking SER alone: issue 20's end-to-end target, with its phases (-v).
     say(f"grail check --levels SER on {n:,} transactions ({runs} run{'s' * (runs > 1)})")
-    ser_runs = [measure([str(CLI), "check", str(path), "--levels", "SER", "-v"], f"grail-ser-{n}-{i}") for i in range(runs)]
-    if not any(failed(m) for m in ser_runs):
-        ser = best(ser_runs)
-        ser["phases"] = cli_phases((ROOT / ser["stderr"]).read_text())
+    ser = ser_alone(path, runs, f"grail-ser-{n}")
+    if "failed" not in ser:
         row["cli_ser"] = ser
 
     # 3. The peer.
@@ -486,18 +484,10 @@ def bench_size(n: int, pred: Predictor) -> dict:
                 say(f"adya on {n:,}: failed: {row['adya']['failed']}")
             else:
                 pred.add("adya", n, a)
-                a["valid"] = r.get("valid")
-                a["anomaly_types"] = r.get("anomaly_types", [])
-                a["anomaly_counts"] = {k: len(v) for k, v in (r.get("anomalies") or {}).items()}
-                a["not"], a["also_not"] = r.get("not", []), r.get("also_not", [])
-                a["verdicts"] = adya_verdicts(r)
-                a["ratio_cpu"] = a["cpu"] / cli["cpu"]
-                a["ratio_wall"] = a["wall"] / cli["wall"]
-                agree, dis = compare(cli["verdicts"], a["verdicts"])
-                for d in dis:
+                a = adya_against(a, r, cli)
+                for d in a["disagreements"]:
                     if not pred.too_big("adya", n):
                         d.update(explain_disagreement(path, d["level"], f"disagree-{n}"))
-                a["agree"], a["disagreements"] = agree, dis
                 if n <= EXPLAIN_MAX:
                     # Why each model fails, by adya's own account: each model checked alone.
                     a["alone"] = {l: explain_disagreement(path, l, f"alone-{n}") for l in LEVELS}
@@ -521,11 +511,10 @@ def issue_history(pred: Predictor) -> dict:
     row: dict = {"txns": n, "history": str(path.relative_to(ROOT)), "bytes": path.stat().st_size, "generate": gen}
     runs = runs_for(n)
     say(f"issue 20's history: grail check --levels SER ({runs} runs)")
-    ser_runs = [measure([str(CLI), "check", str(path), "--levels", "SER", "-v"], f"issue-grail-ser-{i}") for i in range(runs)]
-    if any(failed(m) for m in ser_runs):
-        return {**row, "skipped": f"grail check failed: {next(failed(m) for m in ser_runs if failed(m))}"}
-    row["cli_ser"] = best(ser_runs)
-    row["cli_ser"]["phases"] = cli_phases((ROOT / row["cli_ser"]["stderr"]).read_text())
+    ser = ser_alone(path, runs, "issue-grail-ser")
+    if "failed" in ser:
+        return {**row, "skipped": f"grail check failed: {ser['failed']}"}
+    row["cli_ser"] = ser
     say(f"issue 20's history: grail check --json, five levels ({runs} runs)")
     cli_runs = [measure([str(CLI), "check", str(path), "--json", "-v"], f"issue-grail-{i}") for i in range(runs)]
     report = read_json(cli_runs[-1])
@@ -542,12 +531,34 @@ def issue_history(pred: Predictor) -> dict:
     if failed(m) or m["exit"] > 2 or not r:
         row["adya"] = {"failed": failed(m) or tail(m), **m}
         return row
-    a = dict(m)
-    a["verdicts"] = adya_verdicts(r)
-    a["ratio_cpu"], a["ratio_wall"] = a["cpu"] / cli["cpu"], a["wall"] / cli["wall"]
-    a["agree"], a["disagreements"] = compare(cli["verdicts"], a["verdicts"])
-    row["adya"] = a
+    row["adya"] = adya_against(dict(m), r, cli)
     return row
+
+
+def ser_alone(path: Path, runs: int, name: str) -> dict:
+    """`grail check --levels SER -v`, the best of `runs`, with its phases; `{"failed": why}` if a
+    run failed."""
+    ms = [measure([str(CLI), "check", str(path), "--levels", "SER", "-v"], f"{name}-{i}") for i in range(runs)]
+    why = next((failed(m) for m in ms if failed(m)), None)
+    if why:
+        return {"failed": why}
+    ser = best(ms)
+    ser["phases"] = cli_phases((ROOT / ser["stderr"]).read_text())
+    return ser
+
+
+def adya_against(a: dict, r: dict, cli: dict) -> dict:
+    """adya's measured run `a` with its report `r`: what it found, its verdicts, its ratios to
+    grail's five-level run `cli`, and where the verdicts agree."""
+    a["valid"] = r.get("valid")
+    a["anomaly_types"] = r.get("anomaly_types", [])
+    a["anomaly_counts"] = {k: len(v) for k, v in (r.get("anomalies") or {}).items()}
+    a["not"], a["also_not"] = r.get("not", []), r.get("also_not", [])
+    a["verdicts"] = adya_verdicts(r)
+    a["ratio_cpu"] = a["cpu"] / cli["cpu"]
+    a["ratio_wall"] = a["wall"] / cli["wall"]
+    a["agree"], a["disagreements"] = compare(cli["verdicts"], a["verdicts"])
+    return a
 
 
 def cli_phases(stderr: str) -> dict:
