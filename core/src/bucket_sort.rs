@@ -90,19 +90,13 @@ pub fn bucket<'v, T>(v: &'v [T], starts: &[u32], b: usize) -> &'v [T] {
     v.get(range(starts, b)).unwrap_or(&[])
 }
 
-/// Where each bucket's records start in a vector sorted by bucket, given each record's bucket in
-/// order: bucket b is `starts[b]..starts[b + 1]` (buckets at or past `n` are left out).
-pub fn starts(n: usize, buckets: impl Iterator<Item = usize>) -> Vec<u32> {
-    let mut starts = vec![0u32; n + 1];
-    for b in buckets {
-        if let Some(s) = starts.get_mut(b + 1) {
-            *s += 1;
-        }
+/// Where each bucket's records start in a vector sorted by bucket, from `counts[b + 1]` holding
+/// bucket b's count (and `counts[0]` zero): bucket b is then `counts[b]..counts[b + 1]`. Callers
+/// count in the pass that makes the records.
+pub fn starts_from_counts(counts: &mut [u32]) {
+    for i in 1..counts.len() {
+        counts[i] += counts[i - 1];
     }
-    for i in 1..starts.len() {
-        starts[i] += starts[i - 1];
-    }
-    starts
 }
 
 /// Sort `v` by bucket (below `n`) through `scratch`: each record written once to its bucket's
@@ -177,7 +171,9 @@ mod tests {
     #[test]
     fn a_bucket_is_its_records_and_nothing_past_the_end() {
         let v = [(0, 'a'), (0, 'b'), (2, 'c')];
-        let starts = super::starts(4, v.iter().map(|r| r.0));
+        let mut starts = vec![0, 2, 0, 1, 0];
+        super::starts_from_counts(&mut starts);
+        assert_eq!(starts, [0, 2, 2, 3, 3]);
         assert_eq!(super::bucket(&v, &starts, 0), &v[..2]);
         assert!(super::bucket(&v, &starts, 1).is_empty());
         assert_eq!(super::bucket(&v, &starts, 2), &v[2..]);

@@ -52,17 +52,41 @@ impl Default for Found {
 }
 
 impl Writes {
-    /// Writes sorted by (key, value), one per (key, value), each key's range given by `starts`.
-    fn new(found: Vec<Found>, starts: Vec<u32>) -> Writes {
+    /// The writes found, sorted by (key, value, operation), of keys below `nkeys`: each
+    /// (key, value)'s first kept, the later ones returned as duplicates (first, later). One pass
+    /// (it was four: the duplicates, the keys' starts, the `last` bits, the 24-byte entries).
+    fn new(found: Vec<Found>, nkeys: usize) -> (Writes, Vec<(WriteInfo, WriteInfo)>) {
+        let mut duplicates = Vec::new();
+        let mut first: Option<Found> = None;
+        let mut starts = vec![0u32; nkeys + 1];
         let mut last = vec![0u64; found.len().div_ceil(64)];
-        for (i, f) in found.iter().enumerate() {
-            last[i / 64] |= u64::from(f.info.last) << (i % 64);
-        }
-        let mut entries: Vec<WriteEntry> =
-            found.into_iter().map(|f| WriteEntry { value: f.value, txn: f.info.txn, op: f.info.op }).collect();
-        // The collection may reuse the 32-byte entries' room: give back the difference.
+        let mut i = 0;
+        let firsts = found.into_iter().filter(|&f| match first {
+            Some(p) if (p.key, p.value) == (f.key, f.value) => {
+                duplicates.push((p.info, f.info));
+                false
+            }
+            _ => {
+                first = Some(f);
+                true
+            }
+        });
+        // Collected in place: the 24-byte entries reuse the 32-byte records' room.
+        let mut entries: Vec<WriteEntry> = firsts
+            .map(|f| {
+                if let Some(s) = starts.get_mut(f.key as usize + 1) {
+                    *s += 1;
+                }
+                last[i / 64] |= u64::from(f.info.last) << (i % 64);
+                i += 1;
+                WriteEntry { value: f.value, txn: f.info.txn, op: f.info.op }
+            })
+            .collect();
+        // Give back the room of the duplicates and of the difference in size.
         entries.shrink_to_fit();
-        Writes { entries, starts, last }
+        last.truncate(entries.len().div_ceil(64));
+        crate::bucket_sort::starts_from_counts(&mut starts);
+        (Writes { entries, starts, last }, duplicates)
     }
 
     fn info(&self, i: usize) -> WriteInfo {
@@ -103,10 +127,7 @@ pub struct Index {
 
 impl Index {
     pub fn new(h: &History) -> Index {
-        let mut op_txn = vec![0 as TxnId; h.ops.len()];
-        for t in 0..h.txns.len() as TxnId {
-            op_txn[h.op_range(t)].fill(t);
-        }
+        let op_txn = op_txn(h);
         let (mut kept, _) = crate::par::fill_ranges(
             h.txns.len(),
             PARALLEL_TXNS,
@@ -119,20 +140,8 @@ impl Index {
             |e| e.key as usize,
             |e| (e.key, e.value, e.info.op),
         );
-        let mut duplicates = Vec::new();
-        let mut first: Option<Found> = None;
-        kept.retain(|&e| match first {
-            Some(f) if (f.key, f.value) == (e.key, e.value) => {
-                duplicates.push((f.info, e.info));
-                false
-            }
-            _ => {
-                first = Some(e);
-                true
-            }
-        });
-        let starts = crate::bucket_sort::starts(h.keys.len(), kept.iter().map(|e| e.key as usize));
-        Index { op_txn, writes: Writes::new(kept, starts), duplicates }
+        let (writes, duplicates) = Writes::new(kept, h.keys.len());
+        Index { op_txn, writes, duplicates }
     }
 
     /// The transaction of an operation (0 for an operation out of range).
@@ -148,6 +157,54 @@ impl Index {
             op.key == key && op.kind != OpKind::Read
         })
     }
+}
+
+/// The transaction of each operation: on the pool, each range of transactions filling its own
+/// operations' slots, when the transactions' operations follow one another from the first
+/// (as every reader lays them out); on one thread otherwise.
+fn op_txn(h: &History) -> Vec<TxnId> {
+    let (op_txn, ranges) = crate::par::fill_ranges(
+        h.txns.len(),
+        PARALLEL_TXNS,
+        // Exact when the operations are laid out as checked below (else the slots are thrown away).
+        |txns| match (txns.start, txns.end.checked_sub(1)) {
+            (first, Some(last)) if first <= last => {
+                h.op_range(last as TxnId).end.saturating_sub(h.op_range(first as TxnId).start)
+            }
+            _ => 0,
+        },
+        |txns, out| {
+            // (first operation, end of the last, whether each starts where the one before ended)
+            let mut laid: Option<(usize, usize, bool)> = None;
+            let mut at = 0;
+            for t in txns {
+                let r = h.op_range(t as TxnId);
+                laid = Some(match laid {
+                    None => (r.start, r.end, true),
+                    Some((first, end, follows)) => (first, r.end, follows && end == r.start),
+                });
+                if let Some(slots) = out.get_mut(at..at + r.len()) {
+                    slots.fill(t as TxnId);
+                }
+                at += r.len();
+            }
+            laid
+        },
+    );
+    let mut end = 0;
+    let mut laid_out = true;
+    for &(first, last, follows) in ranges.iter().flatten() {
+        laid_out &= follows && first == end;
+        end = last;
+    }
+    if laid_out && end == h.ops.len() && op_txn.len() == end {
+        return op_txn;
+    }
+    let mut op_txn = vec![0 as TxnId; h.ops.len()];
+    for t in 0..h.txns.len() as TxnId {
+        op_txn[h.op_range(t)].fill(t);
+    }
+    op_txn
 }
 
 /// Below this many transactions the index is built on one thread.
@@ -209,6 +266,26 @@ mod tests {
             }
         }
         (first, dups)
+    }
+
+    #[test]
+    fn op_txn_is_each_operations_transaction() {
+        let naive = |h: &History| {
+            let mut v = vec![0 as TxnId; h.ops.len()];
+            for t in 0..h.txns.len() as TxnId {
+                v[h.op_range(t)].fill(t);
+            }
+            v
+        };
+        let text = generate(&GenOptions { transactions: 40_000, ..Default::default() }).history;
+        let mut h = crate::read(text.as_bytes(), crate::Format::Edn).unwrap();
+        assert_eq!(op_txn(&h), naive(&h));
+        // Transactions whose operations are not in transaction order take the one-thread pass.
+        let last = h.txns.len() - 1;
+        h.txns.swap(1, last);
+        assert_eq!(op_txn(&h), naive(&h));
+        h.txns.pop();
+        assert_eq!(op_txn(&h), naive(&h));
     }
 
     #[test]

@@ -315,6 +315,19 @@ impl History {
     pub fn count(&self, status: Status) -> usize {
         self.txns.iter().filter(|t| t.status == status).count()
     }
+
+    /// Counts of committed, aborted and indeterminate transactions, in one pass.
+    pub fn count_by_status(&self) -> [usize; 3] {
+        let mut c = [0; 3];
+        for t in &self.txns {
+            c[match t.status {
+                Status::Committed => 0,
+                Status::Aborted => 1,
+                Status::Indeterminate => 2,
+            }] += 1;
+        }
+        c
+    }
 }
 
 #[cfg(test)]

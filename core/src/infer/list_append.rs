@@ -140,23 +140,23 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
     }
     // By key, then in input order (transaction, then operation): the order of one pass.
     crate::bucket_sort::sort_by_bucket(&mut all, nkeys, |r| r.key as usize, |r| (r.key, r.txn, r.op));
-    let starts = crate::bucket_sort::starts(nkeys, all.iter().map(|r| r.key as usize));
-    let longest = (0..nkeys)
-        .map(|k| {
-            let mut best: Option<(usize, u32)> = None;
-            for r in crate::bucket_sort::bucket(&all, &starts, k).iter().filter(|r| r.candidate) {
-                if best.is_none_or(|(l, _)| r.len as usize > l) {
-                    best = Some((r.len as usize, r.op));
-                }
-            }
-            best
-        })
-        .collect();
-    // The external reads alone, in 8 bytes each: the records go before the keys' edges.
-    let external = || all.iter().filter(|r| r.external);
-    let starts = crate::bucket_sort::starts(nkeys, external().map(|r| r.key as usize));
-    let mut pairs = Vec::with_capacity(starts[nkeys] as usize);
-    pairs.extend(external().map(|r| (r.txn, r.op)));
+    // One pass over the sorted reads: each key's longest candidate (the first of its length in
+    // input order), and its external reads in 8 bytes each, so that the records can go before
+    // the keys' edges.
+    let mut longest: Vec<Option<(usize, u32)>> = vec![None; nkeys];
+    let mut starts = vec![0u32; nkeys + 1];
+    let mut pairs = Vec::with_capacity(all.len());
+    for r in all.iter().filter(|r| (r.key as usize) < nkeys) {
+        let k = r.key as usize;
+        if r.candidate && longest[k].is_none_or(|(l, _)| r.len as usize > l) {
+            longest[k] = Some((r.len as usize, r.op));
+        }
+        if r.external {
+            starts[k + 1] += 1;
+            pairs.push((r.txn, r.op));
+        }
+    }
+    crate::bucket_sort::starts_from_counts(&mut starts);
     (Reads { starts, pairs }, longest)
 }
 

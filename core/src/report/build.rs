@@ -4,7 +4,7 @@
 use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report, Verdict, WhiteBoxReport};
 use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report, white_box_report};
 use crate::graph::search::Budget;
-use crate::history::{History, Status};
+use crate::history::History;
 use crate::infer::{infer, infer_without_reads_from, infer_without_rw, Inference};
 use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
@@ -43,11 +43,12 @@ fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
         None => (None, Vec::new(), Vec::new()),
     };
     let rendered = Rendered { witnesses: Vec::new(), poly: Vec::new(), claimed };
+    let [committed, aborted, indeterminate] = h.count_by_status();
     let stats = crate::graph::Stats {
         transactions: h.txns.len(),
-        committed: h.count(Status::Committed),
-        aborted: h.count(Status::Aborted),
-        indeterminate: h.count(Status::Indeterminate),
+        committed,
+        aborted,
+        indeterminate,
         vertices: out.white_box.as_ref().map_or(0, |c| c.claims.subjects),
         ..Default::default()
     };
