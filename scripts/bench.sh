@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Benchmarks (make bench; not part of make test). See docs/benchmarks.md.
 #
-# 1. Builds the CLI and the per-phase harness (scripts/bench/phases, into bench-out/target).
+# 1. Builds the CLI as published (scripts/build-cli.sh: the dist profile with PGO, into
+#    target/dist/grail; GRAIL_CLI names another) and the per-phase harness (scripts/bench/phases,
+#    into bench-out/target).
 # 2. Installs the peer checker adya from crates.io into bench-out/peers (once; a scratch folder,
 #    not a project dependency). GRAIL_BENCH_PEER=0 skips it and the comparison.
 # 3. Runs scripts/bench/run.py: generated list-append histories of 10k..10M transactions
@@ -24,7 +26,11 @@ cd "$(dirname "$0")/.."
 
 ADYA_VERSION=0.1.0
 
-cargo build --release -p grail-cli
+if [[ -z "${GRAIL_CLI:-}" ]]; then
+    GRAIL_CLI="$(bash scripts/build-cli.sh)"
+fi
+export GRAIL_CLI
+echo "bench: the CLI measured is $GRAIL_CLI" >&2
 cargo build --release --manifest-path scripts/bench/phases/Cargo.toml --target-dir bench-out/target
 
 if [[ "${GRAIL_BENCH_PEER:-1}" != 0 && ! -x bench-out/peers/bin/adya ]]; then

@@ -3,7 +3,8 @@
 #   - the Python wheel (`grail-isolation` on PyPI, imported as `grail`): one abi3 wheel for
 #     CPython 3.9 and later, built by `maturin build --release` (pyo3's abi3-py39 feature);
 #   - the npm package (`grail-isolation`): bindings/wasm/pkg packed by `npm pack`;
-#   - the CLI (`grail` and `elle-cli`), release build, copied as they are.
+#   - the CLI (`grail` and `elle-cli`): scripts/build-cli.sh (the dist profile: fat LTO, and PGO
+#     when the LLVM tools are at hand), copied as they are.
 # maturin is installed into the project's virtualenv (.venv, as scripts/test-python.sh makes
 # it) when missing.
 set -euo pipefail
@@ -30,9 +31,8 @@ bash scripts/deps-wasm.sh
 echo "dist: npm pack bindings/wasm/pkg"
 (cd bindings/wasm/pkg && npm pack --silent --pack-destination "$dist" >/dev/null)
 
-cargo build --release -p grail-cli
-target="${CARGO_TARGET_DIR:-$root/target}/release"
-cp "$target/grail" "$target/elle-cli" "$dist/"
+cli="$(bash scripts/build-cli.sh)"
+cp "$cli" "$(dirname "$cli")/elle-cli" "$dist/"
 
 echo "dist: built"
 ls -l "$dist"

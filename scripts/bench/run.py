@@ -35,7 +35,7 @@ Other settings: GRAIL_BENCH_GEN (generator options, default "--isolation read-co
 the minimum is reported), GRAIL_BENCH_PEER=0 (no adya), GRAIL_BENCH_CORPUS=0 (no corpus run),
 GRAIL_BENCH_EXPLAIN_MAX (default 100000: up to this size adya is also run on each model alone, to
 show which anomalies rule each one out), GRAIL_CORPUS (default ../shared/corpus), GRAIL_CLI
-(default target/release/grail).
+(default target/release/grail; make bench sets target/dist/grail, scripts/build-cli.sh).
 """
 
 from __future__ import annotations
@@ -312,6 +312,15 @@ def git_state() -> dict:
         return r.stdout.strip()
 
     return {"commit": run("rev-parse", "HEAD"), "dirty": bool(run("status", "--porcelain", "--untracked-files=no"))}
+
+
+def cli_build() -> str:
+    """How the measured CLI was built: scripts/build-cli.sh leaves `pgo=1` or `pgo=0` beside it."""
+    stamp = CLI.parent / ".grail-build"
+    if CLI.parent.name == "dist" and stamp.exists():
+        pgo = stamp.read_text().strip() == "pgo=1"
+        return f"dist profile (fat LTO{', PGO' if pgo else ''})"
+    return f"{CLI.parent.name} profile"
 
 
 def machine() -> dict:
@@ -689,7 +698,8 @@ def render(res: dict) -> str:
     out.append(
         f"Machine: {m['cpus']} CPUs ({m['cpu']}), {m['mem_gb']} GB; load average {' '.join(map(str, res['load_before']))} "
         f"at the start, {' '.join(map(str, res['load_after']))} at the end. grail {res['grail']['commit'][:10]}"
-        f"{' (uncommitted changes)' if res['grail']['dirty'] else ''}.\n"
+        f"{' (uncommitted changes)' if res['grail']['dirty'] else ''}; the CLI measured: "
+        f"{res['grail'].get('build', 'release profile')}.\n"
         f"Histories: `grail generate --model list-append {' '.join(GEN_ARGS)} --txns N`. "
         "Times in seconds: CPU time (user + sys), wall time in parentheses; the minimum of the runs."
     )
@@ -916,7 +926,7 @@ def main() -> int:
     OUT.mkdir(exist_ok=True)
     res: dict = {
         "machine": machine(),
-        "grail": git_state(),
+        "grail": {**git_state(), "cli": str(CLI), "build": cli_build()},
         "load_before": loadavg(),
         "generator": GEN_ARGS,
         "limits": {"seconds": MAX_SECONDS, "rss_gb": MAX_RSS_KB / 1024 / 1024},

@@ -8,7 +8,7 @@ the work counters (traversals, edges visited, summed over the five levels). Prin
 table, writes bench-out/strategies.json and the plot docs/strategies-list1.svg (hand-written
 SVG: wall time and check time against collection time, one line per strategy).
 
-Environment: GRAIL_CLI (default target/release/grail), GRAIL_CORPUS (default ../shared/corpus),
+Environment: GRAIL_CLI (default target/release/grail; make bench sets target/dist/grail), GRAIL_CORPUS (default ../shared/corpus),
 GRAIL_BENCH_STRATEGY_RUNS. Python standard library only.
 """
 
