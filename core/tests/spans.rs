@@ -118,7 +118,7 @@ fn other_readers_leave_spans_empty() {
 
 #[test]
 fn spans_can_be_left_out() {
-    let opts = grail_core::ReadOptions { spans: false };
+    let opts = grail_core::ReadOptions { spans: false, ..Default::default() };
     for input in [
         "{:type :ok, :value [[:append x 1]]}\n{:type :invoke, :process 3, :value [[:r x nil]]}",
         "[{\"type\": \"ok\", \"value\": [[\"append\", 1, 2]]}]",
@@ -126,5 +126,42 @@ fn spans_can_be_left_out() {
         let h = grail_core::read_with(input.as_bytes(), Format::Auto, opts).unwrap();
         assert!(!h.ops.is_empty() && h.op_spans.is_empty() && h.txn_spans.is_empty());
         assert_eq!(h.txns.len(), read(input.as_bytes(), Format::Auto).unwrap().txns.len());
+    }
+}
+
+/// Spans located from the input afterwards ([`grail_core::ReadOptions::locate_op_spans`]) are the
+/// ones recorded while reading, for every operation and transaction: on one thread (small
+/// inputs: multi-line maps, multibyte text, values taken from invocations) and in chunks on
+/// several (a generated history of 6 MB with injected anomalies).
+#[test]
+fn located_op_spans_equal_recorded_ones() {
+    let generated = grail_core::generate::generate(&grail_core::generate::GenOptions {
+        transactions: 20_000,
+        inject: ["lost-update", "write-skew", "aborted-read"]
+            .map(|name| (grail_core::generate::Injection::parse(name).unwrap(), 3))
+            .to_vec(),
+        ..Default::default()
+    })
+    .history;
+    let inputs = [
+        "{:index 0, :type :invoke, :process 0, :value [[:r x nil] [:append x 1]]}\n\
+         {:index 1, :type :ok, :process 0, :value [[:r x []]  [:append x 1]]}\n\
+         {:index 3, :type :ok, :process 1, :value [( :r \"é x\" [1] ) [:append :y 2]]}\n",
+        "[{:index 0, :type :ok, :label \"ünïcødé €\", :process 0,\n  :value [[:append \"ключ\" 1]\n          [:r \"ключ\" [1]]]}\n {:index 1, :type :ok, :f \"😀\", :value [[:r \"ключ\" [1]] [:append \"ключ\" 2]]}\n {:index 2, :type :ok, :value\n  [[:append k 3]]}]",
+        "{:type :invoke, :process 0, :value [[:append x 1]]}\n{:type :invoke, :process 1, :value [[:r x nil]]}\n{:type :ok, :process 0, :value nil}\n{:type :info, :process 1}\n{:type :invoke, :process 2, :value [[:append x 2]]}\n",
+        &generated,
+    ];
+    let located = grail_core::ReadOptions { spans: true, locate_op_spans: true };
+    for input in inputs {
+        let recorded = read(input.as_bytes(), Format::Edn).unwrap();
+        let mut h = grail_core::read_with(input.as_bytes(), Format::Edn, located).unwrap();
+        assert!(h.op_spans.is_empty() && h.ops.len() == recorded.ops.len() && !h.ops.is_empty());
+        assert_eq!(h.txn_spans, recorded.txn_spans);
+        assert!(h.op_span(0).is_none(), "no span before the input is attached");
+        grail_core::read::attach_input(&mut h, std::sync::Arc::new(input.as_bytes().to_vec()));
+        for o in 0..h.ops.len() as u32 {
+            assert_eq!(h.op_span(o), recorded.op_span(o), "operation {o}");
+            assert!(h.op_span(o).is_some(), "operation {o}");
+        }
     }
 }

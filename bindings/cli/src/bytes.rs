@@ -21,7 +21,18 @@ impl Deref for Bytes {
     }
 }
 
+impl AsRef<[u8]> for Bytes {
+    fn as_ref(&self) -> &[u8] {
+        self
+    }
+}
+
 impl Bytes {
+    /// A mapped file (not a buffer).
+    pub fn is_mapped(&self) -> bool {
+        matches!(self, Bytes::Mapped(_))
+    }
+
     /// Let the mapped pages of `..end` go (the reader is done with them): at 10M transactions
     /// the 4 GB file otherwise stays resident next to the history. Nothing for a buffer.
     pub fn release(&self, start: usize, end: usize) {

@@ -1,6 +1,8 @@
 //! Building a [`History`] operation by operation; every reader goes through it.
 
-use super::{Arg, History, Interner, KeyId, Model, Op, OpKind, Span, Status, Sym, Transaction, Value};
+use super::{
+    Arg, History, Interner, KeyId, Model, Op, OpKind, ReadAt, Span, SpanMode, Status, Sym, Transaction, Value,
+};
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
 
@@ -85,8 +87,10 @@ pub struct HistoryBuilder {
     /// cannot make a history look mixed.
     txn_list: Option<Place>,
     txn_register: Option<Place>,
-    /// Record no spans ([`HistoryBuilder::record_spans`]).
-    skip_spans: bool,
+    /// What is recorded of where things are ([`HistoryBuilder::set_span_mode`]).
+    spans: SpanMode,
+    /// With [`SpanMode::Located`], where the transaction being built read its operations.
+    read_at: ReadAt,
 }
 
 impl HistoryBuilder {
@@ -104,6 +108,8 @@ impl HistoryBuilder {
                 predicate_reads: Vec::new(),
                 op_spans: Vec::new(),
                 txn_spans: Vec::new(),
+                ops_read_at: Vec::new(),
+                op_span_finder: None,
                 commit_order: None,
             }),
             ..Default::default()
@@ -112,23 +118,44 @@ impl HistoryBuilder {
 
     /// Whether [`HistoryBuilder::set_op_span`] and [`TxnMeta::span`] are kept (the default).
     pub fn record_spans(&mut self, on: bool) {
-        self.skip_spans = !on;
+        self.spans = if on { SpanMode::Every } else { SpanMode::None };
     }
 
+    pub fn set_span_mode(&mut self, mode: SpanMode) {
+        self.spans = mode;
+    }
+
+    /// Whether transactions' spans are kept.
     pub fn records_spans(&self) -> bool {
-        !self.skip_spans
+        self.spans != SpanMode::None
+    }
+
+    /// Whether operations' spans are kept ([`HistoryBuilder::set_op_span`]).
+    pub fn records_op_spans(&self) -> bool {
+        self.spans == SpanMode::Every
+    }
+
+    /// Where the transaction being built read its operations (the form's byte offset and line),
+    /// kept with [`SpanMode::Located`].
+    pub fn ops_read_at(&mut self, offset: usize, line: u32) {
+        self.read_at = ReadAt { offset: offset as u64, line };
     }
 
     /// Room for about this many more operations and transactions: a reader that can estimate
     /// them saves the copies of growing (and pages never touched cost nothing).
     pub fn reserve(&mut self, ops: usize, txns: usize) {
-        let spans = !self.skip_spans;
+        let spans = self.spans;
         let h = self.h();
         h.ops.reserve(ops);
         h.txns.reserve(txns);
-        if spans {
+        if spans == SpanMode::Every {
             h.op_spans.reserve(ops);
+        }
+        if spans != SpanMode::None {
             h.txn_spans.reserve(txns);
+        }
+        if spans == SpanMode::Located {
+            h.ops_read_at.reserve(txns);
         }
     }
 
@@ -214,7 +241,7 @@ impl HistoryBuilder {
     /// after each push; operations pushed without one get the zero span, so that
     /// [`History::op_spans`] stays parallel to the operations.
     pub fn set_op_span(&mut self, span: Span) {
-        if self.skip_spans {
+        if self.spans != SpanMode::Every {
             return;
         }
         let h = self.h();
@@ -240,9 +267,14 @@ impl HistoryBuilder {
         let h = self.h.as_mut().expect("builder used after finish");
         let end = h.ops.len() as u32;
         let tid = h.txns.len() as u32;
-        if !self.skip_spans && (meta.span.is_some() || !h.txn_spans.is_empty()) {
+        if self.spans != SpanMode::None && (meta.span.is_some() || !h.txn_spans.is_empty()) {
             h.txn_spans.resize(tid as usize, Span::default());
             h.txn_spans.push(meta.span.unwrap_or_default());
+        }
+        let read_at = std::mem::take(&mut self.read_at);
+        if self.spans == SpanMode::Located {
+            h.ops_read_at.resize(tid as usize, ReadAt::default());
+            h.ops_read_at.push(read_at);
         }
         h.txns.push(Transaction {
             id: meta.id.unwrap_or(tid as u64),
@@ -266,6 +298,7 @@ impl HistoryBuilder {
 
     /// Discard operations pushed since the last finished transaction.
     pub fn abandon_txn(&mut self) {
+        self.read_at = ReadAt::default();
         let start = self.txn_start as usize;
         self.h().ops.truncate(start);
         self.h().op_spans.truncate(start);
@@ -298,6 +331,9 @@ impl HistoryBuilder {
         }
         if !h.txn_spans.is_empty() {
             h.txn_spans.resize(h.txns.len(), Span::default());
+        }
+        if !h.ops_read_at.is_empty() {
+            h.ops_read_at.resize(h.txns.len(), ReadAt::default());
         }
         h.model = match (self.first_list, self.first_register) {
             (Some(l), Some(r)) => {

@@ -200,13 +200,60 @@ pub struct History {
     /// as transactions (indices into `txns`), first committed first: [`crate::timestamps`].
     pub commit_order: Option<Vec<TxnId>>,
     /// Where each operation is in the input (byte range, line and column), parallel to
-    /// [`History::ops`]; empty when the reader does not record them. An operation whose place
-    /// is unknown has the zero span (line 0).
+    /// [`History::ops`]; empty when the reader does not record them, or records where to find
+    /// them instead ([`SpanMode::Located`]): read them through [`History::op_span`]. An
+    /// operation whose place is unknown has the zero span (line 0).
     pub op_spans: Vec<Span>,
     /// Where each transaction is in the input (its completion's map or record, or its
     /// invocation's when it never completed), parallel to [`History::txns`]; empty when the
     /// reader does not record them.
     pub txn_spans: Vec<Span>,
+    /// With [`SpanMode::Located`]: where each transaction's operations were read (the `:value`
+    /// they came from), parallel to [`History::txns`]; empty otherwise. Operations' spans are
+    /// then found from the input when asked ([`crate::read::attach_input`]).
+    pub ops_read_at: Vec<ReadAt>,
+    /// Finds an operation's span in the input ([`History::op_span`]), when attached.
+    pub(crate) op_span_finder: Option<OpSpanFinder>,
+}
+
+/// Where a transaction's operations were read: the byte offset and the line of the form they
+/// were read from ([`NO_POS`] as the offset when unknown).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadAt {
+    pub offset: u64,
+    pub line: u32,
+}
+
+impl Default for ReadAt {
+    fn default() -> Self {
+        ReadAt { offset: NO_POS, line: 0 }
+    }
+}
+
+/// What a reader records of where things are in its input.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum SpanMode {
+    /// Nothing.
+    None,
+    /// Every operation's span and every transaction's.
+    #[default]
+    Every,
+    /// Every transaction's span, and where its operations were read ([`History::ops_read_at`]),
+    /// 16 bytes a transaction where operations' spans take 24 bytes an operation; operations'
+    /// spans are found from the input when asked ([`crate::read::attach_input`]).
+    Located,
+}
+
+/// Finds an operation's span from the input a history was read from.
+#[derive(Clone)]
+pub(crate) struct OpSpanFinder(pub(crate) std::sync::Arc<FindOpSpan>);
+
+type FindOpSpan = dyn Fn(&History, u32) -> Option<Span> + Send + Sync;
+
+impl std::fmt::Debug for OpSpanFinder {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("OpSpanFinder")
+    }
 }
 
 /// A place in the input: a byte range, and the line and column (in characters) where it starts.
@@ -297,9 +344,14 @@ impl History {
         }
     }
 
-    /// Where operation `o` is in the input, when the reader recorded it.
+    /// Where operation `o` is in the input, when the reader recorded it (or recorded where to
+    /// find it, and the input is attached: [`SpanMode::Located`]).
     pub fn op_span(&self, o: u32) -> Option<Span> {
-        self.op_spans.get(o as usize).copied().filter(|s| s.line > 0)
+        match self.op_spans.get(o as usize) {
+            Some(s) => Some(*s),
+            None => self.op_span_finder.as_ref().and_then(|f| (f.0)(self, o)),
+        }
+        .filter(|s| s.line > 0)
     }
 
     /// Where transaction `t` is in the input, when the reader recorded it.

@@ -7,18 +7,18 @@
 use super::pairing::{OpType, Pairer, Pending};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, KeyId, OpKind, Span, Status, Value};
+use crate::history::{History, HistoryBuilder, KeyId, OpKind, Span, SpanMode, Status, Value};
 
 /// Parse a Jepsen EDN history.
 pub fn read_edn(text: &[u8]) -> Result<History, Error> {
-    read_edn_with(text, 0, true, &mut |_| {})
+    read_edn_with(text, 0, SpanMode::Every, &mut |_| {})
 }
 
 /// [`read_edn`] for records of a stream read one at a time (the online checker's): the text's
 /// operations stand at `first`, `first + 1`, ... of the stream, which is the id of a transaction
 /// without an `:index` (and the position of its operation). Errors are the same as `read_edn`'s.
 pub(crate) fn read_edn_from(text: &[u8], first: u64) -> Result<History, Error> {
-    read_edn_with(text, first, true, &mut |_| {})
+    read_edn_with(text, first, SpanMode::Every, &mut |_| {})
 }
 
 /// [`read_edn_from`], recording the span of every operation and transaction or none, telling
@@ -26,7 +26,7 @@ pub(crate) fn read_edn_from(text: &[u8], first: u64) -> Result<History, Error> {
 pub(crate) fn read_edn_with(
     text: &[u8],
     first: u64,
-    spans: bool,
+    spans: SpanMode,
     release: &mut dyn FnMut(usize),
 ) -> Result<History, Error> {
     #[cfg(feature = "parallel")]
@@ -39,9 +39,9 @@ pub(crate) fn read_edn_with(
 }
 
 /// The reader on one thread: the reference the parallel reader must equal.
-pub(super) fn read_sequential(text: &[u8], first: u64, spans: bool) -> Result<History, Error> {
+pub(super) fn read_sequential(text: &[u8], first: u64, spans: SpanMode) -> Result<History, Error> {
     let mut b = HistoryBuilder::new();
-    b.record_spans(spans);
+    b.set_span_mode(spans);
     let mut r = Reader::new(text, b, first);
     r.run()?;
     r.finish(text)
@@ -577,7 +577,10 @@ fn unescape(s: &str) -> String {
 /// Where the reader puts what it reads: the history's builder, or (parallel reading) a chunk's
 /// record of operations that is replayed into the builder in order ([`super::edn_chunks`]).
 pub(super) trait Sink {
+    /// Whether maps' (transactions') spans are wanted.
     fn records_spans(&self) -> bool;
+    /// Whether operations' spans are wanted ([`Sink::set_op_span`]).
+    fn records_op_spans(&self) -> bool;
     fn str_value(&mut self, s: &str) -> Value;
     fn key(&mut self, v: Value) -> KeyId;
     fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place);
@@ -591,6 +594,9 @@ pub(super) trait Sink {
 impl Sink for HistoryBuilder {
     fn records_spans(&self) -> bool {
         HistoryBuilder::records_spans(self)
+    }
+    fn records_op_spans(&self) -> bool {
+        HistoryBuilder::records_op_spans(self)
     }
     fn str_value(&mut self, s: &str) -> Value {
         HistoryBuilder::str_value(self, s)
@@ -988,7 +994,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
         }
         let invoke = pairer.complete(m.process);
         match &m.parsed {
-            Some(Ok(())) => {}
+            Some(Ok(())) => self.ops_read_at_value(m),
             // Only here: after a parallel read the text at the value is cold on this thread,
             // and looking at it for every transaction was most of this function's time.
             _ if m.value_at.is_none() || self.value_is_nil(m) => {
@@ -1007,7 +1013,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
                 return Ok(()); // a client operation that is not a transaction
             }
             Some(Err(mm)) => return Err(self.shape(mm.offset, mm.message.clone())),
-            None => {}
+            None => self.ops_read_at_value(m),
         }
         let status = match ty {
             OpType::Ok => Status::Committed,
@@ -1050,6 +1056,13 @@ impl<'a> Reader<'a, HistoryBuilder> {
     /// Push the operations of an invocation's value (read again). `Ok(false)` when it is not a
     /// transaction and its operation's `:f` says it need not be one: then nothing is pushed.
     /// A missing or `nil` value is a transaction without operations, unless `:f` is not `:txn`.
+    /// The transaction's operations were read from this map's value (when it has one).
+    fn ops_read_at_value(&mut self, m: &OpMap) {
+        if let Some(at) = m.value_at {
+            self.b.ops_read_at(at, m.value_line);
+        }
+    }
+
     fn take_invocation_value(&mut self, v: &InvokeValue) -> Result<bool, Error> {
         let Some(offset) = v.offset.filter(|&at| !self.is_nil_at(at)) else {
             return Ok(!v.not_txn_f);
@@ -1061,7 +1074,10 @@ impl<'a> Reader<'a, HistoryBuilder> {
         let r = self.txn_value()?;
         (self.s.pos, self.s.line, self.s.line_start) = saved;
         match r {
-            Ok(()) => Ok(true),
+            Ok(()) => {
+                self.b.ops_read_at(offset, v.line);
+                Ok(true)
+            }
             Err(_) if v.not_txn_f => {
                 self.b.abandon_txn();
                 Ok(false)
@@ -1189,8 +1205,10 @@ impl<'a, S: Sink> Reader<'a, S> {
         match self.s.peek() {
             Some(c) if c == close => {
                 self.s.pos += 1;
-                if let Some(span) = self.span(open, line, line_start) {
-                    self.b.set_op_span(span);
+                if self.b.records_op_spans() {
+                    if let Some(span) = self.span(open, line, line_start) {
+                        self.b.set_op_span(span);
+                    }
                 }
                 Ok(Ok(()))
             }
@@ -1254,6 +1272,62 @@ impl<'a, S: Sink> Reader<'a, S> {
 
 fn is_close(b: Option<u8>) -> bool {
     matches!(b, Some(b']' | b')' | b'}'))
+}
+
+/// The spans of the operations read from the form at `offset` (on line `line`), as a reading
+/// that records every span gives them: read again with the same code, into [`SpanSink`].
+/// `None` when the form there is not a transaction's value.
+pub(super) fn spans_of_value(text: &[u8], offset: usize, line: u32) -> Option<Vec<Span>> {
+    if offset >= text.len() {
+        return None;
+    }
+    let mut r = Reader::new(text, SpanSink::default(), 0);
+    (r.s.pos, r.s.line, r.s.line_start) = (offset, line, line_start_of(text, offset));
+    match r.txn_value() {
+        Ok(Ok(())) => Some(r.b.spans),
+        _ => None,
+    }
+}
+
+/// A [`Sink`] that keeps only the operations' spans.
+#[derive(Default)]
+struct SpanSink {
+    spans: Vec<Span>,
+}
+
+impl Sink for SpanSink {
+    fn records_spans(&self) -> bool {
+        true
+    }
+    fn records_op_spans(&self) -> bool {
+        true
+    }
+    fn str_value(&mut self, _: &str) -> Value {
+        Value::Int(0)
+    }
+    fn key(&mut self, _: Value) -> KeyId {
+        0
+    }
+    fn push_write(&mut self, _: OpKind, _: KeyId, _: Value, _: Place) {
+        self.spans.push(Span::default());
+    }
+    fn push_read_nil(&mut self, _: KeyId) {
+        self.spans.push(Span::default());
+    }
+    fn push_read_scalar(&mut self, _: KeyId, _: Value, _: Place) {
+        self.spans.push(Span::default());
+    }
+    fn push_read_list(&mut self, _: KeyId, _: &[Value], _: Place) {
+        self.spans.push(Span::default());
+    }
+    fn set_op_span(&mut self, span: Span) {
+        if let Some(s) = self.spans.last_mut() {
+            *s = span;
+        }
+    }
+    fn abandon_txn(&mut self) {
+        self.spans.clear();
+    }
 }
 
 fn line_start_of(s: &[u8], offset: usize) -> usize {

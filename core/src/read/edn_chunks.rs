@@ -16,7 +16,7 @@ use super::pairing::Pairer;
 use crate::error::Error;
 use crate::hash::Map;
 use crate::history::builder::Place;
-use crate::history::{History, HistoryBuilder, Interner, KeyId, OpKind, Span, Sym, Value};
+use crate::history::{History, HistoryBuilder, Interner, KeyId, OpKind, Span, SpanMode, Sym, Value};
 use std::sync::{mpsc, Mutex};
 
 /// Bytes per chunk: large enough that a chunk's setup is noise, small enough that the threads
@@ -38,7 +38,7 @@ fn worth_it(text: &[u8], chunk: usize) -> bool {
 pub(crate) fn only_chunked(
     text: &[u8],
     first: u64,
-    spans: bool,
+    spans: SpanMode,
     chunk: usize,
     release: &mut dyn FnMut(usize),
 ) -> Option<Result<History, Error>> {
@@ -76,7 +76,7 @@ fn split(text: &[u8], chunk: usize) -> Vec<usize> {
 fn replay_all(
     text: &[u8],
     first: u64,
-    spans: bool,
+    spans: SpanMode,
     starts: &[usize],
     threads: usize,
     release: &mut dyn FnMut(usize),
@@ -84,7 +84,7 @@ fn replay_all(
     let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
     let window = 4 * threads;
     let mut b = HistoryBuilder::new();
-    b.record_spans(spans);
+    b.set_span_mode(spans);
     let mut replay = Replay { r: Reader::new(text, b, first), pairer: Pairer::default(), ordinal: first, lines: 0 };
     let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
     // Chunks replayed, emptied for the next ones: allocating and freeing a chunk's megabytes
@@ -195,7 +195,7 @@ enum ChunkArg {
 /// The [`Sink`] of a chunk: operations as read, keys and strings numbered in the order met.
 #[derive(Default)]
 struct ChunkSink {
-    spans: bool,
+    spans: SpanMode,
     strings: Interner,
     nstrings: usize,
     keys: Vec<Value>,
@@ -214,7 +214,7 @@ struct ChunkSink {
 impl ChunkSink {
     fn push(&mut self, kind: OpKind, key: KeyId, arg: ChunkArg, place: Place) {
         self.ops.push(ChunkOp { kind, key, arg, place });
-        if self.spans {
+        if self.spans == SpanMode::Every {
             self.op_spans.push(Span::default());
         }
     }
@@ -222,7 +222,10 @@ impl ChunkSink {
 
 impl Sink for ChunkSink {
     fn records_spans(&self) -> bool {
-        self.spans
+        self.spans != SpanMode::None
+    }
+    fn records_op_spans(&self) -> bool {
+        self.spans == SpanMode::Every
     }
     fn str_value(&mut self, s: &str) -> Value {
         let sym = self.strings.intern(s);
@@ -284,7 +287,7 @@ fn parse_chunk<'a>(
     text: &'a [u8],
     start: usize,
     end: usize,
-    spans: bool,
+    spans: SpanMode,
     spare: Option<Chunk<'a>>,
 ) -> Option<Chunk<'a>> {
     let (mut maps, mut sink) = match spare {
