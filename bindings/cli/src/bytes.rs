@@ -64,7 +64,8 @@ pub fn slurp(path: &Path) -> Result<Bytes, String> {
     }
     // SAFETY: the map is read-only and private to this process; if another process truncates
     // the file while it is read, accesses past the new end fault (SIGBUS), as with any mapped
-    // reader. grail reads its input once, at start.
+    // reader. grail reads its input at start, and with --json reads again the operations a
+    // report shows (their spans, grail_core::read::attach_input) as it writes the report.
     let map = unsafe { memmap2::Mmap::map(&file) }.map_err(err)?;
     if map.starts_with(&[0x1f, 0x8b]) {
         return crate::elle::gunzip(map.to_vec(), path).map(Bytes::Owned);
