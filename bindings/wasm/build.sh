@@ -25,7 +25,10 @@ echo "grail-wasm: cargo build (wasm32-unknown-unknown, release, fat LTO)"
 # Fat LTO and one codegen unit make the module smaller and its hot loops faster than the
 # workspace's release profile (thin LTO, 4 units); no debug info (wasm-bindgen drops it anyway).
 # These touch only the wasm32 artifacts, not the host ones the CLI shares.
+# 128-bit SIMD (every engine since Chrome 91, Firefox 89, Safari 16.4 and Node 16.4 runs it):
+# 6% less time at 100k transactions in Node.
 (cd "$root" && CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 CARGO_PROFILE_RELEASE_DEBUG=0 \
+    CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="-C target-feature=+simd128" \
     cargo build --release -p grail-wasm --target wasm32-unknown-unknown)
 wasm="$target_dir/wasm32-unknown-unknown/release/grail_wasm.wasm"
 
@@ -39,7 +42,7 @@ wasm-bindgen --target web --experimental-reset-state-function --out-dir "$tmp" "
 opt="$here/node_modules/.bin/wasm-opt"
 if [[ -x "$opt" ]]; then
     echo "grail-wasm: wasm-opt -O3"
-    "$opt" -O3 --enable-bulk-memory "$tmp/grail_wasm_bg.wasm" -o "$tmp/grail_wasm_bg.opt.wasm"
+    "$opt" -O3 --enable-bulk-memory --enable-simd "$tmp/grail_wasm_bg.wasm" -o "$tmp/grail_wasm_bg.opt.wasm"
     mv "$tmp/grail_wasm_bg.opt.wasm" "$tmp/grail_wasm_bg.wasm"
 elif [[ "${CI:-}" == true ]]; then
     echo "grail-wasm: $opt is missing (run npm ci in bindings/wasm)" >&2
