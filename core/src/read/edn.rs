@@ -1053,9 +1053,6 @@ impl<'a> Reader<'a, HistoryBuilder> {
         self.s.s.get(at..).is_some_and(|s| s.starts_with(b"nil")) && self.s.s.get(at + 3).is_none_or(|&b| is_delim(b))
     }
 
-    /// Push the operations of an invocation's value (read again). `Ok(false)` when it is not a
-    /// transaction and its operation's `:f` says it need not be one: then nothing is pushed.
-    /// A missing or `nil` value is a transaction without operations, unless `:f` is not `:txn`.
     /// The transaction's operations were read from this map's value (when it has one).
     fn ops_read_at_value(&mut self, m: &OpMap) {
         if let Some(at) = m.value_at {
@@ -1063,6 +1060,9 @@ impl<'a> Reader<'a, HistoryBuilder> {
         }
     }
 
+    /// Push the operations of an invocation's value (read again). `Ok(false)` when it is not a
+    /// transaction and its operation's `:f` says it need not be one: then nothing is pushed.
+    /// A missing or `nil` value is a transaction without operations, unless `:f` is not `:txn`.
     fn take_invocation_value(&mut self, v: &InvokeValue) -> Result<bool, Error> {
         let Some(offset) = v.offset.filter(|&at| !self.is_nil_at(at)) else {
             return Ok(!v.not_txn_f);
