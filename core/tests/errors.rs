@@ -24,6 +24,16 @@ fn unknown_micro_op_is_a_shape_error_at_its_place() {
 }
 
 #[test]
+fn a_second_value_in_one_map_is_refused_at_its_key() {
+    // EDN has no duplicate keys (clojure.edn refuses them, as Elle reads histories); found by
+    // fuzzing, where the second value's operations joined the first's.
+    let e = err("{:type :ok, :value [[:r x nil]]}\n{:type :ok, :value [[:r x 0]], :process 0, :value [[:w x 1]]}\n");
+    assert_eq!(e.kind, ErrorKind::Shape);
+    assert_eq!((e.line, e.column), (Some(2), Some(44)));
+    assert!(e.message.contains("one :value"), "{}", e.message);
+}
+
+#[test]
 fn bad_type_is_named() {
     let e = err("{:type :okay, :value []}");
     assert_eq!(e.kind, ErrorKind::Shape);

@@ -863,6 +863,11 @@ impl<'a, S: Sink> Reader<'a, S> {
                 }
                 "commit-order" => m.rare().commit_order = Some((self.id_vector(at)?, at)),
                 "value" => {
+                    // EDN maps have no duplicate keys (Elle's reader, clojure.edn, refuses them);
+                    // a second value would also add operations the first's place cannot find.
+                    if m.value_at.is_some() {
+                        return Err(self.shape(key_at, "expected one :value in an operation map, found a second"));
+                    }
                     m.value_at = Some(at);
                     m.value_line = self.s.line;
                     if m.ty == Some(OpType::Invoke) {
