@@ -176,24 +176,21 @@ impl DependencyGraph {
             if e.from == e.to {
                 continue;
             }
-            if let Some(last) = kept.checked_sub(1).map(|k| raw[k]) {
-                let same_pair = last.from == e.from && last.to == e.to;
-                if same_pair && last.ty == e.ty && last.key == e.key {
-                    continue;
-                }
-                raw[kept] = e;
-                kept += 1;
-                if same_pair && (e.from as usize) < n {
-                    if let Some(s) = adj.last_mut() {
-                        add_type(s, e.ty, &mut counts);
-                    }
-                    continue;
+            let last = kept.checked_sub(1).map(|k| raw[k]);
+            let same_pair = last.is_some_and(|l| l.from == e.from && l.to == e.to);
+            if same_pair && last.is_some_and(|l| l.ty == e.ty && l.key == e.key) {
+                continue;
+            }
+            raw[kept] = e;
+            kept += 1;
+            if e.from as usize >= n {
+                continue;
+            }
+            if same_pair {
+                if let Some(s) = adj.last_mut() {
+                    add_type(s, e.ty, &mut counts);
                 }
             } else {
-                raw[kept] = e;
-                kept += 1;
-            }
-            if (e.from as usize) < n {
                 let mut s = Succ { to: e.to, mask: 0 };
                 add_type(&mut s, e.ty, &mut counts);
                 adj.push(s);
