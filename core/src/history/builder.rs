@@ -118,7 +118,7 @@ impl HistoryBuilder {
 
     /// Whether [`HistoryBuilder::set_op_span`] and [`TxnMeta::span`] are kept (the default).
     pub fn record_spans(&mut self, on: bool) {
-        self.spans = if on { SpanMode::Every } else { SpanMode::None };
+        self.spans = SpanMode::all_or_none(on);
     }
 
     pub fn set_span_mode(&mut self, mode: SpanMode) {
@@ -127,12 +127,12 @@ impl HistoryBuilder {
 
     /// Whether transactions' spans are kept.
     pub fn records_spans(&self) -> bool {
-        self.spans != SpanMode::None
+        self.spans.txn_spans()
     }
 
     /// Whether operations' spans are kept ([`HistoryBuilder::set_op_span`]).
     pub fn records_op_spans(&self) -> bool {
-        self.spans == SpanMode::Every
+        self.spans.op_spans()
     }
 
     /// Where the transaction being built read its operations (the form's byte offset and line),
@@ -148,10 +148,10 @@ impl HistoryBuilder {
         let h = self.h();
         h.ops.reserve(ops);
         h.txns.reserve(txns);
-        if spans == SpanMode::Every {
+        if spans.op_spans() {
             h.op_spans.reserve(ops);
         }
-        if spans != SpanMode::None {
+        if spans.txn_spans() {
             h.txn_spans.reserve(txns);
         }
         if spans == SpanMode::Located {
@@ -241,7 +241,7 @@ impl HistoryBuilder {
     /// after each push; operations pushed without one get the zero span, so that
     /// [`History::op_spans`] stays parallel to the operations.
     pub fn set_op_span(&mut self, span: Span) {
-        if self.spans != SpanMode::Every {
+        if !self.spans.op_spans() {
             return;
         }
         let h = self.h();
@@ -267,7 +267,7 @@ impl HistoryBuilder {
         let h = self.h.as_mut().expect("builder used after finish");
         let end = h.ops.len() as u32;
         let tid = h.txns.len() as u32;
-        if self.spans != SpanMode::None && (meta.span.is_some() || !h.txn_spans.is_empty()) {
+        if self.spans.txn_spans() && (meta.span.is_some() || !h.txn_spans.is_empty()) {
             h.txn_spans.resize(tid as usize, Span::default());
             h.txn_spans.push(meta.span.unwrap_or_default());
         }

@@ -244,6 +244,27 @@ pub enum SpanMode {
     Located,
 }
 
+impl SpanMode {
+    /// Every span, or none.
+    pub fn all_or_none(spans: bool) -> SpanMode {
+        if spans {
+            SpanMode::Every
+        } else {
+            SpanMode::None
+        }
+    }
+
+    /// Whether transactions' spans are kept.
+    pub fn txn_spans(self) -> bool {
+        self != SpanMode::None
+    }
+
+    /// Whether each operation's span is kept.
+    pub fn op_spans(self) -> bool {
+        self == SpanMode::Every
+    }
+}
+
 /// Finds an operation's span from the input a history was read from.
 #[derive(Clone)]
 pub(crate) struct OpSpanFinder(pub(crate) std::sync::Arc<FindOpSpan>);

@@ -214,7 +214,7 @@ struct ChunkSink {
 impl ChunkSink {
     fn push(&mut self, kind: OpKind, key: KeyId, arg: ChunkArg, place: Place) {
         self.ops.push(ChunkOp { kind, key, arg, place });
-        if self.spans == SpanMode::Every {
+        if self.spans.op_spans() {
             self.op_spans.push(Span::default());
         }
     }
@@ -222,10 +222,10 @@ impl ChunkSink {
 
 impl Sink for ChunkSink {
     fn records_spans(&self) -> bool {
-        self.spans != SpanMode::None
+        self.spans.txn_spans()
     }
     fn records_op_spans(&self) -> bool {
-        self.spans == SpanMode::Every
+        self.spans.op_spans()
     }
     fn str_value(&mut self, s: &str) -> Value {
         let sym = self.strings.intern(s);

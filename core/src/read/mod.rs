@@ -131,21 +131,13 @@ pub fn detect(text: &[u8]) -> Format {
 #[cfg(feature = "parallel")]
 #[doc(hidden)]
 pub fn read_edn_in_chunks(text: &[u8], spans: bool, chunk_bytes: usize) -> Option<Result<History, Error>> {
-    edn_chunks::only_chunked(text, 0, span_mode(spans), chunk_bytes, &mut |_| {})
+    edn_chunks::only_chunked(text, 0, SpanMode::all_or_none(spans), chunk_bytes, &mut |_| {})
 }
 
 /// The EDN reader on one thread.
 #[doc(hidden)]
 pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
-    edn::read_sequential(text, 0, span_mode(spans))
-}
-
-fn span_mode(spans: bool) -> SpanMode {
-    if spans {
-        SpanMode::Every
-    } else {
-        SpanMode::None
-    }
+    edn::read_sequential(text, 0, SpanMode::all_or_none(spans))
 }
 
 /// What a reader records besides the history itself.
@@ -172,9 +164,8 @@ impl Default for ReadOptions {
 impl ReadOptions {
     fn edn_spans(&self) -> SpanMode {
         match (self.spans, self.locate_op_spans) {
-            (false, _) => SpanMode::None,
-            (true, false) => SpanMode::Every,
             (true, true) => SpanMode::Located,
+            (spans, _) => SpanMode::all_or_none(spans),
         }
     }
 }
