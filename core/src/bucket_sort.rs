@@ -32,8 +32,10 @@ pub fn sort_by_bucket<T: Send + Copy, K: Ord>(
     let ranges = std::mem::size_of_val(v).div_ceil(RANGE_BYTES).max(4 * threads()).min(n);
     // A bucket's range by a multiplication, not a division (twice per record); range r holds
     // buckets lo(r)..lo(r + 1).
-    let scale = ((ranges as u128) << 64) / n as u128;
-    let range_of = move |b: usize| ((b as u128 * scale) >> 64) as usize;
+    #[cfg(target_pointer_width = "64")]
+    let range_of = range_by_u128(ranges, n);
+    #[cfg(not(target_pointer_width = "64"))]
+    let range_of = range_by_u64(ranges, n);
     let mut lo: Vec<usize> = (0..=ranges).map(|r| (r * n).div_ceil(ranges).min(n)).collect();
     for (r, l) in lo.iter_mut().enumerate().take(ranges).skip(1) {
         while *l > 0 && range_of(*l - 1) >= r {
@@ -67,6 +69,22 @@ pub fn sort_by_bucket<T: Send + Copy, K: Ord>(
     for p in parts {
         sort(&mut scratch, p);
     }
+}
+
+/// Bucket → range for `ranges` ranges of `n` buckets: rising, and below `ranges` for every
+/// bucket below `n` (all the split needs), with a 64-bit fraction.
+#[cfg_attr(not(target_pointer_width = "64"), allow(dead_code))]
+fn range_by_u128(ranges: usize, n: usize) -> impl Fn(usize) -> usize + Copy {
+    let scale = ((ranges as u128) << 64) / n as u128;
+    move |b| ((b as u128 * scale) >> 64) as usize
+}
+
+/// The same with a 32-bit fraction, for `n` below 2^32: a u128 multiply is a call to
+/// `__multi3` on wasm32, where buckets always fit in 32 bits.
+#[cfg_attr(target_pointer_width = "64", allow(dead_code))]
+fn range_by_u64(ranges: usize, n: usize) -> impl Fn(usize) -> usize + Copy {
+    let scale = ((ranges as u64) << 32) / n as u64;
+    move |b| ((b as u64 * scale) >> 32) as usize
 }
 
 /// Threads to sort on.
@@ -167,6 +185,25 @@ fn partition<T>(v: &mut [T], n: usize, bucket: impl Fn(&T) -> usize) -> Vec<usiz
 #[cfg(test)]
 mod tests {
     use super::sort_by_bucket;
+
+    #[test]
+    fn both_range_maps_rise_and_stay_below_the_ranges() {
+        for (ranges, n) in [(4, 4), (4, 5), (7, 1000), (96, 1_000_000), (1000, 10_000_019), (3, u32::MAX as usize)] {
+            let (wide, narrow) = (super::range_by_u128(ranges, n), super::range_by_u64(ranges, n));
+            let maps: [&dyn Fn(usize) -> usize; 2] = [&wide, &narrow];
+            for map in maps {
+                let head = n.min(100_000);
+                let probe = (0..head).chain((head.max(n - 100_000)..n).step_by(7)).chain([n - 1]);
+                let mut last = 0;
+                for b in probe {
+                    let r = map(b);
+                    assert!(r < ranges && r >= last, "ranges {ranges}, n {n}: bucket {b} maps to {r} after {last}");
+                    last = r;
+                }
+                assert_eq!(map(0), 0);
+            }
+        }
+    }
 
     #[test]
     fn a_bucket_is_its_records_and_nothing_past_the_end() {
