@@ -193,7 +193,7 @@ mod tests {
             let maps: [&dyn Fn(usize) -> usize; 2] = [&wide, &narrow];
             for map in maps {
                 let head = n.min(100_000);
-                let probe = (0..head).chain((head.max(n - 100_000)..n).step_by(7)).chain([n - 1]);
+                let probe = (0..head).chain((head.max(n.saturating_sub(100_000))..n).step_by(7)).chain([n - 1]);
                 let mut last = 0;
                 for b in probe {
                     let r = map(b);

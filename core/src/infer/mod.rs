@@ -220,6 +220,15 @@ impl<'h> Ctx<'h> {
 
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
         let (from, to) = (self.index.txn_of(from_op), self.index.txn_of(to_op));
+        let key = self.h.ops[to_op as usize].key;
+        self.edge_on(ty, key, (from, from_op), (to, to_op));
+    }
+
+    /// [`Ctx::edge`] where the caller has the key of `to_op` and both operations' transactions
+    /// at hand: list-append's keys' edges, where looking them up was a cache miss each.
+    pub fn edge_on(&mut self, ty: EdgeType, key: KeyId, (from, from_op): (TxnId, u32), (to, to_op): (TxnId, u32)) {
+        debug_assert_eq!((self.index.txn_of(from_op), self.index.txn_of(to_op)), (from, to));
+        debug_assert_eq!(self.h.ops.get(to_op as usize).map(|op| op.key), Some(key));
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
             if let (EdgeType::Wr, Some(r)) = (ty, self.reads_from.as_mut()) {
                 r.push((to_op, from_op));
@@ -228,7 +237,7 @@ impl<'h> Ctx<'h> {
                 pairs.push((from as u64) << 32 | to as u64);
                 return;
             }
-            self.raw.push(Edge { from, to, ty, key: self.h.ops[to_op as usize].key, from_op, to_op });
+            self.raw.push(Edge { from, to, ty, key, from_op, to_op });
         }
     }
 
