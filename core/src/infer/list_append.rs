@@ -317,7 +317,13 @@ fn key_edges(
     s.writers.clear();
     s.writers.extend(order_writers(appends, k, order));
     s.last_appends.clear();
-    s.last_appends.extend(appends.of_key(k).filter(|(_, w)| w.last).map(|(v, w)| (w, v)));
+    // A plain loop: `extend` over `filter` called an out-of-line `try_fold` per write, whose
+    // result came back through memory (3% of a check at 1M).
+    for (v, w) in appends.of_key(k) {
+        if w.last {
+            s.last_appends.push((w, v));
+        }
+    }
     s.last_appends.sort_unstable_by_key(|w| w.0.op);
     let writers = &s.writers;
     let writer = |i: usize| writers[i];
