@@ -186,7 +186,7 @@ impl<'a> Scanner<'a> {
     /// Skip whitespace, commas, comments and discarded forms (`#_ form`), so that a discard may
     /// stand anywhere a form may, as in EDN. A malformed discarded form is left in place: the
     /// caller then reports it as it reports any malformed form.
-    #[inline]
+    #[inline(always)]
     pub(super) fn ws(&mut self) {
         // Most calls find a token at once, after one space, or after ", " (between a map's
         // entries): no call, no loop.
