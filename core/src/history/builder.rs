@@ -160,6 +160,12 @@ impl HistoryBuilder {
         }
     }
 
+    /// Operations and transactions so far.
+    pub fn sizes(&mut self) -> (usize, usize) {
+        let h = self.h();
+        (h.ops.len(), h.txns.len())
+    }
+
     fn h(&mut self) -> &mut History {
         self.h.as_mut().expect("builder used after finish")
     }
