@@ -180,10 +180,9 @@ fn read(
             let log = gunzip(log, "the write-ahead log")?;
             grail_core::read_wal(&mut h, &log)?;
         }
-        // The nemesis operations the reader set aside, for the HTML report's timeline: only when
-        // the reader met a process that is not plain digits is there any to find.
+        // The nemesis operations the reader set aside, for the HTML report's timeline.
         let jepsen = matches!(format, grail_core::Format::Auto | grail_core::Format::Edn | grail_core::Format::Json);
-        let nemesis = if jepsen && h.unusual_process { grail_core::render::ops::nemesis(&text) } else { Vec::new() };
+        let nemesis = if jepsen { grail_core::render::ops::nemesis(&text) } else { Vec::new() };
         Ok((h, nemesis))
     })?;
     Ok(PyHistory::new(h, nemesis))

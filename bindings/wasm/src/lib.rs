@@ -184,10 +184,9 @@ pub fn read(
     if let Some(wal) = wal {
         grail_core::read_wal(&mut h, &wal).map_err(core_error)?;
     }
-    // The nemesis operations the reader set aside, for the HTML report's timeline: only when
-    // the reader met a process that is not plain digits is there any to find.
+    // The nemesis operations the reader set aside, for the HTML report's timeline.
     let jepsen = matches!(format, Format::Auto | Format::Edn | Format::Json);
-    let nemesis = if jepsen && h.unusual_process { grail_core::render::ops::nemesis(text) } else { Vec::new() };
+    let nemesis = if jepsen { grail_core::render::ops::nemesis(text) } else { Vec::new() };
     let h = History { h, inference: OnceCell::new(), nemesis };
     p.emit("read", true, &[("transactions", (h.h.txns.len() as f64).into()), ("model", h.model().into())]);
     p.finish()?;

@@ -110,7 +110,6 @@ impl HistoryBuilder {
                 txn_spans: Vec::new(),
                 ops_read_at: Vec::new(),
                 op_span_finder: None,
-                unusual_process: false,
                 commit_order: None,
             }),
             ..Default::default()
@@ -301,11 +300,6 @@ impl HistoryBuilder {
         self.txn_start = end;
         self.keep_notes();
         tid
-    }
-
-    /// An operation's `:process` was not plain digits ([`History::unusual_process`]).
-    pub fn note_unusual_process(&mut self) {
-        self.h().unusual_process = true;
     }
 
     /// Discard operations pushed since the last finished transaction.

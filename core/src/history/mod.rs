@@ -214,11 +214,6 @@ pub struct History {
     pub ops_read_at: Vec<ReadAt>,
     /// Finds an operation's span in the input ([`History::op_span`]), when attached.
     pub(crate) op_span_finder: Option<OpSpanFinder>,
-    /// Some operation of a Jepsen history (EDN or JSON) had a `:process` that is not plain
-    /// digits: the nemesis's (a keyword or a string, which the reader sets aside) are among
-    /// them. When false, [`crate::render::ops::nemesis`] has nothing to find, and the bindings
-    /// do not scan the text for it (5% of a check in WebAssembly).
-    pub unusual_process: bool,
 }
 
 /// Where a transaction's operations were read: the byte offset and the line of the form they

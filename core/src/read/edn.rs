@@ -703,8 +703,6 @@ pub(super) struct OpMap<'a> {
     ty: Option<OpType>,
     process: Option<i64>,
     process_is_keyword: bool,
-    /// The `:process` was not plain digits ([`History::unusual_process`]).
-    process_unusual: bool,
     index: Option<u64>,
     time: Option<i64>,
     f: Option<std::borrow::Cow<'a, str>>,
@@ -853,17 +851,11 @@ impl<'a, S: Sink> Reader<'a, S> {
                     }
                     _ => return Err(self.shape(at, "expected :type to be a keyword (:invoke, :ok, :fail or :info)")),
                 },
-                "process" => match self.s.plain_int() {
-                    Some(p) => m.process = Some(p),
-                    None => {
-                        m.process_unusual = true;
-                        match self.s.atom()? {
-                            Atom::Int(p) => m.process = Some(p),
-                            Atom::Keyword(_) | Atom::Symbol(_) | Atom::Str(_) => m.process_is_keyword = true,
-                            Atom::Nil => {}
-                            Atom::Other => self.skip_at(at)?,
-                        }
-                    }
+                "process" => match self.s.atom_fast()? {
+                    Atom::Int(p) => m.process = Some(p),
+                    Atom::Keyword(_) | Atom::Symbol(_) | Atom::Str(_) => m.process_is_keyword = true,
+                    Atom::Nil => {}
+                    Atom::Other => self.skip_at(at)?,
                 },
                 "index" => match self.s.atom_fast()? {
                     Atom::Int(i) if i >= 0 => m.index = Some(i as u64),
@@ -1026,9 +1018,6 @@ impl<'a> Reader<'a, HistoryBuilder> {
             }
         };
         let not_txn_f = m.f.as_deref().is_some_and(|f| f != "txn");
-        if m.process_unusual {
-            self.b.note_unusual_process();
-        }
         if m.process_is_keyword {
             self.b.abandon_txn(); // nemesis and other non-client operations
             return Ok(());
@@ -1277,9 +1266,7 @@ impl<'a, S: Sink> Reader<'a, S> {
     fn key_from_scalar(&mut self, key_at: usize) -> Result<Result<KeyId, Mismatch>, Error> {
         Ok(match self.scalar(key_at)? {
             Ok(Some(v)) => Ok(self.b.key(v)),
-            Ok(None) => {
-                Err(Mismatch { offset: key_at, message: "expected a key (an integer or a string), found nil".into() })
-            }
+            Ok(None) => Err(Mismatch { offset: key_at, message: "expected a key (an integer or a string), found nil".into() }),
             Err(mm) => Err(mm),
         })
     }

@@ -254,7 +254,6 @@ fn elle_op(
         )
     })?;
     if matches!(obj.get("process"), Some(Json::String(_))) {
-        b.note_unusual_process();
         return Ok(()); // nemesis
     }
     let f = obj.get("f").and_then(Json::as_str);
