@@ -217,3 +217,19 @@ fn releasing_reads_the_same_and_releases_in_order() {
     assert!(released.len() > 1, "{} releases", released.len());
     assert!(released.is_sorted() && released.last() <= Some(&text.len()), "{released:?}");
 }
+
+/// Both readers estimate the rest of a text from its start (the one-thread reader after 4,096
+/// maps, the chunked one from its first chunk) and reserve room for it. A text whose start is
+/// dense and whose rest is blank asks for far more than it holds; it still reads, the same way.
+#[test]
+fn a_dense_start_and_a_blank_rest_read_the_same() {
+    let mut text = edn(GenOptions { transactions: 5_000, sessions: 7, ..Default::default() });
+    let maps = text.lines().count();
+    assert!(maps > 4_096, "the one-thread reader estimates after 4,096 maps: {maps}");
+    text += &" ".repeat(24 << 20);
+    text += "\n{:type :invoke, :f :txn, :value [[:append 1 77]], :process 99, :index 999998}\n";
+    text += "{:type :ok, :f :txn, :value [[:append 1 77]], :process 99, :index 999999}\n";
+    let one = read_edn_sequential(text.as_bytes(), true).expect("a valid history");
+    assert_eq!(one.txns.len(), 5_001);
+    assert!(compare(text.as_bytes(), "a dense start, a blank rest") > 0, "never read in chunks");
+}

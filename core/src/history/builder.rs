@@ -141,21 +141,32 @@ impl HistoryBuilder {
         self.read_at = ReadAt { offset: offset as u64, line };
     }
 
-    /// Room for about this many more operations and transactions: a reader that can estimate
-    /// them saves the copies of growing (and pages never touched cost nothing).
-    pub fn reserve(&mut self, ops: usize, txns: usize) {
+    /// Room for a whole text of `total` bytes at the density of its first `read` bytes, which
+    /// held `ops` operations and `txns` transactions (a little over, not to grow): growing by
+    /// doubling copies what is there (3% of a check in WebAssembly, whose allocator moves what
+    /// it grows), and pages never touched cost nothing. Only tried: a skewed text (dense maps,
+    /// then megabytes of blanks) asks for far too much, and that must not fail the read.
+    pub fn reserve_at_density(&mut self, read: usize, total: usize, ops: usize, txns: usize) {
+        if read == 0 {
+            return;
+        }
+        let scale = |n: usize| (n as f64 * total as f64 / read as f64 * 1.05) as usize;
+        let (ops, txns) = (scale(ops), scale(txns));
         let spans = self.spans;
         let h = self.h();
-        h.ops.reserve(ops);
-        h.txns.reserve(txns);
+        fn room<T>(v: &mut Vec<T>, want: usize) {
+            let _ = v.try_reserve(want.saturating_sub(v.len()));
+        }
+        room(&mut h.ops, ops);
+        room(&mut h.txns, txns);
         if spans.op_spans() {
-            h.op_spans.reserve(ops);
+            room(&mut h.op_spans, ops);
         }
         if spans.txn_spans() {
-            h.txn_spans.reserve(txns);
+            room(&mut h.txn_spans, txns);
         }
         if spans == SpanMode::Located {
-            h.ops_read_at.reserve(txns);
+            room(&mut h.ops_read_at, txns);
         }
     }
 

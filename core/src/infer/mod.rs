@@ -220,7 +220,7 @@ impl<'h> Ctx<'h> {
 
     pub fn edge(&mut self, ty: EdgeType, from_op: u32, to_op: u32) {
         let (from, to) = (self.index.txn_of(from_op), self.index.txn_of(to_op));
-        let key = self.h.ops[to_op as usize].key;
+        let key = self.h.ops.get(to_op as usize).map_or(crate::graph::NO_KEY, |op| op.key);
         self.edge_on(ty, key, (from, from_op), (to, to_op));
     }
 
@@ -228,7 +228,7 @@ impl<'h> Ctx<'h> {
     /// at hand: list-append's keys' edges, where looking them up was a cache miss each.
     pub fn edge_on(&mut self, ty: EdgeType, key: KeyId, (from, from_op): (TxnId, u32), (to, to_op): (TxnId, u32)) {
         debug_assert_eq!((self.index.txn_of(from_op), self.index.txn_of(to_op)), (from, to));
-        debug_assert_eq!(self.h.ops.get(to_op as usize).map(|op| op.key), Some(key));
+        debug_assert!(self.h.ops.get(to_op as usize).is_none_or(|op| op.key == key));
         if from != to && self.is_vertex[from as usize] && self.is_vertex[to as usize] {
             if let (EdgeType::Wr, Some(r)) = (ty, self.reads_from.as_mut()) {
                 r.push((to_op, from_op));

@@ -772,12 +772,8 @@ impl<'a> Reader<'a, HistoryBuilder> {
             self.handle(&mut m, line, ordinal, &mut pairer, span)?;
             ordinal += 1;
             if ordinal - self.first == ESTIMATE_AFTER && self.s.pos < self.s.s.len() / 2 {
-                // Room for the rest at the density so far (a little over, not to grow): growing
-                // by doubling copied the operations each time (3% of a check in WebAssembly,
-                // whose allocator moves what it grows).
                 let (ops, txns) = self.b.sizes();
-                let scale = |n: usize| (n as f64 * self.s.s.len() as f64 / self.s.pos as f64 * 1.05) as usize;
-                self.b.reserve(scale(ops), scale(txns));
+                self.b.reserve_at_density(self.s.pos, self.s.s.len(), ops, txns);
             }
         }
         self.finish_leftovers(pairer)
@@ -1261,7 +1257,8 @@ impl<'a, S: Sink> Reader<'a, S> {
         }
     }
 
-    /// A key that is not a plain integer: a string, a keyword or a symbol; nil is no key.
+    /// A key that is not plain digits: a string, a keyword, a symbol, or an integer with a sign,
+    /// an `N` or 19 digits or more; nil is no key.
     #[inline(never)]
     fn key_from_scalar(&mut self, key_at: usize) -> Result<Result<KeyId, Mismatch>, Error> {
         Ok(match self.scalar(key_at)? {
@@ -1275,7 +1272,7 @@ impl<'a, S: Sink> Reader<'a, S> {
     fn scalar(&mut self, at: usize) -> Result<Result<Option<Value>, Mismatch>, Error> {
         if let Some(b'0'..=b'9') = self.s.peek() {
             if let Some(i) = self.s.plain_int() {
-                return Ok(Ok(Some(Value::Int(i)))); // most keys and values: as `atom` reads them
+                return Ok(Ok(Some(Value::Int(i)))); // as `atom` reads them
             }
         }
         if is_close(self.s.peek()) {

@@ -118,9 +118,9 @@ fn replay_all(
                 break;
             };
             if i == 0 {
-                // The first chunk's density, for the whole text (a little over, not to grow).
-                let scale = |n: usize| (n as f64 * text.len() as f64 / ends[0] as f64 * 1.05) as usize;
-                replay.r.b.reserve(scale(chunk.sink.ops.len()), scale(chunk.maps.len()) / 2);
+                // The first chunk's density, for the whole text.
+                let (ops, txns) = (chunk.sink.ops.len(), chunk.maps.len() / 2);
+                replay.r.b.reserve_at_density(ends[0] - starts[0], text.len() - starts[0], ops, txns);
             }
             let replayed = replay.chunk(&mut chunk);
             if let Ok(mut s) = spares.lock() {
