@@ -1263,7 +1263,9 @@ impl<'a, S: Sink> Reader<'a, S> {
     fn key_from_scalar(&mut self, key_at: usize) -> Result<Result<KeyId, Mismatch>, Error> {
         Ok(match self.scalar(key_at)? {
             Ok(Some(v)) => Ok(self.b.key(v)),
-            Ok(None) => Err(Mismatch { offset: key_at, message: "expected a key (an integer or a string), found nil".into() }),
+            Ok(None) => {
+                Err(Mismatch { offset: key_at, message: "expected a key (an integer or a string), found nil".into() })
+            }
             Err(mm) => Err(mm),
         })
     }
