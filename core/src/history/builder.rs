@@ -116,11 +116,7 @@ impl HistoryBuilder {
         }
     }
 
-    /// Whether [`HistoryBuilder::set_op_span`] and [`TxnMeta::span`] are kept (the default).
-    pub fn record_spans(&mut self, on: bool) {
-        self.spans = SpanMode::all_or_none(on);
-    }
-
+    /// What of [`HistoryBuilder::set_op_span`] and [`TxnMeta::span`] is kept (all, by default).
     pub fn set_span_mode(&mut self, mode: SpanMode) {
         self.spans = mode;
     }
