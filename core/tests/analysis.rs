@@ -348,7 +348,7 @@ fn predicate_many_preceders_from_native_predicate_reads() {
     assert_eq!(count(&a, "ldbc", "PMP"), 1, "same sets in another order are no PMP; aborted readers are not judged");
     let r = a.reads.iter().find(|r| r.class == "PMP").unwrap();
     assert_eq!((r.txn, r.predicate.as_deref()), (2, Some("likes of post 7")));
-    assert!(r.explanation.contains("[p1@1], then [p1@1 p2@1]"), "{}", r.explanation);
+    assert!(r.explanation.contains(r#"["p1@1"], then ["p1@1" "p2@1"]"#), "{}", r.explanation);
     // A malformed predicate read is a shape error with its entry.
     let bad = r#"{"transactions": [{"ops": [], "predicate_reads": [{"predicate": 3, "matches": []}]}]}"#;
     let e = grail_core::read(bad.as_bytes(), Format::Auto).unwrap_err();

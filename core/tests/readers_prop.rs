@@ -827,12 +827,12 @@ fn op_repr(h: &History, o: usize) -> String {
     let op = h.ops[o];
     let arg = match op.arg {
         Arg::Nil => "nil".to_string(),
-        Arg::Val(v) => h.show(v),
+        Arg::Val(v) => h.plain(v),
         Arg::Prefix(_) | Arg::List { .. } => {
-            format!("{:?}", h.list(&op).iter().map(|&v| h.show(v)).collect::<Vec<_>>())
+            format!("{:?}", h.list(&op).iter().map(|&v| h.plain(v)).collect::<Vec<_>>())
         }
     };
-    format!("{:?} {} {arg}", op.kind, h.show(h.key(op.key)))
+    format!("{:?} {} {arg}", op.kind, h.plain(h.key(op.key)))
 }
 
 /// Every operation's span slices out a form that, read alone, is the same operation.
@@ -984,7 +984,7 @@ proptest! {
         let mut h = check_expected("EDN", &text, Format::Edn, &g.expected)?;
         let (wal, expected) = make_wal(&g.expected, seed);
         // The log names keys by their text: `1` and `"1"` would be one key.
-        let mut texts: Vec<String> = h.keys.iter().map(|&k| h.show(k)).collect();
+        let mut texts: Vec<String> = h.keys.iter().map(|&k| h.plain(k)).collect();
         texts.sort();
         texts.dedup();
         prop_assume!(texts.len() == h.keys.len());
@@ -994,7 +994,7 @@ proptest! {
         let got: BTreeMap<String, Vec<V>> = h
             .version_order
             .as_ref()
-            .map(|vo| vo.per_key.iter().map(|(&k, vals)| (h.show(h.key(k)), vals.iter().map(|&v| v_of(&h, v)).collect())).collect())
+            .map(|vo| vo.per_key.iter().map(|(&k, vals)| (h.plain(h.key(k)), vals.iter().map(|&v| v_of(&h, v)).collect())).collect())
             .unwrap_or_default();
         prop_assert_eq!(got, expected, "log:\n{}", wal);
     }

@@ -458,7 +458,7 @@ fn write_artifacts(prog: &str, dir: &Path, h: &History, a: &Analysis, o: &Opts) 
         );
     }
     for &k in &a.incompatible_keys {
-        let name = file_name(&h.show(h.key(k)));
+        let name = file_name(&h.plain(h.key(k)));
         write(&dir.join("incompatible-order").join(format!("{name}.html")), &html::incompatible_order_html(h, k))?;
     }
     Ok(())

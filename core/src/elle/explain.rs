@@ -44,7 +44,7 @@ pub fn value_j(h: &History, v: Value) -> J {
 
 /// A value as Clojure's `pr-str` shows it (strings bare, as grail reads keywords and strings alike).
 pub fn value_edn(h: &History, v: Value) -> String {
-    h.show(v)
+    h.plain(v)
 }
 
 /// What a read returned, as JSON: a list for a list read (`[]` for nil), the value or null.

@@ -203,6 +203,8 @@ pub fn check(
         register_mode: RegisterMode::Auto,
         // Elle knows nothing of claimed timestamps: its verdict is the black-box one.
         white_box: crate::timestamps::WhiteBoxMode::Ignore,
+        // Elle orders appends only as reads observed them.
+        observed_order_only: true,
     };
     let report = crate::report::check_inferred(h, inf, &copts, interrupt);
 
@@ -284,7 +286,7 @@ pub fn check(
             J::obj([
                 ("op", op_j(h, d.txn)),
                 ("mop", mop_j(h, d.op)),
-                ("duplicates", J::Obj(d.counts.iter().map(|(v, n)| (h.show(*v), J::from(*n))).collect())),
+                ("duplicates", J::Obj(d.counts.iter().map(|(v, n)| (h.plain(*v), J::from(*n))).collect())),
             ]),
         );
     }

@@ -87,7 +87,8 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
         let _ = write!(s, ", :process {p}");
     }
     if let Some(l) = h.label(t) {
-        let _ = write!(s, ", :f {l}");
+        s.push_str(", :f ");
+        crate::history::write_edn_str(&mut s, l);
     }
     let ops: Vec<String> = (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect();
     let _ = write!(s, ", :value [{}]}}", ops.join(" "));

@@ -13,7 +13,7 @@ mod value;
 pub use builder::HistoryBuilder;
 pub use index::{Index, WriteInfo, Writes};
 pub use ts::Ts;
-pub use value::{Interner, Sym, Value};
+pub use value::{write_edn_str, write_edn_string, Interner, Sym, Value};
 
 use serde::{Deserialize, Serialize};
 
@@ -349,8 +349,22 @@ impl History {
         self.keys[k as usize]
     }
 
-    /// A value as text, the way Jepsen prints it (`3`, `"x"` shown bare as `x`).
+    /// A value as EDN that reads back as the same value: `3`, `x`, `"a b"`, `"12"`. A string
+    /// is bare only where the reader takes the bare form as that string (keywords, symbols and
+    /// strings are one value to grail, so `:x` shows as `x`).
     pub fn show(&self, v: Value) -> String {
+        match v {
+            Value::Int(i) => i.to_string(),
+            Value::Str(s) => {
+                let mut out = String::new();
+                write_edn_str(&mut out, self.strings.get(s));
+                out
+            }
+        }
+    }
+
+    /// A value's text without quotes (`a b`): for names, such as Elle's file names.
+    pub fn plain(&self, v: Value) -> String {
         match v {
             Value::Int(i) => i.to_string(),
             Value::Str(s) => self.strings.get(s).to_string(),

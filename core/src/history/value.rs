@@ -1,6 +1,7 @@
 //! Keys and values: integers, or strings interned to a small symbol.
 
 use crate::hash::Map;
+use std::fmt::Write;
 
 /// An interned string.
 pub type Sym = u32;
@@ -47,4 +48,42 @@ impl Interner {
     pub fn lookup(&self, s: &str) -> Option<Sym> {
         self.index.get(s).copied()
     }
+}
+
+/// `s` in EDN notation that reads back as this same string: bare when it is a symbol the reader
+/// takes as itself (`members`), quoted otherwise (`"a b"`, `"nil"`, `"12"`), so that no shown
+/// string can be taken for another value.
+pub fn write_edn_str(out: &mut String, s: &str) {
+    if bare(s) {
+        out.push_str(s);
+    } else {
+        write_edn_string(out, s);
+    }
+}
+
+/// A symbol the EDN reader takes as this same string.
+fn bare(s: &str) -> bool {
+    let mut bytes = s.bytes();
+    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
+        && bytes.all(|b| b.is_ascii_alphanumeric() || b"-_.*+!?<>=".contains(&b))
+        && !matches!(s, "nil" | "true" | "false")
+}
+
+/// A string literal, escaped as Clojure's reader unescapes it.
+pub fn write_edn_string(out: &mut String, s: &str) {
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if (c as u32) < 0x20 => {
+                let _ = write!(out, "\\u{:04x}", c as u32);
+            }
+            c => out.push(c),
+        }
+    }
+    out.push('"');
 }
