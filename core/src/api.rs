@@ -29,6 +29,8 @@ pub struct EdgeView {
 pub struct GraphView {
     /// Transaction ids of the vertices.
     pub vertices: Vec<u64>,
+    /// One edge per (from, to, type, key): more than `stats.edges` where a pair of
+    /// transactions depends on several keys (`stats` counts each (from, to, type) once).
     pub edges: Vec<EdgeView>,
     pub stats: Stats,
     pub notes: Vec<String>,

@@ -182,7 +182,8 @@ class Graph:
         self._model = model
 
     def __len__(self) -> int:
-        """The number of edges."""
+        """The number of edges listed: one per (from, to, type, key). ``stats.edges`` counts each
+        (from, to, type) once, so it is smaller where two transactions depend on several keys."""
         return len(self._native)
 
     @property

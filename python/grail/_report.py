@@ -190,7 +190,13 @@ class Anomaly:
 
 @dataclass(frozen=True)
 class Stats:
-    """Graph statistics (as in the GRAIL thesis, Table 5.3). In Jupyter they show as a table."""
+    """Graph statistics (as in the GRAIL thesis, Table 5.3). In Jupyter they show as a table.
+
+    ``edges`` counts ww, wr and rw dependencies once per (from, to, type), however many keys
+    induce them (``ww + wr + rw``, each the distinct pairs of that type). :meth:`History.graph`
+    lists one edge per (from, to, type, key), so ``len(graph)`` can be larger; a report's
+    ``edges`` also counts rw pairs that inference left out of the graph (its notes say so).
+    """
 
     transactions: int
     committed: int

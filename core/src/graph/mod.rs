@@ -113,10 +113,17 @@ pub struct Stats {
     pub indeterminate: usize,
     /// Committed transactions, plus indeterminate ones whose writes were observed.
     pub vertices: usize,
-    /// Distinct (from, to, type) triples.
+    /// Dependencies counted once per (from, to, type), however many keys induce them (GRAIL's
+    /// count): `ww + wr + rw`. The graph view (`grail graph --json`, `History.graph()`) lists
+    /// one edge per (from, to, type, key), so it has at least this many ww, wr and rw edges
+    /// (and may add session, real-time and claimed orders, not counted here). A report counts
+    /// as well the rw pairs inference left out of the graph (its notes say so).
     pub edges: usize,
+    /// Distinct (from, to) pairs with a ww edge.
     pub ww: usize,
+    /// Distinct (from, to) pairs with a wr edge.
     pub wr: usize,
+    /// Distinct (from, to) pairs with an rw edge.
     pub rw: usize,
     /// Edges per vertex.
     pub density: f64,
