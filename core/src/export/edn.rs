@@ -7,7 +7,7 @@
 //! order. Times and invocations are not written: read back, the sub-history's real-time order is
 //! the order of its lines.
 
-use crate::history::{Arg, History, Op, OpKind, Status, TxnId, Value};
+use crate::history::{write_edn_str, write_edn_string, Arg, History, Op, OpKind, Status, TxnId, Value};
 use std::fmt::Write;
 
 /// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
@@ -25,6 +25,86 @@ pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String
         out.push('\n');
     }
     out
+}
+
+/// The transactions `txns` as a Jepsen history that keeps what checking them needs beyond their
+/// operations: each invocation (reads unknown) and completion in the history's order, with
+/// `:time`, `:start-ts` and `:commit-ts` when known, and the claimed commit order restricted to
+/// them. Read back, real-time and session order among them are the history's.
+pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) -> String {
+    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
+    order.sort_unstable();
+    order.dedup();
+    // (position, completion?, transaction): an unknown position keeps the transaction's place.
+    let mut events: Vec<(u64, bool, TxnId)> = Vec::with_capacity(2 * order.len());
+    for &t in &order {
+        let txn = &h.txns[t as usize];
+        let done = txn.complete_pos().or(txn.invoke_pos()).unwrap_or(2 * t as u64 + 1);
+        if let Some(at) = txn.invoke_pos() {
+            events.push((at, false, t));
+        }
+        events.push((done, true, t));
+    }
+    events.sort_unstable();
+    let mut out = String::new();
+    for line in comment.into_iter().flat_map(str::lines) {
+        let _ = writeln!(out, "; {line}");
+    }
+    for (_, done, t) in events {
+        let txn = &h.txns[t as usize];
+        if done {
+            txn_edn(&mut out, h, t);
+            out.pop(); // the closing brace: the timestamps go inside the map
+            if let Some(ts) = txn.start_ts() {
+                let _ = write!(out, ", :start-ts {}", ts_edn(ts));
+            }
+            if let Some(ts) = txn.commit_ts() {
+                let _ = write!(out, ", :commit-ts {}", ts_edn(ts));
+            }
+            time(&mut out, txn.complete_time);
+            out.push('}');
+        } else {
+            let _ = write!(out, "{{:type :invoke");
+            if let Some(p) = txn.process {
+                let _ = write!(out, ", :process {p}");
+            }
+            out.push_str(", :value [");
+            for (i, op) in h.ops_of(t).iter().enumerate() {
+                if i > 0 {
+                    out.push(' ');
+                }
+                let mut op = *op;
+                if op.kind == OpKind::Read {
+                    op.arg = Arg::Nil; // an invocation does not know what it will read
+                }
+                op_edn(&mut out, h, &op);
+            }
+            out.push(']');
+            time(&mut out, txn.invoke_time);
+            out.push('}');
+        }
+        out.push('\n');
+    }
+    if let Some(co) = &h.commit_order {
+        let ids: Vec<String> =
+            co.iter().filter(|t| order.binary_search(t).is_ok()).map(|&t| h.txns[t as usize].id.to_string()).collect();
+        let _ = writeln!(out, "{{:commit-order [{}]}}", ids.join(" "));
+    }
+    out
+}
+
+fn time(out: &mut String, t: Option<i64>) {
+    if let Some(t) = t {
+        let _ = write!(out, ", :time {t}");
+    }
+}
+
+fn ts_edn(ts: crate::history::Ts) -> String {
+    if ts.l == 0 {
+        ts.p.to_string()
+    } else {
+        format!("[{} {}]", ts.p, ts.l)
+    }
 }
 
 /// One transaction as a Jepsen completion map.
@@ -82,40 +162,10 @@ fn value(out: &mut String, h: &History, v: Value) {
         Value::Int(i) => {
             let _ = write!(out, "{i}");
         }
-        Value::Str(s) => {
-            let s = h.strings.get(s);
-            if bare(s) {
-                out.push_str(s);
-            } else {
-                string(out, s);
-            }
-        }
+        Value::Str(s) => write_edn_str(out, h.strings.get(s)),
     }
 }
 
-/// A symbol the EDN reader takes as this same string.
-fn bare(s: &str) -> bool {
-    let mut bytes = s.bytes();
-    bytes.next().is_some_and(|b| b.is_ascii_alphabetic())
-        && bytes.all(|b| b.is_ascii_alphanumeric() || b"-_.*+!?<>=".contains(&b))
-        && !matches!(s, "nil" | "true" | "false")
-}
-
-/// A string literal, escaped as Clojure's reader unescapes it.
 fn string(out: &mut String, s: &str) {
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\n' => out.push_str("\\n"),
-            '\t' => out.push_str("\\t"),
-            '\r' => out.push_str("\\r"),
-            c if (c as u32) < 0x20 => {
-                let _ = write!(out, "\\u{:04x}", c as u32);
-            }
-            c => out.push(c),
-        }
-    }
-    out.push('"');
+    write_edn_string(out, s);
 }

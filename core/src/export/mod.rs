@@ -17,6 +17,7 @@
 //! key), with the provenance grail keeps for it.
 
 pub mod edn;
+pub mod reproduce;
 
 use crate::graph::{DependencyGraph, Edge};
 use crate::history::{History, OpKind, TxnId};

@@ -6,10 +6,12 @@
 
 use super::ops::RawOp;
 use super::svg::{cycle_svg, edge_color, escape, status_color};
-use crate::elle::explain::{mop_edn, Ids};
+use crate::elle::explain::Ids;
+use crate::export::reproduce::reproducing_sub_history;
 use crate::history::{Arg, History, OpKind, Status, TxnId, Value};
 use crate::level::Level;
 use crate::report::{AnomalyReport, CycleReport, Report};
+use crate::CheckOptions;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 
@@ -90,6 +92,8 @@ pub struct HtmlOptions {
     pub max_nemesis: usize,
     /// Bytes of sub-history per counterexample, at most.
     pub max_subhistory_bytes: usize,
+    /// Checks spent looking for each counterexample's minimal sub-history, at most.
+    pub max_subhistory_checks: usize,
 }
 
 impl Default for HtmlOptions {
@@ -101,6 +105,7 @@ impl Default for HtmlOptions {
             max_timeline_txns: 2000,
             max_nemesis: 500,
             max_subhistory_bytes: 50_000,
+            max_subhistory_checks: crate::export::reproduce::DEFAULT_MAX_CHECKS,
         }
     }
 }
@@ -164,56 +169,6 @@ fn distinct_cycles(r: &Report) -> Vec<(&CycleReport, Vec<String>)> {
         }
     }
     out
-}
-
-/// The transactions of a cycle as Jepsen EDN (invocation and completion of each, in the order they
-/// were invoked): the sub-history to paste into a bug report.
-pub fn subhistory_edn(h: &History, txns: &[TxnId]) -> String {
-    let mut ts: Vec<TxnId> = txns.to_vec();
-    ts.sort_by_key(|&t| (h.txns[t as usize].invoke_pos(), h.txns[t as usize].invoke_time, t));
-    ts.dedup();
-    let mut events: Vec<(u64, i64, String)> = Vec::new();
-    for (i, &t) in ts.iter().enumerate() {
-        let txn = &h.txns[t as usize];
-        let f = h.label(t).unwrap_or("txn");
-        let process = txn.process.map_or(String::new(), |p| format!(", :process {p}"));
-        let invoke_ops: Vec<String> = (txn.ops_start..txn.ops_end)
-            .map(|o| {
-                let op = &h.ops[o as usize];
-                if op.kind == OpKind::Read {
-                    format!("[:r {} nil]", h.show(h.key(op.key)))
-                } else {
-                    mop_edn(h, o)
-                }
-            })
-            .collect();
-        let done_ops: Vec<String> = (txn.ops_start..txn.ops_end).map(|o| mop_edn(h, o)).collect();
-        let time = |t: Option<i64>| t.map_or(String::new(), |t| format!(", :time {t}"));
-        let ty = match txn.status {
-            Status::Committed => "ok",
-            Status::Aborted => "fail",
-            Status::Indeterminate => "info",
-        };
-        let inv_at = txn.invoke_pos().unwrap_or(i as u64 * 2);
-        let done_at = txn.complete_pos().unwrap_or(inv_at + 1);
-        events.push((
-            inv_at,
-            0,
-            format!("{{:type :invoke, :f :{f}, :value [{}]{process}{}}}", invoke_ops.join(" "), time(txn.invoke_time)),
-        ));
-        events.push((
-            done_at,
-            1,
-            format!(
-                "{{:type :{ty}, :f :{f}, :value [{}]{process}{}, :index {}}}",
-                done_ops.join(" "),
-                time(txn.complete_time),
-                txn.id
-            ),
-        ));
-    }
-    events.sort();
-    events.into_iter().map(|e| e.2).collect::<Vec<_>>().join("\n")
 }
 
 /// The report as one self-contained HTML page. `nemesis` (from [`super::ops::scan`] of the
@@ -311,7 +266,6 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
     if cycles.is_empty() {
         return;
     }
-    let ids = Ids::new(h);
     let _ = writeln!(s, "<h2 id=\"counterexamples\">Counterexamples ({})</h2>", cycles.len());
     let any_chosen = cycles.iter().any(|(c, _)| c.steps.iter().any(|st| st.certain == Some(false)));
     s.push_str("<p class=\"legend\">");
@@ -360,8 +314,9 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
             );
         }
         s.push_str("</tbody></table>");
-        let ts: Vec<TxnId> = c.txns.iter().filter_map(|&id| ids.txn(id)).collect();
-        let mut sub = subhistory_edn(h, &ts);
+        let level_list: Vec<Level> = levels.iter().filter_map(|l| Level::parse(l).ok()).collect();
+        let found = reproducing_sub_history(h, c, &level_list, &CheckOptions::default(), o.max_subhistory_checks);
+        let mut sub = found.edn;
         let mut cut = "";
         if sub.len() > o.max_subhistory_bytes {
             let mut end = o.max_subhistory_bytes;
@@ -371,11 +326,12 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
             sub.truncate(end);
             cut = "<p class=\"omitted\">The sub-history was cut at its size bound.</p>";
         }
-        let _ = write!(
-            s,
-            "<p>Minimal sub-history (the cycle's transactions as the history recorded them; their reads may show elements of transactions left out):</p><pre class=\"subhistory\">{}</pre>{cut}",
-            escape(&sub)
-        );
+        let title = match (found.reproduces, found.minimal) {
+            (true, true) => format!("Minimal sub-history ({} transactions; checked alone, it shows this cycle again, and leaving out any one of them loses it)", found.transactions.len()),
+            (true, false) => format!("Sub-history ({} transactions; checked alone, it shows this cycle again; reduced as far as the search budget allowed)", found.transactions.len()),
+            (false, _) => "The cycle's transactions (not a minimal sub-history: checked alone they do not show this cycle again, grail inferred it from more of the history)".to_string(),
+        };
+        let _ = write!(s, "<p>{}:</p><pre class=\"subhistory\">{}</pre>{cut}", escape(&title), escape(&sub));
         let _ = writeln!(
             s,
             "<details><summary>Explanation</summary><pre>{}</pre></details></section>",

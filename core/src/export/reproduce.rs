@@ -1,0 +1,156 @@
+//! The sub-history offered with a counterexample: the cycle's transactions plus as few others
+//! as grail needs to find the same cycle again (the readers that fix a version order, the
+//! writers a polygraph's choice is between), each candidate checked by grail itself. One builder
+//! for every front end (the HTML report, the bindings, the demo), so that what is offered as
+//! minimal is checked, not assumed: the cycle's transactions alone often show another anomaly.
+
+use super::edn::sub_history_events;
+use crate::explain::CycleReport;
+use crate::history::{History, TxnId};
+use crate::level::Level;
+use crate::{read, CheckOptions, Format};
+use serde::Serialize;
+
+/// At most this many transactions beyond the cycle's are candidates (the nearest to it).
+pub const MAX_CANDIDATES: usize = 200;
+/// Checks a search spends by default.
+pub const DEFAULT_MAX_CHECKS: usize = 64;
+
+/// A sub-history and what checking it showed.
+#[derive(Debug, Clone, Serialize)]
+pub struct SubHistory {
+    /// Jepsen EDN, with a `;` comment saying what it shows.
+    pub edn: String,
+    /// Ids of its transactions, ascending.
+    pub transactions: Vec<u64>,
+    /// Checked alone, it violates a level of the counterexample with a cycle of the same
+    /// anomaly through the same transactions.
+    pub reproduces: bool,
+    /// It reproduces, and leaving out any one transaction beyond the cycle's loses the cycle.
+    pub minimal: bool,
+    /// Checks spent.
+    pub checks: usize,
+}
+
+/// Whether `r` violates one of `levels` with the cycle `want` (anomaly and transactions).
+fn shows(r: &crate::Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
+    let same = |c: &CycleReport| c.anomaly == want.0 && sorted(&c.txns) == want.1;
+    levels.iter().any(|&l| r.levels.get(l).is_some_and(|lr| lr.valid == Some(false) && lr.cycles.iter().any(same)))
+        || r.anomalies.iter().any(|a| a.cycle.as_ref().is_some_and(same) && a.levels.iter().any(|l| levels.contains(l)))
+}
+
+fn sorted(ids: &[u64]) -> Vec<u64> {
+    let mut v = ids.to_vec();
+    v.sort_unstable();
+    v
+}
+
+/// The smallest sub-history of `h` found in `max_checks` checks that shows the cycle `c`
+/// again under one of `levels` (the levels it was reported for), checked with `opts` (whose
+/// levels are replaced by `levels`). A ddmin search over the transactions touching a key of
+/// the cycle's transactions: 1-minimal when the budget lasts.
+pub fn reproducing_sub_history(
+    h: &History,
+    c: &CycleReport,
+    levels: &[Level],
+    opts: &CheckOptions,
+    max_checks: usize,
+) -> SubHistory {
+    let by_id: crate::hash::Map<u64, TxnId> =
+        c.txns.iter().filter_map(|&id| h.txns.iter().position(|t| t.id == id).map(|t| (id, t as TxnId))).collect();
+    let base: Vec<TxnId> = c.txns.iter().filter_map(|id| by_id.get(id).copied()).collect();
+    let want = (c.anomaly.clone(), sorted(&c.txns));
+    let opts = CheckOptions { levels: levels.to_vec(), analyze: None, ..opts.clone() };
+    let candidates = candidates(h, &base);
+    let mut checks = 0;
+    let mut fails = |extra: &[TxnId]| {
+        checks += 1;
+        let ts: Vec<TxnId> = base.iter().chain(extra).copied().collect();
+        let text = sub_history_events(h, &ts, None);
+        read(text.as_bytes(), Format::Edn).is_ok_and(|sub| shows(&crate::check(&sub, &opts), levels, &want))
+    };
+    let (kept, reproduces, minimal) = if base.len() != c.txns.len() || !fails(&candidates) {
+        (Vec::new(), false, false)
+    } else if candidates.is_empty() || fails(&[]) {
+        (Vec::new(), true, true)
+    } else {
+        let (kept, done) = ddmin(candidates, max_checks.saturating_sub(2), &mut fails);
+        (kept, true, done)
+    };
+    let ts: Vec<TxnId> = base.iter().chain(&kept).copied().collect();
+    let names = |ids: &[u64]| ids.iter().map(|t| format!("T{t}")).collect::<Vec<_>>().join(" -> ");
+    let what = format!("the {} ({}) cycle {}", c.name, c.anomaly, names(&c.txns));
+    let comment = if !reproduces {
+        format!(
+            "The transactions of {what}. Checked alone they do not show it again (grail inferred it from more of the history): not a minimal sub-history."
+        )
+    } else {
+        format!(
+            "A sub-history of {} transactions with {what}: checked alone, it violates {} with it{}.",
+            ts.len(),
+            levels.iter().map(|l| l.name()).collect::<Vec<_>>().join(" or "),
+            if minimal {
+                ", and leaving out any one transaction loses it (minimal)"
+            } else {
+                "; reduced as far as the search budget allowed (some transactions may not be needed)"
+            }
+        )
+    };
+    let mut transactions: Vec<u64> = ts.iter().map(|&t| h.txns[t as usize].id).collect();
+    transactions.sort_unstable();
+    SubHistory { edn: sub_history_events(h, &ts, Some(&comment)), transactions, reproduces, minimal, checks }
+}
+
+/// Transactions outside the cycle touching a key its transactions touch, the nearest to it first, at most
+/// [`MAX_CANDIDATES`].
+fn candidates(h: &History, base: &[TxnId]) -> Vec<TxnId> {
+    // Every key of the cycle's transactions, not only its edges' keys: a reader of another key
+    // can be what makes an indeterminate writer a vertex, or orders its versions.
+    let mut keys: Vec<u32> = base.iter().flat_map(|&t| h.ops_of(t).iter().map(|op| op.key)).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let pos = |t: TxnId| h.txns[t as usize].complete_pos().unwrap_or(t as u64);
+    let near: Vec<u64> = base.iter().map(|&t| pos(t)).collect();
+    let mut out: Vec<(u64, TxnId)> = (0..h.txns.len() as TxnId)
+        .filter(|t| !base.contains(t))
+        .filter(|&t| h.ops_of(t).iter().any(|op| keys.binary_search(&{ op.key }).is_ok()))
+        .map(|t| (near.iter().map(|&p| p.abs_diff(pos(t))).min().unwrap_or(0), t))
+        .collect();
+    out.sort_unstable();
+    out.truncate(MAX_CANDIDATES);
+    let mut ts: Vec<TxnId> = out.into_iter().map(|x| x.1).collect();
+    ts.sort_unstable();
+    ts
+}
+
+/// Zeller's ddmin over `kept` (where `fails(kept)` holds and `fails(&[])` does not): the subset, and whether the
+/// search ended (1-minimal) rather than ran out of checks.
+fn ddmin(mut kept: Vec<TxnId>, budget: usize, fails: &mut impl FnMut(&[TxnId]) -> bool) -> (Vec<TxnId>, bool) {
+    let mut spent = 0;
+    let mut n = 2;
+    while kept.len() >= 2 {
+        let size = kept.len().div_ceil(n);
+        let mut reduced = false;
+        for i in (0..kept.len()).step_by(size) {
+            if spent >= budget {
+                return (kept, false);
+            }
+            spent += 1;
+            let rest: Vec<TxnId> = kept[..i].iter().chain(&kept[(i + size).min(kept.len())..]).copied().collect();
+            if fails(&rest) {
+                kept = rest;
+                n = (n - 1).max(2);
+                reduced = true;
+                break;
+            }
+        }
+        if !reduced {
+            if n >= kept.len() {
+                break;
+            }
+            n = (n * 2).min(kept.len());
+        }
+    }
+    // A single one left is needed: the caller found the cycle's transactions alone do not do.
+    (kept, true)
+}
