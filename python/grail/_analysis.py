@@ -76,6 +76,13 @@ class Analysis:
         return r
 
     @property
+    def basis(self) -> str:
+        """What the classes classify (cycles of the inferred graph's ww, wr and rw edges), and why
+        a counterexample through the same transactions can be named otherwise."""
+        b: str = self._d.get("basis", "")
+        return b
+
+    @property
     def max_length(self) -> int:
         n: int = self._d["max_length"]
         return n

@@ -221,10 +221,17 @@ export interface Stats {
     indeterminate: number;
     /** Committed transactions, plus indeterminate ones whose writes were observed. */
     vertices: number;
-    /** Distinct (from, to, type) triples. */
+    /**
+     * ww, wr and rw dependencies counted once per (from, to, type), however many keys induce
+     * them: `ww + wr + rw`. `History.graph().edges` lists one edge per (from, to, type, key),
+     * so it has at least this many; a report also counts rw pairs left out of the graph.
+     */
     edges: number;
+    /** Distinct (from, to) pairs with a ww edge. */
     ww: number;
+    /** Distinct (from, to) pairs with a wr edge. */
     wr: number;
+    /** Distinct (from, to) pairs with an rw edge. */
     rw: number;
     /** Edges per vertex. */
     density: number;
@@ -369,6 +376,11 @@ export interface ReadAnomaly {
 
 /** The analysis section of a report (`docs/analysis.md`). */
 export interface Analysis {
+    /**
+     * What the classes classify (cycles of the inferred graph's ww, wr and rw edges), and why a
+     * level's counterexample through the same transactions can be named otherwise.
+     */
+    basis: string;
     max_length: number;
     /** Every cycle of at most `max_length` transactions was counted. */
     complete: boolean;
@@ -534,7 +546,11 @@ export interface GraphEdge {
 export interface Graph {
     /** Ids of the transactions that are vertices. */
     vertices: number[];
-    /** One edge per (from, to, type, key), sorted; the provenance kept is the first found. */
+    /**
+     * One edge per (from, to, type, key), sorted; the provenance kept is the first found. More
+     * than `stats.edges` where two transactions depend on several keys: `stats` counts each
+     * (from, to, type) once.
+     */
     edges: GraphEdge[];
     stats: Stats;
     notes: string[];

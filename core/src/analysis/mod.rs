@@ -97,6 +97,10 @@ pub struct ReadAnomaly {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Analysis {
+    /// What the classes classify, and why a level's counterexample through the same
+    /// transactions can be named otherwise (it may be another cycle, through other edges).
+    #[serde(default)]
+    pub basis: String,
     pub max_length: usize,
     /// Every cycle of at most `max_length` transactions was counted.
     pub complete: bool,
@@ -285,6 +289,7 @@ pub fn analyze(
         }
     }
     Analysis {
+        basis: basis(h),
         max_length: max_len,
         complete,
         reason,
@@ -296,6 +301,27 @@ pub fn analyze(
         examples,
         reads: read_reports,
     }
+}
+
+/// The analysis's own account of what it counts, for the history at hand.
+fn basis(h: &History) -> String {
+    let mut s = String::from(
+        "Each cycle counted is one of the dependency graph inferred from the history, of ww, wr and rw \
+         edges only, each step taken at the lowest type between its two transactions (ww, then wr, then rw); \
+         the three schemes classify that same cycle. A level's counterexample through the same transactions \
+         can be another cycle, named by its own edges: one through session or real-time order \
+         (G-single-process, G-single-realtime, ...), through another type between two transactions, or \
+         through edges it marks chosen (a version order a search chose where the history fixes none: this \
+         graph holds only the edges the history fixes) is not the cycle counted here",
+    );
+    if h.model == crate::history::Model::RwRegister && h.version_order.is_none() {
+        s.push_str("; this register history has no version order, so its levels' counterexamples may choose one");
+    }
+    if h.commit_order.is_some() || h.txns.iter().any(|t| t.start_ts().is_some() || t.commit_ts().is_some()) {
+        s.push_str("; the orders the database claims (timestamps, commit order) are not in this graph");
+    }
+    s.push('.');
+    s
 }
 
 fn read_report(h: &History, idx: &crate::history::Index, f: &reads::ReadFinding) -> ReadAnomaly {
@@ -396,6 +422,7 @@ pub fn render(a: &Analysis) -> String {
         p.many,
         pct(p.many)
     );
+    let _ = writeln!(s, "{}\n", a.basis);
     s.push_str(&render_counts(&a.classes, &a.lengths, &a.patterns));
     for r in a.reads.iter().take(10) {
         let _ = writeln!(s, "\n{}: {}", r.class, r.explanation);
