@@ -153,17 +153,22 @@ pub struct Finding {
     /// An internal finding that is a second read of a key seeing a newer version (a
     /// non-repeatable read): read committed allows it, and it breaks no assumption.
     pub reread: bool,
+    /// A register read of a value nobody wrote that may be the key's initial version: the
+    /// history leaves the initial value open ([`crate::History::initial_open`]) and it is the
+    /// key's only such value, with no read of the initial value itself. Neither a violation
+    /// nor proof of validity: the levels it could change are left unknown.
+    pub maybe_initial: bool,
 }
 
 impl Finding {
     /// Whether this finding violates level `l`.
     pub fn violates(&self, l: crate::level::Level) -> bool {
-        l.proscribes(self.kind) && !(self.reread && l == crate::level::Level::Rc)
+        l.proscribes(self.kind) && !(self.reread && l == crate::level::Level::Rc) && !self.maybe_initial
     }
 
     /// Whether it makes the history invalid whatever the levels say.
     pub fn breaks_assumption(&self) -> bool {
-        self.kind.breaks_assumption() && !self.reread
+        self.kind.breaks_assumption() && !self.reread && !self.maybe_initial
     }
 
     /// The levels this finding violates, of those given.

@@ -251,8 +251,10 @@ fn elle_examples() {
     assert_eq!(verdicts(&e.join("paper-example.edn")), [true, true, true, false, false]);
     let cli = e.join("elle-cli-histories/elle");
     assert_eq!(verdicts(&cli.join("list-append-gh-30.edn")), [true, false, false, false, false]);
+    // elle-cli calls it valid; it reads 3 of x, which nobody wrote: a thin-air read, which every
+    // level but PL-1 forbids (as Cobra, PolySI, AWDIT and dbcop judge; docs/elle.md, difference 4).
     for f in ["rw-register.edn", "rw-register.json"] {
-        assert_eq!(verdicts(&cli.join(f)), [false; 5], "{f}");
+        assert_eq!(verdicts(&cli.join(f)), [true, true, true, true, false], "{f}");
     }
     // The same history in EDN and in elle-cli's JSON gives the same report.
     let a = check(&load(&cli.join("paper-example.edn"), None));

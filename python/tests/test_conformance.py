@@ -32,7 +32,8 @@ def test_case_verdicts(history, log, expected):
         assert (lv.verdict == "violated") == bool(lv.anomalies)
     verdicts = set(got_levels.values())
     by_levels = False if "violated" in verdicts else None if "unknown" in verdicts else True
-    # `valid` in the expected file when it is not what the levels say (broken assumptions).
+    # One rule in the three runners: `valid` from the expected file when it gives one (broken
+    # assumptions), else False if a level is violated, None if one is unknown, else True.
     assert report.valid == expected.get("valid", by_levels)
     assert (report.valid is False) >= bool(report.broken_assumptions)
 

@@ -474,7 +474,15 @@ fn run(cli: Cli) -> Result<u8, String> {
                 max_cycles: max_counted,
                 ..Default::default()
             });
-            let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
+            let opts = CheckOptions {
+                levels,
+                max_steps,
+                max_cycles,
+                analyze,
+                register_mode,
+                white_box,
+                ..CheckOptions::default()
+            };
             let mut t1 = Instant::now();
             let report = if !opts.needs_graph() {
                 grail_core::check(&h, &opts)

@@ -134,7 +134,15 @@ impl PyHistory {
                     .into(),
             ));
         }
-        let opts = CheckOptions { levels, max_steps, max_cycles, analyze, register_mode, white_box };
+        let opts = CheckOptions {
+            levels,
+            max_steps,
+            max_cycles,
+            analyze,
+            register_mode,
+            white_box,
+            ..CheckOptions::default()
+        };
         let report = run_detached(py, || {
             if !opts.needs_graph() {
                 return Ok(grail_core::check(&self.h, &opts));

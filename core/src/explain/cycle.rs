@@ -41,7 +41,13 @@ pub fn cycle_report(
         let (a, b) = (&edges[(i + edges.len() - 1) % edges.len()], &edges[i]);
         a.ty == EdgeType::Wr && b.ty == EdgeType::Rw && h.ops[a.to_op as usize].key == h.ops[b.from_op as usize].key
     });
-    let name = kind.plain().unwrap_or_else(|| plain_name(&c.types, rereads));
+    let name = kind.plain().unwrap_or_else(|| {
+        if super::polygraph::overwrote_each_other(&edges) {
+            "lost update"
+        } else {
+            plain_name(&c.types, rereads)
+        }
+    });
     let mut text = String::from("Let:\n");
     for &t in &c.txns {
         let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));

@@ -24,6 +24,7 @@ pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
         }
         AnomalyKind::Internal if f.txns.len() > 1 => format!("{last} read {} of key {key}, which disagrees with its own earlier {} and the writes it made since", op(1), op(0)),
         AnomalyKind::Internal => format!("{last} read {} of key {key}, which disagrees with its own earlier writes", op(0)),
+        AnomalyKind::GarbageRead if f.maybe_initial => format!("{} read {value} of key {key}, which no transaction wrote{more}: a thin-air read, unless {value} is the key's initial value, which the history leaves open", names.join(", ")),
         AnomalyKind::GarbageRead => format!("{} read {value} of key {key}, which no transaction wrote{more}", names.join(", ")),
         AnomalyKind::DuplicateWrite => format!("{first} and {last} both wrote {value} to key {key}: values must be unique per key, so reads of it are ambiguous"),
         AnomalyKind::IncompatibleOrder => format!("{last} read {} and {first} read {}: neither is a prefix of the other, so key {key} has no single version order", op(1), op(0)),

@@ -8,6 +8,7 @@
 mod cycle;
 mod finding;
 mod ops;
+mod pair;
 mod polygraph;
 mod white_box;
 mod why;
@@ -15,6 +16,7 @@ mod why;
 pub use cycle::cycle_report;
 pub use finding::{finding_report, initial_read_report};
 pub use ops::{key_text, list_text, op_ref, op_text, read_text, txn_name, txn_text};
+pub use pair::pair_report;
 pub use polygraph::poly_cycle_report;
 pub use white_box::{white_box_report, why_claimed, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
 pub use why::{step_line, why, why_in};
@@ -95,7 +97,8 @@ pub struct AnomalyReport {
     /// Its plain-language name: a cycle's (write skew, lost update, ...), or a read's as Plume
     /// names them (aborted read, thin-air read, future read, not my own write, ...).
     pub name: String,
-    /// Levels this anomaly violates (empty: it breaks an assumption of the model instead).
+    /// Levels this anomaly violates (empty: it breaks an assumption of the model instead, or it
+    /// is a read that may be of a key's initial value, which leaves those levels unknown).
     pub levels: Vec<Level>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub key: Option<serde_json::Value>,

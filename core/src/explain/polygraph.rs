@@ -32,19 +32,29 @@ fn read_value(h: &History, o: u32) -> String {
     }
 }
 
+/// Two transactions each of which overwrote the version of a key the other read: whichever
+/// write is installed first, the other transaction's read missed it and its write buried it,
+/// so the cycle of two RW edges is a lost update under every version order (not a write skew,
+/// whose RW edges are on two keys).
+pub(super) fn overwrote_each_other(edges: &[Edge]) -> bool {
+    matches!(edges, [a, b] if a.ty == EdgeType::Rw && b.ty == EdgeType::Rw && a.key == b.key)
+}
+
 /// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
 fn why(h: &History, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = h.show(h.key(e.key));
-    let note = match o {
+    // The two writers whose order is chosen: the edge's ends for WW; for a chosen RW, the
+    // writer of the version read and the edge's target.
+    let writers = |first: &str| match o {
         Origin::Certain => String::new(),
         Origin::Chosen { cons, .. } if Some(cons) == conflict => {
-            format!("one of the two orders of {from}'s and {to}'s writes of key {k}")
+            format!("one of the two orders of {first}'s and {to}'s writes of key {k}")
         }
         Origin::Chosen { .. } => "forced: the other order closes a cycle".into(),
     };
+    let note = writers(&from);
     let choice = if note.is_empty() { String::new() } else { format!(" ({note})") };
-    let ww_note = if note.is_empty() { "ww".to_string() } else { format!("ww, {note}") };
     match e.ty {
         EdgeType::So => format!("{from} and {to} ran in the same session, {from} first"),
         EdgeType::Rt => format!("{from} completed before {to} was invoked (real-time order)"),
@@ -68,6 +78,7 @@ fn why(h: &History, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) 
             ),
             Origin::Chosen { cons, first } => {
                 let w = pg.ends(pg.cons[cons as usize], first).0;
+                let ww_note = format!("ww, {}", writers(&txn_name(h, w.txn)));
                 format!(
                     "{from} read key {k} = {} written by {} (wr), and {to}'s write of {} comes after {}'s ({ww_note}): {from} read a version {to} overwrote",
                     written(h, w.op),
@@ -119,7 +130,8 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         let (a, b) = (&cx.cycle[(i + n - 1) % n].0, &cx.cycle[i].0);
         a.ty == EdgeType::Wr && b.ty == EdgeType::Rw && a.key == b.key
     });
-    let name = plain_name(&types, rereads);
+    let edges: Vec<Edge> = cx.cycle.iter().map(|(e, _)| *e).collect();
+    let name = if overwrote_each_other(&edges) { "lost update" } else { plain_name(&types, rereads) };
     let mut txns: Vec<TxnId> = cx.cycle.iter().map(|(e, _)| e.from).collect();
     let mut text = String::from("Let:\n");
     let mut all = txns.clone();

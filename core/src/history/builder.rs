@@ -111,6 +111,7 @@ impl HistoryBuilder {
                 ops_read_at: Vec::new(),
                 op_span_finder: None,
                 commit_order: None,
+                initial_open: false,
             }),
             ..Default::default()
         }

@@ -199,6 +199,10 @@ pub struct History {
     /// The commit order the database claims (native `commit_order`, EDN `{:commit-order [...]}`),
     /// as transactions (indices into `txns`), first committed first: [`crate::timestamps`].
     pub commit_order: Option<Vec<TxnId>>,
+    /// Whether the keys' initial value is left open: TimeKiller's JSON read without its
+    /// `--initial_value`, where a value read that nobody wrote may be a key's initial version.
+    /// Every other format fixes it (`nil`, `null`, or an initial transaction).
+    pub initial_open: bool,
     /// Where each operation is in the input (byte range, line and column), parallel to
     /// [`History::ops`]; empty when the reader does not record them, or records where to find
     /// them instead ([`SpanMode::Located`]): read them through [`History::op_span`]. An

@@ -360,6 +360,9 @@ fn key_edges(
         s.last_appends.iter().filter(|(w, v)| cx.is_vertex[w.txn as usize] && observed.binary_search(v).is_err());
     s.unobserved.extend(unobserved.map(|&(w, _)| w));
     let unobserved = &s.unobserved;
+    if unobserved.len() > 1 {
+        cx.open_appends.extend(unobserved.iter().map(|u| (k, u.txn)));
+    }
     if let Some(last) = order.len().checked_sub(1).and_then(writer).filter(|w| good(cx, w)) {
         for u in unobserved {
             cx.edge_on(EdgeType::Ww, k, (last.txn, last.op), (u.txn, u.op));

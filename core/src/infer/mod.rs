@@ -34,6 +34,9 @@ pub struct Inference {
     /// When the graph was built without its RW edges ([`infer_without_rw`]): how many distinct
     /// (from, to) pairs they would have joined, for the statistics.
     pub rw_left_out: Option<usize>,
+    /// List-append: the committed appends no read observed, as (key, transaction), on keys
+    /// with two or more of them (their order is open: [`crate::level::open_pairs`]).
+    pub open_appends: Vec<(KeyId, TxnId)>,
 }
 
 impl Inference {
@@ -96,6 +99,9 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
     for f in cx.findings.iter_mut() {
         f.reread = is_reread(h, f);
     }
+    if h.initial_open && h.model == Model::RwRegister {
+        mark_maybe_initial(h, &mut cx.findings);
+    }
     cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
     if let Some(r) = cx.reads_from.as_mut() {
         crate::par::sort_unstable(r);
@@ -112,6 +118,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
         notes: cx.notes,
         reads_from: cx.reads_from,
         list_order: cx.list_order,
+        open_appends: cx.open_appends,
         index,
     }
 }
@@ -126,6 +133,7 @@ pub(crate) struct Ctx<'h> {
     pub is_vertex: Vec<bool>,
     pub index: &'h Index,
     pub list_order: Vec<Option<u32>>,
+    pub open_appends: Vec<(KeyId, TxnId)>,
     /// When RW edges are left out: their (from, to) pairs, to count.
     rw_pairs: Option<Vec<u64>>,
     /// RW pairs a workload counted itself (distinct from those in `rw_pairs`).
@@ -151,6 +159,7 @@ impl<'h> Ctx<'h> {
             is_vertex: Vec::new(),
             index,
             list_order: Vec::new(),
+            open_appends: Vec::new(),
             rw_pairs: None,
             rw_counted: 0,
             promotions: 0,
@@ -184,6 +193,7 @@ impl<'h> Ctx<'h> {
         }
         self.findings.extend(fork.findings);
         self.notes.extend(fork.notes);
+        self.open_appends.extend(fork.open_appends);
         if let (Some(p), Some(f)) = (self.rw_pairs.as_mut(), fork.rw_pairs) {
             p.extend(f);
         }
@@ -255,7 +265,39 @@ impl<'h> Ctx<'h> {
             txns.push(t);
             ops.push(o);
         }
-        self.findings.push(Finding { kind, txns, ops, key, value, readers: readers.len(), reread: false });
+        self.findings.push(Finding {
+            kind,
+            txns,
+            ops,
+            key,
+            value,
+            readers: readers.len(),
+            reread: false,
+            maybe_initial: false,
+        });
+    }
+}
+
+/// Thin-air reads that may be their key's initial version: the key's only unwritten value, and
+/// no read of the key saw the initial value (`nil`) itself.
+fn mark_maybe_initial(h: &History, findings: &mut [Finding]) {
+    let mut per_key: crate::hash::Map<KeyId, Option<Value>> = crate::hash::Map::default();
+    for f in findings.iter().filter(|f| f.kind == AnomalyKind::GarbageRead) {
+        let (Some(k), Some(v)) = (f.key, f.value) else { continue };
+        per_key
+            .entry(k)
+            .and_modify(|x| {
+                if *x != Some(v) {
+                    *x = None
+                }
+            })
+            .or_insert(Some(v));
+    }
+    for op in h.ops.iter().filter(|o| o.kind == OpKind::Read && !matches!(o.arg, Arg::Val(_))) {
+        per_key.insert(op.key, None);
+    }
+    for f in findings.iter_mut().filter(|f| f.kind == AnomalyKind::GarbageRead) {
+        f.maybe_initial = f.key.and_then(|k| per_key.get(&k).copied().flatten()).is_some();
     }
 }
 

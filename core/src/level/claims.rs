@@ -77,12 +77,14 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
         merge(&mut outcomes, c, &[]);
         notes.extend(c.notes.iter().cloned());
     }
+    super::engine::nothing_committed(h, &mut outcomes);
     notes.push("white-box only: the dependency graph was not inferred; levels were decided from the claimed timestamps and commit order alone".into());
     super::lattice::close(&mut outcomes, &mut notes);
     Outcome {
         levels: outcomes,
         witnesses: Vec::new(),
         poly: Vec::new(),
+        pairs: Vec::new(),
         initial: Vec::new(),
         graphs: Default::default(),
         broken: Vec::new(),

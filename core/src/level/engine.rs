@@ -67,6 +67,10 @@ pub struct CheckOptions {
     /// How the start and commit timestamps and the commit order a history claims are used
     /// ([`crate::timestamps`]).
     pub white_box: WhiteBoxMode,
+    /// List append: order appends only as reads observed them, as Elle does, so that two
+    /// unobserved appends after one read version are no lost update ([`super::open_pairs`]).
+    /// Off by default: grail decides every order of them, as the polygraph does for registers.
+    pub observed_order_only: bool,
 }
 
 impl Default for CheckOptions {
@@ -78,6 +82,7 @@ impl Default for CheckOptions {
             register_mode: RegisterMode::Auto,
             analyze: None,
             white_box: WhiteBoxMode::Auto,
+            observed_order_only: false,
         }
     }
 }
@@ -188,6 +193,8 @@ pub enum Evidence {
     Poly(usize),
     /// A cycle through claimed edges: `Outcome::white_box`'s `cycles[i]`.
     Claimed(usize),
+    /// `Outcome::pairs[i]`: two unobserved appends whose every order closes a G-single.
+    Pair(usize),
 }
 
 /// A level's verdict: holds, violated, or not decided with the reason.
@@ -253,6 +260,8 @@ pub struct Outcome {
     /// Cycles, in search order (strongest pattern first).
     pub witnesses: Vec<Witness>,
     pub poly: Vec<PolyWitness>,
+    /// Lost updates every order of two unobserved appends closes ([`super::open_pairs`]).
+    pub pairs: Vec<super::open_pairs::OpenPair>,
     pub initial: Vec<InitialWitness>,
     pub graphs: Graphs,
     /// Kinds of the findings that break the data model's assumptions, in the order found.
@@ -300,9 +309,11 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
 
     // Register histories without a version order: the levels that need one decided exactly on
     // the generalized polygraph instead (PolySI; `crate::polygraph`).
-    let (poly_levels, poly) = polygraph_levels(h, inf, opts, &levels, budget, &mut notes, &mut graphs);
+    let mut poly_notes: Vec<PolyNote> = Vec::new();
+    let (poly_levels, poly) = polygraph_levels(h, inf, opts, &levels, budget, &mut poly_notes, &mut graphs);
     let by_poly = |l: Level| poly_levels.iter().any(|p| p.level == l);
-    version_order_note(h, &levels, &poly_levels, &mut notes);
+    // Its note is written once the verdicts are final, in this place.
+    let version_note_at = notes.len();
 
     // Dependency graphs, plain and with each order some level needs.
     for order in [Order::None, Order::Session, Order::Realtime] {
@@ -402,6 +413,12 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         graphs.weak.push((w, wg));
     }
 
+    let maybe_initial = maybe_initial_reads(h, inf, &mut notes);
+    let pairs = if !opts.observed_order_only && levels.iter().any(|&l| super::open_pairs::violates(l) && !by_poly(l)) {
+        super::open_pairs::open_pairs(&inf.graph, &inf.open_appends, max_cycles)
+    } else {
+        Vec::new()
+    };
     let mut outcomes = Vec::new();
     for &l in &levels {
         let spec = l.spec();
@@ -454,10 +471,21 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         }
         let mut evidence: Vec<(usize, Evidence)> = best.into_iter().map(|(c, (_, e))| (c, e)).collect();
         evidence.sort_by_key(|e| e.0);
+        if !pairs.is_empty() && super::open_pairs::violates(l) && by_polygraph.is_none() {
+            add(Named { kind: AnomalyKind::GSingle, order: Order::None });
+            if evidence.is_empty() {
+                evidence.extend((0..pairs.len()).map(|i| (0, Evidence::Pair(i))));
+            }
+        }
         if reason.is_none() && names.is_empty() && unproven(h, opts, l, by_polygraph.is_some()) {
             reason = Some(
                 "no version order was given and the register mode is sure-edges: no forbidden cycle among the edges sure without one, which does not rule out a cycle under the real version order".into(),
             );
+        }
+        if let (true, None, Some(why)) = (names.is_empty(), &reason, &maybe_initial) {
+            if l.proscribes(AnomalyKind::GarbageRead) {
+                reason = Some(why.clone());
+            }
         }
         let verdict = match (names.is_empty(), reason) {
             (false, _) => Verdict::Violated,
@@ -492,12 +520,17 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         notes.extend(c.notes.iter().cloned());
     }
     super::lattice::close(&mut outcomes, &mut notes);
+    consistent_implied_by(&mut outcomes);
+    nothing_committed(h, &mut outcomes);
+    let mut written = poly_note_text(&poly_notes, &outcomes);
+    written.extend(version_order_note(h, &levels, &poly_levels, &outcomes));
+    notes.splice(version_note_at..version_note_at, written);
     let mut broken: Vec<AnomalyKind> = inf.findings.iter().filter(|f| f.breaks_assumption()).map(|f| f.kind).collect();
     broken.dedup();
     if let Some(why) = &budget.exhausted {
         notes.push(format!("search cut short ({why}): some witnesses may not be minimal"));
     }
-    Outcome { levels: outcomes, witnesses, poly, initial, graphs, broken, notes, white_box }
+    Outcome { levels: outcomes, witnesses, poly, pairs, initial, graphs, broken, notes, white_box }
 }
 
 /// The dependency graph plus one order's edges.
@@ -524,6 +557,30 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
     let mut edges = g.edges.clone();
     edges.extend(extra);
     DependencyGraph::new(g.is_vertex.clone(), edges)
+}
+
+/// What the polygraph did for a level, written as a note once the verdicts are final.
+struct PolyNote {
+    level: Level,
+    decided: bool,
+    /// "on the generalized polygraph (PolySI): ..." with its counts.
+    text: String,
+}
+
+/// The polygraph's notes: "decided" only of a level the table shows decided.
+fn poly_note_text(poly: &[PolyNote], outcomes: &[LevelOutcome]) -> Vec<String> {
+    let unknown = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
+    poly.iter()
+        .map(|p| match (p.decided, unknown(p.level)) {
+            (true, false) => format!("{} was decided {}", p.level.name(), p.text),
+            (true, true) => format!(
+                "{} was searched {}; it is unknown all the same, for the reason the table gives",
+                p.level.name(),
+                p.text
+            ),
+            (false, _) => format!("{} was not decided {}", p.level.name(), p.text),
+        })
+        .collect()
 }
 
 /// A level decided on the polygraph.
@@ -574,17 +631,40 @@ fn unproven(h: &History, opts: &CheckOptions, l: Level, by_polygraph: bool) -> b
 
 /// The note on a register history without a version order: which levels the polygraph
 /// decided, and which rest on the edges sure without one. None when no checked level needs it.
-fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], notes: &mut Vec<String>) {
+fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], outcomes: &[LevelOutcome]) -> Vec<String> {
+    let mut notes = Vec::new();
     if h.model != Model::RwRegister || h.version_order.is_some() {
-        return;
+        return notes;
     }
     let names = |ls: &[Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
-    let exact: Vec<Level> = poly.iter().map(|p| p.level).collect();
-    let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !exact.contains(l)).collect();
-    if !exact.is_empty() {
+    let on_poly: Vec<Level> = poly.iter().map(|p| p.level).collect();
+    let unknown_now = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
+    let left: Vec<Level> = on_poly.iter().copied().filter(|&l| unknown_now(l)).collect();
+    let (implied, exact): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
+        poly.iter().filter(|p| !unknown_now(p.level)).partition(|p| matches!(p.verdict, PolyVerdict::Unknown(_)));
+    let implied: Vec<Level> = implied.iter().map(|p| p.level).collect();
+    let exact: Vec<Level> = exact.iter().map(|p| p.level).collect();
+    let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !on_poly.contains(l)).collect();
+    if !on_poly.is_empty() {
+        let mut parts = Vec::new();
+        if !exact.is_empty() {
+            parts.push(format!(
+                "{} decided exactly on the generalized polygraph (PolySI), over every version order",
+                names(&exact)
+            ));
+        }
+        if !left.is_empty() {
+            parts.push(format!("{} unknown (the table gives the reason)", names(&left)));
+        }
+        if !implied.is_empty() {
+            parts.push(format!(
+                "{} not decided on the generalized polygraph, but following from another level's verdict (the table names it)",
+                names(&implied)
+            ));
+        }
         notes.push(format!(
-            "no version order (write-ahead log) was given for this register history: {} decided exactly on the generalized polygraph (PolySI), over every version order",
-            names(&exact)
+            "no version order (write-ahead log) was given for this register history: {}",
+            parts.join("; ")
         ));
     }
     if !sure.is_empty() {
@@ -592,6 +672,67 @@ fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], notes: 
             "no version order (write-ahead log) was given for this register history: {} checked on the order sure from the history itself (the initial value first; a value read before a transaction's own write precedes it): a cycle found is real, but some may be missed",
             names(&sure)
         ));
+    }
+    notes
+}
+
+/// Reads of values nobody wrote that may be their keys' initial version (the history leaves it
+/// open): the reason a level that forbids thin-air reads is not decided, and a note that says
+/// which `--initial-value` would decide them when they all read one value.
+fn maybe_initial_reads(h: &History, inf: &Inference, notes: &mut Vec<String>) -> Option<String> {
+    let reads: Vec<&crate::anomaly::Finding> = inf.findings.iter().filter(|f| f.maybe_initial).collect();
+    let first = reads.first()?;
+    let value = first.value.map_or_else(|| "nil".into(), |v| h.show(v));
+    let key = first.key.map_or_else(String::new, |k| h.show(h.key(k)));
+    let reader = first.txns.first().map_or_else(String::new, |&t| format!("T{}", h.txns[t as usize].id));
+    let mut keys: Vec<_> = reads.iter().filter_map(|f| f.key).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let one_value = reads.iter().all(|f| f.value == first.value);
+    if one_value {
+        notes.push(format!(
+            "{} read{} of {} key{} read {value}, which no transaction wrote, and no read saw the initial value of {}: if the keys start at {value}, check again with --initial-value {value} (TimeKiller's --initial_value); otherwise they are thin-air reads",
+            reads.len(),
+            if reads.len() == 1 { "" } else { "s" },
+            keys.len(),
+            if keys.len() == 1 { "" } else { "s" },
+            if keys.len() == 1 { "that key" } else { "those keys" }
+        ));
+    }
+    Some(format!(
+        "{reader} read {value} of key {key}, which no transaction wrote ({} such read{} on {} key{}): a thin-air read, which this level forbids, unless it is the key's initial value, which the history leaves open (--initial-value)",
+        reads.len(),
+        if reads.len() == 1 { "" } else { "s" },
+        keys.len(),
+        if keys.len() == 1 { "" } else { "s" },
+    ))
+}
+
+/// Why no level holds over a history without a committed transaction.
+pub const NOTHING_COMMITTED: &str = "the history has no committed transaction, so there was nothing to check: an empty capture, or one whose operations are not transactions (grail checks operations whose :f is :txn or absent; a register history of :f :read and :write operations is not one), is no evidence that a level holds";
+
+/// A level cannot hold over a history without a committed transaction: it says nothing of
+/// the database (Elle's `:empty-transaction-graph` answers `unknown` too).
+pub(super) fn nothing_committed(h: &History, outcomes: &mut [LevelOutcome]) {
+    if h.txns.iter().any(|t| t.status == crate::history::Status::Committed) {
+        return;
+    }
+    for o in outcomes.iter_mut().filter(|o| o.verdict == Verdict::Holds) {
+        o.verdict = Verdict::Unknown(NOTHING_COMMITTED.into());
+        o.implied_by = None;
+    }
+}
+
+/// A level's `implied_by` stays only while the level it names ended with the same verdict: the
+/// polygraph's "SI holds" (with aborted reads set aside) implies nothing once G1a violates SI.
+fn consistent_implied_by(outcomes: &mut [LevelOutcome]) {
+    let verdicts: Vec<(Level, Verdict)> = outcomes.iter().map(|o| (o.level, o.verdict.clone())).collect();
+    for o in outcomes.iter_mut() {
+        if let Some(by) = o.implied_by {
+            if !verdicts.iter().any(|(l, v)| *l == by && *v == o.verdict) {
+                o.implied_by = None;
+            }
+        }
     }
 }
 
@@ -604,7 +745,7 @@ fn polygraph_levels(
     opts: &CheckOptions,
     levels: &[Level],
     budget: &mut Budget,
-    notes: &mut Vec<String>,
+    notes: &mut Vec<PolyNote>,
     graphs: &mut Graphs,
 ) -> (Vec<PolyLevel>, Vec<PolyWitness>) {
     let (mut out, mut witnesses): (Vec<PolyLevel>, Vec<PolyWitness>) = (Vec::new(), Vec::new());
@@ -635,9 +776,8 @@ fn polygraph_levels(
                 crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
-            notes.push(format!(
-                "{} was decided on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}){}, {}, {} learned from",
-                l.name(),
+            notes.push(PolyNote { level: l, decided: !matches!(verdict, PolyVerdict::Unknown(_)), text: format!(
+                "on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}){}, {}, {} learned from",
                 match (order, st.with_session) {
                     (Order::None, false) => "",
                     (Order::None, true) => " (it holds even with session order among the known edges)",
@@ -660,7 +800,7 @@ fn polygraph_levels(
                 },
                 counted(st.decisions, "guess"),
                 counted(st.conflicts, "conflict")
-            ));
+            ) });
             let witness = match &verdict {
                 PolyVerdict::Violated(cx) => {
                     violated_here[slot] = true;

@@ -9,6 +9,7 @@ mod causal;
 pub mod claims;
 pub mod engine;
 pub mod lattice;
+pub mod open_pairs;
 pub mod weak;
 
 use crate::anomaly::AnomalyKind;
@@ -228,8 +229,10 @@ pub const LEVELS: [LevelSpec; 12] = [
         level: Level::Pl2,
         name: "PL-2",
         aliases: &["PL2", "read-committed"],
-        anti_pattern: "a cycle without RW edges",
-        proscribes: &[G0, G1a, G1b, G1c],
+        anti_pattern: "a cycle without RW edges, or a read of a value no transaction wrote",
+        // Adya's PL-2 reads only committed writes, so a thin-air read violates it and every
+        // level above (Cobra, PolySI, AWDIT and dbcop call it a violation of each level).
+        proscribes: &[G0, G1a, G1b, G1c, GarbageRead],
         order: Order::None,
         weak: None,
         implies: &[Level::Pl1],

@@ -140,6 +140,21 @@ pub fn build_for(h: &History, inf: &Inference, order: Order, mode: Mode, max_con
     build_inner(h, inf, order, matches!(mode, Mode::Ser | Mode::Si | Mode::Psi), max_constraints)
 }
 
+/// The share of the constraint budget (one in this many) that the keys with a lost update may
+/// take when the history's constraints are over it.
+const LOST_UPDATE_SHARE: u64 = 8;
+
+/// Whether two writers of the key read the same version of it (or both its initial value).
+fn two_writers_read_one_version(k: &KeyInfo) -> bool {
+    let writers: crate::hash::Set<TxnId> = k.versions.iter().map(|v| v.txn).collect();
+    let two = |readers: &mut dyn Iterator<Item = TxnId>| {
+        let mut first = None;
+        readers.filter(|t| writers.contains(t)).any(|t| first.replace(t).is_some_and(|f| f != t))
+    };
+    two(&mut k.initial_readers.iter().map(|r| r.0))
+        || k.versions.iter().any(|v| two(&mut v.readers.iter().map(|r| r.0)))
+}
+
 fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
     let is_vertex = &inf.graph.is_vertex[..];
@@ -219,14 +234,32 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
     let version_pairs: u64 = keys.iter().map(|k| choose2(k.versions.len() as u64)).sum();
     let pairs: u64 = keys.iter().map(|k| choose2(k.chain_ends.len() as u64)).sum();
     let mut cons = Vec::new();
-    if pairs <= max_constraints {
-        for (ki, k) in keys.iter().enumerate() {
-            let m = k.chain_ends.len() as u32;
-            for a in 0..m {
-                for b in a + 1..m {
-                    cons.push(Constraint { key: ki as u32, a, b });
-                }
+    let key_cons = |ki: usize, cons: &mut Vec<Constraint>| {
+        let m = keys[ki].chain_ends.len() as u32;
+        for a in 0..m {
+            for b in a + 1..m {
+                cons.push(Constraint { key: ki as u32, a, b });
             }
+        }
+    };
+    if pairs <= max_constraints {
+        (0..keys.len()).for_each(|ki| key_cons(ki, &mut cons));
+    } else {
+        // Over the budget, still the keys where two writers read the same version: a lost
+        // update under every version order, which pruning then proves whatever the rest holds
+        // (a cycle or conflict among some constraints is one among all).
+        let mut shared: Vec<(u64, usize)> = (0..keys.len())
+            .filter(|&ki| two_writers_read_one_version(&keys[ki]))
+            .map(|ki| (choose2(keys[ki].chain_ends.len() as u64), ki))
+            .collect();
+        shared.sort_unstable();
+        let mut taken = 0u64;
+        for (c, ki) in shared {
+            if taken + c > max_constraints / LOST_UPDATE_SHARE {
+                break;
+            }
+            taken += c;
+            key_cons(ki, &mut cons);
         }
     }
     let mut rank: Vec<u32> = (0..n as u32).collect();

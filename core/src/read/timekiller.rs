@@ -92,6 +92,7 @@ pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<Hist
     for (t, &line) in h.txns.iter_mut().zip(&lines) {
         t.line = line;
     }
+    h.initial_open = opts.initial_value.is_none();
     if opts.spans {
         attach_spans(&mut h, text);
     }

@@ -54,6 +54,18 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
     if !r.strongest_satisfied.is_empty() && r.levels.0.len() > 1 {
         let _ = writeln!(s, "strongest satisfied: {}", names(&r.strongest_satisfied));
     }
+    // Why each unknown level was not decided, levels with the same reason together.
+    let mut unknown: Vec<(&str, Vec<&str>)> = Vec::new();
+    for (l, lr) in r.levels.0.iter().filter(|(_, lr)| lr.valid.is_none()) {
+        let why = lr.reason.as_deref().unwrap_or("no reason was recorded");
+        match unknown.iter_mut().find(|(w, _)| *w == why) {
+            Some((_, ls)) => ls.push(l.name()),
+            None => unknown.push((why, vec![l.name()])),
+        }
+    }
+    for (why, ls) in &unknown {
+        let _ = writeln!(s, "\nunknown: {}: {why}", ls.join(", "));
+    }
     let st = &r.stats;
     let _ = writeln!(
         s,
@@ -63,7 +75,7 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
     let mut shown = std::collections::BTreeSet::new();
     for (l, lr) in &r.levels.0 {
         if let Some(c) = lr.cycles.first() {
-            if shown.insert(c.txns.clone()) {
+            if shown.insert((c.txns.clone(), c.anomaly.clone())) {
                 let _ = writeln!(
                     s,
                     "\n{} is violated by this {} cycle ({}{}):\n{}",

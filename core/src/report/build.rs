@@ -2,7 +2,9 @@
 //! `crate::explain`, verdicts into data. Nothing here decides a verdict.
 
 use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report, Verdict, WhiteBoxReport};
-use crate::explain::{cycle_report, finding_report, initial_read_report, poly_cycle_report, white_box_report};
+use crate::explain::{
+    cycle_report, finding_report, initial_read_report, pair_report, poly_cycle_report, white_box_report,
+};
 use crate::graph::search::Budget;
 use crate::history::History;
 use crate::infer::{infer, infer_without_reads_from, infer_without_rw, Inference};
@@ -42,7 +44,7 @@ fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
         }
         None => (None, Vec::new(), Vec::new()),
     };
-    let rendered = Rendered { witnesses: Vec::new(), poly: Vec::new(), claimed };
+    let rendered = Rendered { witnesses: Vec::new(), poly: Vec::new(), pairs: Vec::new(), claimed };
     let [committed, aborted, indeterminate] = h.count_by_status();
     let stats = crate::graph::Stats {
         transactions: h.txns.len(),
@@ -74,6 +76,7 @@ pub fn check_inferred(
 struct Rendered {
     witnesses: Vec<Option<CycleReport>>,
     poly: Vec<Option<CycleReport>>,
+    pairs: Vec<CycleReport>,
     /// Cycles through claimed edges, as `Checked::cycles`.
     claimed: Vec<CycleReport>,
 }
@@ -95,7 +98,8 @@ fn render(h: &History, inf: &Inference, out: &Outcome) -> Rendered {
             Some(poly_cycle_report(h, &inf.index, pg, &p.counterexample))
         })
         .collect();
-    Rendered { witnesses, poly, claimed: Vec::new() }
+    let pairs = out.pairs.iter().map(|p| pair_report(h, &inf.index, p)).collect();
+    Rendered { witnesses, poly, pairs, claimed: Vec::new() }
 }
 
 fn cycle_anomaly(kind: String, levels: Vec<crate::level::Level>, c: &CycleReport) -> AnomalyReport {
@@ -128,6 +132,12 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
             if listed.insert(("dependency", c.txns.clone())) {
                 anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(p.named), c));
             }
+        }
+    }
+    let lost_update = Named { kind: crate::anomaly::AnomalyKind::GSingle, order: crate::level::Order::None };
+    for c in &rendered.pairs {
+        if listed.insert(("dependency", c.txns.clone())) {
+            anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(lost_update), c));
         }
     }
     for (w, c) in out.witnesses.iter().zip(&rendered.witnesses) {
@@ -179,6 +189,7 @@ fn assemble(
                     Evidence::Cycle(i) => rendered.witnesses.get(i).cloned().flatten(),
                     Evidence::Poly(i) => rendered.poly.get(i).cloned().flatten(),
                     Evidence::Claimed(i) => rendered.claimed.get(i).cloned(),
+                    Evidence::Pair(i) => rendered.pairs.get(i).cloned(),
                 })
                 .collect();
             let (verdict, reason) = match &lo.verdict {

@@ -199,6 +199,8 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
                 register_mode: crate::report::RegisterMode::SureEdges,
                 analyze: None,
                 white_box: crate::timestamps::WhiteBoxMode::Ignore,
+                // GRAIL's checkers order appends as reads observed them.
+                observed_order_only: true,
             };
             let r = crate::check_inferred(h, inf, &opts, None);
             notes.push("scc is the default engine; it does not count its work here".into());

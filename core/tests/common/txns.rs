@@ -37,7 +37,7 @@ pub struct XTxn {
 pub fn v_of(h: &History, v: Value) -> V {
     match v {
         Value::Int(i) => V::Int(i),
-        Value::Str(_) => V::Str(h.show(v)),
+        Value::Str(_) => V::Str(h.plain(v)),
     }
 }
 

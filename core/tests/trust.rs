@@ -1,0 +1,352 @@
+//! Issue 33: what a report says is true, not only its verdicts. Over the conformance cases, the
+//! corpus and generated histories (both models, with and without a version order): every
+//! `implied_by` names a level with the same verdict, every note that says a level was decided
+//! belongs to a decided level, every unknown level carries its reason, and every transaction a
+//! polygraph step names as a writer of a key wrote that key. Then the edges the issue found:
+//! empty captures, lost updates that need no budget, thin-air reads.
+
+mod common;
+
+use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
+use grail_core::graph::orders::Order;
+use grail_core::graph::search::Budget;
+use grail_core::polygraph::{self, Mode, Verdict};
+use grail_core::{CheckOptions, Format, History, Level, Report};
+use std::path::Path;
+
+/// Every claim of the report's text that can be checked against the history.
+fn claims_hold(what: &str, h: &History, r: &Report) {
+    for (l, lr) in &r.levels.0 {
+        if let Some(by) = lr.implied_by {
+            let other = r.levels.get(by).unwrap_or_else(|| panic!("{what}: {l:?} implied by unchecked {by:?}"));
+            assert_eq!(
+                other.verdict,
+                lr.verdict,
+                "{what}: {} {} as {} {}",
+                l.name(),
+                lr.verdict,
+                by.name(),
+                other.verdict
+            );
+        }
+        assert_eq!(lr.valid.is_none(), lr.reason.is_some(), "{what}: {} unknown without its reason", l.name());
+    }
+    for n in &r.notes {
+        for (l, lr) in &r.levels.0 {
+            let decided = n.starts_with(&format!("{} was decided ", l.name()))
+                || n.contains(&format!(" {} decided exactly", l.name()))
+                || n.contains(&format!(": {} decided exactly", l.name()))
+                || (n.contains("decided exactly") && n.contains(&format!(", {},", l.name())) && !n.contains("unknown"));
+            if decided {
+                assert!(lr.valid.is_some(), "{what}: note says {} was decided, table says unknown: {n}", l.name());
+            }
+        }
+    }
+    // "one of the two orders of Ta's and Tb's writes of key k": both wrote k.
+    let writes_key = |id: &str, key: &serde_json::Value| {
+        let id: u64 = id.trim_start_matches('T').parse().unwrap();
+        let t = h.txns.iter().position(|t| t.id == id).unwrap();
+        let txn = &h.txns[t];
+        (txn.ops_start..txn.ops_end).any(|o| {
+            let op = h.ops[o as usize];
+            op.kind != grail_core::history::OpKind::Read && h.value_json(h.key(op.key)) == *key
+        })
+    };
+    for a in &r.anomalies {
+        for s in a.cycle.iter().flat_map(|c| &c.steps) {
+            let Some(i) = s.why.find("one of the two orders of ") else { continue };
+            let rest = &s.why[i + "one of the two orders of ".len()..];
+            let mut names = rest.split("'s").take(2).map(|x| x.trim_start_matches(" and ").trim());
+            let (Some(x), Some(y)) = (names.next(), names.next()) else { continue };
+            if !x.starts_with('T') || !rest.contains("writes of key") {
+                continue;
+            }
+            for t in [x, y] {
+                assert!(writes_key(t, &s.key), "{what}: {t} named as a writer of key {} in: {}", s.key, s.why);
+            }
+        }
+    }
+}
+
+fn check_all(h: &History) -> Report {
+    grail_core::check(h, &CheckOptions { levels: Level::ALL.to_vec(), ..CheckOptions::default() })
+}
+
+#[test]
+fn the_text_of_every_conformance_report_is_true() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases");
+    let mut n = 0;
+    for dir in std::fs::read_dir(&root).unwrap().map(|d| d.unwrap().path()).filter(|d| d.is_dir()) {
+        for f in std::fs::read_dir(&dir).unwrap().map(|f| f.unwrap().path()) {
+            let name = f.to_string_lossy().to_string();
+            if !(name.ends_with(".edn") || name.ends_with(".json")) || name.ends_with(".expected.json") {
+                continue;
+            }
+            let mut h = grail_core::read(&std::fs::read(&f).unwrap(), Format::Auto).unwrap();
+            let wal = f.with_extension("log");
+            if wal.exists() {
+                grail_core::read_wal(&mut h, &std::fs::read(&wal).unwrap()).unwrap();
+            }
+            claims_hold(&name, &h, &grail_core::check(&h, &CheckOptions::default()));
+            claims_hold(&name, &h, &check_all(&h));
+            n += 1;
+        }
+    }
+    assert!(n > 30, "{n} cases");
+}
+
+#[test]
+fn the_text_of_generated_reports_is_true() {
+    for model in [DataModel::ListAppend, DataModel::RwRegister] {
+        for (seed, inject) in [
+            (1, vec![]),
+            (2, vec![(Injection::LostUpdate, 2), (Injection::WriteSkew, 2)]),
+            (3, vec![(Injection::AbortedRead, 1), (Injection::LongFork, 1), (Injection::ReadSkew, 1)]),
+        ] {
+            for output in [Output::Edn, Output::Polysi] {
+                let o = GenOptions {
+                    transactions: 300,
+                    keys: 8,
+                    model,
+                    isolation: Isolation::SnapshotIsolation,
+                    inject: inject.clone(),
+                    seed,
+                    output,
+                    ..Default::default()
+                };
+                let g = generate(&o);
+                // Without the write-ahead log: registers are decided on the polygraph.
+                let h = grail_core::read(g.history.as_bytes(), Format::Auto).unwrap();
+                let what = format!("{model:?} {output:?} seed {seed}");
+                claims_hold(&what, &h, &check_all(&h));
+                if let Some(wal) = &g.wal {
+                    let mut h = h.clone();
+                    grail_core::read_wal(&mut h, wal.as_bytes()).unwrap();
+                    claims_hold(&format!("{what} with its log"), &h, &check_all(&h));
+                }
+            }
+        }
+    }
+}
+
+/// Point 3: weakly isolated register histories without a version order give counterexamples
+/// whose chosen RW steps name the two writers of the key (they named the reader).
+#[test]
+fn a_chosen_step_names_the_writers_whose_order_it_chose() {
+    let mut named = 0;
+    for seed in 1..6 {
+        let o = GenOptions {
+            transactions: 200,
+            sessions: 6,
+            keys: 3,
+            model: DataModel::RwRegister,
+            isolation: Isolation::ReadCommitted,
+            seed,
+            output: Output::Polysi,
+            ..Default::default()
+        };
+        let h = grail_core::read(generate(&o).history.as_bytes(), Format::Auto).unwrap();
+        let r = check_all(&h);
+        named += r
+            .anomalies
+            .iter()
+            .flat_map(|a| a.cycle.iter().flat_map(|c| &c.steps))
+            .filter(|s| s.why.contains("(wr), and ") && s.why.contains("one of the two orders of "))
+            .count();
+        claims_hold(&format!("read committed, seed {seed}"), &h, &r);
+    }
+    assert!(named > 0, "no chosen RW step met: the test tests nothing");
+}
+
+#[test]
+fn the_text_of_corpus_reports_is_true() {
+    let Some(corpus) = common::corpus() else { return };
+    let mut n = 0;
+    for set in ["grail/tiny-list", "grail/tiny-register", "elle"] {
+        for f in std::fs::read_dir(corpus.join(set)).unwrap().map(|f| f.unwrap().path()) {
+            if f.extension().is_none_or(|e| e != "edn") {
+                continue;
+            }
+            let wal = f.with_extension("log");
+            let h = common::load(&f, wal.exists().then_some(wal.as_path()));
+            claims_hold(&f.display().to_string(), &h, &check_all(&h));
+            if wal.exists() {
+                // And without the log: decided on the polygraph.
+                let h = common::load(&f, None);
+                claims_hold(&format!("{} without its log", f.display()), &h, &check_all(&h));
+            }
+            n += 1;
+        }
+    }
+    assert!(n > 20, "{n} corpus histories");
+}
+
+/// Point 2: `ldbc-g1a.edn` (the demo's gallery): G1a violates PL-2 and up; PL-1 holds, but not
+/// "as SI holds".
+#[test]
+fn an_implied_verdict_names_a_level_with_the_same_verdict() {
+    let text = std::fs::read(Path::new(env!("CARGO_MANIFEST_DIR")).join("../web-demo/examples/ldbc-g1a.edn")).unwrap();
+    let h = grail_core::read(&text, Format::Auto).unwrap();
+    let r = check_all(&h);
+    assert_eq!(r.levels["SI"].verdict, "violated");
+    assert_eq!(r.levels["PL-1"].verdict, "holds");
+    assert_ne!(r.levels["PL-1"].implied_by, Some(Level::Si));
+    claims_hold("ldbc-g1a", &h, &r);
+}
+
+/// Point 1: nothing committed, nothing holds.
+#[test]
+fn an_empty_or_non_transactional_capture_is_unknown() {
+    let register = "{:type :invoke, :f :write, :value 1, :process 0}\n{:type :ok, :f :write, :value 1, :process 0}\n";
+    let failed =
+        "{:type :invoke, :value [[:append x 1]], :process 0}\n{:type :fail, :value [[:append x 1]], :process 0}\n";
+    for text in ["", "   \n", register, failed] {
+        let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+        let r = check_all(&h);
+        assert_eq!(r.valid, None, "{text:?}");
+        for (l, lr) in &r.levels.0 {
+            assert_eq!(lr.verdict, "unknown", "{text:?} {}", l.name());
+            assert!(lr.reason.as_deref().unwrap_or("").contains("no committed transaction"), "{text:?}");
+        }
+        assert!(r.strongest_satisfied.is_empty());
+        let table = grail_core::render::text::render(&r);
+        assert!(table.contains("unknown: strict-SER, "), "{table}");
+        assert!(!table.contains("strongest satisfied"), "{table}");
+    }
+}
+
+/// Point 4: the text table gives an unknown level's reason.
+#[test]
+fn the_table_gives_the_reason_of_an_unknown_level() {
+    let h = grail_core::read(
+        b"{:type :ok, :value [[:r x [1]] [:append x 1]]}\n{:type :ok, :value [[:append x 1]]}\n",
+        Format::Auto,
+    )
+    .unwrap();
+    let r = grail_core::check(&h, &CheckOptions { max_steps: Some(0), ..CheckOptions::default() });
+    for (l, lr) in r.levels.0.iter().filter(|(_, lr)| lr.valid.is_none()) {
+        let table = grail_core::render::text::render(&r);
+        let why = lr.reason.as_deref().unwrap();
+        assert!(
+            table.lines().any(|line| line.starts_with("unknown: ") && line.contains(l.name()) && line.ends_with(why)),
+            "{table}"
+        );
+    }
+}
+
+/// Point 5, registers: two transactions that read one version of a key and both wrote it are a
+/// lost update under every version order, found even when the history's constraints are over
+/// the memory budget, and SER's two-RW cycle is named a lost update.
+#[test]
+fn a_register_lost_update_is_found_over_the_budget() {
+    // Key x: T1 wrote 1; T2 and T3 both read 1 and wrote x. Keys y0..y5: eight blind writers
+    // each, 28 constraints a key, so that the history's constraints are far over a budget of 40.
+    let mut txns = vec![
+        r#"{"id": 1, "session": 1, "ops": [["w", "x", 1]]}"#.to_string(),
+        r#"{"id": 2, "session": 2, "ops": [["r", "x", 1], ["w", "x", 2]]}"#.to_string(),
+        r#"{"id": 3, "session": 3, "ops": [["r", "x", 1], ["w", "x", 3]]}"#.to_string(),
+    ];
+    for k in 0..6 {
+        for w in 0..8 {
+            txns.push(format!(r#"{{"id": {}, "session": {}, "ops": [["w", "y{k}", {w}]]}}"#, 10 + k * 8 + w, 4 + w));
+        }
+    }
+    let text = format!("{{\"transactions\": [{}]}}", txns.join(",\n"));
+    let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+    let inf = grail_core::infer(&h);
+    for mode in [Mode::Si, Mode::Ser, Mode::Psi] {
+        let pg = polygraph::build_for(&h, &inf, Order::None, mode, 40);
+        assert!(pg.pairs > 40 && (pg.cons.len() as u64) < pg.pairs, "{} {}", pg.pairs, pg.cons.len());
+        let (v, _) = polygraph::decide(&pg, mode, &mut Budget::unlimited());
+        let Verdict::Violated(cx) = v else { panic!("{mode:?}: {v:?}") };
+        let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx);
+        assert_eq!(r.name, "lost update", "{mode:?}: {}", r.explanation);
+        let mut ids = r.txns.clone();
+        ids.sort();
+        assert_eq!(ids, vec![2, 3], "{mode:?}: {}", r.explanation);
+    }
+    let r = check_all(&h);
+    assert_eq!(r.levels["SI"].verdict, "violated");
+    claims_hold("register lost update", &h, &r);
+}
+
+/// Point 5, list append: both read x = [] and appended; no read orders the appends.
+#[test]
+fn unobserved_appends_that_both_read_one_version_are_a_lost_update() {
+    let text = "{:index 0, :type :ok, :process 0, :value [[:r x []] [:append x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:r x []] [:append x 2]]}\n";
+    let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+    let r = check_all(&h);
+    for l in ["SI", "PSI", "SER", "strong-session-SI", "strong-SI"] {
+        assert_eq!(r.levels[l].verdict, "violated", "{l}");
+    }
+    assert_eq!(r.levels["PL-2"].verdict, "holds");
+    let c = &r.levels["SI"].cycles[0];
+    assert_eq!((c.anomaly.as_str(), c.name.as_str()), ("G-single", "lost update"));
+    assert_eq!(c.steps[0].certain, Some(false), "the order of the appends is chosen");
+    assert_eq!(c.steps[1].certain, Some(true));
+    assert!(c.explanation.contains("does not help"), "{}", c.explanation);
+    assert!(!r.notes.iter().any(|n| n.starts_with("lattice:")), "{:?}", r.notes);
+    // A read that observes the order leaves one G-single, the usual way.
+    let observed = format!("{text}{{:index 2, :type :ok, :process 2, :value [[:r x [1 2]]]}}\n");
+    let h = grail_core::read(observed.as_bytes(), Format::Auto).unwrap();
+    let r = check_all(&h);
+    assert_eq!(r.levels["SI"].verdict, "violated");
+    assert!(r.levels["SI"].cycles.iter().all(|c| c.steps.iter().all(|s| s.certain.is_none())));
+    // Appends one after the other (the second read the first): no lost update.
+    let serial = "{:index 0, :type :ok, :process 0, :value [[:r x []] [:append x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:r x [1]] [:append x 2]]}\n";
+    let h = grail_core::read(serial.as_bytes(), Format::Auto).unwrap();
+    assert_eq!(check_all(&h).valid, Some(true));
+}
+
+/// Point 6: a thin-air read violates every level but PL-1; where the history leaves the initial
+/// value open (TimeKiller without --initial_value) and the key has one such value, the levels
+/// are unknown and a note suggests --initial-value.
+#[test]
+fn thin_air_reads_violate_all_but_pl1_unless_they_may_be_the_initial_value() {
+    let h = grail_core::read(
+        br#"{"transactions": [{"id": 1, "session": 1, "ops": [["w", "x", 1]]}, {"id": 2, "session": 2, "ops": [["r", "x", 5], ["r", "x", 6]]}]}"#,
+        Format::Auto,
+    )
+    .unwrap();
+    let r = check_all(&h);
+    for (l, lr) in &r.levels.0 {
+        let want = if *l == Level::Pl1 { "holds" } else { "violated" };
+        assert_eq!(lr.verdict, want, "{}", l.name());
+    }
+    claims_hold("thin-air", &h, &r);
+
+    // TimeKiller's key-value form: every key read 0, which nobody wrote.
+    let ts = |p: u32| format!(r#"{{"p": {p}, "l": 0}}"#);
+    let tk = format!(
+        r#"[{{"tid": 1, "sid": 1, "sts": {}, "cts": {}, "ops": [{{"t": "r", "k": 1, "v": 0}}, {{"t": "w", "k": 1, "v": 5}}]}},
+{{"tid": 2, "sid": 2, "sts": {}, "cts": {}, "ops": [{{"t": "r", "k": 2, "v": 0}}, {{"t": "r", "k": 1, "v": 5}}]}}]"#,
+        ts(1),
+        ts(2),
+        ts(3),
+        ts(4)
+    );
+    let h = grail_core::read::read_timekiller(tk.as_bytes()).unwrap();
+    assert!(h.initial_open);
+    // The dependency graph's verdict (the claimed timestamps, checked against TimeKiller's own
+    // default initial value, null, call the reads of 0 stale: another question).
+    let black_box = CheckOptions {
+        levels: Level::ALL.to_vec(),
+        white_box: grail_core::timestamps::WhiteBoxMode::Ignore,
+        ..CheckOptions::default()
+    };
+    let r = grail_core::check(&h, &black_box);
+    assert_eq!(r.levels["PL-1"].verdict, "holds");
+    assert_eq!(r.levels["SER"].verdict, "unknown", "{:?}", r.levels["SER"]);
+    assert!(r.levels["SER"].reason.as_deref().unwrap().contains("initial value"));
+    assert!(r.notes.iter().any(|n| n.contains("--initial-value 0")), "{:?}", r.notes);
+    assert!(r.broken_assumptions.is_empty());
+    claims_hold("timekiller", &h, &r);
+    // Given the initial value, the reads are of the initial version.
+    let h = grail_core::read::read_timekiller_with(
+        tk.as_bytes(),
+        grail_core::read::TimeKillerOptions { initial_value: Some(0), spans: false },
+    )
+    .unwrap();
+    assert_eq!(grail_core::check(&h, &black_box).valid, Some(true));
+    assert_eq!(check_all(&h).valid, Some(true));
+}
