@@ -70,3 +70,28 @@ test('a thin-air read: the lattice line says the history is invalid, levels say 
     assert.match(ser, /holds.*with garbage-read set aside/);
     await screenshot(page, 'levels-thin-air');
 });
+
+// Issue 33: a capture without transactions is not a pass, and two unobserved appends after one
+// read version are a lost update under either order.
+test('a register history of :read and :write operations is unknown at every level, with the reason', async () => {
+    const prev = await finishedCount(page);
+    await setEditorText(page, readFileSync(join(demoDir, '..', 'tests', 'cases', 'empty', 'register-not-txn.edn'), 'utf8'));
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    const v = await verdicts(page);
+    for (const l of ['SER', 'SI', 'PSI', 'PL-2', 'PL-1']) assert.equal(v[l], 'unknown', l);
+    const status = await page.textContent('#status');
+    assert.match(status, /Unknown: SER, SI, PSI[^.]*PL-1\./);
+    assert.doesNotMatch(status, /Holds/);
+    assert.match(await page.textContent('tr[data-level="SER"] .reason'), /no committed transaction/);
+});
+
+test('unobserved appends after one read version: SI violated by a lost update with a chosen order', async () => {
+    const prev = await finishedCount(page);
+    await setEditorText(page, readFileSync(join(demoDir, '..', 'tests', 'cases', 'G-single', 'unobserved-appends.edn'), 'utf8'));
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    const v = await verdicts(page);
+    assert.equal(v.SI, 'violated');
+    assert.equal(v.PSI, 'violated');
+    assert.equal(v['PL-2'], 'holds');
+    assert.ok((await anomalyTypes(page)).includes('G-single'));
+});
