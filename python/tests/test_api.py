@@ -130,11 +130,12 @@ def test_missing_file_and_bad_types(tmp_path):
 
 
 def test_empty_history():
+    # Nothing committed, nothing proven (issue 33): unknown with the reason, not a pass.
     r = grail.check("")
-    assert r.valid is True
+    assert r.valid is None
     assert r.model == "empty"
     assert r.stats.transactions == 0
-    assert all(lv.verdict == "holds" for lv in r.levels.values())
+    assert all(lv.verdict == "unknown" and "no committed transaction" in lv.reason for lv in r.levels.values())
 
 
 # --- options ---------------------------------------------------------------------------------

@@ -117,21 +117,22 @@ function mapLines(edn) {
     return edn.split('\n').filter((l) => l.startsWith('{'));
 }
 
-test('the minimal sub-history keeps the reader that fixes the version order, and grail finds the cycle in it', async () => {
+test('the minimal sub-history of a lost update is its two transactions, and grail finds the cycle in them', async () => {
     await loadExample(page, 'h5-lost-update');
     const sub = await subHistory();
     assert.equal(sub.file.name, 'grail-G-single-T2-T3.edn');
     assert.equal(sub.file.text, sub.shown);
     assert.equal(sub.verified, 'true');
-    assert.match(sub.status, /^3 transactions \(T2, T3, T5\); grail finds the same cycle in them, and none can be left out\./);
-    // T2 and T3 alone do not fix the order of their appends: T5's read of [2] does.
+    assert.match(sub.status, /^2 transactions \(T2, T3\); grail finds the same cycle in them, and none can be left out\./);
+    // Without T5's read of [2] the order of their appends is open, and either order closes the
+    // G-single (issue 33; docs/levels.md, unobserved appends).
     const source = readFileSync(join(demoDir, 'examples', 'h5-lost-update.edn'), 'utf8').split('\n');
-    assert.deepEqual(mapLines(sub.shown), [source[3], source[4], source[6]]);
+    assert.deepEqual(mapLines(sub.shown), [source[3], source[4]]);
     const grail = await import(pkgNode);
     const report = grail.check(sub.shown);
     const cycle = report.anomalies.find((a) => a.type === 'G-single')?.cycle;
     assert.deepEqual(cycle && [...cycle.txns].sort(), [2, 3]);
-    assert.equal(grail.check(mapLines(sub.shown).slice(0, 2).join('\n')).anomalies.some((a) => a.type === 'G-single'), false, 'without T5 the cycle is gone');
+    assert.deepEqual(cycle.steps.map((s) => s.certain), [false, true], 'the order of the appends is chosen');
 
     // Opening it in the editor gives the same verdicts as the whole history.
     const prev = await finishedCount(page);
