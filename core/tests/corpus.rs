@@ -98,11 +98,21 @@ fn shorter_exists(
     comp.iter().any(|&s| dfs(g, comp, p, &mut vec![(s, 0)], s, len - 1))
 }
 
+/// The thesis's checkers (and Elle) order appends only as reads observed them.
 fn check_all(h: &History) -> (Inference, Report) {
     let inf = grail_core::infer(h);
-    let r = grail_core::check_inferred(h, &inf, &CheckOptions::default(), None);
+    let observed = CheckOptions { observed_order_only: true, ..CheckOptions::default() };
+    let r = grail_core::check_inferred(h, &inf, &observed, None);
     (inf, r)
 }
+
+/// The List histories whose SI or PSI grail finds violated only by deciding the order of appends
+/// no read observed (the thesis's checkers and Elle order appends as reads observed them).
+const OPEN_ORDER_VIOLATIONS: &[&str] = &[
+    "grail/list/list-collection-time-nemesis/160.edn.gz SI",
+    "grail/list/list-collection-time-nemesis/160.edn.gz PSI",
+    "grail/list/list-rate-nemesis/10.edn.gz SI",
+];
 
 #[test]
 fn list_histories_give_the_thesis_verdicts() {
@@ -110,6 +120,7 @@ fn list_histories_give_the_thesis_verdicts() {
     let mut cells = 0;
     let mut histories = 0;
     let mut unchecked = 0;
+    let mut decided_over_open_orders: Vec<String> = Vec::new();
     for row in csv_rows(&c.join("grail/list/verdicts.csv")) {
         let rel = row["edn_path"].replace("go-graph-checker/histories/", "grail/list/");
         let path = c.join(&rel);
@@ -128,7 +139,24 @@ fn list_histories_give_the_thesis_verdicts() {
         assert_eq!(r.stats.vertices.to_string(), row["dsg_txns"], "{rel}: vertex count vs GRAIL's exported graph");
         unchecked += validate_cycles(&h, &inf, &r);
         histories += 1;
+        // grail's own check decides the order of appends no read observed too
+        // (docs/levels.md, unobserved appends): it may only find more violations, each shown
+        // with a chosen order, and only of the levels that forbid a G-single.
+        let own = grail_core::check_inferred(&h, &inf, &CheckOptions::default(), None);
+        for l in LEVELS.iter().filter(|l| own.levels[**l].verdict != r.levels[**l].verdict) {
+            assert_eq!(
+                (r.levels[*l].verdict.as_str(), own.levels[*l].verdict.as_str()),
+                ("holds", "violated"),
+                "{rel}: {l}"
+            );
+            assert!(["SI", "PSI"].contains(l), "{rel}: {l}");
+            let c = &own.levels[*l].cycles[0];
+            assert!(c.steps.iter().any(|s| s.certain == Some(false)), "{rel}: {l}: {}", c.explanation);
+            decided_over_open_orders.push(format!("{rel} {l}"));
+        }
     }
+    eprintln!("violated only over the open orders of unobserved appends: {decided_over_open_orders:?}");
+    assert_eq!(decided_over_open_orders, OPEN_ORDER_VIOLATIONS, "the documented differences (docs/levels.md)");
     assert_eq!(histories, 88, "expected the 88 List1-List5 histories of the snapshot");
     assert_eq!(cells, 440);
     eprintln!("{histories} histories, {cells} verdicts equal; {unchecked} long minimal cycles not re-enumerated");

@@ -447,10 +447,13 @@ fn corpus_verdicts_respect_the_lattice() {
         }
         let h = common::load(&path, None);
         let r = check(&h, &levels("all"));
-        // The classic five are what the corpus expects, whatever else is checked alongside.
+        // The classic five are what the corpus expects, whatever else is checked alongside, when
+        // appends are ordered as reads observed them (as the thesis's checkers order them;
+        // grail's own differences are listed in core/tests/corpus.rs and docs/levels.md).
+        let observed = check(&h, &CheckOptions { observed_order_only: true, ..levels("all") });
         for l in common::LEVELS {
             let expected = row[&format!("expected_{l}_violated")] == "1";
-            assert_eq!(r.levels[l].valid == Some(false), expected, "{rel}: {l}");
+            assert_eq!(observed.levels[l].valid == Some(false), expected, "{rel}: {l}");
         }
         // Internal and thin-air reads are TAPs for the weak levels only; elsewhere every level
         // that holds has every level it implies hold too.

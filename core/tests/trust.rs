@@ -367,3 +367,32 @@ fn thin_air_reads_violate_all_but_pl1_unless_they_may_be_the_initial_value() {
     assert_eq!(grail_core::check(&h, &black_box).valid, Some(true));
     assert_eq!(check_all(&h).valid, Some(true));
 }
+
+/// Point 5, list append, beyond pairs: a write skew (SI allows it) whose two transactions also
+/// appended to x unobserved. Each order of the appends closes a G-single with one of the RW
+/// edges: the polygraph of the unobserved appends finds it; when one order closes nothing, SI
+/// holds.
+#[test]
+fn every_order_of_unobserved_appends_is_decided() {
+    let case = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases/G-single/unobserved-appends-write-skew.edn");
+    let h = grail_core::read(&std::fs::read(case).unwrap(), Format::Auto).unwrap();
+    let r = check_all(&h);
+    assert_eq!(r.levels["SI"].verdict, "violated");
+    let c = &r.levels["SI"].cycles[0];
+    assert_eq!(c.anomaly, "G-single");
+    assert!(c.steps.iter().any(|s| s.certain == Some(false) && s.ty == grail_core::EdgeType::Ww));
+    assert!(
+        c.explanation.contains("Every order of the appends no read observed closes a forbidden cycle"),
+        "{}",
+        c.explanation
+    );
+    assert!(r.notes.iter().any(|n| n.starts_with("SI was decided over every order of the appends")), "{:?}", r.notes);
+    claims_hold("unobserved appends, write skew", &h, &r);
+    // Elle's ordering (grail elle, GRAIL's strategies): the write skew alone, which SI allows.
+    let elle = CheckOptions { observed_order_only: true, ..CheckOptions::default() };
+    assert_eq!(grail_core::check(&h, &elle).levels["SI"].verdict, "holds");
+    // One order closes nothing (T1 never read what T0 wrote): SI holds.
+    let one = "{:index 0, :type :ok, :process 0, :value [[:r y []] [:append x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:append y 1] [:append x 2]]}\n";
+    let h = grail_core::read(one.as_bytes(), Format::Auto).unwrap();
+    assert_eq!(check_all(&h).valid, Some(true));
+}

@@ -40,8 +40,32 @@ pub(super) fn overwrote_each_other(edges: &[Edge]) -> bool {
     matches!(edges, [a, b] if a.ty == EdgeType::Rw && b.ty == EdgeType::Rw && a.key == b.key)
 }
 
+/// A list-append history's edge in a polygraph of its unobserved appends
+/// ([`crate::polygraph::appends`]): known edges as the dependency graph explains them; a chosen
+/// WW edge is one order of two appends no read observed.
+fn why_append(h: &History, idx: &Index, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
+    match o {
+        Origin::Certain => super::why::why(h, idx, e),
+        Origin::Chosen { cons, .. } => format!(
+            "{}'s append of {} to key {} comes after {}'s ({})",
+            txn_name(h, e.to),
+            written(h, e.to_op),
+            h.show(h.key(e.key)),
+            txn_name(h, e.from),
+            if Some(cons) == conflict {
+                "one of the two orders of the appends, which no read observed"
+            } else {
+                "forced: the other order closes a cycle"
+            }
+        ),
+    }
+}
+
 /// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
-fn why(h: &History, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
+fn why(h: &History, idx: &Index, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
+    if h.model != crate::history::Model::RwRegister {
+        return why_append(h, idx, e, o, conflict);
+    }
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = h.show(h.key(e.key));
     // The two writers whose order is chosen: the edge's ends for WW; for a chosen RW, the
@@ -105,18 +129,25 @@ fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(Edge, Origin)], con
             },
             from_op: op_ref(h, idx, e.from, e.from_op),
             to_op: op_ref(h, idx, e.to, e.to_op),
-            why: why(h, pg, &e, o, conflict),
+            why: why(h, idx, pg, &e, o, conflict),
             certain: Some(o == Origin::Certain),
             claimed: None,
         })
         .collect()
 }
 
-fn then_lines(text: &mut String, h: &History, pg: &Polygraph, cycle: &[(Edge, Origin)], conflict: Option<u32>) {
+fn then_lines(
+    text: &mut String,
+    h: &History,
+    idx: &Index,
+    pg: &Polygraph,
+    cycle: &[(Edge, Origin)],
+    conflict: Option<u32>,
+) {
     for (i, &(e, o)) in cycle.iter().enumerate() {
         let mark = if o == Origin::Certain { "certain" } else { "chosen" };
         let label = format!("{}, {mark}", e.ty.as_str());
-        step_line(text, h, i + 1 == cycle.len(), e.from, e.to, &label, &why(h, pg, &e, o, conflict));
+        step_line(text, h, i + 1 == cycle.len(), e.from, e.to, &label, &why(h, idx, pg, &e, o, conflict));
     }
 }
 
@@ -155,7 +186,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         }
     }
     text.push_str("\nThen:\n");
-    then_lines(&mut text, h, pg, &cx.cycle, conflict);
+    then_lines(&mut text, h, idx, pg, &cx.cycle, conflict);
     if let Some((c, other)) = &cx.other {
         let k = &pg.keys[c.key as usize];
         let (a, b) = pg.ends(*c, true);
@@ -167,8 +198,12 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
             op_text(h, b),
             h.show(h.key(k.key))
         );
-        then_lines(&mut text, h, pg, other, conflict);
-        text.push_str("\nEvery version order of the keys closes a forbidden cycle.\n");
+        then_lines(&mut text, h, idx, pg, other, conflict);
+        text.push_str(if h.model == crate::history::Model::RwRegister {
+            "\nEvery version order of the keys closes a forbidden cycle.\n"
+        } else {
+            "\nEvery order of the appends no read observed closes a forbidden cycle.\n"
+        });
     }
     for r in &cx.reasons {
         let c = pg.cons[r.cons as usize];
@@ -182,7 +217,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
             op_text(h, y),
             h.show(h.key(k.key))
         );
-        then_lines(&mut text, h, pg, &r.cycle, Some(r.cons));
+        then_lines(&mut text, h, idx, pg, &r.cycle, Some(r.cons));
     }
     let order = order_of(&types);
     let anomaly = format!("{}{}", kind.name(), order.suffix());

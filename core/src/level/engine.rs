@@ -310,7 +310,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     // Register histories without a version order: the levels that need one decided exactly on
     // the generalized polygraph instead (PolySI; `crate::polygraph`).
     let mut poly_notes: Vec<PolyNote> = Vec::new();
-    let (poly_levels, poly) = polygraph_levels(h, inf, opts, &levels, budget, &mut poly_notes, &mut graphs);
+    let (mut poly_levels, mut poly) = polygraph_levels(h, inf, opts, &levels, budget, &mut poly_notes, &mut graphs);
     let by_poly = |l: Level| poly_levels.iter().any(|p| p.level == l);
     // Its note is written once the verdicts are final, in this place.
     let version_note_at = notes.len();
@@ -419,6 +419,9 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     } else {
         Vec::new()
     };
+    if pairs.is_empty() && !opts.observed_order_only && !inf.open_appends.is_empty() {
+        append_orders(h, inf, &levels, &searches, budget, &mut poly_levels, &mut poly, &mut poly_notes, &mut graphs);
+    }
     let mut outcomes = Vec::new();
     for &l in &levels {
         let spec = l.spec();
@@ -830,6 +833,107 @@ fn polygraph_levels(
         }
     }
     (out, witnesses)
+}
+
+/// List append: SI and PSI decided over every order of the appends no read observed, when the
+/// observed orders alone leave them holding (PolySI's polygraph, of those appends' choices:
+/// [`crate::polygraph::appends`]). SER needs no such search: a topological order of an acyclic
+/// graph orders the appends without a cycle.
+#[allow(clippy::too_many_arguments)]
+fn append_orders(
+    h: &History,
+    inf: &Inference,
+    levels: &[Level],
+    searches: &[Search],
+    budget: &mut Budget,
+    poly_levels: &mut Vec<PolyLevel>,
+    poly: &mut Vec<PolyWitness>,
+    notes: &mut Vec<PolyNote>,
+    graphs: &mut Graphs,
+) {
+    // A level whose own searches (on its own graph) found nothing, nor a finding.
+    let needs = |l: Level| {
+        levels.contains(&l)
+            && !inf.findings.iter().any(|f| f.violates(l))
+            && searches
+                .iter()
+                .filter(|s| s.graph == GraphId::Dependency(l.spec().order) && s.kind.is_none_or(|k| l.proscribes(k)))
+                .all(|s| s.found.is_empty() && !matches!(s.outcome, SearchOutcome::Unknown(_)))
+    };
+    // SI's cycles without order edges are strong-SI's and strong-session-SI's too.
+    let si_family: Vec<Level> =
+        [Level::Si, Level::StrongSi, Level::StrongSessionSi].into_iter().filter(|&l| needs(l)).collect();
+    let psi = needs(Level::Psi);
+    if si_family.is_empty() && !psi {
+        return;
+    }
+    let comps = components(&inf.graph);
+    let Some(pg) =
+        crate::polygraph::appends::build(h, &inf.graph, &comps, &inf.open_appends, crate::polygraph::MAX_CONSTRAINTS)
+    else {
+        return;
+    };
+    let mut kept = None;
+    let mut decide = |l: Level, mode: Mode, poly: &mut Vec<PolyWitness>, notes: &mut Vec<PolyNote>| {
+        let (verdict, st) = crate::polygraph::decide(&pg, mode, budget);
+        // Said of a level only when this search decides it: a strong level holding without
+        // order edges may still be violated with them.
+        let decides = l.spec().order == Order::None || matches!(verdict, PolyVerdict::Violated(_));
+        notes.extend(decides.then(|| PolyNote {
+            level: l,
+            decided: !matches!(verdict, PolyVerdict::Unknown(_)),
+            text: format!(
+                "over every order of the appends no read observed (a generalized polygraph, as PolySI's of a register's versions): {} of such appends in one strongly connected component, {} open after pruning, {}",
+                counted(st.constraints as u64, "pair"),
+                st.after_pruning,
+                counted(st.decisions, "guess")
+            ),
+        }));
+        let witness = match &verdict {
+            PolyVerdict::Violated(cx) => {
+                let index = *kept.get_or_insert_with(|| {
+                    graphs.polygraphs.push(pg.clone());
+                    graphs.polygraphs.len() - 1
+                });
+                let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
+                let named = Named {
+                    kind: crate::polygraph::name::anomaly_of(&types),
+                    order: crate::polygraph::name::order_of(&types),
+                };
+                poly.push(PolyWitness { polygraph: index, named, counterexample: cx.clone() });
+                Some(poly.len() - 1)
+            }
+            _ => None,
+        };
+        (verdict, witness)
+    };
+    let mut si_holds = false;
+    if let Some(&first) = si_family.first() {
+        let (verdict, witness) = decide(first, Mode::Si, poly, notes);
+        si_holds = verdict == PolyVerdict::Holds;
+        for &l in &si_family {
+            if l == Level::Si {
+                poly_levels.push(PolyLevel { level: l, verdict: verdict.clone(), witness, implied_by: None });
+            } else if matches!(verdict, PolyVerdict::Violated(_)) {
+                // Holding without order edges says nothing of the levels with them.
+                let implied_by = si_family.contains(&Level::Si).then_some(Level::Si);
+                poly_levels.push(PolyLevel { level: l, verdict: verdict.clone(), witness, implied_by });
+            }
+        }
+    }
+    if psi {
+        if si_holds && si_family.contains(&Level::Si) {
+            poly_levels.push(PolyLevel {
+                level: Level::Psi,
+                verdict: PolyVerdict::Holds,
+                witness: None,
+                implied_by: Some(Level::Si),
+            });
+        } else {
+            let (verdict, witness) = decide(Level::Psi, Mode::Psi, poly, notes);
+            poly_levels.push(PolyLevel { level: Level::Psi, verdict, witness, implied_by: None });
+        }
+    }
 }
 
 /// "1 round", "2 rounds", "1 guess", "0 guesses".

@@ -10,6 +10,7 @@
 //! Session order is part of the known edges when asked for: PolySI checks (strong session)
 //! SI, in which a session's transactions are ordered; so does this mode for SER and SI.
 
+pub mod appends;
 pub mod chain;
 pub mod clauses;
 pub mod compact;
