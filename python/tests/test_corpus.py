@@ -30,8 +30,25 @@ def list_path(row) -> Path:
     return CORPUS / "grail" / "list" / row["edn_path"][len(ORIGINAL_PREFIX) :]
 
 
+# Where grail, deciding the order of appends no read observed, finds SI or PSI violated and the
+# thesis's checkers (which order appends as reads observed them) did not: docs/levels.md,
+# "Unobserved appends", and core/tests/corpus.rs.
+OPEN_ORDER_VIOLATIONS = {
+    ("list-collection-time-nemesis/160.edn.gz", "SI"),
+    ("list-collection-time-nemesis/160.edn.gz", "PSI"),
+    ("list-rate-nemesis/10.edn.gz", "SI"),
+}
+
+
 def expected_verdicts(row):
-    return {level: "violated" if row[f"expected_{level}_violated"] == "1" else "holds" for level in LEVELS}
+    """The thesis's verdicts, with grail's documented differences."""
+    where = "/".join(row["edn_path"].split("/")[-2:])
+    return {
+        level: "violated"
+        if row[f"expected_{level}_violated"] == "1" or (where, level) in OPEN_ORDER_VIOLATIONS
+        else "holds"
+        for level in LEVELS
+    }
 
 
 def test_list_verdicts():
@@ -66,7 +83,7 @@ def test_list_verdicts():
 
 def test_level_subset_on_list_histories():
     """Checking only SI and PSI gives just those levels, as the table says; the List sets never
-    separate SI from PSI."""
+    separate SI from PSI but where the open order of unobserved appends does."""
     need(VERDICTS, "the List1–List5 verdict table")
     _, present = list_rows()
     for row in present[::5]:
@@ -74,7 +91,7 @@ def test_level_subset_on_list_histories():
         assert list(report.levels) == ["SI", "PSI"]
         want = expected_verdicts(row)
         assert {n: lv.verdict for n, lv in report.levels.items()} == {"SI": want["SI"], "PSI": want["PSI"]}
-        assert report.levels["SI"].verdict == report.levels["PSI"].verdict
+        assert report.levels["SI"].verdict == report.levels["PSI"].verdict or want["SI"] != want["PSI"]
 
 
 def tiny_rows():
