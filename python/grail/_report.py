@@ -54,7 +54,8 @@ class Step:
     """One edge of a cycle: ``from_`` → ``to`` of a ``type`` ("ww", "wr", "rw"; "so", "rt" for
     session and real-time order, with ``key`` None; "co" for a weak level's forced commit order)
     on ``key``, justified by the two operations, with ``why`` in one sentence. ``certain`` is set
-    in polygraph counterexamples only: True for a known edge, False for one a choice made.
+    in counterexamples that rest on a choice of order only (registers without a version order,
+    list appends no read observed): True for a known edge, False for one a choice made.
     ``claimed`` is True for an edge the database's claimed timestamps or commit order give
     ("rt": committed before the other started; "co": earlier in the commit order), None
     otherwise (``docs/timestamps.md``)."""

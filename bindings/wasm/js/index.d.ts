@@ -159,7 +159,7 @@ export interface OpRef {
 export interface Step extends GraphEdge {
     /** Why the edge holds, in one sentence. */
     why: string;
-    /** Polygraph counterexamples only: `true` for a known edge, `false` for one a choice made. */
+    /** Counterexamples that rest on a choice of order only (registers without a version order, list appends no read observed): `true` for a known edge, `false` for one a choice made. */
     certain?: boolean;
     /** `true` for an edge the database's claimed timestamps (`rt`) or commit order (`co`) give. */
     claimed?: boolean;

@@ -62,9 +62,10 @@ pub struct Step {
     pub to_op: OpRef,
     /// Why the edge holds, in one sentence.
     pub why: String,
-    /// Polygraph mode only (register histories without a version order): `true` when the
-    /// history itself fixes the edge, `false` when it follows from a choice of version order
-    /// (PolySI 5.3: certain and uncertain dependencies).
+    /// Counterexamples that rest on a choice of order only (register histories without a
+    /// version order; list appends no read observed): `true` when the history itself fixes the
+    /// edge, `false` when it follows from a choice of version order (PolySI 5.3: certain and
+    /// uncertain dependencies).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub certain: Option<bool>,
     /// White-box checking only: `true` when the edge is the database's claim (its timestamps
