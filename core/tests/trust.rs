@@ -358,6 +358,12 @@ fn thin_air_reads_violate_all_but_pl1_unless_they_may_be_the_initial_value() {
     assert!(r.notes.iter().any(|n| n.contains("--initial-value 0")), "{:?}", r.notes);
     assert!(r.broken_assumptions.is_empty());
     claims_hold("timekiller", &h, &r);
+    // With the claimed timestamps, which read those values as the initial version: still unknown,
+    // not violated by a snapshot read of 0 nor held by the claims.
+    let r = check_all(&h);
+    assert_eq!(r.levels["SER"].verdict, "unknown", "{:?}", r.levels["SER"]);
+    assert_eq!(r.levels["SI"].verdict, "unknown", "{:?}", r.levels["SI"]);
+    claims_hold("timekiller, white box", &h, &r);
     // Given the initial value, the reads are of the initial version.
     let h = grail_core::read::read_timekiller_with(
         tk.as_bytes(),
@@ -395,4 +401,41 @@ fn every_order_of_unobserved_appends_is_decided() {
     let one = "{:index 0, :type :ok, :process 0, :value [[:r y []] [:append x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:append y 1] [:append x 2]]}\n";
     let h = grail_core::read(one.as_bytes(), Format::Auto).unwrap();
     assert_eq!(check_all(&h).valid, Some(true));
+}
+
+/// Point 5, list append, with session and real-time order: strong-SI and strong-session-SI
+/// search the open orders with their own edges; a budget that runs out leaves the SI family
+/// unknown, never "holds" by implication (review of this change).
+#[test]
+fn open_append_orders_are_searched_with_order_edges_and_never_held_by_a_budget() {
+    // T4 -rw(z)-> T2, T5 -rw(y)-> T4, T2 -rt-> T5: SI holds (x ordered 2 then 1 closes only a
+    // cycle through real-time order), strong-SI does not (either order closes one).
+    let text = "{:index 0, :type :invoke, :process 0, :value [[:r z nil] [:append y 1] [:append x 1]]}
+{:index 1, :type :invoke, :process 2, :value [[:append z 1]]}
+{:index 2, :type :ok, :process 2, :value [[:append z 1]]}
+{:index 3, :type :invoke, :process 1, :value [[:r y nil] [:append x 2]]}
+{:index 4, :type :ok, :process 0, :value [[:r z []] [:append y 1] [:append x 1]]}
+{:index 5, :type :ok, :process 1, :value [[:r y []] [:append x 2]]}
+";
+    let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+    let r = check_all(&h);
+    assert_eq!(r.levels["SI"].verdict, "holds");
+    assert_eq!(r.levels["strong-SI"].verdict, "violated");
+    claims_hold("strong-SI over open orders", &h, &r);
+    // Three transactions in a ring of rw edges, each appending to x unobserved: SI is violated
+    // under every order; with a budget of 20 steps it is unknown, and so are PSI and
+    // strong-session-SI.
+    let ring = "{:index 0, :type :ok, :process 0, :value [[:r y1 []] [:append y0 1] [:append x 0]]}
+{:index 1, :type :ok, :process 1, :value [[:r y2 []] [:append y1 1] [:append x 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r y0 []] [:append y2 1] [:append x 2]]}
+";
+    let h = grail_core::read(ring.as_bytes(), Format::Auto).unwrap();
+    let levels = vec![Level::StrongSessionSi, Level::Si, Level::Psi];
+    let r = grail_core::check(&h, &CheckOptions { levels: levels.clone(), ..CheckOptions::default() });
+    assert_eq!(r.levels["SI"].verdict, "violated");
+    let r = grail_core::check(&h, &CheckOptions { levels, max_steps: Some(20), ..CheckOptions::default() });
+    for l in ["SI", "PSI", "strong-session-SI"] {
+        assert_ne!(r.levels[l].verdict, "holds", "{l}: {:?}", r.levels[l]);
+    }
+    claims_hold("ring with a budget", &h, &r);
 }

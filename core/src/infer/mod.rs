@@ -278,26 +278,53 @@ impl<'h> Ctx<'h> {
     }
 }
 
-/// Thin-air reads that may be their key's initial version: the key's only unwritten value, and
-/// no read of the key saw the initial value (`nil`) itself.
-fn mark_maybe_initial(h: &History, findings: &mut [Finding]) {
+/// Register keys whose reads of values nobody wrote may read the key's initial version, with
+/// that value: the history leaves the initial value open ([`History::initial_open`]), the key's
+/// reads of unwritten values all read one value, and no read of the key saw the initial value
+/// (`nil`) itself. Empty for every other history.
+pub fn maybe_initial_values(h: &History) -> crate::hash::Map<KeyId, Value> {
+    let mut out = crate::hash::Map::default();
+    if !h.initial_open || h.model != Model::RwRegister {
+        return out;
+    }
+    let written: crate::hash::Set<(KeyId, Value)> = h
+        .ops
+        .iter()
+        .filter(|o| o.kind != OpKind::Read)
+        .filter_map(|o| match o.arg {
+            Arg::Val(v) => Some((o.key, v)),
+            _ => None,
+        })
+        .collect();
     let mut per_key: crate::hash::Map<KeyId, Option<Value>> = crate::hash::Map::default();
-    for f in findings.iter().filter(|f| f.kind == AnomalyKind::GarbageRead) {
-        let (Some(k), Some(v)) = (f.key, f.value) else { continue };
-        per_key
-            .entry(k)
-            .and_modify(|x| {
-                if *x != Some(v) {
-                    *x = None
-                }
-            })
-            .or_insert(Some(v));
+    for op in h.ops.iter().filter(|o| o.kind == OpKind::Read) {
+        let (key, arg) = (op.key, op.arg);
+        match arg {
+            Arg::Val(v) if written.contains(&(key, v)) => {}
+            Arg::Val(v) => {
+                per_key
+                    .entry(key)
+                    .and_modify(|x| {
+                        if *x != Some(v) {
+                            *x = None
+                        }
+                    })
+                    .or_insert(Some(v));
+            }
+            _ => {
+                per_key.insert(key, None);
+            }
+        }
     }
-    for op in h.ops.iter().filter(|o| o.kind == OpKind::Read && !matches!(o.arg, Arg::Val(_))) {
-        per_key.insert(op.key, None);
-    }
+    out.extend(per_key.into_iter().filter_map(|(k, v)| Some((k, v?))));
+    out
+}
+
+/// Thin-air reads that may be their key's initial version ([`maybe_initial_values`]).
+fn mark_maybe_initial(h: &History, findings: &mut [Finding]) {
+    let maybe = maybe_initial_values(h);
     for f in findings.iter_mut().filter(|f| f.kind == AnomalyKind::GarbageRead) {
-        f.maybe_initial = f.key.and_then(|k| per_key.get(&k).copied().flatten()).is_some();
+        f.maybe_initial = matches!((f.key, f.value), (Some(k), Some(v)) if maybe.get(&k) == Some(&v));
     }
 }
 

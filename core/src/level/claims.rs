@@ -78,6 +78,12 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
         notes.extend(c.notes.iter().cloned());
     }
     super::engine::nothing_committed(h, &mut outcomes);
+    if !crate::infer::maybe_initial_values(h).is_empty() {
+        super::engine::maybe_initial_unknown(
+            &mut outcomes,
+            "some reads are of values no transaction wrote, which may be their keys' initial value (the history leaves it open: --initial-value) or thin-air reads, which this level forbids",
+        );
+    }
     notes.push("white-box only: the dependency graph was not inferred; levels were decided from the claimed timestamps and commit order alone".into());
     super::lattice::close(&mut outcomes, &mut notes);
     Outcome {

@@ -485,11 +485,6 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
                 "no version order was given and the register mode is sure-edges: no forbidden cycle among the edges sure without one, which does not rule out a cycle under the real version order".into(),
             );
         }
-        if let (true, None, Some(why)) = (names.is_empty(), &reason, &maybe_initial) {
-            if l.proscribes(AnomalyKind::GarbageRead) {
-                reason = Some(why.clone());
-            }
-        }
         let verdict = match (names.is_empty(), reason) {
             (false, _) => Verdict::Violated,
             (true, Some(why)) => Verdict::Unknown(why),
@@ -522,10 +517,14 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         super::claims::merge(&mut outcomes, c, &witnesses);
         notes.extend(c.notes.iter().cloned());
     }
+    // After the claims, which read those values as the initial version and may decide a level.
+    if let Some(why) = &maybe_initial {
+        maybe_initial_unknown(&mut outcomes, why);
+    }
     super::lattice::close(&mut outcomes, &mut notes);
     consistent_implied_by(&mut outcomes);
     nothing_committed(h, &mut outcomes);
-    let mut written = poly_note_text(&poly_notes, &outcomes);
+    let mut written = poly_note_text(&poly_notes, &poly_levels, &outcomes);
     written.extend(version_order_note(h, &levels, &poly_levels, &outcomes));
     notes.splice(version_note_at..version_note_at, written);
     let mut broken: Vec<AnomalyKind> = inf.findings.iter().filter(|f| f.breaks_assumption()).map(|f| f.kind).collect();
@@ -571,10 +570,15 @@ struct PolyNote {
 }
 
 /// The polygraph's notes: "decided" only of a level the table shows decided.
-fn poly_note_text(poly: &[PolyNote], outcomes: &[LevelOutcome]) -> Vec<String> {
+fn poly_note_text(poly: &[PolyNote], levels: &[PolyLevel], outcomes: &[LevelOutcome]) -> Vec<String> {
     let unknown = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
     poly.iter()
         .map(|p| match (p.decided, unknown(p.level)) {
+            (true, false) if held_then_violated(p.level, levels, outcomes) => format!(
+                "{} holds {}, with the reads the table lists set aside; those reads violate it",
+                p.level.name(),
+                p.text
+            ),
             (true, false) => format!("{} was decided {}", p.level.name(), p.text),
             (true, true) => format!(
                 "{} was searched {}; it is unknown all the same, for the reason the table gives",
@@ -584,6 +588,13 @@ fn poly_note_text(poly: &[PolyNote], outcomes: &[LevelOutcome]) -> Vec<String> {
             (false, _) => format!("{} was not decided {}", p.level.name(), p.text),
         })
         .collect()
+}
+
+/// Whether the polygraph found `l` holding and a finding (a thin-air or aborted read, ...)
+/// violates it all the same.
+fn held_then_violated(l: Level, levels: &[PolyLevel], outcomes: &[LevelOutcome]) -> bool {
+    levels.iter().any(|p| p.level == l && p.verdict == PolyVerdict::Holds)
+        && outcomes.iter().any(|o| o.level == l && o.verdict == Verdict::Violated)
 }
 
 /// A level decided on the polygraph.
@@ -643,8 +654,11 @@ fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], outcome
     let on_poly: Vec<Level> = poly.iter().map(|p| p.level).collect();
     let unknown_now = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
     let left: Vec<Level> = on_poly.iter().copied().filter(|&l| unknown_now(l)).collect();
-    let (implied, exact): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
+    let (implied, decided): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
         poly.iter().filter(|p| !unknown_now(p.level)).partition(|p| matches!(p.verdict, PolyVerdict::Unknown(_)));
+    let (found, exact): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
+        decided.into_iter().partition(|p| held_then_violated(p.level, poly, outcomes));
+    let found: Vec<Level> = found.iter().map(|p| p.level).collect();
     let implied: Vec<Level> = implied.iter().map(|p| p.level).collect();
     let exact: Vec<Level> = exact.iter().map(|p| p.level).collect();
     let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !on_poly.contains(l)).collect();
@@ -654,6 +668,12 @@ fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], outcome
             parts.push(format!(
                 "{} decided exactly on the generalized polygraph (PolySI), over every version order",
                 names(&exact)
+            ));
+        }
+        if !found.is_empty() {
+            parts.push(format!(
+                "{} hold there with the reads the table lists set aside, and those reads violate them",
+                names(&found)
             ));
         }
         if !left.is_empty() {
@@ -709,6 +729,16 @@ fn maybe_initial_reads(h: &History, inf: &Inference, notes: &mut Vec<String>) ->
         keys.len(),
         if keys.len() == 1 { "" } else { "s" },
     ))
+}
+
+/// A level that forbids thin-air reads does not hold over reads that may be of the initial
+/// version or thin-air: it is unknown, with `why`.
+pub(super) fn maybe_initial_unknown(outcomes: &mut [LevelOutcome], why: &str) {
+    for o in outcomes.iter_mut().filter(|o| o.verdict == Verdict::Holds && o.level.proscribes(AnomalyKind::GarbageRead))
+    {
+        o.verdict = Verdict::Unknown(why.into());
+        o.implied_by = None;
+    }
 }
 
 /// Why no level holds over a history without a committed transaction.
@@ -860,41 +890,91 @@ fn append_orders(
                 .filter(|s| s.graph == GraphId::Dependency(l.spec().order) && s.kind.is_none_or(|k| l.proscribes(k)))
                 .all(|s| s.found.is_empty() && !matches!(s.outcome, SearchOutcome::Unknown(_)))
     };
-    // SI's cycles without order edges are strong-SI's and strong-session-SI's too.
-    let si_family: Vec<Level> =
-        [Level::Si, Level::StrongSi, Level::StrongSessionSi].into_iter().filter(|&l| needs(l)).collect();
-    let psi = needs(Level::Psi);
-    if si_family.is_empty() && !psi {
+    let todo: Vec<(Level, Mode, Order)> = [
+        (Level::Si, Mode::Si, Order::None),
+        (Level::Psi, Mode::Psi, Order::None),
+        (Level::StrongSessionSi, Mode::Si, Order::Session),
+        (Level::StrongSi, Mode::Si, Order::Realtime),
+    ]
+    .into_iter()
+    .filter(|&(l, _, _)| needs(l))
+    .collect();
+    if todo.is_empty() {
         return;
     }
-    let comps = components(&inf.graph);
-    let Some(pg) =
-        crate::polygraph::appends::build(h, &inf.graph, &comps, &inf.open_appends, crate::polygraph::MAX_CONSTRAINTS)
-    else {
-        return;
-    };
-    let mut kept = None;
-    let mut decide = |l: Level, mode: Mode, poly: &mut Vec<PolyWitness>, notes: &mut Vec<PolyNote>| {
-        let (verdict, st) = crate::polygraph::decide(&pg, mode, budget);
-        // Said of a level only when this search decides it: a strong level holding without
-        // order edges may still be violated with them.
-        let decides = l.spec().order == Order::None || matches!(verdict, PolyVerdict::Violated(_));
-        notes.extend(decides.then(|| PolyNote {
+    // One polygraph per graph (plain, with session order, with real-time order), on its own
+    // components: a level's cycles may use its order's edges.
+    let mut built: Vec<(Order, Option<usize>)> = Vec::new();
+    let mut pgs: Vec<crate::polygraph::Polygraph> = Vec::new();
+    let mut kept: Vec<(usize, usize)> = Vec::new();
+    let mut si: Option<(PolyVerdict, Option<usize>)> = None;
+    for (l, mode, order) in todo {
+        // Implied by SI: a violation without order edges is one with them, and PSI holds when
+        // SI does.
+        if let Some((v, w)) = &si {
+            let implied = matches!(
+                (l, v),
+                (Level::Psi, PolyVerdict::Holds) | (Level::StrongSessionSi | Level::StrongSi, PolyVerdict::Violated(_))
+            );
+            if implied {
+                poly_levels.push(PolyLevel { level: l, verdict: v.clone(), witness: *w, implied_by: Some(Level::Si) });
+                continue;
+            }
+        }
+        let slot = match built.iter().find(|b| b.0 == order) {
+            Some(b) => b.1,
+            None => {
+                let g = graphs.get(&inf.graph, GraphId::Dependency(order));
+                let pg = g.and_then(|g| {
+                    crate::polygraph::appends::build(
+                        h,
+                        g,
+                        &components(g),
+                        &inf.open_appends,
+                        crate::polygraph::MAX_CONSTRAINTS,
+                    )
+                });
+                let slot = pg.map(|pg| {
+                    pgs.push(pg);
+                    pgs.len() - 1
+                });
+                built.push((order, slot));
+                slot
+            }
+        };
+        // No two unobserved appends of a key share a component: no order of them closes a cycle.
+        let Some(slot) = slot else { continue };
+        let pg = &pgs[slot];
+        let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
+        let decided = !matches!(verdict, PolyVerdict::Unknown(_));
+        notes.push(PolyNote {
             level: l,
-            decided: !matches!(verdict, PolyVerdict::Unknown(_)),
+            decided,
             text: format!(
-                "over every order of the appends no read observed (a generalized polygraph, as PolySI's of a register's versions): {} of such appends in one strongly connected component, {} open after pruning, {}",
+                "over every order of the appends no read observed (a generalized polygraph, as PolySI's of a register's versions{}): {} of such appends in one strongly connected component{}",
+                match order {
+                    Order::None => "",
+                    Order::Session => ", session order included",
+                    Order::Realtime => ", real-time order included",
+                },
                 counted(st.constraints as u64, "pair"),
-                st.after_pruning,
-                counted(st.decisions, "guess")
+                if decided {
+                    format!(", {} open after pruning, {}", st.after_pruning, counted(st.decisions, "guess"))
+                } else {
+                    String::new()
+                }
             ),
-        }));
+        });
         let witness = match &verdict {
             PolyVerdict::Violated(cx) => {
-                let index = *kept.get_or_insert_with(|| {
-                    graphs.polygraphs.push(pg.clone());
-                    graphs.polygraphs.len() - 1
-                });
+                let index = match kept.iter().find(|k| k.0 == slot) {
+                    Some(k) => k.1,
+                    None => {
+                        graphs.polygraphs.push(pg.clone());
+                        kept.push((slot, graphs.polygraphs.len() - 1));
+                        graphs.polygraphs.len() - 1
+                    }
+                };
                 let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
                 let named = Named {
                     kind: crate::polygraph::name::anomaly_of(&types),
@@ -905,34 +985,10 @@ fn append_orders(
             }
             _ => None,
         };
-        (verdict, witness)
-    };
-    let mut si_holds = false;
-    if let Some(&first) = si_family.first() {
-        let (verdict, witness) = decide(first, Mode::Si, poly, notes);
-        si_holds = verdict == PolyVerdict::Holds;
-        for &l in &si_family {
-            if l == Level::Si {
-                poly_levels.push(PolyLevel { level: l, verdict: verdict.clone(), witness, implied_by: None });
-            } else if matches!(verdict, PolyVerdict::Violated(_)) {
-                // Holding without order edges says nothing of the levels with them.
-                let implied_by = si_family.contains(&Level::Si).then_some(Level::Si);
-                poly_levels.push(PolyLevel { level: l, verdict: verdict.clone(), witness, implied_by });
-            }
+        if l == Level::Si {
+            si = Some((verdict.clone(), witness));
         }
-    }
-    if psi {
-        if si_holds && si_family.contains(&Level::Si) {
-            poly_levels.push(PolyLevel {
-                level: Level::Psi,
-                verdict: PolyVerdict::Holds,
-                witness: None,
-                implied_by: Some(Level::Si),
-            });
-        } else {
-            let (verdict, witness) = decide(Level::Psi, Mode::Psi, poly, notes);
-            poly_levels.push(PolyLevel { level: Level::Psi, verdict, witness, implied_by: None });
-        }
+        poly_levels.push(PolyLevel { level: l, verdict, witness, implied_by: None });
     }
 }
 

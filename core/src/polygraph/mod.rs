@@ -252,7 +252,7 @@ fn decide_from(
     }
     if !all && matches!(pruned.outcome, PruneOutcome::Open) {
         let why = format!(
-            "the history has {} constraints (pairs of read-modify-write chains of a key; {} pairs of versions), which would take about {} MB, more than the memory budget of {} MB ({} constraints), and the first guess of a version order has a cycle",
+            "the history has {} constraints (pairs of a key's chains of versions, whose order it leaves open: read-modify-write chains of a register, or appends no read observed; {} pairs of versions), which would take about {} MB, more than the memory budget of {} MB ({} constraints), and the first guess of a version order has a cycle",
             pg.pairs,
             pg.version_pairs,
             pg.pairs.saturating_mul(BYTES_PER_CONSTRAINT) >> 20,

@@ -167,6 +167,8 @@ struct KeyState {
 struct State<'h> {
     h: &'h History,
     list: bool,
+    /// Values read of keys that may be their initial version ([`crate::infer::maybe_initial_values`]).
+    maybe_initial: crate::hash::Map<KeyId, Value>,
     keys: Vec<KeyState>,
     touched: Vec<KeyId>,
 }
@@ -175,7 +177,8 @@ impl<'h> State<'h> {
     fn new(h: &'h History) -> State<'h> {
         let list = h.model != Model::RwRegister;
         let empty = KeyState { last_writer: TxnId::MAX, ..Default::default() };
-        State { h, list, keys: vec![empty; h.keys.len()], touched: Vec::new() }
+        let maybe_initial = crate::infer::maybe_initial_values(h);
+        State { h, list, maybe_initial, keys: vec![empty; h.keys.len()], touched: Vec::new() }
     }
 
     fn last_writer(&self, k: KeyId) -> Option<TxnId> {
@@ -207,6 +210,8 @@ impl<'h> State<'h> {
             } else {
                 match (op.arg, ks.reg) {
                     (Arg::Nil, None) => true,
+                    // Possibly the key's initial value: the dependency graph's verdict says so.
+                    (Arg::Val(v), None) => self.maybe_initial.get(&{ op.key }) == Some(&v),
                     (Arg::Val(v), Some((_, w))) => ({ h.ops[w as usize].arg }) == Arg::Val(v),
                     _ => false,
                 }
