@@ -315,6 +315,8 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     // Its note is written once the verdicts are final, in this place.
     let version_note_at = notes.len();
 
+    // The plain graph's components, kept for the search of unobserved appends' orders.
+    let mut plain_comps: Option<Vec<Vec<u32>>> = None;
     // Dependency graphs, plain and with each order some level needs.
     for order in [Order::None, Order::Session, Order::Realtime] {
         let here: Vec<Level> = levels
@@ -356,6 +358,9 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
                 });
             }
             searches.push(Search { graph, kind: Some(k), outcome, found });
+        }
+        if order == Order::None {
+            plain_comps = Some(comps);
         }
     }
 
@@ -420,7 +425,19 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         Vec::new()
     };
     if pairs.is_empty() && !opts.observed_order_only && !inf.open_appends.is_empty() {
-        append_orders(h, inf, &levels, &searches, budget, &mut poly_levels, &mut poly, &mut poly_notes, &mut graphs);
+        let plain = plain_comps.as_deref();
+        append_orders(
+            h,
+            inf,
+            &levels,
+            &searches,
+            plain,
+            budget,
+            &mut poly_levels,
+            &mut poly,
+            &mut poly_notes,
+            &mut graphs,
+        );
     }
     let mut outcomes = Vec::new();
     for &l in &levels {
@@ -875,6 +892,7 @@ fn append_orders(
     inf: &Inference,
     levels: &[Level],
     searches: &[Search],
+    plain_comps: Option<&[Vec<u32>]>,
     budget: &mut Budget,
     poly_levels: &mut Vec<PolyLevel>,
     poly: &mut Vec<PolyWitness>,
@@ -926,13 +944,15 @@ fn append_orders(
             None => {
                 let g = graphs.get(&inf.graph, GraphId::Dependency(order));
                 let pg = g.and_then(|g| {
-                    crate::polygraph::appends::build(
-                        h,
-                        g,
-                        &components(g),
-                        &inf.open_appends,
-                        crate::polygraph::MAX_CONSTRAINTS,
-                    )
+                    let own;
+                    let comps = match (order, plain_comps) {
+                        (Order::None, Some(c)) => c,
+                        _ => {
+                            own = components(g);
+                            &own[..]
+                        }
+                    };
+                    crate::polygraph::appends::build(h, g, comps, &inf.open_appends, crate::polygraph::MAX_CONSTRAINTS)
                 });
                 let slot = pg.map(|pg| {
                     pgs.push(pg);
