@@ -231,8 +231,14 @@ impl DependencyGraph {
 
     /// The first edge (by provenance order) of a type between two transactions.
     pub fn edge(&self, from: TxnId, to: TxnId, ty: EdgeType) -> Option<&Edge> {
+        self.edges_of(from, to, ty).first()
+    }
+
+    /// Every edge of a type between two transactions (one per key), by provenance order.
+    pub fn edges_of(&self, from: TxnId, to: TxnId, ty: EdgeType) -> &[Edge] {
         let i = self.edges.partition_point(|e| (e.from, e.to, e.ty) < (from, to, ty));
-        self.edges.get(i).filter(|e| e.from == from && e.to == to && e.ty == ty)
+        let n = self.edges[i..].iter().take_while(|e| e.from == from && e.to == to && e.ty == ty).count();
+        &self.edges[i..i + n]
     }
 
     pub fn stats(&self, h: &History) -> Stats {

@@ -614,6 +614,12 @@ fn held_then_violated(l: Level, levels: &[PolyLevel], outcomes: &[LevelOutcome])
         && outcomes.iter().any(|o| o.level == l && o.verdict == Verdict::Violated)
 }
 
+/// A polygraph counterexample's anomaly, named by its cycle's edge types.
+fn poly_named(cx: &Counterexample) -> Named {
+    let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
+    Named { kind: crate::polygraph::name::anomaly_of(&types), order: crate::polygraph::name::order_of(&types) }
+}
+
 /// A level decided on the polygraph.
 struct PolyLevel {
     level: Level,
@@ -855,12 +861,7 @@ fn polygraph_levels(
                 PolyVerdict::Violated(cx) => {
                     violated_here[slot] = true;
                     slot_of.push(slot);
-                    let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
-                    let named = Named {
-                        kind: crate::polygraph::name::anomaly_of(&types),
-                        order: crate::polygraph::name::order_of(&types),
-                    };
-                    witnesses.push(PolyWitness { polygraph: slot, named, counterexample: cx.clone() });
+                    witnesses.push(PolyWitness { polygraph: slot, named: poly_named(cx), counterexample: cx.clone() });
                     Some(witnesses.len() - 1)
                 }
                 _ => None,
@@ -995,12 +996,7 @@ fn append_orders(
                         graphs.polygraphs.len() - 1
                     }
                 };
-                let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
-                let named = Named {
-                    kind: crate::polygraph::name::anomaly_of(&types),
-                    order: crate::polygraph::name::order_of(&types),
-                };
-                poly.push(PolyWitness { polygraph: index, named, counterexample: cx.clone() });
+                poly.push(PolyWitness { polygraph: index, named: poly_named(cx), counterexample: cx.clone() });
                 Some(poly.len() - 1)
             }
             _ => None,

@@ -68,8 +68,7 @@ const MAX_TRIES: usize = 1 << 20;
 
 /// An edge of this type and key between two transactions.
 fn edge_on(g: &DependencyGraph, from: TxnId, to: TxnId, ty: EdgeType, k: KeyId) -> Option<&Edge> {
-    let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (from, to, ty));
-    g.edges[i..].iter().take_while(|e| e.from == from && e.to == to && e.ty == ty).find(|e| e.key == k)
+    g.edges_of(from, to, ty).iter().find(|e| e.key == k)
 }
 
 /// The levels an open pair violates: those whose cycles forbid a G-single (it needs no order).
