@@ -15,6 +15,7 @@
 //!
 //! The meaning of the model names is Elle's (`grail_core::elle`, `docs/elle.md`).
 
+use grail_core::api::{ReadRequest, Session};
 use grail_core::elle::{self, Analysis, ElleOptions, Valid};
 use grail_core::{Format, History};
 use std::io::{Read, Write};
@@ -339,12 +340,14 @@ fn check_file(prog: &str, o: &Opts, model: &str, path: &str) -> Result<Result<Va
         return Err(Fatal(format!("File not found: {path}")));
     }
     let text = slurp(Path::new(path)).map_err(Fatal)?;
-    let h = grail_core::read(&text, format_of(o.format.as_deref(), path)).map_err(|e| Fatal(format!("{path}: {e}")))?;
-    if let Some(msg) = mismatch(&h, &text, model) {
+    let req = ReadRequest { format: format_of(o.format.as_deref(), path), timeline: false, ..Default::default() };
+    let session = Session::read(&text, &req, &mut ()).map_err(|e| Fatal(format!("{path}: {e}")))?;
+    let h = session.history();
+    if let Some(msg) = mismatch(h, &text, model) {
         eprintln!("{msg}");
         return Ok(Err(1));
     }
-    let inf = grail_core::infer(&h);
+    let inf = session.inference();
     // Elle gives each strongly connected component the search timeout; grail's search runs over
     // all of them at once, with that many timeouts (at least ten) in all.
     let sccs = grail_core::graph::search::components(&inf.graph).len().max(10) as u64;
@@ -355,9 +358,9 @@ fn check_file(prog: &str, o: &Opts, model: &str, path: &str) -> Result<Result<Va
         anomalies: o.anomalies.clone(),
         ..Default::default()
     };
-    let a = elle::check(&h, &inf, &eo, Some(&mut past)).map_err(Fatal)?;
+    let a = elle::check(h, inf, &eo, Some(&mut past)).map_err(Fatal)?;
     if let Some(dir) = &o.directory {
-        write_artifacts(prog, dir, &h, &a, o).map_err(Fatal)?;
+        write_artifacts(prog, dir, h, &a, o).map_err(Fatal)?;
     }
     let mut out = std::io::stdout().lock();
     let line = if o.json { a.result.to_pretty() } else { format!("{path} \t {}", a.valid.as_str()) };

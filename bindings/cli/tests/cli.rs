@@ -325,7 +325,7 @@ fn timekiller_format_initial_value_and_generated_timestamps() {
     // The initial value applies to TimeKiller histories only.
     let (code, _, err) = grail(&["check", &example("lost-update.edn"), "--initial-value", "0"]);
     assert_eq!(code, 2);
-    assert!(err.contains("--initial-value applies to TimeKiller histories"), "{err}");
+    assert!(err.contains("initial value applies to TimeKiller histories"), "{err}");
     let (code, out, _) =
         grail(&["check", &example("timekiller.json"), "--format", "timekiller", "--initial-value", "0", "--json"]);
     assert_eq!(code, 1);

@@ -3,39 +3,37 @@
 use crate::convert::to_py;
 use crate::report::PyReport;
 use crate::{guarded, interrupter, run_detached, to_pyerr, Failure};
+use grail_core::api::{Observer, Session};
 use grail_core::explain as text;
-use grail_core::history::{Arg, Model, OpKind};
-use grail_core::{CheckOptions, History, Inference, Level};
+use grail_core::history::{Arg, OpKind};
+use grail_core::{CheckOptions, History, Level};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
-fn model_name(m: Model) -> &'static str {
-    match m {
-        Model::ListAppend => "list-append",
-        Model::RwRegister => "rw-register",
-        Model::Empty => "empty",
-    }
-}
-
-/// A parsed history. Immutable; its dependency graph is built once, on first use, and shared by
-/// every later check (from any thread).
+/// A parsed history: core's session. Immutable; each dependency graph is built once, on first
+/// use, and shared by every later check (from any thread).
 #[pyclass(name = "History", module = "grail._grail", frozen)]
 pub struct PyHistory {
-    h: Arc<History>,
-    inference: OnceLock<Arc<Inference>>,
-    /// The nemesis operations of the history's text, for the HTML report's timeline.
-    nemesis: Arc<Vec<grail_core::render::ops::RawOp>>,
+    session: Arc<Session>,
 }
 
 impl PyHistory {
-    pub(crate) fn new(h: History, nemesis: Vec<grail_core::render::ops::RawOp>) -> Self {
-        PyHistory { h: Arc::new(h), inference: OnceLock::new(), nemesis: Arc::new(nemesis) }
+    pub(crate) fn new(session: Session) -> Self {
+        PyHistory { session: Arc::new(session) }
     }
 
-    /// The inference, built on first use. Call with the GIL released.
-    fn inference(&self) -> Arc<Inference> {
-        self.inference.get_or_init(|| Arc::new(grail_core::infer(&self.h))).clone()
+    fn h(&self) -> &History {
+        self.session.history()
+    }
+}
+
+/// The budget in seconds and Ctrl-C, heard during a search ([`interrupter`]).
+struct Interrupt<F: FnMut() -> bool>(F);
+
+impl<F: FnMut() -> bool> Observer for Interrupt<F> {
+    fn interrupted(&mut self) -> bool {
+        (self.0)()
     }
 }
 
@@ -69,26 +67,26 @@ fn opt_json(h: &History, v: Option<grail_core::history::Value>) -> serde_json::V
 #[pymethods]
 impl PyHistory {
     fn __len__(&self) -> usize {
-        self.h.txns.len()
+        self.h().txns.len()
     }
 
     /// The data model: "list-append", "rw-register" or "empty".
     #[getter]
     fn model(&self) -> &'static str {
-        model_name(self.h.model)
+        self.h().model.name()
     }
 
     /// Whether a version order (from a write-ahead log or the native "version_order") is attached.
     #[getter]
     fn has_version_order(&self) -> bool {
-        self.h.version_order.is_some()
+        self.h().version_order.is_some()
     }
 
     /// Whether the history claims an order: some transaction's start or commit timestamp, or a
     /// commit order (white-box checking).
     #[getter]
     fn has_timestamps(&self) -> bool {
-        grail_core::timestamps::Claims::any(&self.h)
+        grail_core::timestamps::Claims::any(self.h())
     }
 
     /// Check isolation levels with the GIL released.
@@ -144,21 +142,14 @@ impl PyHistory {
             ..CheckOptions::default()
         };
         let report = run_detached(py, || {
-            if !opts.needs_graph() {
-                return Ok(grail_core::check(&self.h, &opts));
-            }
-            let inf = self.inference();
             let mut signal: Option<PyErr> = None;
-            let report = {
-                let mut interrupt = interrupter(budget, &mut signal);
-                grail_core::check_inferred(&self.h, &inf, &opts, Some(&mut interrupt))
-            };
+            let report = self.session.check(&opts, &mut Interrupt(interrupter(budget, &mut signal)));
             match signal {
                 Some(e) => Err(Failure::Python(e)),
                 None => Ok(report),
             }
         })?;
-        Ok(PyReport::new(report, self.h.clone(), self.nemesis.clone()))
+        Ok(PyReport::new(report, self.session.clone()))
     }
 
     /// Decide levels with one of GRAIL's checkers (`scc`, `dfs`, `shortest-path`, `gabow`), with
@@ -175,11 +166,10 @@ impl PyHistory {
         let s = grail_core::strategy::Strategy::parse(strategy, max_depth).map_err(|e| to_pyerr(py, e.into()))?;
         let levels: Vec<Level> = match levels {
             Some(l) => Level::parse_list(l).map_err(|e| to_pyerr(py, e.into()))?,
-            None => Level::CLASSIC.to_vec(),
+            None => Vec::new(),
         };
         run_detached(py, || {
-            let inf = self.inference();
-            let r = grail_core::strategy::run(&self.h, &inf, s, &levels);
+            let r = self.session.check_strategy(s, &levels)?;
             serde_json::to_string(&r)
                 .map_err(|e| Failure::Internal(format!("cannot serialise the strategy report: {e}")))
         })
@@ -187,8 +177,8 @@ impl PyHistory {
 
     /// The dependency graph (built with the GIL released, then kept).
     fn graph(&self, py: Python<'_>) -> PyResult<PyGraph> {
-        let inf = run_detached(py, || Ok(self.inference()))?;
-        Ok(PyGraph { h: self.h.clone(), inf })
+        run_detached(py, || Ok(self.session.inference()).map(|_| ()))?;
+        Ok(PyGraph { session: self.session.clone() })
     }
 
     /// One row per micro-operation, as columns (a dict of equal-length lists): txn, status,
@@ -201,19 +191,19 @@ impl PyHistory {
     /// One transaction in Jepsen notation, by id (`None` when no transaction has that id).
     fn txn_text(&self, py: Python<'_>, id: u64) -> PyResult<Option<String>> {
         guarded(py, || {
-            let t = self.h.txns.iter().position(|t| t.id == id);
-            Ok(t.map(|t| text::txn_text(&self.h, t as u32)))
+            let t = self.h().txns.iter().position(|t| t.id == id);
+            Ok(t.map(|t| text::txn_text(self.h(), t as u32)))
         })
     }
 
     fn __repr__(&self) -> String {
-        format!("<grail.History: {} transactions, {}>", self.h.txns.len(), model_name(self.h.model))
+        format!("<grail.History: {} transactions, {}>", self.h().txns.len(), self.h().model.name())
     }
 }
 
 impl PyHistory {
     fn op_columns_inner<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let h = &self.h;
+        let h = self.h();
         let cols: [&str; 9] = ["txn", "status", "process", "invoke_time", "complete_time", "op", "f", "key", "value"];
         let lists: Vec<Bound<'py, PyList>> = cols.iter().map(|_| PyList::empty(py)).collect();
         for t in &h.txns {
@@ -243,8 +233,17 @@ impl PyHistory {
 /// justify it.
 #[pyclass(name = "Graph", module = "grail._grail", frozen)]
 pub struct PyGraph {
-    h: Arc<History>,
-    inf: Arc<Inference>,
+    session: Arc<Session>,
+}
+
+impl PyGraph {
+    fn h(&self) -> &History {
+        self.session.history()
+    }
+
+    fn inf(&self) -> &grail_core::Inference {
+        self.session.inference()
+    }
 }
 
 #[pymethods]
@@ -264,25 +263,25 @@ impl PyGraph {
 
     /// Graph statistics (GRAIL thesis Table 5.3) as JSON text.
     fn stats_json(&self, py: Python<'_>) -> PyResult<String> {
-        guarded(py, || Ok(serde_json::to_string(&self.inf.graph.stats(&self.h)).unwrap_or_default()))
+        guarded(py, || Ok(serde_json::to_string(&self.inf().graph.stats(self.h())).unwrap_or_default()))
     }
 
     /// What could not be inferred, and other caveats.
     #[getter]
     fn notes(&self) -> Vec<String> {
-        self.inf.notes.clone()
+        self.inf().notes.clone()
     }
 
     fn __len__(&self) -> usize {
-        self.inf.graph.edges.len()
+        self.inf().graph.edges.len()
     }
 }
 
 impl PyGraph {
     fn vertex_columns_inner<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let (ids, statuses, processes) = (PyList::empty(py), PyList::empty(py), PyList::empty(py));
-        for (t, txn) in self.h.txns.iter().enumerate() {
-            if self.inf.graph.is_vertex[t] {
+        for (t, txn) in self.h().txns.iter().enumerate() {
+            if self.inf().graph.is_vertex[t] {
                 ids.append(txn.id)?;
                 statuses.append(txn.status.as_str())?;
                 processes.append(txn.process)?;
@@ -296,10 +295,10 @@ impl PyGraph {
     }
 
     fn edge_columns_inner<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
-        let h = &self.h;
+        let (h, inf) = (self.h(), self.inf());
         let cols: [&str; 9] = ["from", "to", "type", "key", "from_value", "to_value", "from_op", "to_op", "why"];
         let lists: Vec<Bound<'py, PyList>> = cols.iter().map(|_| PyList::empty(py)).collect();
-        for e in &self.inf.graph.edges {
+        for e in &inf.graph.edges {
             lists[0].append(h.txns[e.from as usize].id)?;
             lists[1].append(h.txns[e.to as usize].id)?;
             lists[2].append(e.ty.as_str())?;
@@ -308,7 +307,7 @@ impl PyGraph {
             lists[5].append(to_py(py, &opt_json(h, version(h, e.to_op)))?)?;
             lists[6].append(text::op_text(h, e.from_op))?;
             lists[7].append(text::op_text(h, e.to_op))?;
-            lists[8].append(text::why(h, &self.inf.index, e))?;
+            lists[8].append(text::why(h, &inf.index, e))?;
         }
         let d = PyDict::new(py);
         for (c, l) in cols.iter().zip(lists) {

@@ -17,6 +17,7 @@ mod history;
 mod online;
 mod report;
 
+use grail_core::api::{ReadRequest, Session};
 use grail_core::{Error, ErrorKind};
 use pyo3::prelude::*;
 use pyo3::types::PyDict;
@@ -160,32 +161,18 @@ fn read(
     wal: Option<&[u8]>,
     initial_value: Option<i64>,
 ) -> PyResult<PyHistory> {
-    let (h, nemesis) = run_detached(py, move || {
-        let mut format = grail_core::Format::parse(format)?;
+    let session = run_detached(py, move || {
         let text = gunzip(data, "the history")?;
-        if format == grail_core::Format::Auto {
-            format = grail_core::read::detect(&text);
-        }
-        let mut h = match (format, initial_value) {
-            (grail_core::Format::TimeKiller, initial_value) => grail_core::read::read_timekiller_with(
-                &text,
-                grail_core::read::TimeKillerOptions { initial_value, ..Default::default() },
-            )?,
-            (_, Some(_)) => {
-                return Err(Error::new(ErrorKind::Usage, "initial_value applies to TimeKiller histories").into())
-            }
-            _ => grail_core::read(&text, format)?,
+        let wal = wal.map(|log| gunzip(log, "the write-ahead log")).transpose()?;
+        let req = ReadRequest {
+            format: grail_core::Format::parse(format)?,
+            wal: wal.as_deref(),
+            initial_value,
+            ..ReadRequest::default()
         };
-        if let Some(log) = wal {
-            let log = gunzip(log, "the write-ahead log")?;
-            grail_core::read_wal(&mut h, &log)?;
-        }
-        // The nemesis operations the reader set aside, for the HTML report's timeline.
-        let jepsen = matches!(format, grail_core::Format::Auto | grail_core::Format::Edn | grail_core::Format::Json);
-        let nemesis = if jepsen { grail_core::render::ops::nemesis(&text) } else { Vec::new() };
-        Ok((h, nemesis))
+        Ok(Session::read(&text, &req, &mut ())?)
     })?;
-    Ok(PyHistory::new(h, nemesis))
+    Ok(PyHistory::new(session))
 }
 
 /// Parse a comma-separated list of levels ("SER,SI"); raises UsageError on an unknown name.

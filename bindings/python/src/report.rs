@@ -1,9 +1,9 @@
 //! `Report`: the verdict of a check, as core built it.
 
 use crate::{guarded, run_detached};
-use grail_core::render::ops::RawOp;
+use grail_core::api::Session;
 use grail_core::render::text;
-use grail_core::{History, Report};
+use grail_core::Report;
 use pyo3::prelude::*;
 use std::sync::Arc;
 
@@ -11,14 +11,13 @@ use std::sync::Arc;
 #[pyclass(name = "Report", module = "grail._grail", frozen)]
 pub struct PyReport {
     inner: Report,
-    /// The history checked and its nemesis operations (for the HTML page).
-    history: Arc<History>,
-    nemesis: Arc<Vec<RawOp>>,
+    /// The history checked (for the HTML page).
+    session: Arc<Session>,
 }
 
 impl PyReport {
-    pub(crate) fn new(inner: Report, history: Arc<History>, nemesis: Arc<Vec<RawOp>>) -> Self {
-        PyReport { inner, history, nemesis }
+    pub(crate) fn new(inner: Report, session: Arc<Session>) -> Self {
+        PyReport { inner, session }
     }
 }
 
@@ -38,13 +37,7 @@ impl PyReport {
     /// the GIL released.
     #[pyo3(signature = (title = None))]
     fn to_html(&self, py: Python<'_>, title: Option<String>) -> PyResult<String> {
-        run_detached(py, || {
-            let opts = grail_core::render::html::HtmlOptions {
-                title: title.unwrap_or_else(|| "history".into()),
-                ..Default::default()
-            };
-            Ok(grail_core::render::html::report_html(&self.inner, &self.history, &self.nemesis, &opts))
-        })
+        run_detached(py, || Ok(self.session.html(&self.inner, title.as_deref().unwrap_or("history"))))
     }
 
     /// True when every checked level holds, False when one is violated, None when undecided.

@@ -10,12 +10,12 @@
 //! `panic` straight out of the module (the Rust stack is not unwound, so the wrapper then
 //! re-instantiates the module with wasm-bindgen's `__wbg_reset_state`).
 
+use grail_core::api::{Event, Observer, ReadRequest, Session};
 use grail_core::render::{dot, text};
 use grail_core::report::CycleReport;
-use grail_core::{CheckOptions, Format, Inference, Report};
+use grail_core::{CheckOptions, Format, Report};
 use js_sys::{Date, Function, Object, Reflect};
 use serde::Serialize;
-use std::cell::OnceCell;
 use wasm_bindgen::prelude::*;
 
 /// The interrupt closure of the core is polled once per this many search steps.
@@ -87,8 +87,12 @@ struct Progress {
     cancelled: bool,
     /// What the callback threw.
     thrown: Option<JsValue>,
-    /// Deadline of the check (`Date.now()` milliseconds).
+    /// The check's time limit in seconds, and its deadline (`Date.now()` milliseconds) once the
+    /// search begins.
+    timeout: Option<f64>,
     deadline: Option<f64>,
+    /// Times the search asked whether to stop.
+    polls: u64,
 }
 
 impl Progress {
@@ -101,7 +105,9 @@ impl Progress {
             last: now,
             cancelled: false,
             thrown: None,
+            timeout: None,
             deadline: None,
+            polls: 0,
         }
     }
 
@@ -146,6 +152,43 @@ impl Progress {
     }
 }
 
+impl Observer for Progress {
+    fn event(&mut self, e: Event) {
+        let num = |n: usize| JsValue::from_f64(n as f64);
+        match e {
+            Event::Reading { bytes } => self.emit("read", false, &[("bytes", num(bytes))]),
+            Event::Read { transactions, model } => {
+                self.emit("read", true, &[("transactions", num(transactions)), ("model", model.name().into())])
+            }
+            Event::Inferring => self.emit("infer", false, &[]),
+            Event::Inferred { vertices, edges } => {
+                self.emit("infer", true, &[("vertices", num(vertices)), ("edges", num(edges))])
+            }
+            Event::Checking => {
+                self.polls = 0;
+                self.deadline = self.timeout.map(|s| Date::now() + (s.max(0.0) * 1000.0));
+                self.emit("check", false, &[("steps", 0.into())])
+            }
+            Event::Checked { valid } => {
+                let valid = valid.map_or(JsValue::NULL, JsValue::from_bool);
+                self.emit("check", true, &[("steps", num((self.polls * STEPS_PER_POLL) as usize)), ("valid", valid)])
+            }
+        };
+    }
+
+    fn interrupted(&mut self) -> bool {
+        self.polls += 1;
+        let now = Date::now();
+        if self.deadline.is_some_and(|d| now >= d) {
+            return true;
+        }
+        if self.callback.is_some() && now - self.last >= self.interval_ms {
+            return self.emit("check", false, &[("steps", ((self.polls * STEPS_PER_POLL) as f64).into())]);
+        }
+        self.stopped()
+    }
+}
+
 /// Read a history: `format` is `auto` (default), `edn`, `json`, `plume`, `dbcop`, `dbcop-bin`,
 /// `cobra` or `timekiller`; `wal` the write-ahead log giving the version order of a register
 /// history; `initial_value` TimeKiller's `--initial_value` (TimeKiller histories only).
@@ -158,50 +201,25 @@ pub fn read(
     progress_interval_ms: Option<f64>,
     initial_value: Option<f64>,
 ) -> Result<History, JsValue> {
-    let mut format = Format::parse(format.as_deref().unwrap_or("auto")).map_err(core_error)?;
-    let mut p = Progress::new(progress, progress_interval_ms);
-    if p.emit("read", false, &[("bytes", (text.len() as f64).into())]) {
-        p.finish()?;
-    }
-    if format == Format::Auto {
-        format = grail_core::read::detect(text);
-    }
+    let format = Format::parse(format.as_deref().unwrap_or("auto")).map_err(core_error)?;
     let initial_value = match initial_value {
         Some(v) if v.fract() != 0.0 || !v.is_finite() => {
             return Err(usage(format!("initial_value must be an integer, not {v}")))
         }
         v => v.map(|v| v as i64),
     };
-    let mut h = match (format, initial_value) {
-        (Format::TimeKiller, initial_value) => grail_core::read::read_timekiller_with(
-            text,
-            grail_core::read::TimeKillerOptions { initial_value, ..Default::default() },
-        ),
-        (_, Some(_)) => return Err(usage("initial_value applies to TimeKiller histories".into())),
-        _ => grail_core::read(text, format),
-    }
-    .map_err(core_error)?;
-    if let Some(wal) = wal {
-        grail_core::read_wal(&mut h, &wal).map_err(core_error)?;
-    }
-    // The nemesis operations the reader set aside, for the HTML report's timeline.
-    let jepsen = matches!(format, Format::Auto | Format::Edn | Format::Json);
-    let nemesis = if jepsen { grail_core::render::ops::nemesis(text) } else { Vec::new() };
-    let h = History { h, inference: OnceCell::new(), nemesis };
-    p.emit("read", true, &[("transactions", (h.h.txns.len() as f64).into()), ("model", h.model().into())]);
+    let mut p = Progress::new(progress, progress_interval_ms);
+    let req = ReadRequest { format, wal: wal.as_deref(), initial_value, ..ReadRequest::default() };
+    let session = Session::read(text, &req, &mut p).map_err(core_error)?;
     p.finish()?;
-    Ok(h)
+    Ok(History { session })
 }
 
 /// A history read into the module's memory. Free it with `free()` when done (or let the
 /// garbage collector's finalizer do it).
 #[wasm_bindgen]
 pub struct History {
-    h: grail_core::History,
-    /// The dependency graph, built on first use.
-    inference: OnceCell<Inference>,
-    /// The nemesis operations of the history's text.
-    nemesis: Vec<grail_core::render::ops::RawOp>,
+    session: Session,
 }
 
 #[wasm_bindgen]
@@ -209,39 +227,13 @@ impl History {
     /// `list-append`, `rw-register` or `empty`.
     #[wasm_bindgen(getter)]
     pub fn model(&self) -> String {
-        match self.h.model {
-            grail_core::history::Model::ListAppend => "list-append",
-            grail_core::history::Model::RwRegister => "rw-register",
-            grail_core::history::Model::Empty => "empty",
-        }
-        .into()
+        self.session.history().model.name().into()
     }
 
     /// Number of transactions (committed, aborted and indeterminate).
     #[wasm_bindgen(getter, js_name = transactionCount)]
     pub fn transaction_count(&self) -> usize {
-        self.h.txns.len()
-    }
-
-    /// The dependency graph, built on first use.
-    fn graph_of(&self) -> &Inference {
-        self.inference.get_or_init(|| grail_core::infer(&self.h))
-    }
-
-    /// The dependency graph, with progress events when it is built; `None` when cancelled first.
-    fn inference(&self, p: &mut Progress) -> Option<&Inference> {
-        if let Some(inf) = self.inference.get() {
-            return Some(inf);
-        }
-        if p.emit("infer", false, &[]) {
-            return None;
-        }
-        let inf = self.graph_of();
-        if p.callback.is_some() {
-            let s = inf.graph.stats(&self.h);
-            p.emit("infer", true, &[("vertices", (s.vertices as f64).into()), ("edges", (s.edges as f64).into())]);
-        }
-        Some(inf)
+        self.session.history().txns.len()
     }
 
     /// Check isolation levels. `options` is a `CheckOptions` object (`levels`, `max_steps`,
@@ -260,42 +252,10 @@ impl History {
                 .map_err(|e| usage(format!("invalid check options: {}", serde_message(e))))?
         };
         let mut p = Progress::new(progress, progress_interval_ms);
-        if !opts.needs_graph() {
-            let report = grail_core::check(&self.h, &opts);
-            p.finish()?;
-            return to_js(&report);
-        }
-        let Some(inf) = self.inference(&mut p) else {
-            p.finish()?;
-            return Err(grail_error("cancelled", "the check was cancelled by the progress callback", None, None, None));
-        };
-        if p.stopped() {
-            p.finish()?;
-        }
-        let report = self.run_check(inf, &opts, timeout, &mut p);
+        p.timeout = timeout;
+        let report = self.session.check(&opts, &mut p);
         p.finish()?;
         to_js(&report)
-    }
-
-    fn run_check(&self, inf: &Inference, opts: &CheckOptions, timeout: Option<f64>, p: &mut Progress) -> Report {
-        p.deadline = timeout.map(|s| Date::now() + (s.max(0.0) * 1000.0));
-        p.emit("check", false, &[("steps", 0.into())]);
-        let mut polls: u64 = 0;
-        let mut interrupt = || {
-            polls += 1;
-            let now = Date::now();
-            if p.deadline.is_some_and(|d| now >= d) {
-                return true;
-            }
-            if p.callback.is_some() && now - p.last >= p.interval_ms {
-                return p.emit("check", false, &[("steps", ((polls * STEPS_PER_POLL) as f64).into())]);
-            }
-            p.stopped()
-        };
-        let report = grail_core::check_inferred(&self.h, inf, opts, Some(&mut interrupt));
-        let valid = report.valid.map_or(JsValue::NULL, JsValue::from_bool);
-        p.emit("check", true, &[("steps", ((polls * STEPS_PER_POLL) as f64).into()), ("valid", valid)]);
-        report
     }
 
     /// A report of this history as one self-contained HTML page (what `grail check --html`
@@ -304,11 +264,7 @@ impl History {
     pub fn render_html(&self, report: JsValue, title: Option<String>) -> Result<String, JsValue> {
         let report: Report = serde_wasm_bindgen::from_value(report)
             .map_err(|e| usage(format!("not a grail report: {}", serde_message(e))))?;
-        let opts = grail_core::render::html::HtmlOptions {
-            title: title.unwrap_or_else(|| "history".into()),
-            ..Default::default()
-        };
-        Ok(grail_core::render::html::report_html(&report, &self.h, &self.nemesis, &opts))
+        Ok(self.session.html(&report, title.as_deref().unwrap_or("history")))
     }
 
     /// Decide levels with one of GRAIL's checkers: `strategy` is `scc`, `dfs`, `shortest-path`
@@ -322,67 +278,43 @@ impl History {
         levels: Option<String>,
     ) -> Result<JsValue, JsValue> {
         let s = grail_core::strategy::Strategy::parse(&strategy, max_depth.map(|d| d as usize)).map_err(core_error)?;
-        let mut levels = grail_core::Level::parse_list(levels.as_deref().unwrap_or("")).map_err(core_error)?;
-        if levels.is_empty() {
-            levels = grail_core::Level::CLASSIC.to_vec();
-        }
-        let r = grail_core::strategy::run(&self.h, self.graph_of(), s, &levels);
-        to_js(&r)
+        let levels = grail_core::Level::parse_list(levels.as_deref().unwrap_or("")).map_err(core_error)?;
+        to_js(&self.session.check_strategy(s, &levels).map_err(core_error)?)
     }
 
     /// The dependency graph as the CLI's `graph --json` prints it: `vertices` (transaction ids),
     /// `edges` (`from`, `to`, `type`, `key`, `from_op`, `to_op`), `stats`, `notes`.
     pub fn graph(&self) -> Result<JsValue, JsValue> {
-        to_js(&grail_core::api::graph_view(&self.h, self.graph_of()))
+        to_js(&self.session.graph())
     }
 
     /// Graph statistics and the anomalies found while building the graph (no cycle search),
     /// as the CLI's `stats --json` prints them: `model`, `stats`, `anomalies`, `notes`.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        to_js(&grail_core::api::stats_view(&self.h, self.graph_of()))
+        to_js(&self.session.stats())
     }
 
     /// Every transaction, or those whose ids are in `ids` (in the history's order): `id`,
     /// `status`, `vertex`, `process`, `invoke_time`, `complete_time`, `label`, `line`, `ops`
     /// (Jepsen notation, long lists shortened), `span`, `op_spans` and `op_keys`.
     pub fn transactions(&self, ids: Option<Vec<f64>>) -> Result<JsValue, JsValue> {
-        let inf = self.graph_of();
-        match ids {
-            None => to_js(&grail_core::api::transactions(&self.h, inf)),
-            Some(ids) => {
-                let mut ts = self.txn_indices(&ids, false)?;
-                ts.sort_unstable();
-                ts.dedup();
-                let out: Vec<_> = ts.into_iter().map(|t| grail_core::api::transaction(&self.h, inf, t)).collect();
-                to_js(&out)
-            }
-        }
+        let ids: Option<Vec<u64>> = ids.map(|ids| ids.into_iter().filter_map(whole).collect());
+        to_js(&self.session.transactions(ids.as_deref()))
     }
 
     /// The transactions whose ids are in `ids` as Jepsen EDN, one completion map a line, after
     /// `comment` as `;` lines (`grail_core::export::edn::sub_history`).
     #[wasm_bindgen(js_name = subHistory)]
     pub fn sub_history(&self, ids: Vec<f64>, comment: Option<String>) -> Result<String, JsValue> {
-        let ts = self.txn_indices(&ids, true)?;
-        Ok(grail_core::export::edn::sub_history(&self.h, &ts, comment.as_deref()))
+        let ids = ids.into_iter().map(|id| whole(id).ok_or_else(|| usage(format!("no transaction has id {id}"))));
+        let ids = ids.collect::<Result<Vec<u64>, JsValue>>()?;
+        self.session.sub_history(&ids, comment.as_deref()).map_err(core_error)
     }
+}
 
-    /// Indices of the transactions with these ids; unknown ids are skipped, or an error when
-    /// `strict`.
-    fn txn_indices(&self, ids: &[f64], strict: bool) -> Result<Vec<u32>, JsValue> {
-        let by_id: std::collections::HashMap<u64, u32> =
-            self.h.txns.iter().enumerate().map(|(t, txn)| (txn.id, t as u32)).collect();
-        let mut out = Vec::with_capacity(ids.len());
-        for &id in ids {
-            let t = (id >= 0.0 && id.fract() == 0.0).then(|| by_id.get(&(id as u64))).flatten();
-            match t {
-                Some(&t) => out.push(t),
-                None if strict => return Err(usage(format!("no transaction has id {id}"))),
-                None => {}
-            }
-        }
-        Ok(out)
-    }
+/// A JS number that is a transaction id (a whole number, not negative).
+fn whole(id: f64) -> Option<u64> {
+    (id >= 0.0 && id.fract() == 0.0 && id.is_finite()).then_some(id as u64)
 }
 
 /// The terminal text of a report (the CLI's output without `--json`).

@@ -60,6 +60,26 @@ impl Inference {
     }
 }
 
+/// What a check needs of an inference: everything, or all but the RW edges (the weak levels), or
+/// all but the list of reads-from (every level but the weak ones). Each holds less than the full
+/// one and costs less to build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Needs {
+    Full = 0,
+    WithoutRw = 1,
+    WithoutReadsFrom = 2,
+}
+
+impl Needs {
+    pub fn infer(self, h: &History) -> Inference {
+        match self {
+            Needs::Full => infer(h),
+            Needs::WithoutRw => infer_without_rw(h),
+            Needs::WithoutReadsFrom => infer_without_reads_from(h),
+        }
+    }
+}
+
 /// Build the dependency graph of a history.
 pub fn infer(h: &History) -> Inference {
     infer_with(h, true, true)

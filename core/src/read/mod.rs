@@ -58,6 +58,20 @@ pub enum Format {
 }
 
 impl Format {
+    /// Its name, as [`Format::parse`] takes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Format::Auto => "auto",
+            Format::Edn => "edn",
+            Format::Json => "json",
+            Format::Plume => "plume",
+            Format::Dbcop => "dbcop",
+            Format::DbcopBin => "dbcop-bin",
+            Format::Cobra => "cobra",
+            Format::TimeKiller => "timekiller",
+        }
+    }
+
     pub fn parse(s: &str) -> Result<Format, Error> {
         match s {
             "auto" => Ok(Format::Auto),

@@ -7,7 +7,7 @@ use crate::explain::{
 };
 use crate::graph::search::Budget;
 use crate::history::History;
-use crate::infer::{infer, infer_without_reads_from, infer_without_rw, Inference};
+use crate::infer::{Inference, Needs};
 use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
 
@@ -21,17 +21,22 @@ pub fn check(h: &History, opts: &CheckOptions) -> Report {
 
 /// The inference the options need: without RW edges when every level asked for is a weak one
 /// (RC, RA, CC), no analysis is asked for and no claimed order (white-box) will be checked
-/// against the graph; the full graph otherwise.
-pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
+/// against the graph; without the reads-from list when none is weak; the full one otherwise.
+pub fn needs(h: &History, opts: &CheckOptions) -> Needs {
     let claims = opts.white_box != crate::timestamps::WhiteBoxMode::Ignore && crate::timestamps::Claims::any(h);
     let levels = opts.levels();
     if opts.analyze.is_none() && !claims && levels.iter().all(|l| l.spec().weak.is_some()) {
-        infer_without_rw(h)
+        Needs::WithoutRw
     } else if levels.iter().all(|l| l.spec().weak.is_none()) {
-        infer_without_reads_from(h)
+        Needs::WithoutReadsFrom
     } else {
-        infer(h)
+        Needs::Full
     }
+}
+
+/// The inference the options need ([`needs`]).
+pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
+    needs(h, opts).infer(h)
 }
 
 /// Check from the history's claimed orders alone: no dependency graph is inferred.

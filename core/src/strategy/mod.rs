@@ -84,6 +84,22 @@ impl Strategy {
         Ok(s)
     }
 
+    /// The levels this strategy decides when asked for `levels`: the five classic ones when
+    /// none is given. GRAIL's checkers know those only: another level is an error.
+    pub fn levels(self, levels: &[Level]) -> Result<Vec<Level>, Error> {
+        if let Some(l) = levels.iter().find(|l| !Level::CLASSIC.contains(l)) {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!(
+                    "strategy {} decides the classic levels (SER, SI, PSI, PL-2, PL-1) only, not {}",
+                    self.name(),
+                    l.name()
+                ),
+            ));
+        }
+        Ok(if levels.is_empty() { Level::CLASSIC.to_vec() } else { levels.to_vec() })
+    }
+
     pub fn name(self) -> &'static str {
         match self {
             Strategy::Scc => "scc",

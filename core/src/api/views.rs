@@ -1,6 +1,5 @@
-//! What every front end needs besides a check, in one place, so the bindings only convert:
-//! the graph as data, statistics without a check, the transactions as the demo lists them, the
-//! option defaults, the levels and the edge colours.
+//! What the front ends show besides a report, as data: the graph, statistics without a check,
+//! the transactions as the demo lists them, the option defaults, the levels and the edge colours.
 
 use crate::explain::{finding_report, op_ref, op_text, AnomalyReport, OpRef};
 use crate::graph::{EdgeType, Stats};

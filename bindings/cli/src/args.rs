@@ -1,0 +1,299 @@
+//! The command line: subcommands and their arguments (clap). Nothing here reads or checks.
+
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+
+#[derive(Parser)]
+#[command(
+    name = "grail",
+    version,
+    about = "Check transaction histories for isolation anomalies (SER, SI, PSI, PL-2, PL-1)"
+)]
+pub struct Cli {
+    #[command(subcommand)]
+    pub cmd: Cmd,
+}
+
+#[derive(clap::Args)]
+pub struct Input {
+    /// History file: Jepsen EDN, elle-cli JSON, grail's native JSON, PolySI/Plume text, dbcop JSON
+    /// or bincode, or a Cobra log; a directory holding dbcop's `history.bincode`, or of Cobra logs
+    /// (`*.log`, one per session); `.gz` accepted; `-` for stdin.
+    pub history: PathBuf,
+    /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines).
+    #[arg(long)]
+    pub wal: Option<PathBuf>,
+    /// Input format.
+    #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra", "timekiller"])]
+    pub format: String,
+    /// TimeKiller histories: the keys' initial value (TimeKiller's --initial_value); a read of
+    /// it reads the initial version. Reads of null always do.
+    #[arg(long)]
+    pub initial_value: Option<i64>,
+    /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
+    #[arg(short, long)]
+    pub verbose: bool,
+    /// Record where each operation is in the input (byte range, line, column): set by the
+    /// commands that print JSON, where operations carry their `span` (as from Python and JS);
+    /// 24 bytes per operation and per transaction, so the text output goes without.
+    #[arg(skip)]
+    pub spans: bool,
+}
+
+#[derive(clap::Args)]
+pub struct GenArgs {
+    /// Number of transactions.
+    #[arg(long, default_value_t = 1000)]
+    pub txns: usize,
+    #[arg(long, default_value_t = 10)]
+    pub sessions: usize,
+    /// Keys in use at a time.
+    #[arg(long, default_value_t = 20)]
+    pub keys: usize,
+    #[arg(long, default_value_t = 1)]
+    pub min_ops: usize,
+    #[arg(long, default_value_t = 6)]
+    pub max_ops: usize,
+    /// Fraction of micro-operations that are reads.
+    #[arg(long, default_value_t = 0.5)]
+    pub read_ratio: f64,
+    /// uniform (the default), zipfian[:S] or hotspot[:P].
+    #[arg(long)]
+    pub distribution: Option<String>,
+    #[arg(long, default_value_t = 0.05)]
+    pub abort_rate: f64,
+    #[arg(long, default_value_t = 32)]
+    pub max_writes_per_key: usize,
+    /// list-append or rw-register.
+    #[arg(long, default_value = "list-append", value_parser = ["list-append", "rw-register"])]
+    pub model: String,
+    #[arg(long, default_value = "serializable", value_parser = ["serializable", "snapshot-isolation", "parallel-snapshot-isolation", "causal", "read-committed"])]
+    pub isolation: String,
+    /// Anomalies to inject, as NAME or NAME:COUNT, comma-separated: lost-update, write-skew,
+    /// long-fork, aborted-read, intermediate-read, write-cycle, read-skew, unrepeatable-read,
+    /// t-read-skew, v-lost-update, t-unrepeatable-read, observed-transaction-vanishes.
+    #[arg(long, default_value = "")]
+    pub inject: String,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// What transactions do: general (random reads and blind writes), tpcc, rubis or twitter.
+    #[arg(long, default_value = "general", value_parser = ["general", "tpcc", "rubis", "twitter"])]
+    pub shape: String,
+    /// One of PolySI's six benchmarks (Table 3) with its parameters: general-rh, general-rw,
+    /// general-wh, tpcc, rubis or twitter. Sets sessions, keys, operations, read ratio,
+    /// distribution, abort rate, model and shape; --txns, --isolation, --inject, --seed,
+    /// --output and a given --distribution still apply.
+    #[arg(long)]
+    pub preset: Option<String>,
+    /// edn (Jepsen), native (grail's JSON), polysi (PolySI/Plume text; always rw-register),
+    /// timekiller (TimeKiller's JSON, with timestamps; committed transactions only) or cobra
+    /// (Cobra's binary client logs, one `<session>.log` a session, into the folder --out).
+    #[arg(long, default_value = "edn", value_parser = ["edn", "native", "polysi", "timekiller", "cobra"])]
+    pub output: String,
+    /// Write each committed transaction's start and commit timestamps from the simulated clock
+    /// (EDN :start-ts/:commit-ts, native start_ts/commit_ts).
+    #[arg(long)]
+    pub timestamps: bool,
+    /// With --output polysi: first a transaction (session 0) writing 0 to every key.
+    #[arg(long)]
+    pub explicit_init: bool,
+    /// Write the history here instead of standard output.
+    #[arg(short, long)]
+    pub out: Option<PathBuf>,
+    /// Write the write-ahead log (register histories) here.
+    #[arg(long)]
+    pub wal_out: Option<PathBuf>,
+}
+
+impl GenArgs {
+    pub fn options(&self) -> Result<grail_core::generate::GenOptions, String> {
+        use grail_core::generate::{GenOptions, Injection, KeyDistribution};
+        fn parse<T: serde::de::DeserializeOwned>(s: &str) -> Result<T, String> {
+            serde_json::from_value(serde_json::Value::String(s.to_string())).map_err(|e| e.to_string())
+        }
+        let mut inject = Vec::new();
+        for part in self.inject.split(',').filter(|p| !p.is_empty()) {
+            let (name, count) = part.split_once(':').unwrap_or((part, "1"));
+            let inj = Injection::parse(name).ok_or_else(|| format!("unknown anomaly to inject {name:?}"))?;
+            inject.push((inj, count.parse().map_err(|_| format!("expected a count after {name}:"))?));
+        }
+        let given = self.distribution.as_deref().unwrap_or("uniform");
+        let (dist, arg) = given.split_once(':').unwrap_or((given, ""));
+        let num = |default: f64| match arg {
+            "" => Ok(default),
+            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {given:?}")),
+        };
+        let distribution = match dist {
+            "uniform" => KeyDistribution::Uniform,
+            "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
+            "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
+            _ => return Err(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]")),
+        };
+        if let Some(name) = &self.preset {
+            let p = GenOptions::preset(name).ok_or_else(|| {
+                format!("unknown preset {name:?}: expected one of {}", GenOptions::PRESETS.join(", "))
+            })?;
+            return Ok(GenOptions {
+                transactions: self.txns,
+                isolation: parse(&self.isolation)?,
+                inject,
+                seed: self.seed,
+                output: parse(&self.output)?,
+                explicit_init: self.explicit_init,
+                distribution: if self.distribution.is_some() { distribution } else { p.distribution },
+                ..p
+            });
+        }
+        Ok(GenOptions {
+            transactions: self.txns,
+            sessions: self.sessions,
+            keys: self.keys,
+            min_ops: self.min_ops,
+            max_ops: self.max_ops,
+            read_ratio: self.read_ratio,
+            distribution,
+            abort_rate: self.abort_rate,
+            max_writes_per_key: self.max_writes_per_key,
+            model: parse(&self.model)?,
+            shape: parse(&self.shape)?,
+            isolation: parse(&self.isolation)?,
+            inject,
+            seed: self.seed,
+            output: parse(&self.output)?,
+            explicit_init: self.explicit_init,
+            timestamps: self.timestamps,
+        })
+    }
+}
+
+#[derive(Subcommand)]
+pub enum Cmd {
+    /// Check isolation levels; print the verdict table, or JSON.
+    Check {
+        #[command(flatten)]
+        input: Input,
+        /// Levels to check, comma-separated: SER, SI, PSI, PL-2, PL-1 (the default), strict-SER,
+        /// strong-session-SER, strong-SI, strong-session-SI, CC, RA, RC, Elle's names
+        /// (strict-serializable, PL-3, read-atomic, ...), `all` or `classic`.
+        #[arg(long, default_value = "SER,SI,PSI,PL-2,PL-1")]
+        levels: String,
+        /// Print the report as JSON.
+        #[arg(long)]
+        json: bool,
+        /// Write each level's counterexample cycles as DOT files into this folder.
+        #[arg(long)]
+        dot: Option<PathBuf>,
+        /// Write the report as one self-contained HTML page (verdicts, counterexamples drawn,
+        /// sub-histories, statistics, a timeline with nemesis operations; no network).
+        #[arg(long, value_name = "FILE")]
+        html: Option<PathBuf>,
+        /// Stop searching after this many steps (edge visits); undecided levels become unknown.
+        #[arg(long)]
+        max_steps: Option<u64>,
+        /// Stop searching after this many seconds; undecided levels become unknown.
+        #[arg(long)]
+        timeout: Option<f64>,
+        /// At most this many cycles per anomaly (one per strongly connected component).
+        #[arg(long, default_value_t = grail_core::api::DEFAULT_MAX_CYCLES)]
+        max_cycles: usize,
+        /// Checker: scc (the default engine), dfs (GRAIL's depth-bounded Cycle checker),
+        /// shortest-path (GRAIL's SP checker) or gabow (path-based SCC).
+        #[arg(long, default_value = "scc", value_parser = ["scc", "dfs", "shortest-path", "gabow"])]
+        strategy: String,
+        /// For --strategy dfs: the longest cycle searched, in transactions (GRAIL: 4).
+        #[arg(long)]
+        max_depth: Option<usize>,
+        /// Register histories, SER and SI: polygraph (exact, PolySI; the default when there is
+        /// no version order), sure-edges (only edges sure without a version order), or auto.
+        #[arg(long, default_value = "auto", value_parser = ["auto", "polygraph", "sure-edges"])]
+        register_mode: String,
+        /// Also classify and count cycles (Zellag & Kemme, LDBC, Adya classes; lengths; label
+        /// patterns; transactions on 0, 1, 2+ cycles) and find IMP/OTV/FR (docs/analysis.md).
+        #[arg(long)]
+        analyze: bool,
+        /// With --analyze: count cycles of at most this many transactions.
+        #[arg(long, default_value_t = grail_core::AnalyzeOptions::default().max_length)]
+        max_length: usize,
+        /// With --analyze: stop counting after this many cycles (counts become lower bounds).
+        #[arg(long, default_value_t = grail_core::AnalyzeOptions::default().max_cycles)]
+        max_counted: usize,
+        /// Start/commit timestamps and commit orders the history claims (docs/timestamps.md):
+        /// auto (use them where present), ignore (black-box only), only (the claims alone, no
+        /// dependency graph: SI and SER in linear time after sorting).
+        #[arg(long, default_value = "auto", value_parser = ["auto", "ignore", "only"])]
+        white_box: String,
+    },
+    /// Stream a list-append history through the online checker, in completion order, printing
+    /// each cycle when the transaction that closes it arrives (docs/analysis.md).
+    Online {
+        #[command(flatten)]
+        input: Input,
+        /// Committed transactions kept in memory (Zellag & Kemme, Theorem 6.1).
+        #[arg(long, default_value_t = 100_000)]
+        window: usize,
+        /// Report cycles of at most this many transactions.
+        #[arg(long, default_value_t = 8)]
+        max_length: usize,
+        /// Print JSON lines: one per cycle, then the summary.
+        #[arg(long)]
+        json: bool,
+        /// Print the summary only, not each cycle.
+        #[arg(long)]
+        quiet: bool,
+        /// Check the transactions' start and commit timestamps as they arrive (Aion; register
+        /// or list histories): the default when every transaction carries both.
+        #[arg(long)]
+        timestamps: bool,
+        /// With timestamps: SI (snapshot reads, no conflicts, sessions) or SER (commit order).
+        #[arg(long, default_value = "SI", value_parser = ["SI", "SER"])]
+        level: String,
+    },
+    /// Print graph statistics and the anomalies found while building the graph.
+    Stats {
+        #[command(flatten)]
+        input: Input,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Generate a history from a simulated database (for tests, benchmarks and demos).
+    Generate(GenArgs),
+    /// Export the dependency graph for a graph database (with GRAIL's queries) or a drawing tool.
+    Export {
+        /// History file, as for `check`.
+        history: PathBuf,
+        /// Write-ahead log giving the version order of a register history.
+        #[arg(long)]
+        wal: Option<PathBuf>,
+        /// Input format of the history (`--format` names the export format here).
+        #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
+        input_format: String,
+        #[arg(short, long)]
+        verbose: bool,
+        /// arangodb (txn.json, dep.json, AQL), neo4j (CSV, Cypher), graphml or dot.
+        #[arg(long, value_parser = ["arangodb", "neo4j", "graphml", "dot"])]
+        format: String,
+        /// Folder to write into (created if absent).
+        #[arg(long)]
+        out: PathBuf,
+        /// Maximum depth of the exported Cycle queries.
+        #[arg(long, default_value_t = grail_core::strategy::DEFAULT_MAX_DEPTH)]
+        max_depth: usize,
+    },
+    /// elle-cli's command line (`grail elle -m list-append -c serializable FILE...`), answered with
+    /// Elle's meaning of its model names and Elle's output (docs/elle.md); `grail elle -h` for the
+    /// options. The binary `elle-cli` is the same.
+    #[command(disable_help_flag = true)]
+    Elle {
+        /// elle-cli's arguments.
+        #[arg(trailing_var_arg = true, allow_hyphen_values = true, num_args = 0..)]
+        args: Vec<String>,
+    },
+    /// Print the dependency graph as JSON.
+    Graph {
+        #[command(flatten)]
+        input: Input,
+        /// Required: the graph is printed as JSON.
+        #[arg(long, required = true)]
+        json: bool,
+    },
+}
