@@ -10,7 +10,7 @@ use grail_core::graph::search::{matches, Pattern};
 use grail_core::graph::{DependencyGraph, Edge, EdgeType};
 use grail_core::history::TxnId;
 use grail_core::level::pattern;
-use grail_core::strategy::{self, decide, level_pattern, violates, Automaton, Strategy, Verdict};
+use grail_core::strategy::{self, decide, level_pattern, violates, Answer, Automaton, Strategy};
 use grail_core::Level;
 use std::collections::{BTreeSet, HashMap};
 
@@ -85,20 +85,20 @@ fn a_three_cycle_escapes_depth_two_and_is_reported_as_not_detected() {
     let g = graph(3, &[(0, 1, Ww), (1, 2, Wr), (2, 0, Rw)]);
     for l in [Level::Ser, Level::Si, Level::Psi] {
         let (v, c, cnt) = decide(&g, Strategy::Dfs { max_depth: 2 }, l);
-        assert_eq!(v, Verdict::NotDetected, "{l:?}");
+        assert_eq!(v, Answer::NotDetected, "{l:?}");
         assert!(c.is_none());
         assert_eq!(cnt.traversals, 3, "one traversal per vertex");
         assert!(cnt.edges_visited >= 3);
         let (v, c, _) = decide(&g, Strategy::Dfs { max_depth: 3 }, l);
-        assert_eq!(v, Verdict::Violated, "{l:?}");
+        assert_eq!(v, Answer::Violated, "{l:?}");
         assert_real_cycle(&g, l, &c.unwrap(), "dfs 3");
     }
     // Depth 3 covers every cycle of a 3-vertex graph: a complete search, so "holds".
-    assert_eq!(decide(&g, Strategy::Dfs { max_depth: 3 }, Level::Pl2).0, Verdict::Holds);
-    assert_eq!(decide(&g, Strategy::Dfs { max_depth: 2 }, Level::Pl2).0, Verdict::NotDetected);
+    assert_eq!(decide(&g, Strategy::Dfs { max_depth: 3 }, Level::Pl2).0, Answer::Holds);
+    assert_eq!(decide(&g, Strategy::Dfs { max_depth: 2 }, Level::Pl2).0, Answer::NotDetected);
     for s in [Strategy::ShortestPath, Strategy::Gabow] {
-        assert_eq!(decide(&g, s, Level::Psi).0, Verdict::Violated);
-        assert_eq!(decide(&g, s, Level::Pl2).0, Verdict::Holds);
+        assert_eq!(decide(&g, s, Level::Psi).0, Answer::Violated);
+        assert_eq!(decide(&g, s, Level::Pl2).0, Answer::Holds);
     }
 }
 
@@ -111,18 +111,18 @@ fn parallel_labels_let_a_cycle_dodge_adjacent_rw() {
     for s in STRATEGIES {
         for l in [Level::Si, Level::Psi] {
             let (v, c, _) = decide(&g, s, l);
-            assert_eq!(v, Verdict::Violated, "{s:?} {l:?}");
+            assert_eq!(v, Answer::Violated, "{s:?} {l:?}");
             assert_real_cycle(&g, l, &c.unwrap(), &format!("{s:?}"));
         }
         // Two vertices: depth 4 covers every cycle, so dfs's search is complete too.
-        assert_eq!(decide(&g, s, Level::Pl2).0, Verdict::Holds, "{s:?}");
+        assert_eq!(decide(&g, s, Level::Pl2).0, Answer::Holds, "{s:?}");
     }
     // The wrap-around: 0 -rw-> 1 -wr-> 2 -rw-> 0 has rw last and first: adjacent, SI holds.
     let g = graph(3, &[(0, 1, Rw), (1, 2, Wr), (2, 0, Rw)]);
     for s in [Strategy::ShortestPath, Strategy::Gabow, Strategy::Dfs { max_depth: 3 }] {
-        assert_eq!(decide(&g, s, Level::Si).0, Verdict::Holds, "{s:?}");
-        assert_eq!(decide(&g, s, Level::Psi).0, Verdict::Holds, "{s:?}");
-        assert_eq!(decide(&g, s, Level::Ser).0, Verdict::Violated, "{s:?}");
+        assert_eq!(decide(&g, s, Level::Si).0, Answer::Holds, "{s:?}");
+        assert_eq!(decide(&g, s, Level::Psi).0, Answer::Holds, "{s:?}");
+        assert_eq!(decide(&g, s, Level::Ser).0, Answer::Violated, "{s:?}");
     }
 }
 
@@ -148,19 +148,19 @@ fn strategies_equal_brute_force_on_random_graphs() {
                 let what = format!("{s:?} {l:?} on {edges:?}");
                 match (s, want) {
                     (Strategy::Dfs { max_depth }, Some(len)) if len > max_depth => {
-                        assert!(v != Verdict::Violated || c.as_ref().unwrap().len() <= max_depth, "{what}");
-                        if v != Verdict::Violated {
-                            assert_eq!(v, Verdict::NotDetected, "{what}");
+                        assert!(v != Answer::Violated || c.as_ref().unwrap().len() <= max_depth, "{what}");
+                        if v != Answer::Violated {
+                            assert_eq!(v, Answer::NotDetected, "{what}");
                         }
                     }
                     (_, Some(_)) => {
-                        assert_eq!(v, Verdict::Violated, "{what}");
+                        assert_eq!(v, Answer::Violated, "{what}");
                         assert_real_cycle(&g, l, c.as_ref().unwrap(), &what);
                     }
                     (Strategy::Dfs { max_depth }, None) if max_depth < n => {
-                        assert_eq!(v, Verdict::NotDetected, "{what}")
+                        assert_eq!(v, Answer::NotDetected, "{what}")
                     }
-                    (_, None) => assert_eq!(v, Verdict::Holds, "{what}"),
+                    (_, None) => assert_eq!(v, Answer::Holds, "{what}"),
                 }
                 if let (Strategy::ShortestPath, Some(want)) = (s, want) {
                     // The first back-path found is a shortest one for its edge; not necessarily
@@ -207,12 +207,12 @@ fn list_corpus_strategies_agree_with_the_engine_and_dfs2_with_grail() {
                 let (v, cyc, cnt) = decide(g, s, l);
                 let what = format!("{name} {} {}", s.name(), l.name());
                 if engine {
-                    assert_eq!(v, Verdict::Violated, "{what}");
+                    assert_eq!(v, Answer::Violated, "{what}");
                     assert_real_cycle(g, l, cyc.as_ref().unwrap(), &what);
                 } else if let Strategy::Dfs { .. } = s {
-                    assert_eq!(v, Verdict::NotDetected, "{what}");
+                    assert_eq!(v, Answer::NotDetected, "{what}");
                 } else {
-                    assert_eq!(v, Verdict::Holds, "{what}");
+                    assert_eq!(v, Answer::Holds, "{what}");
                 }
                 assert!(cnt.traversals >= 1 && cnt.edges_visited >= 1, "{what}: no work counted");
                 let e = work.entry(s.name()).or_default();
@@ -224,7 +224,7 @@ fn list_corpus_strategies_agree_with_the_engine_and_dfs2_with_grail() {
             let grail_d2 = &row[&format!("grail_d2_{}", l.name())];
             if !grail_d2.is_empty() {
                 assert_eq!(
-                    d2.verdict == Verdict::Violated,
+                    d2.verdict == Answer::Violated,
                     grail_d2 == "1",
                     "{name} {}: dfs depth 2 says {}, GRAIL's depth 2 said {grail_d2}",
                     l.name(),
@@ -235,8 +235,8 @@ fn list_corpus_strategies_agree_with_the_engine_and_dfs2_with_grail() {
             if let Some(cy) = &d2.cycle {
                 assert!(cy.txns.len() <= 2, "{name}: depth 2 found a longer cycle");
             }
-            if engine && d2.verdict != Verdict::Violated {
-                assert_eq!(d2.verdict, Verdict::NotDetected);
+            if engine && d2.verdict != Answer::Violated {
+                assert_eq!(d2.verdict, Answer::NotDetected);
                 misses.insert((row["thesis_set"].clone(), row["value"].clone(), l.name()));
             }
         }

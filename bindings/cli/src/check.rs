@@ -58,7 +58,7 @@ fn write_dot(report: &Report, dir: &Path) -> Result<(), String> {
 /// `grail check --strategy dfs|shortest-path|gabow`: the verdict table of one of GRAIL's checkers,
 /// with its work counters. Exit 0 only when every level holds for certain.
 pub fn check_with_strategy(input: &Input, levels: &[Level], strategy: Strategy, json: bool) -> Result<u8, String> {
-    use grail_core::strategy::Verdict;
+    use grail_core::strategy::Answer;
     let levels = strategy.levels(levels).map_err(|e| e.to_string())?;
     let (session, progress) = load(input, false)?;
     session.inference();
@@ -87,5 +87,5 @@ pub fn check_with_strategy(input: &Input, levels: &[Level], strategy: Strategy, 
             println!("\nnote: {n}");
         }
     }
-    Ok(if r.levels.iter().all(|o| o.verdict == Verdict::Holds) { 0 } else { 1 })
+    Ok(if r.levels.iter().all(|o| o.verdict == Answer::Holds) { 0 } else { 1 })
 }

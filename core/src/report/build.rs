@@ -49,7 +49,7 @@ fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
         }
         None => (None, Vec::new(), Vec::new()),
     };
-    let rendered = Rendered { witnesses: Vec::new(), poly: Vec::new(), pairs: Vec::new(), claimed };
+    let explained = Counterexamples { witnesses: Vec::new(), poly: Vec::new(), pairs: Vec::new(), claimed };
     let [committed, aborted, indeterminate] = h.count_by_status();
     let stats = crate::graph::Stats {
         transactions: h.txns.len(),
@@ -59,7 +59,7 @@ fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
         vertices: out.white_box.as_ref().map_or(0, |c| c.claims.subjects),
         ..Default::default()
     };
-    assemble(h, &out, &rendered, anomalies, stats, white_box)
+    assemble(h, &out, &explained, anomalies, stats, white_box)
 }
 
 /// Check an already inferred graph; `interrupt` is polled during long searches.
@@ -77,8 +77,8 @@ pub fn check_inferred(
     r
 }
 
-/// The counterexamples of the outcome, rendered once each.
-struct Rendered {
+/// The counterexamples of the outcome, each explained once.
+struct Counterexamples {
     witnesses: Vec<Option<CycleReport>>,
     poly: Vec<Option<CycleReport>>,
     pairs: Vec<CycleReport>,
@@ -86,7 +86,7 @@ struct Rendered {
     claimed: Vec<CycleReport>,
 }
 
-fn render(h: &History, inf: &Inference, out: &Outcome) -> Rendered {
+fn counterexamples(h: &History, inf: &Inference, out: &Outcome) -> Counterexamples {
     let witnesses = out
         .witnesses
         .iter()
@@ -104,7 +104,7 @@ fn render(h: &History, inf: &Inference, out: &Outcome) -> Rendered {
         })
         .collect();
     let pairs = out.pairs.iter().map(|p| pair_report(h, &inf.index, p)).collect();
-    Rendered { witnesses, poly, pairs, claimed: Vec::new() }
+    Counterexamples { witnesses, poly, pairs, claimed: Vec::new() }
 }
 
 fn cycle_anomaly(kind: String, levels: Vec<crate::level::Level>, c: &CycleReport) -> AnomalyReport {
@@ -126,13 +126,13 @@ fn violated(n: Named) -> Vec<crate::level::Level> {
 }
 
 fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
-    let mut rendered = render(h, inf, out);
+    let mut explained = counterexamples(h, inf, out);
     let mut anomalies: Vec<AnomalyReport> = inf.findings.iter().map(|f| finding_report(h, &inf.index, f)).collect();
     // The same cycle matches several patterns and graphs; list it once under its most specific
     // name (searches run strongest pattern first), once more if a weak level names it in its
     // own terms.
     let mut listed = std::collections::HashSet::new();
-    for (p, c) in out.poly.iter().zip(&rendered.poly) {
+    for (p, c) in out.poly.iter().zip(&explained.poly) {
         if let Some(c) = c {
             if listed.insert(("dependency", c.txns.clone())) {
                 anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(p.named), c));
@@ -140,12 +140,12 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
         }
     }
     let lost_update = Named { kind: crate::anomaly::AnomalyKind::GSingle, order: crate::level::Order::None };
-    for c in &rendered.pairs {
+    for c in &explained.pairs {
         if listed.insert(("dependency", c.txns.clone())) {
             anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(lost_update), c));
         }
     }
-    for (w, c) in out.witnesses.iter().zip(&rendered.witnesses) {
+    for (w, c) in out.witnesses.iter().zip(&explained.witnesses) {
         let Some(c) = c else { continue };
         let (group, levels) = match w.graph {
             GraphId::Weak(_) => ("weak", violated_by(w.named.kind)),
@@ -169,16 +169,16 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
         let (w, a, cs) = white_box_report(h, Some(&inf.index), c);
         white_box = Some(w);
         anomalies.extend(a);
-        rendered.claimed = cs;
+        explained.claimed = cs;
     }
-    assemble(h, out, &rendered, anomalies, inf.stats(h), white_box)
+    assemble(h, out, &explained, anomalies, inf.stats(h), white_box)
 }
 
-/// The report from the outcome and its rendered counterexamples.
+/// The report from the outcome and its explained counterexamples.
 fn assemble(
     h: &History,
     out: &Outcome,
-    rendered: &Rendered,
+    explained: &Counterexamples,
     anomalies: Vec<AnomalyReport>,
     stats: crate::graph::Stats,
     white_box: Option<WhiteBoxReport>,
@@ -191,10 +191,10 @@ fn assemble(
                 .evidence
                 .iter()
                 .filter_map(|e| match *e {
-                    Evidence::Cycle(i) => rendered.witnesses.get(i).cloned().flatten(),
-                    Evidence::Poly(i) => rendered.poly.get(i).cloned().flatten(),
-                    Evidence::Claimed(i) => rendered.claimed.get(i).cloned(),
-                    Evidence::Pair(i) => rendered.pairs.get(i).cloned(),
+                    Evidence::Cycle(i) => explained.witnesses.get(i).cloned().flatten(),
+                    Evidence::Poly(i) => explained.poly.get(i).cloned().flatten(),
+                    Evidence::Claimed(i) => explained.claimed.get(i).cloned(),
+                    Evidence::Pair(i) => explained.pairs.get(i).cloned(),
                 })
                 .collect();
             let (verdict, reason) = match &lo.verdict {

@@ -110,10 +110,10 @@ impl Strategy {
     }
 }
 
-/// A strategy's answer for one level.
+/// A strategy's answer for one level: a verdict, or "not detected" by a bounded search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
-pub enum Verdict {
+pub enum Answer {
     /// A cycle of the level's anti-pattern was found.
     Violated,
     /// The search was complete and found none.
@@ -125,13 +125,13 @@ pub enum Verdict {
     Unknown,
 }
 
-impl Verdict {
+impl Answer {
     pub fn as_str(self) -> &'static str {
         match self {
-            Verdict::Violated => "violated",
-            Verdict::Holds => "holds",
-            Verdict::NotDetected => "not detected",
-            Verdict::Unknown => "unknown",
+            Answer::Violated => "violated",
+            Answer::Holds => "holds",
+            Answer::NotDetected => "not detected",
+            Answer::Unknown => "unknown",
         }
     }
 }
@@ -169,9 +169,9 @@ impl FoundCycle {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct LevelOutcome {
+pub struct LevelAnswer {
     pub level: Level,
-    pub verdict: Verdict,
+    pub verdict: Answer,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub cycle: Option<FoundCycle>,
     pub counters: Counters,
@@ -182,12 +182,12 @@ pub struct StrategyReport {
     pub strategy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<usize>,
-    pub levels: Vec<LevelOutcome>,
+    pub levels: Vec<LevelAnswer>,
     pub notes: Vec<String>,
 }
 
 impl StrategyReport {
-    pub fn level(&self, l: Level) -> Option<&LevelOutcome> {
+    pub fn level(&self, l: Level) -> Option<&LevelAnswer> {
         self.levels.iter().find(|o| o.level == l)
     }
 }
@@ -206,7 +206,7 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
             types: w.iter().map(|&(_, ty)| ty).collect(),
         })
     };
-    let outcomes: Vec<LevelOutcome> = match s {
+    let outcomes: Vec<LevelAnswer> = match s {
         Strategy::Scc => {
             let opts = crate::CheckOptions {
                 levels: levels.clone(),
@@ -225,11 +225,11 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
                 .map(|&l| {
                     let lr = &r.levels[l.name()];
                     let verdict = match lr.valid {
-                        Some(true) => Verdict::Holds,
-                        Some(false) => Verdict::Violated,
-                        None => Verdict::Unknown,
+                        Some(true) => Answer::Holds,
+                        Some(false) => Answer::Violated,
+                        None => Answer::Unknown,
                     };
-                    LevelOutcome { level: l, verdict, cycle: None, counters: Counters::default() }
+                    LevelAnswer { level: l, verdict, cycle: None, counters: Counters::default() }
                 })
                 .collect()
         }
@@ -237,12 +237,12 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
             .iter()
             .map(|&l| {
                 let (verdict, found, counters) = decide(g, s, l);
-                LevelOutcome { level: l, verdict, cycle: id(found), counters }
+                LevelAnswer { level: l, verdict, cycle: id(found), counters }
             })
             .collect(),
     };
     if let Strategy::Dfs { max_depth } = s {
-        if outcomes.iter().any(|o| o.verdict == Verdict::NotDetected) {
+        if outcomes.iter().any(|o| o.verdict == Answer::NotDetected) {
             notes.push(format!(
                 "dfs searched cycles of at most {max_depth} transactions: \"not detected\" means no such short \
                  cycle exists, not that the level holds (GRAIL's Cycle checker has the same limit)"
@@ -264,19 +264,19 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
 }
 
 /// Decide one level on a graph with a cycle strategy (not [`Strategy::Scc`], which needs the
-/// inference and is answered [`Verdict::Unknown`] here). The cycle is in [`TxnId`]s.
-pub fn decide(g: &DependencyGraph, s: Strategy, l: Level) -> (Verdict, Option<Vec<(TxnId, EdgeType)>>, Counters) {
+/// inference and is answered [`Answer::Unknown`] here). The cycle is in [`TxnId`]s.
+pub fn decide(g: &DependencyGraph, s: Strategy, l: Level) -> (Answer, Option<Vec<(TxnId, EdgeType)>>, Counters) {
     let mut c = Counters::default();
     let (found, complete) = match s {
         Strategy::Dfs { max_depth } => (dfs::search(g, l, max_depth, &mut c), max_depth >= g.vertex_count()),
         Strategy::ShortestPath => (shortest_path::search(g, l, &mut c), true),
         Strategy::Gabow => (gabow::search(g, l, &mut c), true),
-        Strategy::Scc => return (Verdict::Unknown, None, c),
+        Strategy::Scc => return (Answer::Unknown, None, c),
     };
     let verdict = match (&found, complete) {
-        (Some(_), _) => Verdict::Violated,
-        (None, true) => Verdict::Holds,
-        (None, false) => Verdict::NotDetected,
+        (Some(_), _) => Answer::Violated,
+        (None, true) => Answer::Holds,
+        (None, false) => Answer::NotDetected,
     };
     (verdict, found, c)
 }
