@@ -56,7 +56,7 @@ mkdir -p "$pkg"
 cp "$tmp/grail_wasm.js" "$tmp/grail_wasm_bg.wasm" "$pkg/"
 # The generated grail_wasm.d.ts types the low-level exports; the package's types are js/index.d.ts.
 cp "$tmp/grail_wasm.d.ts" "$pkg/grail_wasm.d.ts"
-cp "$here"/js/*.mjs "$here/js/index.d.ts" "$pkg/"
+cp "$here"/js/*.mjs "$here/js/index.d.ts" "$here/js/types.generated.d.ts" "$pkg/"
 version="$(sed -n 's/^version = "\(.*\)"/\1/p' "$root/Cargo.toml" | head -n1)"
 sed "s/\"version\": \"0.0.0\"/\"version\": \"$version\"/" "$here/js/package.json" >"$pkg/package.json"
 cp "$here/README.md" "$pkg/README.md"

@@ -27,6 +27,7 @@ pub use crate::level::engine::AnalyzeOptions;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassCount {
     /// `zellag`, `ldbc` or `adya`.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_scheme"))]
     pub scheme: String,
     pub class: String,
     pub count: usize,
@@ -66,8 +67,10 @@ pub struct Participation {
 pub struct ClassifiedCycle {
     pub txns: Vec<u64>,
     /// `types[i]` joins `txns[i]` to the next transaction (the last back to the first).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_edge_types"))]
     pub types: Vec<String>,
     /// The keys of each edge.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value_lists"))]
     pub keys: Vec<Vec<serde_json::Value>>,
     pub labels: Vec<String>,
     pub zellag: String,
@@ -79,12 +82,14 @@ pub struct ClassifiedCycle {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadAnomaly {
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_class"))]
     pub class: String,
     /// The reader.
     pub txn: u64,
     /// The writers whose versions matter (`null`: the initial version).
     pub writers: Vec<Option<u64>>,
     /// The key (`null` for PMP).
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_key_or_null"))]
     pub key: serde_json::Value,
     /// PMP: the predicate read twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -13,11 +13,13 @@ pub use crate::level::engine::DEFAULT_MAX_CYCLES;
 
 /// An edge of the dependency graph as data.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct EdgeView {
     pub from: u64,
     pub to: u64,
     #[serde(rename = "type")]
     pub ty: EdgeType,
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_key_or_null"))]
     pub key: serde_json::Value,
     pub from_op: OpRef,
     pub to_op: OpRef,
@@ -25,6 +27,7 @@ pub struct EdgeView {
 
 /// The dependency graph as `grail graph --json`, the JS `History.graph()` and Python give it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct GraphView {
     /// Transaction ids of the vertices.
     pub vertices: Vec<u64>,
@@ -55,6 +58,7 @@ pub fn graph_view(h: &History, inf: &Inference) -> GraphView {
 
 /// Statistics and the anomalies found while building the graph, without a cycle search.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StatsView {
     pub model: Model,
     pub stats: Stats,
@@ -73,8 +77,10 @@ pub fn stats_view(h: &History, inf: &Inference) -> StatsView {
 
 /// A transaction as the demo and the notebooks list it.
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TxnView<'h> {
     pub id: u64,
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_status"))]
     pub status: &'static str,
     /// Whether it is a vertex of the graph (committed, or indeterminate and observed).
     pub vertex: bool,
@@ -90,6 +96,7 @@ pub struct TxnView<'h> {
     /// Where each operation is in the input, when the reader recorded it.
     pub op_spans: Vec<Option<Span>>,
     /// The key of each operation.
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_values"))]
     pub op_keys: Vec<serde_json::Value>,
 }
 
@@ -132,11 +139,4 @@ pub fn levels() -> Vec<LevelInfo> {
 /// The colour of each edge type in every drawing (DOT, SVG, the demo, the notebooks).
 pub fn edge_colours() -> Vec<(&'static str, &'static str)> {
     EdgeType::ALL.iter().map(|t| (t.as_str(), crate::render::dot::colour(t.as_str()))).collect()
-}
-
-/// The JSON Schema of [`crate::Report`] (what `--json`, `Report.to_dict()` and the JS package
-/// give), for front ends to check their own classes against.
-#[cfg(feature = "schema")]
-pub fn report_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(crate::Report)).unwrap_or_default()
 }

@@ -29,6 +29,7 @@ pub const DEFAULT_MAX_CYCLES: usize = 8;
 /// What to analyze, and how far.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnalyzeOptions {
     /// Count cycles of at most this many transactions.
     pub max_length: usize,
@@ -50,6 +51,7 @@ impl Default for AnalyzeOptions {
 /// Options of a check.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CheckOptions {
     /// Levels to check; the five classic ones (SER, SI, PSI, PL-2, PL-1) when empty.
     pub levels: Vec<Level>,
@@ -110,6 +112,7 @@ impl CheckOptions {
 /// How SER and SI are decided for read/write register histories.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum RegisterMode {
     /// The polygraph when the history has no version order, else the version order's graph.
     #[default]

@@ -113,6 +113,8 @@ impl Strategy {
 /// A strategy's answer for one level: a verdict, or "not detected" by a bounded search.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[cfg_attr(feature = "schema", schemars(rename = "StrategyVerdict"))]
 pub enum Answer {
     /// A cycle of the level's anti-pattern was found.
     Violated,
@@ -138,6 +140,7 @@ impl Answer {
 
 /// Work done, for plots like the thesis's (traversals per history, edges per traversal).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Counters {
     /// Traversals started: DFS starts (dfs), BFS runs (shortest-path), DFS roots plus
     /// back-path BFS runs (gabow).
@@ -149,6 +152,7 @@ pub struct Counters {
 /// A cycle as transaction ids (the Jepsen `:index`) and labels: `txns[i] -types[i]-> txns[i+1]`,
 /// the last edge closing back to `txns[0]`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct FoundCycle {
     pub txns: Vec<u64>,
     pub types: Vec<EdgeType>,
@@ -169,6 +173,7 @@ impl FoundCycle {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct LevelAnswer {
     pub level: Level,
     pub verdict: Answer,
@@ -178,7 +183,9 @@ pub struct LevelAnswer {
 }
 
 #[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StrategyReport {
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_strategy"))]
     pub strategy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<usize>,

@@ -54,6 +54,7 @@ pub const MAX_FINDINGS: usize = 1000;
 /// How a check uses the orders a history claims.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum WhiteBoxMode {
     /// Use them where present (full or mixed), beside the black-box check.
     #[default]

@@ -31,6 +31,7 @@ use std::collections::BTreeMap;
 
 /// Which claims are checked online.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub enum TsLevel {
     /// Snapshot reads at the start timestamp, no conflicts, sessions.
     #[default]
@@ -44,6 +45,7 @@ pub enum TsLevel {
 /// Options of the timestamped online checker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TsOnlineOptions {
     /// How many transactions stay in memory.
     pub window: usize,
@@ -215,23 +217,29 @@ impl TsTxn {
 
 /// A violation, reported when it is final.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TsViolation {
     /// `snapshot-read`, `commit-order-read`, `write-conflict` or `session-order`.
     #[serde(rename = "type")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_ts_violation_type"))]
     pub kind: String,
     /// The transactions (the reader, the later writer or the later one of the session first).
     pub txns: Vec<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value"))]
     pub key: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
     pub read: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
     pub expected: Option<serde_json::Value>,
     pub explanation: String,
 }
 
 /// Counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TsOnlineStats {
     pub transactions: u64,
     pub reads_checked: u64,

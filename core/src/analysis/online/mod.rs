@@ -62,6 +62,7 @@ type Seq = u64;
 /// Options of the online checker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OnlineOptions {
     /// How many committed transactions stay in memory.
     pub window: usize,
@@ -79,6 +80,7 @@ impl Default for OnlineOptions {
 
 /// A cycle, reported when its last edge arrives.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OnlineAnomaly {
     /// The cycle and its classes, as the offline analysis lists them (flattened: one JSON object).
     #[serde(flatten)]
@@ -92,6 +94,7 @@ pub struct OnlineAnomaly {
 
 /// Counters of the online checker.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OnlineStats {
     pub transactions: u64,
     pub committed: u64,
@@ -115,6 +118,7 @@ pub struct OnlineStats {
 
 /// Counts so far, for the caller's report.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OnlineSummary {
     pub stats: OnlineStats,
     pub classes: Vec<super::ClassCount>,
