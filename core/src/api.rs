@@ -10,7 +10,7 @@ use crate::level::Level;
 use serde::Serialize;
 
 /// At most this many cycles per anomaly, unless asked otherwise ([`crate::CheckOptions`]).
-pub use crate::level::engine::DEFAULT_MAX_CYCLES;
+pub use crate::engine::DEFAULT_MAX_CYCLES;
 
 /// An edge of the dependency graph as data.
 #[derive(Debug, Clone, Serialize)]
@@ -132,12 +132,12 @@ pub fn levels() -> Vec<LevelInfo> {
 
 /// The colour of each edge type in every drawing (DOT, SVG, the demo, the notebooks).
 pub fn edge_colours() -> Vec<(&'static str, &'static str)> {
-    EdgeType::ALL.iter().map(|t| (t.as_str(), crate::render::dot::colour(t.as_str()))).collect()
+    EdgeType::ALL.iter().map(|&t| (t.as_str(), crate::render::palette::edge(t))).collect()
 }
 
 /// The JSON Schema of [`crate::Report`] (what `--json`, `Report.to_dict()` and the JS package
 /// give), for front ends to check their own classes against.
 #[cfg(feature = "schema")]
 pub fn report_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(crate::Report)).unwrap_or_default()
+    serde_json::to_value(schemars::schema_for!(crate::report::Report)).unwrap_or_default()
 }
