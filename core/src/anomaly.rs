@@ -161,18 +161,9 @@ pub struct Finding {
 }
 
 impl Finding {
-    /// Whether this finding violates level `l`.
-    pub fn violates(&self, l: crate::level::Level) -> bool {
-        l.proscribes(self.kind) && !(self.reread && l == crate::level::Level::Rc) && !self.maybe_initial
-    }
-
-    /// Whether it makes the history invalid whatever the levels say.
+    /// Whether it makes the history invalid whatever the levels say. (Which levels it violates
+    /// is the level table's to say: [`crate::level::Level::forbids`].)
     pub fn breaks_assumption(&self) -> bool {
         self.kind.breaks_assumption() && !self.reread && !self.maybe_initial
-    }
-
-    /// The levels this finding violates, of those given.
-    pub fn levels(&self, of: Vec<crate::level::Level>) -> Vec<crate::level::Level> {
-        of.into_iter().filter(|&l| self.violates(l)).collect()
     }
 }

@@ -1,4 +1,6 @@
-//! grail-core: a checker of transaction isolation. No IO, no threads, no panics on any input.
+//! grail-core: a checker of transaction isolation. No IO, and no panics on any input. No threads
+//! are needed: with the default feature `parallel`, reading, sorting and inferring large
+//! histories use rayon's pool; without it (WebAssembly) all runs on the calling thread.
 //!
 //! ```
 //! let text = "{:type :ok, :value [[:r :x []] [:append :x 1]]}\n{:type :ok, :value [[:r :x []] [:append :x 2]]}\n{:type :ok, :value [[:r :x [2]]]}";
@@ -7,12 +9,35 @@
 //! assert_eq!(report.valid, Some(false)); // a lost update: SER, SI and PSI are violated
 //! assert_eq!(report.levels["PL-2"].valid, Some(true));
 //! ```
+//!
+//! The modules in layers, lowest first. A module imports (`crate::...`) only modules of lower
+//! layers, never its own layer's or a higher one's; `tests/layering.rs` reads this list and
+//! checks every path in `src/` against it.
+//!
+//! 1. `error`, `hash`, `par`: errors; the hash maps; work on several threads when there are some.
+//! 2. `bucket_sort`, `generate`: sorting by small keys; synthetic histories, as EDN text.
+//! 3. `history`: the model (transactions, operations, values, claimed timestamps) and its index.
+//! 4. `read`, `graph`, `anomaly`: the readers; the dependency graph, its orders and the one cycle
+//!    search; the anomaly kinds and the findings on reads and writes.
+//! 5. `infer`, `level`: the dependency graph and findings from a history; the level table (what
+//!    each level proscribes, what it implies).
+//! 6. `polygraph`, `timestamps`: PolySI's exact search for registers without a version order;
+//!    the orders a history claims (white-box checking).
+//! 7. `engine`: the level engine, the weak levels' saturation, the typed verdicts and their closure.
+//! 8. `explain`: counterexamples as data and as text (operations, why each edge holds, cycles).
+//! 9. `analysis`: cycle classes, counts, LDBC read anomalies, the online checker.
+//! 10. `report`: the report as data, from a history and the options.
+//! 11. `strategy`, `export`, `elle`: GRAIL's checkers; exports and sub-histories; Elle's model
+//!     names, result map and wording.
+//! 12. `render`: text, DOT, SVG and the HTML page of a report.
+//! 13. `api`: what every binding needs (graph view, stats, defaults, tables, the JSON Schema).
 
 pub mod analysis;
 pub mod anomaly;
 pub mod api;
 mod bucket_sort;
 pub mod elle;
+pub mod engine;
 pub mod error;
 pub mod explain;
 pub mod export;

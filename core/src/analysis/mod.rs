@@ -20,7 +20,7 @@ use crate::infer::Inference;
 use classify::{classify, min_rotation, Classes, LDBC_CYCLES, LDBC_READS, ZELLAG, ZELLAG_OTHER};
 use serde::{Deserialize, Serialize};
 
-pub use crate::level::engine::AnalyzeOptions;
+pub use crate::engine::AnalyzeOptions;
 
 /// How many cycles (or read anomalies) of one class.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -9,7 +9,7 @@ use crate::graph::EdgeType;
 /// The JSON Schema of [`crate::Report`] (what `--json`, `Report.to_dict()` and the JS package
 /// give), for front ends to check their own classes against.
 pub fn report_schema() -> serde_json::Value {
-    serde_json::to_value(schemars::schema_for!(crate::Report)).unwrap_or_default()
+    serde_json::to_value(schemars::schema_for!(crate::report::Report)).unwrap_or_default()
 }
 
 /// The JSON Schema of every data type the JS package returns or takes, in one document whose
@@ -23,7 +23,7 @@ pub fn report_schema() -> serde_json::Value {
 pub fn data_schemas() -> serde_json::Value {
     use schemars::generate::SchemaSettings;
     let mut out = schemars::SchemaGenerator::new(SchemaSettings::draft2020_12().for_serialize());
-    out.subschema_for::<crate::Report>();
+    out.subschema_for::<crate::report::Report>();
     out.subschema_for::<GraphView>();
     out.subschema_for::<StatsView>();
     out.subschema_for::<TxnView<'static>>();
@@ -39,8 +39,8 @@ pub fn data_schemas() -> serde_json::Value {
         schema_drop_skipped_nulls(schema);
     }
     let mut input = schemars::SchemaGenerator::new(SchemaSettings::draft2020_12().for_deserialize());
-    input.subschema_for::<crate::CheckOptions>();
-    input.subschema_for::<crate::level::engine::AnalyzeOptions>();
+    input.subschema_for::<crate::engine::CheckOptions>();
+    input.subschema_for::<crate::engine::AnalyzeOptions>();
     input.subschema_for::<crate::analysis::online::OnlineOptions>();
     input.subschema_for::<crate::timestamps::online::TsOnlineOptions>();
     for (name, schema) in input.take_definitions(true) {

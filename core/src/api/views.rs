@@ -9,7 +9,7 @@ use crate::level::Level;
 use serde::Serialize;
 
 /// At most this many cycles per anomaly, unless asked otherwise ([`crate::CheckOptions`]).
-pub use crate::level::engine::DEFAULT_MAX_CYCLES;
+pub use crate::engine::DEFAULT_MAX_CYCLES;
 
 /// An edge of the dependency graph as data.
 #[derive(Debug, Clone, Serialize)]
@@ -138,5 +138,5 @@ pub fn levels() -> Vec<LevelInfo> {
 
 /// The colour of each edge type in every drawing (DOT, SVG, the demo, the notebooks).
 pub fn edge_colours() -> Vec<(&'static str, &'static str)> {
-    EdgeType::ALL.iter().map(|t| (t.as_str(), crate::render::dot::colour(t.as_str()))).collect()
+    EdgeType::ALL.iter().map(|&t| (t.as_str(), crate::render::palette::edge(t))).collect()
 }

@@ -24,9 +24,9 @@ use crate::graph::search::components;
 use crate::graph::{DependencyGraph, EdgeType};
 use crate::hash::Map;
 use crate::history::{History, Model, OpKind, TxnId};
+use crate::infer::Inference;
 use crate::level::{Level, Order};
 use crate::report::{AnomalyReport, CheckOptions, CycleReport, RegisterMode, Report, Step};
-use crate::Inference;
 use explain::{cycle_text, mop_j, op_j, step_j, value_j, Ids};
 use json::J;
 use std::collections::{BTreeMap, BTreeSet};
@@ -549,8 +549,8 @@ mod tests {
     }
 
     fn check_text(text: &str, models: &[&str]) -> Analysis {
-        let h = crate::read(text.as_bytes(), crate::Format::Auto).unwrap();
-        let inf = crate::infer(&h);
+        let h = crate::read::read(text.as_bytes(), crate::read::Format::Auto).unwrap();
+        let inf = crate::infer::infer(&h);
         let opts =
             ElleOptions { consistency_models: models.iter().map(|s| s.to_string()).collect(), ..Default::default() };
         check(&h, &inf, &opts, None).unwrap()
@@ -585,8 +585,8 @@ mod tests {
 
     #[test]
     fn unknown_models_are_an_error() {
-        let h = crate::read(LOST_UPDATE.as_bytes(), crate::Format::Auto).unwrap();
-        let inf = crate::infer(&h);
+        let h = crate::read::read(LOST_UPDATE.as_bytes(), crate::read::Format::Auto).unwrap();
+        let inf = crate::infer::infer(&h);
         let opts = ElleOptions { consistency_models: vec!["snapshot".into()], ..Default::default() };
         assert!(check(&h, &inf, &opts, None).is_err());
     }

@@ -6,7 +6,7 @@ use super::AnomalyReport;
 use crate::anomaly::{AnomalyKind, Finding};
 use crate::graph::DependencyGraph;
 use crate::history::{Arg, History, Index, Model, OpKind};
-use crate::level::violated_by;
+use crate::level::{violated_by, Level};
 
 pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
     let key = f.key.map(|k| key_text(h, k)).unwrap_or_default();
@@ -37,7 +37,7 @@ pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
     AnomalyReport {
         kind: f.kind.name().into(),
         name: name.into(),
-        levels: f.levels(violated_by(f.kind)),
+        levels: Level::ALL.into_iter().filter(|&l| l.forbids(f)).collect(),
         key: f.key.map(|k| h.value_json(h.key(k))),
         value: f.value.map(|v| h.value_json(v)),
         txns: f.txns.iter().map(|&t| h.txns[t as usize].id).collect(),
@@ -82,7 +82,7 @@ pub fn initial_read_report(
     idx: &Index,
     g: &DependencyGraph,
     k: AnomalyKind,
-    r: &crate::level::weak::InitialRead,
+    r: &crate::engine::weak::InitialRead,
 ) -> AnomalyReport {
     let (w, t) = (idx.txn_of(r.write_op), idx.txn_of(r.read_op));
     let key = h.ops[r.read_op as usize].key;

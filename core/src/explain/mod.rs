@@ -7,6 +7,7 @@
 
 mod cycle;
 mod finding;
+mod ids;
 mod ops;
 mod pair;
 mod polygraph;
@@ -15,6 +16,7 @@ mod why;
 
 pub use cycle::cycle_report;
 pub use finding::{finding_report, initial_read_report};
+pub use ids::Ids;
 pub use ops::{key_text, list_text, op_ref, op_text, read_text, txn_name, txn_text};
 pub use pair::pair_report;
 pub use polygraph::poly_cycle_report;

@@ -1,4 +1,4 @@
-//! The counterexample of an open pair ([`crate::level::open_pairs`]): two appends to one key
+//! The counterexample of an open pair ([`crate::engine::open_pairs`]): two appends to one key
 //! that no read observed, each transaction having read the key without the other's append.
 //! Either order of the two appends closes a G-single (lost update); both are shown, as the
 //! polygraph shows the two orders of a register's writes (PolySI Appendix E.2).
@@ -6,9 +6,9 @@
 use super::ops::{key_text, op_ref, op_text, txn_name, txn_text};
 use super::why::{step_line, why};
 use super::{CycleReport, Step};
+use crate::engine::open_pairs::OpenPair;
 use crate::graph::{Edge, EdgeType};
 use crate::history::{History, Index};
-use crate::level::open_pairs::OpenPair;
 use std::fmt::Write;
 
 fn step(h: &History, idx: &Index, e: &Edge, why: String, certain: bool) -> Step {

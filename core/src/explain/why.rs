@@ -22,7 +22,7 @@ fn why_order(h: &History, e: &Edge) -> String {
 
 /// How `reader` had observed `t2` when it made the read `read_op`, as a phrase.
 pub(crate) fn observed(h: &History, g: &DependencyGraph, t2: TxnId, reader: TxnId, read_op: u32) -> String {
-    use crate::level::weak::{premise, Premise};
+    use crate::engine::weak::{premise, Premise};
     let from = txn_name(h, t2);
     match premise(h, g, t2, reader, read_op) {
         Premise::EarlierRead => format!("after reading {from}'s writes"),

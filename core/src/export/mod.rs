@@ -33,14 +33,14 @@ pub enum ExportFormat {
 }
 
 impl ExportFormat {
-    pub fn parse(s: &str) -> Result<ExportFormat, crate::Error> {
+    pub fn parse(s: &str) -> Result<ExportFormat, crate::error::Error> {
         match s.trim().to_ascii_lowercase().as_str() {
             "arangodb" | "arango" => Ok(ExportFormat::ArangoDb),
             "neo4j" => Ok(ExportFormat::Neo4j),
             "graphml" => Ok(ExportFormat::GraphMl),
             "dot" => Ok(ExportFormat::Dot),
-            _ => Err(crate::Error::new(
-                crate::ErrorKind::Usage,
+            _ => Err(crate::error::Error::new(
+                crate::error::ErrorKind::Usage,
                 format!("unknown export format {s:?}: expected arangodb, neo4j, graphml or dot"),
             )),
         }

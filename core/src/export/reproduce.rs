@@ -8,7 +8,8 @@ use super::edn::sub_history_events;
 use crate::explain::CycleReport;
 use crate::history::{History, TxnId};
 use crate::level::Level;
-use crate::{read, CheckOptions, Format};
+use crate::read::{read, Format};
+use crate::report::{check, CheckOptions, Report};
 use serde::Serialize;
 
 /// At most this many transactions beyond the cycle's are candidates (the nearest to it).
@@ -33,7 +34,7 @@ pub struct SubHistory {
 }
 
 /// Whether `r` violates one of `levels` with the cycle `want` (anomaly and transactions).
-fn shows(r: &crate::Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
+fn shows(r: &Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
     let same = |c: &CycleReport| c.anomaly == want.0 && sorted(&c.txns) == want.1;
     levels.iter().any(|&l| r.levels.get(l).is_some_and(|lr| lr.valid == Some(false) && lr.cycles.iter().any(same)))
         || r.anomalies.iter().any(|a| a.cycle.as_ref().is_some_and(same) && a.levels.iter().any(|l| levels.contains(l)))
@@ -67,7 +68,7 @@ pub fn reproducing_sub_history(
         checks += 1;
         let ts: Vec<TxnId> = base.iter().chain(extra).copied().collect();
         let text = sub_history_events(h, &ts, None);
-        read(text.as_bytes(), Format::Edn).is_ok_and(|sub| shows(&crate::check(&sub, &opts), levels, &want))
+        read(text.as_bytes(), Format::Edn).is_ok_and(|sub| shows(&check(&sub, &opts), levels, &want))
     };
     let (kept, reproduces, minimal) = if base.len() != c.txns.len() || !fails(&candidates) {
         (Vec::new(), false, false)

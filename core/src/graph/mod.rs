@@ -26,7 +26,7 @@ pub enum EdgeType {
     Rt = 4,
     /// Commit order inferred by a weak level's axiom (Biswas and Enea): `from`'s write of the key
     /// must come before `to`'s, since a reader that observed `from` read `to`'s value
-    /// ([`crate::level::weak`]).
+    /// ([`crate::engine::weak`]).
     #[serde(rename = "co")]
     Co = 5,
 }
@@ -258,5 +258,18 @@ impl DependencyGraph {
             rw,
             density: if vertices == 0 { 0.0 } else { edges as f64 / vertices as f64 },
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{Edge, Succ};
+
+    /// Seventy million edges (in fifty million adjacent pairs) stay in memory for the whole
+    /// check at ten million transactions: a field that grows either costs gigabytes (issue 20).
+    #[test]
+    fn edges_stay_small() {
+        assert!(std::mem::size_of::<Edge>() <= 21, "{}", std::mem::size_of::<Edge>());
+        assert!(std::mem::size_of::<Succ>() <= 5, "{}", std::mem::size_of::<Succ>());
     }
 }

@@ -1,6 +1,7 @@
 //! Keys and values: integers, or strings interned to a small symbol.
 
 use crate::hash::Map;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// An interned string.
@@ -12,6 +13,33 @@ pub type Sym = u32;
 pub enum Value {
     Int(i64),
     Str(Sym),
+}
+
+/// A key or a value, owned: not interned, for what outlives one history's interner (the
+/// online checkers' windows).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum Atom {
+    Int(i64),
+    Str(String),
+}
+
+impl Atom {
+    /// A history's value, owned.
+    pub fn of(h: &super::History, v: Value) -> Atom {
+        match v {
+            Value::Int(i) => Atom::Int(i),
+            Value::Str(s) => Atom::Str(h.strings.get(s).to_string()),
+        }
+    }
+
+    /// As JSON (numbers stay numbers), as reports show keys.
+    pub fn json(&self) -> serde_json::Value {
+        match self {
+            Atom::Int(i) => serde_json::Value::from(*i),
+            Atom::Str(s) => serde_json::Value::from(s.as_str()),
+        }
+    }
 }
 
 /// String interner.

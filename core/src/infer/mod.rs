@@ -35,7 +35,7 @@ pub struct Inference {
     /// (from, to) pairs they would have joined, for the statistics.
     pub rw_left_out: Option<usize>,
     /// List-append: the committed appends no read observed, as (key, transaction), on keys
-    /// with two or more of them (their order is open: [`crate::level::open_pairs`]).
+    /// with two or more of them (their order is open: [`crate::engine::open_pairs`]).
     pub open_appends: Vec<(KeyId, TxnId)>,
 }
 

@@ -1,19 +1,8 @@
 //! Graphviz DOT of a cycle: transactions as boxes, edges coloured by type and labelled.
 
+use super::palette;
 use crate::report::CycleReport;
 use std::fmt::Write;
-
-/// Colour per edge type, shared with the SVG renderers of the bindings.
-pub fn colour(ty: &str) -> &'static str {
-    match ty {
-        "ww" => "#1f77b4",
-        "wr" => "#2ca02c",
-        "so" => "#7f7f7f",
-        "rt" => "#9467bd",
-        "co" => "#ff7f0e",
-        _ => "#d62728",
-    }
-}
 
 fn escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"")
@@ -32,8 +21,8 @@ pub fn cycle_dot(c: &CycleReport) -> String {
             step.to,
             step.ty.as_str(),
             escape(&step.key.to_string()),
-            colour(step.ty.as_str()),
-            colour(step.ty.as_str()),
+            palette::edge(step.ty),
+            palette::edge(step.ty),
             escape(&step.why)
         );
     }

@@ -6,12 +6,12 @@
 
 use super::ops::RawOp;
 use super::svg::{cycle_svg, edge_color, escape, status_color};
-use crate::elle::explain::Ids;
+use crate::explain::Ids;
 use crate::export::reproduce::reproducing_sub_history;
 use crate::history::{Arg, History, OpKind, Status, TxnId, Value};
 use crate::level::Level;
+use crate::report::CheckOptions;
 use crate::report::{AnomalyReport, CycleReport, Report};
-use crate::CheckOptions;
 use std::collections::BTreeSet;
 use std::fmt::Write;
 

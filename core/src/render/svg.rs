@@ -1,13 +1,17 @@
 //! SVG drawings of transaction graphs, drawn by grail itself (no Graphviz): each transaction a
 //! box listing its micro-operations (`a 255 8`, `r 253 [1 3 4]`, as Elle's plots label them),
 //! placed on a circle; each dependency an arrow from the operation that justifies it to the
-//! operation it points at, coloured and labelled by type (Elle's colours: ww red, wr magenta,
-//! rw violet, real time blue, process cyan). Edges a polygraph search chose, rather than read
+//! operation it points at, coloured by type ([`super::palette`], as every drawing) and labelled
+//! as Elle's plots label them. Edges a polygraph search chose, rather than read
 //! from the history, are dashed.
 
+use super::palette;
 use crate::graph::{DependencyGraph, EdgeType};
 use crate::history::{Arg, History, Model, OpKind, Status, TxnId};
 use std::fmt::Write;
+
+/// Edge colours are the one palette of every drawing.
+pub use super::palette::edge_color;
 
 /// A box: a title and one row per micro-operation.
 #[derive(Debug, Clone)]
@@ -38,18 +42,6 @@ pub fn status_color(s: Status) -> &'static str {
         Status::Committed => "#0058AD",
         Status::Indeterminate => "#AC6E00",
         Status::Aborted => "#A50053",
-    }
-}
-
-/// Elle's colour of a relation (`elle.viz/rel->color`).
-pub fn edge_color(ty: &str) -> &'static str {
-    match ty {
-        "ww" => "#C02700",
-        "wr" => "#C000A5",
-        "rw" => "#5B00C0",
-        "rt" | "realtime" => "#0050C0",
-        "so" | "process" => "#00C0C0",
-        _ => "#585858",
     }
 }
 
@@ -334,7 +326,7 @@ pub fn subgraph_svg(
                 from_row: row(e.map(|e| e.from_op), v),
                 to_row: row(e.map(|e| e.to_op), w),
                 label: types.iter().map(|t| edge_label(t.as_str())).collect::<Vec<_>>().join(","),
-                color: edge_color(best.as_str()),
+                color: palette::edge(best),
                 dashed: false,
             });
         }
@@ -346,7 +338,7 @@ pub fn subgraph_svg(
 /// one arrow per step, labelled with the relation and key, from the operation of the step's
 /// `from_op` to that of its `to_op`; steps a polygraph search chose are dashed.
 pub fn cycle_svg(h: &History, txns: &[u64], steps: &[crate::report::Step], caption: Option<&str>) -> String {
-    let ids = crate::elle::explain::Ids::new(h);
+    let ids = crate::explain::Ids::new(h);
     let nodes: Vec<Node> = txns
         .iter()
         .map(|&id| match ids.txn(id) {
@@ -371,7 +363,7 @@ pub fn cycle_svg(h: &History, txns: &[u64], steps: &[crate::report::Step], capti
                 from_row: rows(&st.from_op),
                 to_row: rows(&st.to_op),
                 label: format!("{}{key}", edge_label(st.ty.as_str())),
-                color: edge_color(st.ty.as_str()),
+                color: palette::edge(st.ty),
                 dashed: st.certain == Some(false),
             })
         })
@@ -424,7 +416,7 @@ pub fn elle_dot(h: &History, g: &DependencyGraph, verts: &[TxnId]) -> String {
             };
             let (fp, tp) =
                 g.edge(v, w, best).map_or((String::new(), String::new()), |e| (port(e.from_op, a), port(e.to_op, b)));
-            let c = edge_color(best.as_str());
+            let c = palette::edge(best);
             lines.push(format!(
                 "T{}{fp} -> T{}{tp} [label=\"{}\",fontcolor=\"{c}\",color=\"{c}\"]",
                 a.id,
@@ -445,8 +437,8 @@ mod tests {
     #[test]
     fn a_cycle_is_drawn_with_boxes_rows_and_labelled_arrows() {
         let text = "{:type :ok, :value [[:r :x []] [:append :x 1]], :index 1}\n{:type :ok, :value [[:r :x []] [:append :x 2]], :index 2}\n{:type :ok, :value [[:r :x [2 1]]], :index 3}";
-        let h = crate::read(text.as_bytes(), crate::Format::Auto).unwrap();
-        let inf = crate::infer(&h);
+        let h = crate::read::read(text.as_bytes(), crate::read::Format::Auto).unwrap();
+        let inf = crate::infer::infer(&h);
         let svg = subgraph_svg(&h, &inf.graph, &[0, 1], &[0, 1], Some("G-single #0"));
         assert!(svg.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""));
         assert!(svg.ends_with("</svg>"));

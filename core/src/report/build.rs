@@ -2,13 +2,13 @@
 //! `crate::explain`, verdicts into data. Nothing here decides a verdict.
 
 use super::{AnomalyReport, CheckOptions, CycleReport, LevelReport, Levels, Report, Verdict, WhiteBoxReport};
+use crate::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::explain::{
     cycle_report, finding_report, initial_read_report, pair_report, poly_cycle_report, white_box_report,
 };
 use crate::graph::search::Budget;
 use crate::history::History;
 use crate::infer::{Inference, Needs};
-use crate::level::engine::{self, Evidence, GraphId, Named, Outcome};
 use crate::level::{violated_by, violated_with};
 
 /// Build the graph and check the levels.
@@ -41,7 +41,7 @@ pub fn infer_for(h: &History, opts: &CheckOptions) -> Inference {
 
 /// Check from the history's claimed orders alone: no dependency graph is inferred.
 fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
-    let out = crate::level::claims::only(h, &opts.levels(), opts.max_cycles.max(1));
+    let out = crate::engine::claims::only(h, &opts.levels(), opts.max_cycles.max(1));
     let (white_box, anomalies, claimed) = match &out.white_box {
         Some(c) => {
             let (w, a, cs) = white_box_report(h, None, c);
@@ -221,7 +221,7 @@ fn assemble(
     } else {
         Some(true)
     };
-    let (weakest_violated, also_violated, strongest_satisfied) = crate::level::lattice::summary(&out.levels);
+    let (weakest_violated, also_violated, strongest_satisfied) = crate::engine::lattice::summary(&out.levels);
     Report {
         valid,
         model: h.model,

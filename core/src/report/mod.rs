@@ -5,8 +5,8 @@
 
 mod build;
 
+pub use crate::engine::{CheckOptions, RegisterMode};
 pub use crate::explain::{AnomalyReport, CycleReport, OpRef, Step, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
-pub use crate::level::engine::{CheckOptions, RegisterMode};
 pub use build::{check, check_inferred, infer_for, needs};
 
 use crate::graph::Stats;

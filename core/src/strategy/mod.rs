@@ -215,7 +215,7 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
     };
     let outcomes: Vec<LevelAnswer> = match s {
         Strategy::Scc => {
-            let opts = crate::CheckOptions {
+            let opts = crate::report::CheckOptions {
                 levels: levels.clone(),
                 max_steps: None,
                 max_cycles: 1,
@@ -225,7 +225,7 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
                 // GRAIL's checkers order appends as reads observed them.
                 observed_order_only: true,
             };
-            let r = crate::check_inferred(h, inf, &opts, None);
+            let r = crate::report::check_inferred(h, inf, &opts, None);
             notes.push("scc is the default engine; it does not count its work here".into());
             levels
                 .iter()

@@ -17,7 +17,7 @@
 //! (almost all) compare in O(1) by tracking how much of the installed list matches the key's
 //! canonical list. Everything else is linear: O(n log n) with the sort.
 
-use super::{and_stronger, Claims, Ts};
+use super::{Claims, Ts};
 use crate::history::{Arg, History, KeyId, Model, OpKind, Status, TxnId, Value};
 
 /// Which axiom a violation breaks.
@@ -105,11 +105,11 @@ impl Violation {
         use crate::graph::EdgeType;
         use crate::level::Level;
         match (self.kind, self.edge) {
-            (Kind::SnapshotRead | Kind::WriteConflict, _) => and_stronger(Level::Si),
-            (Kind::SessionOrder, _) => and_stronger(Level::StrongSessionSi),
-            (Kind::CommitOrderRead, _) => and_stronger(Level::Ser),
-            (Kind::ClaimedOrder, Some((EdgeType::Rw, false))) => and_stronger(Level::Ser),
-            (Kind::ClaimedOrder, _) => and_stronger(Level::Si),
+            (Kind::SnapshotRead | Kind::WriteConflict, _) => Level::Si.and_stronger(),
+            (Kind::SessionOrder, _) => Level::StrongSessionSi.and_stronger(),
+            (Kind::CommitOrderRead, _) => Level::Ser.and_stronger(),
+            (Kind::ClaimedOrder, Some((EdgeType::Rw, false))) => Level::Ser.and_stronger(),
+            (Kind::ClaimedOrder, _) => Level::Si.and_stronger(),
         }
     }
 }

@@ -25,7 +25,7 @@ use crate::graph::search::{components, Budget, Cycle, Outcome, Searcher};
 use crate::graph::{DependencyGraph, Edge, EdgeType, CLAIMED};
 use crate::history::{History, Model, TxnId};
 use crate::infer::Inference;
-use crate::level::Level;
+use crate::level::{pattern, Level};
 
 /// A claimed edge: the last operation of `from` and the first of `to`.
 fn claimed_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
@@ -189,22 +189,24 @@ pub fn claimed_cycles(
     let order = if claims.full_ser() || claims.ordered == 0 { Vec::new() } else { commit_order_edges(h, claims, &is) };
     let mut out: Vec<ClaimedCycle> = Vec::new();
     let mut graphs: Vec<DependencyGraph> = Vec::new();
-    let si_kinds = [AnomalyKind::G0, AnomalyKind::G1c, AnomalyKind::GSingle, AnomalyKind::GNonadjacent];
-    let all_kinds =
-        [AnomalyKind::G0, AnomalyKind::G1c, AnomalyKind::GSingle, AnomalyKind::GNonadjacent, AnomalyKind::G2Item];
-    let si_levels =
-        [Level::Si, Level::StrongSessionSi, Level::StrongSi, Level::Ser, Level::StrongSessionSer, Level::StrictSer];
-    let ser_levels = [Level::Ser, Level::StrongSessionSer, Level::StrictSer];
+    // The cycle anomalies a level proscribes, and its family weakest first (as reports list a
+    // claimed cycle's levels), from the level table.
+    let kinds = |l: Level| -> Vec<AnomalyKind> {
+        AnomalyKind::ALL.into_iter().filter(|&k| l.proscribes(k) && pattern(k).is_some()).collect()
+    };
+    let (si_kinds, all_kinds) = (kinds(Level::Si), kinds(Level::Ser));
+    let si_levels: Vec<Level> = super::si_family().into_iter().rev().collect();
+    let ser_levels: Vec<Level> = super::ser_family().into_iter().rev().collect();
     // (claimed edges, their type bits, the patterns searched, the levels they violate)
     type Run<'a> = (Vec<Edge>, u8, &'a [AnomalyKind], &'a [Level]);
     let mut runs: Vec<Run> = Vec::new();
     if !start.is_empty() {
-        runs.push((start.clone(), EdgeType::Rt.bit(), &si_kinds, &si_levels));
+        runs.push((start.clone(), EdgeType::Rt.bit(), &si_kinds[..], &si_levels[..]));
     }
     if !order.is_empty() {
         let mut extra = start;
         extra.extend(order);
-        runs.push((extra, EdgeType::Rt.bit() | EdgeType::Co.bit(), &all_kinds, &ser_levels));
+        runs.push((extra, EdgeType::Rt.bit() | EdgeType::Co.bit(), &all_kinds[..], &ser_levels[..]));
     }
     for (extra, bits, kinds, levels) in runs {
         let mut edges = inf.graph.edges.clone();
@@ -213,7 +215,7 @@ pub fn claimed_cycles(
         let comps = components(&g);
         let mut searcher = Searcher::new(&g);
         for &k in kinds {
-            let Some(mut p) = crate::level::pattern(k) else { continue };
+            let Some(mut p) = pattern(k) else { continue };
             p.allowed |= bits;
             let Outcome::Violated(cycles) = searcher.search(&comps, &p, budget, max_cycles) else { continue };
             for c in cycles {

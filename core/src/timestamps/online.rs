@@ -22,10 +22,9 @@
 
 use super::axioms::Kind;
 use super::Ts;
-use crate::analysis::online::Atom;
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
-use crate::history::{Arg, History, OpKind, Status, TxnId, Value};
+use crate::history::{Arg, Atom, History, OpKind, Status, TxnId, Value};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,13 +95,6 @@ fn atom(v: &serde_json::Value) -> Option<Atom> {
         serde_json::Value::Number(n) => n.as_i64().map(Atom::Int),
         serde_json::Value::String(s) => Some(Atom::Str(s.clone())),
         _ => None,
-    }
-}
-
-fn atom_json(a: &Atom) -> serde_json::Value {
-    match a {
-        Atom::Int(i) => serde_json::Value::from(*i),
-        Atom::Str(s) => serde_json::Value::from(s.as_str()),
     }
 }
 
@@ -189,10 +181,7 @@ impl TsTxn {
         let (Status::Committed, Some(start_ts), Some(commit_ts)) = (txn.status, txn.start_ts(), txn.commit_ts()) else {
             return None;
         };
-        let a = |v: Value| match v {
-            Value::Int(i) => Atom::Int(i),
-            Value::Str(s) => Atom::Str(h.strings.get(s).to_string()),
-        };
+        let a = |v: Value| Atom::of(h, v);
         let list = h.model != crate::history::Model::RwRegister;
         let ops = h
             .ops_of(t)
@@ -428,7 +417,7 @@ impl TsOnlineChecker {
                     out.push(TsViolation {
                         kind: Kind::WriteConflict.name().into(),
                         txns: vec![t.id, id],
-                        key: Some(atom_json(key)),
+                        key: Some(key.json()),
                         read: None,
                         expected: None,
                         explanation: format!(
@@ -565,8 +554,8 @@ impl TsOnlineChecker {
     ) -> TsViolation {
         let json = |v: &ReadValue| match v {
             ReadValue::Register(None) => serde_json::Value::Null,
-            ReadValue::Register(Some(a)) => atom_json(a),
-            ReadValue::List(l) => serde_json::Value::Array(l.iter().map(atom_json).collect()),
+            ReadValue::Register(Some(a)) => a.json(),
+            ReadValue::List(l) => serde_json::Value::Array(l.iter().map(Atom::json).collect()),
         };
         let text = |v: &ReadValue| match v {
             ReadValue::Register(None) => "nil (the initial value)".to_string(),
@@ -591,7 +580,7 @@ impl TsOnlineChecker {
         TsViolation {
             kind: kind.name().into(),
             txns: vec![id],
-            key: Some(atom_json(key)),
+            key: Some(key.json()),
             read: Some(json(got)),
             expected: Some(json(expected)),
             explanation: format!("{when} read key {} = {}, but {should}", show(key), text(got)),

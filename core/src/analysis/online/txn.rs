@@ -9,35 +9,9 @@
 //! leave memory with the transactions that used them.
 
 use crate::error::{Error, ErrorKind};
-use crate::history::{Arg, History, OpKind, Status, TxnId, Value};
+pub use crate::history::Atom;
+use crate::history::{Arg, History, OpKind, Status, TxnId};
 use crate::read::{detect, read_edn_from, read_json_from, Format};
-use serde::{Deserialize, Serialize};
-
-/// A key or a value, owned.
-#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum Atom {
-    Int(i64),
-    Str(String),
-}
-
-impl Atom {
-    /// A history's value, owned.
-    pub fn of(h: &History, v: Value) -> Atom {
-        match v {
-            Value::Int(i) => Atom::Int(i),
-            Value::Str(s) => Atom::Str(h.strings.get(s).to_string()),
-        }
-    }
-
-    /// As JSON (numbers stay numbers), as reports show keys.
-    pub fn json(&self) -> serde_json::Value {
-        match self {
-            Atom::Int(i) => serde_json::Value::from(*i),
-            Atom::Str(s) => serde_json::Value::from(s.as_str()),
-        }
-    }
-}
 
 /// A micro-operation of a list-append transaction.
 #[derive(Debug, Clone, PartialEq, Eq)]

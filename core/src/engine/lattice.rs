@@ -7,8 +7,8 @@
 //! another is a defect; it is resolved towards the violation, whose counterexample is a proof,
 //! and said in a note that starts with `lattice:`.
 
-use super::engine::{LevelOutcome, Verdict};
-use super::Level;
+use super::{LevelOutcome, Verdict};
+use crate::level::Level;
 
 pub(super) fn close(reports: &mut [LevelOutcome], notes: &mut Vec<String>) {
     loop {

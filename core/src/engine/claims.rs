@@ -2,11 +2,11 @@
 //! a level a claim violates is violated; an undecided level the full axioms decide holds.
 //! Merged before the lattice closure, so that no verdict contradicts the lattice.
 
-use super::engine::{Evidence, LevelOutcome, Outcome, Verdict, Witness};
-use super::Level;
+use super::{Evidence, LevelOutcome, Outcome, Verdict, Witness};
 use crate::graph::search::Budget;
 use crate::history::History;
-use crate::timestamps::{Checked, SER_FAMILY, SI_FAMILY};
+use crate::level::{Level, Order};
+use crate::timestamps::{ser_family, si_family, Checked};
 
 /// Merge what the claims say into the levels' outcomes; `witnesses` are the black-box
 /// search's cycles, so that a claimed cycle already shown is not shown twice.
@@ -51,12 +51,13 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
     let checked =
         crate::timestamps::check(h, None, crate::timestamps::WhiteBoxMode::Only, levels, max_cycles, &mut budget);
     let full_ser = checked.as_ref().is_some_and(|c| c.full_ser);
+    let (si_family, ser_family) = (si_family(), ser_family());
     let mut outcomes: Vec<LevelOutcome> = levels
         .iter()
         .map(|&l| {
-            let reason = if !SI_FAMILY.contains(&l) || matches!(l, Level::StrongSi | Level::StrictSer) {
+            let reason = if !si_family.contains(&l) || l.spec().order == Order::Realtime {
                 "white-box only: the claimed timestamps decide SI, SER and their strong-session variants, not this level"
-            } else if SER_FAMILY.contains(&l) && !full_ser {
+            } else if ser_family.contains(&l) && !full_ser {
                 "white-box only: SER needs every committed transaction's commit timestamp or place in the commit order"
             } else {
                 "white-box only: not every committed transaction carries start and commit timestamps"
@@ -77,9 +78,9 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
         merge(&mut outcomes, c, &[]);
         notes.extend(c.notes.iter().cloned());
     }
-    super::engine::nothing_committed(h, &mut outcomes);
+    super::nothing_committed(h, &mut outcomes);
     if !crate::infer::maybe_initial_values(h).is_empty() {
-        super::engine::maybe_initial_unknown(
+        super::maybe_initial_unknown(
             &mut outcomes,
             "some reads are of values no transaction wrote, which may be their keys' initial value (the history leaves it open: --initial-value) or thin-air reads, which this level forbids",
         );

@@ -7,11 +7,15 @@
 //! a requested level needs it), each requested weak level's saturated graph, and for register
 //! histories without a version order the generalized polygraph (PolySI). Each search result is
 //! shared by every level that proscribes it; verdicts are then closed under the levels'
-//! implications ([`super::lattice`]), after the history's claimed orders, when it has any, are
-//! merged in ([`super::claims`]).
+//! implications ([`lattice`]), after the history's claimed orders, when it has any, are
+//! merged in ([`claims`]).
 
-use super::weak::{self, classify, initial_kind, InitialRead, WeakGraph};
-use super::{pattern, Level, Order, Weak};
+mod causal;
+pub mod claims;
+pub mod lattice;
+pub mod open_pairs;
+pub mod weak;
+
 use crate::anomaly::AnomalyKind;
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::search::{components, Budget, Cycle, Outcome as SearchOutcome, Pattern, Searcher};
@@ -19,9 +23,11 @@ use crate::graph::{DependencyGraph, EdgeType};
 use crate::hash::Map;
 use crate::history::{History, Model};
 use crate::infer::Inference;
+use crate::level::{pattern, Level, Order, Weak};
 use crate::polygraph::{Counterexample, Mode, Polygraph, Verdict as PolyVerdict};
 use crate::timestamps::{Checked, ClaimName, WhiteBoxMode};
 use serde::{Deserialize, Serialize};
+use weak::{classify, initial_kind, InitialRead, WeakGraph};
 
 /// At most this many cycles per anomaly, unless asked otherwise.
 pub const DEFAULT_MAX_CYCLES: usize = 8;
@@ -70,7 +76,7 @@ pub struct CheckOptions {
     /// ([`crate::timestamps`]).
     pub white_box: WhiteBoxMode,
     /// List append: order appends only as reads observed them, as Elle does, so that two
-    /// unobserved appends after one read version are no lost update ([`super::open_pairs`]).
+    /// unobserved appends after one read version are no lost update ([`open_pairs`]).
     /// Off by default: grail decides every order of them, as the polygraph does for registers.
     pub observed_order_only: bool,
 }
@@ -263,8 +269,8 @@ pub struct Outcome {
     /// Cycles, in search order (strongest pattern first).
     pub witnesses: Vec<Witness>,
     pub poly: Vec<PolyWitness>,
-    /// Lost updates every order of two unobserved appends closes ([`super::open_pairs`]).
-    pub pairs: Vec<super::open_pairs::OpenPair>,
+    /// Lost updates every order of two unobserved appends closes ([`open_pairs`]).
+    pub pairs: Vec<open_pairs::OpenPair>,
     pub initial: Vec<InitialWitness>,
     pub graphs: Graphs,
     /// Kinds of the findings that break the data model's assumptions, in the order found.
@@ -422,8 +428,8 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     }
 
     let maybe_initial = maybe_initial_reads(h, inf, &mut notes);
-    let pairs = if !opts.observed_order_only && levels.iter().any(|&l| super::open_pairs::violates(l) && !by_poly(l)) {
-        super::open_pairs::open_pairs(&inf.graph, &inf.open_appends, max_cycles)
+    let pairs = if !opts.observed_order_only && levels.iter().any(|&l| open_pairs::violates(l) && !by_poly(l)) {
+        open_pairs::open_pairs(&inf.graph, &inf.open_appends, max_cycles)
     } else {
         Vec::new()
     };
@@ -455,7 +461,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
                 names.push(n);
             }
         };
-        for f in inf.findings.iter().filter(|f| f.violates(l)) {
+        for f in inf.findings.iter().filter(|f| l.forbids(f)) {
             add(Named { kind: f.kind, order: Order::None });
         }
         let mut best: Map<usize, (usize, Evidence)> = Map::default();
@@ -494,7 +500,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         }
         let mut evidence: Vec<(usize, Evidence)> = best.into_iter().map(|(c, (_, e))| (c, e)).collect();
         evidence.sort_by_key(|e| e.0);
-        if !pairs.is_empty() && super::open_pairs::violates(l) && by_polygraph.is_none() {
+        if !pairs.is_empty() && open_pairs::violates(l) && by_polygraph.is_none() {
             add(Named { kind: AnomalyKind::GSingle, order: Order::None });
             if evidence.is_empty() {
                 evidence.extend((0..pairs.len()).map(|i| (0, Evidence::Pair(i))));
@@ -534,14 +540,14 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     }
     let white_box = crate::timestamps::check(h, Some(inf), opts.white_box, &levels, max_cycles, budget);
     if let Some(c) = &white_box {
-        super::claims::merge(&mut outcomes, c, &witnesses);
+        claims::merge(&mut outcomes, c, &witnesses);
         notes.extend(c.notes.iter().cloned());
     }
     // After the claims, which read those values as the initial version and may decide a level.
     if let Some(why) = &maybe_initial {
         maybe_initial_unknown(&mut outcomes, why);
     }
-    super::lattice::close(&mut outcomes, &mut notes);
+    lattice::close(&mut outcomes, &mut notes);
     consistent_implied_by(&mut outcomes);
     nothing_committed(h, &mut outcomes);
     let mut written = poly_note_text(&poly_notes, &poly_levels, &outcomes);
@@ -906,7 +912,7 @@ fn append_orders(
     // A level whose own searches (on its own graph) found nothing, nor a finding.
     let needs = |l: Level| {
         levels.contains(&l)
-            && !inf.findings.iter().any(|f| f.violates(l))
+            && !inf.findings.iter().any(|f| l.forbids(f))
             && searches
                 .iter()
                 .filter(|s| s.graph == GraphId::Dependency(l.spec().order) && s.kind.is_none_or(|k| l.proscribes(k)))

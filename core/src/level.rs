@@ -5,14 +5,7 @@
 //! tables, never written per level; so are "strongest satisfied" and "weakest violated" (from
 //! `implies`, as Elle derives them from its model-strength table).
 
-mod causal;
-pub mod claims;
-pub mod engine;
-pub mod lattice;
-pub mod open_pairs;
-pub mod weak;
-
-use crate::anomaly::AnomalyKind;
+use crate::anomaly::{AnomalyKind, Finding};
 use crate::error::{Error, ErrorKind};
 use crate::graph::search::Pattern;
 use crate::graph::EdgeType;
@@ -315,6 +308,13 @@ impl Level {
         self.spec().proscribes.contains(&k) || self.weaker().iter().any(|w| w.spec().proscribes.contains(&k))
     }
 
+    /// Whether a finding violates this level: the level proscribes its kind, unless it is a
+    /// re-read (a non-repeatable read, which read committed allows) or a read of what may be
+    /// the key's initial value (neither a violation nor proof of validity).
+    pub fn forbids(self, f: &Finding) -> bool {
+        self.proscribes(f.kind) && !(f.reread && self == Level::Rc) && !f.maybe_initial
+    }
+
     /// Every level this one implies, directly or not (itself excluded).
     pub fn weaker(self) -> Vec<Level> {
         let mut out: Vec<Level> = Vec::new();
@@ -332,6 +332,15 @@ impl Level {
     /// Every level that implies this one (itself excluded).
     pub fn stronger(self) -> Vec<Level> {
         Level::ALL.into_iter().filter(|s| s.weaker().contains(&self)).collect()
+    }
+
+    /// This level and every level that implies it, strongest first: its family, the levels
+    /// whose claims include its own (SI's family is checked by SI's axioms).
+    pub fn and_stronger(self) -> Vec<Level> {
+        let mut v = self.stronger();
+        v.push(self);
+        v.sort();
+        v
     }
 }
 

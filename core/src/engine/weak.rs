@@ -13,7 +13,6 @@
 //! reach it through session order, so the closure, and the verdict, are the same. Causal
 //! consistency's saturation is in [`super::causal`].
 
-use super::Weak;
 use crate::anomaly::AnomalyKind;
 use crate::graph::orders::{in_session_order, session_edges, session_place};
 use crate::graph::search::components;
@@ -21,6 +20,7 @@ use crate::graph::{DependencyGraph, Edge, EdgeType};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, OpKind, TxnId};
 use crate::infer::Inference;
+use crate::level::Weak;
 
 /// A read of a key's initial value by a transaction that had observed a writer of that key: the
 /// axiom would put the writer before the initial state, so there is no cycle to show, only this.

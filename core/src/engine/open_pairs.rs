@@ -72,6 +72,6 @@ fn edge_on(g: &DependencyGraph, from: TxnId, to: TxnId, ty: EdgeType, k: KeyId) 
 }
 
 /// The levels an open pair violates: those whose cycles forbid a G-single (it needs no order).
-pub fn violates(l: super::Level) -> bool {
+pub fn violates(l: crate::level::Level) -> bool {
     l.spec().weak.is_none() && l.proscribes(AnomalyKind::GSingle)
 }
