@@ -10,6 +10,9 @@
 //! assert_eq!(report.levels["PL-2"].valid, Some(true));
 //! ```
 //!
+//! Front ends (the CLI, Python, WebAssembly) go through [`api::Session`] instead, which reads
+//! with the request's options, picks the inference each check needs and keeps it.
+//!
 //! The modules in layers, lowest first. A module imports (`crate::...`) only modules of lower
 //! layers, never its own layer's or a higher one's; `tests/layering.rs` reads this list and
 //! checks every path in `src/` against it.
@@ -30,7 +33,9 @@
 //! 11. `strategy`, `export`, `elle`: GRAIL's checkers; exports and sub-histories; Elle's model
 //!     names, result map and wording.
 //! 12. `render`: text, DOT, SVG and the HTML page of a report.
-//! 13. `api`: what every binding needs (graph view, stats, defaults, tables, the JSON Schema).
+//! 13. `api`: the one door of the bindings: a `Session` reads once, keeps each inference it
+//!     built, checks and gives the views (graph, stats, transactions, HTML); its `Observer`
+//!     hears progress and may stop a search; the tables and the JSON Schema.
 
 pub mod analysis;
 pub mod anomaly;
