@@ -297,6 +297,21 @@ fn refs(code: &str, depth: usize) -> Vec<Ref> {
     out
 }
 
+/// Paths named in attribute strings (`schemars(schema_with = "crate::x::f")`, serde's `with`
+/// and `*_with`): a reference as real as a `use`, though the scanner blanks strings.
+fn attribute_paths(text: &str) -> Vec<Ref> {
+    let mut out = Vec::new();
+    for (i, line) in text.lines().enumerate() {
+        let mut rest = line;
+        while let Some(at) = rest.find("with = \"crate::") {
+            rest = &rest[at + "with = \"crate::".len()..];
+            let name: String = rest.chars().take_while(|&c| ident_char(c)).collect();
+            out.push(Ref { line: i + 1, name });
+        }
+    }
+    out
+}
+
 /// A reference of one module to another: where it is, and the two modules.
 struct Import {
     file: String,
@@ -325,7 +340,7 @@ fn imports() -> (Vec<Import>, Vec<String>) {
         let depth = parts.len() - usize::from(parts.last().is_some_and(|p| p == "mod.rs"));
         let file = format!("src/{}", parts.join("/"));
         let text = std::fs::read_to_string(&path).unwrap();
-        for r in refs(&code(&text), depth) {
+        for r in refs(&code(&text), depth).into_iter().chain(attribute_paths(&text)) {
             if r.name == from || r.name == "self" {
                 continue;
             }

@@ -27,7 +27,7 @@ pub use crate::engine::AnalyzeOptions;
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ClassCount {
     /// `zellag`, `ldbc` or `adya`.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_scheme"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::scheme"))]
     pub scheme: String,
     pub class: String,
     pub count: usize,
@@ -67,10 +67,10 @@ pub struct Participation {
 pub struct ClassifiedCycle {
     pub txns: Vec<u64>,
     /// `types[i]` joins `txns[i]` to the next transaction (the last back to the first).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_edge_types"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::edge_types"))]
     pub types: Vec<String>,
     /// The keys of each edge.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value_lists"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value_lists"))]
     pub keys: Vec<Vec<serde_json::Value>>,
     pub labels: Vec<String>,
     pub zellag: String,
@@ -82,14 +82,14 @@ pub struct ClassifiedCycle {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct ReadAnomaly {
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_class"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::read_class"))]
     pub class: String,
     /// The reader.
     pub txn: u64,
     /// The writers whose versions matter (`null`: the initial version).
     pub writers: Vec<Option<u64>>,
     /// The key (`null` for PMP).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_key_or_null"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::key_or_null"))]
     pub key: serde_json::Value,
     /// PMP: the predicate read twice.
     #[serde(default, skip_serializing_if = "Option::is_none")]

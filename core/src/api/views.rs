@@ -19,7 +19,7 @@ pub struct EdgeView {
     pub to: u64,
     #[serde(rename = "type")]
     pub ty: EdgeType,
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_key_or_null"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::key_or_null"))]
     pub key: serde_json::Value,
     pub from_op: OpRef,
     pub to_op: OpRef,
@@ -80,7 +80,7 @@ pub fn stats_view(h: &History, inf: &Inference) -> StatsView {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TxnView<'h> {
     pub id: u64,
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_status"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::status"))]
     pub status: &'static str,
     /// Whether it is a vertex of the graph (committed, or indeterminate and observed).
     pub vertex: bool,
@@ -96,7 +96,7 @@ pub struct TxnView<'h> {
     /// Where each operation is in the input, when the reader recorded it.
     pub op_spans: Vec<Option<Span>>,
     /// The key of each operation.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_values"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::values"))]
     pub op_keys: Vec<serde_json::Value>,
 }
 

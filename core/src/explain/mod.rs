@@ -11,6 +11,8 @@ mod ids;
 mod ops;
 mod pair;
 mod polygraph;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod white_box;
 mod why;
 
@@ -42,11 +44,11 @@ pub struct OpRef {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub kind: Option<OpKind>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
     pub key: Option<serde_json::Value>,
     /// The value written or appended, or what a read returned (a list, or `null` for nil).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::read_value"))]
     pub value: Option<serde_json::Value>,
     /// Where the operation is in the input, when the reader recorded it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -61,7 +63,7 @@ pub struct Step {
     pub to: u64,
     #[serde(rename = "type")]
     pub ty: EdgeType,
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_key_or_null"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::key_or_null"))]
     pub key: serde_json::Value,
     pub from_op: OpRef,
     pub to_op: OpRef,
@@ -84,10 +86,10 @@ pub struct Step {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CycleReport {
     /// Adya's name: G0, G1c, G-single, G-nonadjacent or G2-item.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_cycle_anomaly"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::cycle_anomaly"))]
     pub anomaly: String,
     /// The plain-language name (write skew, lost update, ...).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_cycle_name"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::cycle_name"))]
     pub name: String,
     pub txns: Vec<u64>,
     pub steps: Vec<Step>,
@@ -101,20 +103,20 @@ pub struct CycleReport {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct AnomalyReport {
     #[serde(rename = "type")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_anomaly_type"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::anomaly_type"))]
     pub kind: String,
     /// Its plain-language name: a cycle's (write skew, lost update, ...), or a read's as Plume
     /// names them (aborted read, thin-air read, future read, not my own write, ...).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_anomaly_name"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::anomaly_name"))]
     pub name: String,
     /// Levels this anomaly violates (empty: it breaks an assumption of the model instead, or it
     /// is a read that may be of a key's initial value, which leaves those levels unknown).
     pub levels: Vec<Level>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
     pub key: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
     pub value: Option<serde_json::Value>,
     /// Transactions involved (for a read anomaly: the writer, if known, first).
     pub txns: Vec<u64>,

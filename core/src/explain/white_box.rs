@@ -16,14 +16,14 @@ use serde::{Deserialize, Serialize};
 pub struct WhiteBoxReport {
     /// How SI was checked with the claims: `full` (the axioms), `mixed` (claimed edges in the
     /// graph) or `none` (no transaction carries both timestamps).
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_claim_use"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::claim_use"))]
     pub si: String,
     /// How SER was checked: `full` (every committed transaction has a commit position),
     /// `mixed` or `none`.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_claim_use"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::claim_use"))]
     pub ser: String,
     /// Where the commit order comes from: `commit_order` (the list) or `commit_ts`.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_commit_order_source"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::commit_order_source"))]
     pub order: String,
     /// Committed transactions (and indeterminate ones the claims or the reads say committed).
     pub transactions: usize,
@@ -44,23 +44,23 @@ pub struct WhiteBoxReport {
 pub struct WhiteBoxFinding {
     /// `snapshot-read`, `write-conflict`, `session-order`, `commit-order-read` or `claimed-order`.
     #[serde(rename = "type")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_white_box_finding_type"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::timestamps::schema::white_box_finding_type"))]
     pub kind: String,
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_finding_name"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::finding_name"))]
     pub name: String,
     pub levels: Vec<Level>,
     /// The transactions involved with their claims (the one that broke the axiom first).
     pub txns: Vec<TxnClaim>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
     pub key: Option<serde_json::Value>,
     /// What was read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::read_value"))]
     pub read: Option<serde_json::Value>,
     /// What the claims say should have been read.
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::read_value"))]
     pub expected: Option<serde_json::Value>,
     pub explanation: String,
 }
@@ -71,10 +71,10 @@ pub struct WhiteBoxFinding {
 pub struct TxnClaim {
     pub id: u64,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_timestamp"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::timestamp"))]
     pub start_ts: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_timestamp"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::timestamp"))]
     pub commit_ts: Option<serde_json::Value>,
     /// Its place (0-based) in the claimed `commit_order`, when one is given.
     #[serde(skip_serializing_if = "Option::is_none")]

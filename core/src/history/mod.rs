@@ -7,6 +7,8 @@
 
 pub mod builder;
 pub mod index;
+#[cfg(feature = "schema")]
+pub mod schema;
 mod ts;
 mod value;
 

@@ -64,7 +64,7 @@ pub struct LevelReport {
     pub valid: Option<bool>,
     pub verdict: Verdict,
     /// Names of the anomalies found that this level proscribes.
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_anomaly_types"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::anomaly_types"))]
     pub anomalies: Vec<String>,
     /// The shortest cycle proscribed by this level, per violating component.
     pub cycles: Vec<CycleReport>,
@@ -77,7 +77,7 @@ pub struct LevelReport {
     /// Findings that break the model's assumptions (thin-air reads, duplicate writes, ...)
     /// which this level does not proscribe: its verdict was computed with them set aside.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_anomaly_types"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::anomaly_types"))]
     pub set_aside: Vec<String>,
 }
 
@@ -149,7 +149,7 @@ pub struct Report {
     /// `duplicate-write`, `internal`, `incompatible-order`): the history is invalid whatever
     /// the levels say.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_anomaly_types"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::anomaly_types"))]
     pub broken_assumptions: Vec<String>,
     /// Every anomaly found, cycles and findings alike.
     pub anomalies: Vec<AnomalyReport>,

@@ -185,7 +185,7 @@ pub struct LevelAnswer {
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct StrategyReport {
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_strategy"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::strategy::schema_strategy"))]
     pub strategy: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub max_depth: Option<usize>,
@@ -407,4 +407,15 @@ impl Bfs {
         }
         None
     }
+}
+
+#[cfg(feature = "schema")]
+/// A strategy's name.
+pub fn schema_strategy(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let names = [Strategy::Scc, Strategy::Dfs { max_depth: 0 }, Strategy::ShortestPath, Strategy::Gabow];
+    let s = crate::history::schema::strings(
+        "A strategy: the default engine or one of GRAIL's checkers.",
+        names.map(|s| s.name().to_string()),
+    );
+    crate::history::schema::def(g, "Strategy", s)
 }

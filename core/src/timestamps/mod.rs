@@ -37,6 +37,8 @@
 pub mod axioms;
 pub mod mixed;
 pub mod online;
+#[cfg(feature = "schema")]
+pub mod schema;
 
 pub use crate::history::Ts;
 pub use mixed::ClaimedCycle;

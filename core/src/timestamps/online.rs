@@ -210,18 +210,18 @@ impl TsTxn {
 pub struct TsViolation {
     /// `snapshot-read`, `commit-order-read`, `write-conflict` or `session-order`.
     #[serde(rename = "type")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_ts_violation_type"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::timestamps::schema::ts_violation_type"))]
     pub kind: String,
     /// The transactions (the reader, the later writer or the later one of the session first).
     pub txns: Vec<u64>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
     pub key: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::read_value"))]
     pub read: Option<serde_json::Value>,
     #[serde(skip_serializing_if = "Option::is_none")]
-    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::api::schema::schema_read_value"))]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::read_value"))]
     pub expected: Option<serde_json::Value>,
     pub explanation: String,
 }
