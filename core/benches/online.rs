@@ -6,8 +6,8 @@
 //! updates, write skews and read skews injected), parses it, then streams it through the online
 //! checker, printing transactions per second and the checker's peak heap (a counting allocator).
 
-use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::generate::{generate, GenOptions, Injection, Isolation};
+use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
 use std::sync::atomic::Ordering::Relaxed;
 use std::time::Instant;
 

@@ -28,8 +28,9 @@
 //!    the orders a history claims (white-box checking).
 //! 7. `engine`: the level engine, the weak levels' saturation, the typed verdicts and their closure.
 //! 8. `explain`: counterexamples as data and as text (operations, why each edge holds, cycles).
-//! 9. `analysis`: cycle classes, counts, LDBC read anomalies, the online checker.
-//! 10. `report`: the report as data, from a history and the options.
+//! 9. `analysis`: cycle classes, counts, LDBC read anomalies.
+//! 10. `report`, `online`: the report as data, from a history and the options; the online
+//!     checkers (cycles, timestamps), one record at a time.
 //! 11. `strategy`, `export`, `elle`: GRAIL's checkers; exports and sub-histories; Elle's model
 //!     names, result map and wording.
 //! 12. `render`: text, DOT, SVG and the HTML page of a report.
@@ -52,6 +53,7 @@ pub mod hash;
 pub mod history;
 pub mod infer;
 pub mod level;
+pub mod online;
 mod par;
 pub mod polygraph;
 pub mod read;
@@ -60,7 +62,6 @@ pub mod report;
 pub mod strategy;
 pub mod timestamps;
 
-pub use analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 pub use analysis::{Analysis, AnalyzeOptions};
 pub use anomaly::{AnomalyKind, Finding};
 pub use error::{Error, ErrorKind};
@@ -68,5 +69,6 @@ pub use graph::{DependencyGraph, Edge, EdgeType, Stats};
 pub use history::{History, Status, Transaction};
 pub use infer::{infer, infer_without_reads_from, infer_without_rw, Inference};
 pub use level::Level;
+pub use online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
 pub use read::{read, read_releasing, read_wal, read_with, Format, ReadOptions};
 pub use report::{check, check_inferred, infer_for, CheckOptions, Report};

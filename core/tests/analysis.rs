@@ -2,8 +2,8 @@
 //! their classes, label patterns are counted, and the online checker finds what the offline
 //! count finds when its window is large, and notes what a small window evicted.
 
-use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::analysis::{Analysis, AnalyzeOptions};
+use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
 mod common;
 
 use grail_core::generate::{DataModel, GenOptions, Injection, Isolation, Output};
@@ -206,7 +206,7 @@ fn canon(txns: &[u64]) -> Vec<u64> {
     grail_core::analysis::classify::min_rotation(txns)
 }
 
-fn online(h: &History, opts: OnlineOptions) -> (Vec<grail_core::analysis::online::OnlineAnomaly>, OnlineChecker) {
+fn online(h: &History, opts: OnlineOptions) -> (Vec<grail_core::online::cycles::OnlineAnomaly>, OnlineChecker) {
     let mut c = OnlineChecker::new(opts);
     let mut found = Vec::new();
     for t in 0..h.txns.len() as u32 {
@@ -274,7 +274,7 @@ fn online_reports_a_cycle_when_its_last_transaction_arrives() {
     assert_eq!(s.stats.cycles, 1);
     // Reported through provisional edges (two anti-dependencies), counted as the lost update
     // it is once the reader ordered the appends.
-    let zellag = |s: &grail_core::analysis::online::OnlineSummary, class: &str| {
+    let zellag = |s: &grail_core::online::cycles::OnlineSummary, class: &str| {
         s.classes.iter().find(|c| c.scheme == "zellag" && c.class == class).map_or(0, |c| c.count)
     };
     assert_eq!(zellag(&s, "lost update"), 1);
@@ -357,7 +357,7 @@ fn predicate_many_preceders_from_native_predicate_reads() {
 
 #[test]
 fn online_takes_any_transactions_without_panicking() {
-    use grail_core::analysis::online::{Atom, OnlineOp};
+    use grail_core::online::cycles::{Atom, OnlineOp};
     // xorshift: arbitrary (mostly nonsensical) transactions over a few keys and values.
     let mut x: u64 = 0x9e37_79b9_7f4a_7c15;
     let mut next = |n: u64| {

@@ -2,8 +2,8 @@
 //! measured with a counting allocator: its own test binary, one test, so nothing else allocates
 //! meanwhile.
 
-use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::generate::{generate, GenOptions, Injection, Isolation};
+use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::Format;
 use std::sync::atomic::Ordering::Relaxed;
 
@@ -13,7 +13,7 @@ use counting_alloc::{NOW, PEAK};
 
 /// Stream `txns` through a checker with this window; the peak heap held by the checker (bytes,
 /// above what the input holds) and the checker's own estimate at the end.
-fn stream(txns: &[OnlineTxn], window: usize) -> (usize, usize, grail_core::analysis::online::OnlineSummary) {
+fn stream(txns: &[OnlineTxn], window: usize) -> (usize, usize, grail_core::online::cycles::OnlineSummary) {
     let before = NOW.load(Relaxed);
     PEAK.store(before, Relaxed);
     let mut c = OnlineChecker::new(OnlineOptions { window, max_length: 6, ..Default::default() });

@@ -2,8 +2,8 @@
 //! same records, with the same message, line and column, and a stream fed record by record
 //! gives the same transactions, ids included, and so the same cycles, as the stream read whole.
 
-use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::generate::{generate, GenOptions, Injection, Isolation, Output};
+use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::{ErrorKind, Format};
 
 /// Malformed records, JSON and EDN: syntax, shape and mixed-model errors, one line and several,

@@ -8,7 +8,7 @@
 mod common;
 
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
-use grail_core::timestamps::online::{TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn};
+use grail_core::online::timestamps::{TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn};
 use grail_core::timestamps::WhiteBoxMode;
 use grail_core::{CheckOptions, ErrorKind, Format, History, Level, Report};
 
@@ -409,7 +409,7 @@ fn online(
     h: &History,
     order: &[usize],
     opts: TsOnlineOptions,
-) -> (Vec<grail_core::timestamps::online::TsViolation>, TsOnlineChecker) {
+) -> (Vec<grail_core::online::timestamps::TsViolation>, TsOnlineChecker) {
     let txns: Vec<TsTxn> = (0..h.txns.len() as u32).filter_map(|t| TsTxn::from_history(h, t)).collect();
     let mut c = TsOnlineChecker::new(opts);
     let mut out = Vec::new();

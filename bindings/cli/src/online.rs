@@ -14,7 +14,7 @@ pub fn online(
     json: bool,
     quiet: bool,
 ) -> Result<u8, String> {
-    use grail_core::analysis::online::{OnlineChecker, OnlineOptions, OnlineTxn};
+    use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
     use std::io::Write;
     let mut checker = OnlineChecker::new(OnlineOptions { window, max_length, ..Default::default() });
     let out = std::io::stdout();
@@ -28,7 +28,7 @@ pub fn online(
             let line = if json {
                 serde_json::to_string(&a).unwrap_or_default()
             } else {
-                grail_core::analysis::online::render_anomaly(&a)
+                grail_core::online::cycles::render_anomaly(&a)
             };
             writeln!(out, "{line}").map_err(|e| e.to_string())?;
         }
@@ -38,7 +38,7 @@ pub fn online(
     if json {
         writeln!(out, "{}", serde_json::to_string(&summary).unwrap_or_default()).map_err(|e| e.to_string())?;
     } else {
-        write!(out, "{}", grail_core::analysis::online::render_summary(&summary)).map_err(|e| e.to_string())?;
+        write!(out, "{}", grail_core::online::cycles::render_summary(&summary)).map_err(|e| e.to_string())?;
     }
     out.flush().map_err(|e| e.to_string())?;
     let peak = std::fs::read_to_string("/proc/self/status")
@@ -65,7 +65,7 @@ pub fn online_timestamps(
     json: bool,
     quiet: bool,
 ) -> Result<u8, String> {
-    use grail_core::timestamps::online::{
+    use grail_core::online::timestamps::{
         render_stats, render_violation, TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn,
     };
     use std::io::Write;
@@ -76,7 +76,7 @@ pub fn online_timestamps(
     let t0 = Instant::now();
     let mut untimed = 0usize;
     let print = |out: &mut std::io::BufWriter<std::io::StdoutLock>,
-                 vs: Vec<grail_core::timestamps::online::TsViolation>| {
+                 vs: Vec<grail_core::online::timestamps::TsViolation>| {
         for v in vs {
             if quiet {
                 continue;

@@ -2,8 +2,8 @@
 //! (the Python class `grail.OnlineChecker` converts dicts).
 
 use crate::{guarded, to_pyerr};
-use grail_core::analysis::online::{OnlineChecker, OnlineOptions};
-use grail_core::{Error, ErrorKind, Format};
+use grail_core::online::cycles::{OnlineChecker, OnlineOptions};
+use grail_core::{Error, ErrorKind};
 use pyo3::prelude::*;
 
 #[pyclass(name = "OnlineChecker", module = "grail._grail")]
@@ -27,7 +27,7 @@ impl PyOnline {
     fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
         let inner = &mut self.inner;
         guarded(py, || {
-            let found = inner.push_text(txn.as_bytes(), Format::Json).map_err(|e| to_pyerr(py, e.into()))?;
+            let found = inner.push_json(txn.as_bytes()).map_err(|e| to_pyerr(py, e.into()))?;
             Ok(found.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
         })
     }
@@ -47,8 +47,7 @@ impl PyOnline {
 /// timestamps (Aion); transactions in and violations out as JSON text.
 #[pyclass(name = "TimestampOnlineChecker", module = "grail._grail")]
 pub struct PyTsOnline {
-    inner: grail_core::timestamps::online::TsOnlineChecker,
-    arrivals: u64,
+    inner: grail_core::online::timestamps::TsOnlineChecker,
 }
 
 #[pymethods]
@@ -58,21 +57,19 @@ impl PyTsOnline {
     #[new]
     #[pyo3(signature = (options = "{}"))]
     fn new(py: Python<'_>, options: &str) -> PyResult<Self> {
-        let opts: grail_core::timestamps::online::TsOnlineOptions = serde_json::from_str(options)
+        let opts: grail_core::online::timestamps::TsOnlineOptions = serde_json::from_str(options)
             .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Usage, format!("online options: {e}")).into()))?;
-        Ok(PyTsOnline { inner: grail_core::timestamps::online::TsOnlineChecker::new(opts), arrivals: 0 })
+        Ok(PyTsOnline { inner: grail_core::online::timestamps::TsOnlineChecker::new(opts) })
     }
 
     /// Take one committed transaction (native or TimeKiller JSON text); the violations that
     /// became final, each as JSON text.
     fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
-        let v: serde_json::Value = serde_json::from_str(txn)
-            .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Syntax, format!("transaction: {e}")).into()))?;
-        let t =
-            grail_core::timestamps::online::TsTxn::from_json(&v, self.arrivals).map_err(|e| to_pyerr(py, e.into()))?;
-        self.arrivals += 1;
         let inner = &mut self.inner;
-        guarded(py, || Ok(inner.push(&t).iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect()))
+        guarded(py, || {
+            let found = inner.push_json(txn.as_bytes()).map_err(|e| to_pyerr(py, e.into()))?;
+            Ok(found.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
+        })
     }
 
     /// Every pending verdict, final: the violations left, each as JSON text.

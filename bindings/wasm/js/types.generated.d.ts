@@ -129,7 +129,7 @@ export type RegisterMode = 'auto' | 'polygraph' | 'sure-edges';
  */
 export type WhiteBoxMode = 'auto' | 'ignore' | 'only';
 /**
- * A strategy's answer for one level.
+ * A strategy's answer for one level: a verdict, or "not detected" by a bounded search.
  */
 export type StrategyVerdict = 'violated' | 'holds' | 'not-detected' | 'unknown';
 /**
@@ -432,7 +432,7 @@ export interface CheckOptions {
     max_steps?: number | null;
     /**
      * List append: order appends only as reads observed them, as Elle does, so that two
-     * unobserved appends after one read version are no lost update ([`super::open_pairs`]).
+     * unobserved appends after one read version are no lost update ([`open_pairs`]).
      * Off by default: grail decides every order of them, as the polygraph does for registers.
      */
     observed_order_only?: boolean;

@@ -363,7 +363,17 @@ pub fn test_panic(message: String) {
     panic!("{message}");
 }
 
-/// The online checker (`grail_core::analysis::online`): transactions in completion order, each
+/// A transaction object as the JSON text core's online checkers take (`JSON.stringify`).
+fn json_text(txn: &JsValue) -> Result<String, JsValue> {
+    let not = |why: &str| grail_error("shape", &format!("not a transaction: {why}"), None, None, None);
+    if !txn.is_object() {
+        return Err(not("expected an object"));
+    }
+    let text = js_sys::JSON::stringify(txn).map_err(|_| not("it cannot be written as JSON"))?;
+    text.as_string().ok_or_else(|| not("it cannot be written as JSON"))
+}
+
+/// The online checker (`grail_core::online::cycles`): transactions in completion order, each
 /// a plain object in grail's native form; the cycles each one closed come back as plain objects.
 #[wasm_bindgen]
 pub struct OnlineChecker {
@@ -387,10 +397,7 @@ impl OnlineChecker {
     /// Take the next transaction; the anomalies (cycles) it closed. The object is read as its
     /// JSON text by core's JSON reader, as `check` reads a history.
     pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
-        let v: serde_json::Value = serde_wasm_bindgen::from_value(txn)
-            .map_err(|e| grail_error("shape", &format!("not a transaction: {}", serde_message(e)), None, None, None))?;
-        let text = serde_json::to_vec(&v).map_err(|e| usage(format!("not a transaction: {e}")))?;
-        to_js(&self.inner.push_text(&text, grail_core::Format::Json).map_err(core_error)?)
+        to_js(&self.inner.push_json(json_text(&txn)?.as_bytes()).map_err(core_error)?)
     }
 
     /// Counters, class counts, lengths, label patterns and notes so far.
@@ -405,13 +412,12 @@ impl OnlineChecker {
     }
 }
 
-/// The online checker with timestamps (`grail_core::timestamps::online`, as Aion): committed
+/// The online checker with timestamps (`grail_core::online::timestamps`, as Aion): committed
 /// transactions with start and commit timestamps, in any order, as plain objects (grail's
 /// native form or TimeKiller's); the violations that became final come back as plain objects.
 #[wasm_bindgen]
 pub struct TimestampOnlineChecker {
-    inner: grail_core::timestamps::online::TsOnlineChecker,
-    arrivals: u64,
+    inner: grail_core::online::timestamps::TsOnlineChecker,
 }
 
 #[wasm_bindgen]
@@ -419,22 +425,18 @@ impl TimestampOnlineChecker {
     /// `options`: `{window, level: "SI" | "SER", session}` (unknown fields are an error).
     #[wasm_bindgen(constructor)]
     pub fn new(options: JsValue) -> Result<TimestampOnlineChecker, JsValue> {
-        let opts: grail_core::timestamps::online::TsOnlineOptions = if options.is_undefined() || options.is_null() {
+        let opts: grail_core::online::timestamps::TsOnlineOptions = if options.is_undefined() || options.is_null() {
             Default::default()
         } else {
             serde_wasm_bindgen::from_value(options)
                 .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
         };
-        Ok(TimestampOnlineChecker { inner: grail_core::timestamps::online::TsOnlineChecker::new(opts), arrivals: 0 })
+        Ok(TimestampOnlineChecker { inner: grail_core::online::timestamps::TsOnlineChecker::new(opts) })
     }
 
     /// Take one committed transaction; the violations that became final.
     pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
-        let v: serde_json::Value = serde_wasm_bindgen::from_value(txn)
-            .map_err(|e| grail_error("shape", &format!("not a transaction: {}", serde_message(e)), None, None, None))?;
-        let t = grail_core::timestamps::online::TsTxn::from_json(&v, self.arrivals).map_err(core_error)?;
-        self.arrivals += 1;
-        to_js(&self.inner.push(&t))
+        to_js(&self.inner.push_json(json_text(&txn)?.as_bytes()).map_err(core_error)?)
     }
 
     /// Make every pending verdict final; the violations left.

@@ -1,14 +1,13 @@
 //! Anomaly analysis: every cycle classified (Zellag & Kemme 2014, Sect. 7.1; LDBC ACID, Waudby
 //! et al. 2020; Adya), cycles counted up to a bound by class, by length and by the pattern of
 //! transaction labels (Zellag & Kemme 7.2), how many transactions lie on 0, 1 and 2+ cycles
-//! (Zellag & Kemme 10.3.1, Tables 3 and 4), LDBC's read anomalies with evidence, and an online
-//! checker (Zellag & Kemme 5.2 and 6) in [`online`].
+//! (Zellag & Kemme 10.3.1, Tables 3 and 4) and LDBC's read anomalies with evidence; the online
+//! checker (Zellag & Kemme 5.2 and 6) is [`crate::online::cycles`].
 //!
 //! Requested through [`crate::CheckOptions::analyze`]; the result is [`crate::Report::analysis`].
 
 pub mod classify;
 pub mod count;
-pub mod online;
 pub mod reads;
 
 use crate::explain::{op_ref, OpRef};

@@ -16,14 +16,13 @@
 //! ```
 
 mod observe;
-mod online;
 #[cfg(feature = "schema")]
 pub mod schema;
 mod session;
 mod views;
 
+pub use crate::online::OnlineKind;
 pub use observe::{Event, Observer};
-pub use online::OnlineKind;
 #[cfg(feature = "schema")]
 pub use schema::{data_schemas, report_schema};
 pub use session::{ReadRequest, Session};

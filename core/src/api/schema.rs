@@ -27,10 +27,10 @@ pub fn data_schemas() -> serde_json::Value {
     out.subschema_for::<StatsView>();
     out.subschema_for::<TxnView<'static>>();
     out.subschema_for::<crate::strategy::StrategyReport>();
-    out.subschema_for::<crate::analysis::online::OnlineAnomaly>();
-    out.subschema_for::<crate::analysis::online::OnlineSummary>();
-    out.subschema_for::<crate::timestamps::online::TsViolation>();
-    out.subschema_for::<crate::timestamps::online::TsOnlineStats>();
+    out.subschema_for::<crate::online::cycles::OnlineAnomaly>();
+    out.subschema_for::<crate::online::cycles::OnlineSummary>();
+    out.subschema_for::<crate::online::timestamps::TsViolation>();
+    out.subschema_for::<crate::online::timestamps::TsOnlineStats>();
     let mut defs = out.take_definitions(true);
     // A result's field that is not required is skipped when `None` (core skips only `None`s
     // and empty lists): present, it is never `null`.
@@ -40,8 +40,8 @@ pub fn data_schemas() -> serde_json::Value {
     let mut input = schemars::SchemaGenerator::new(SchemaSettings::draft2020_12().for_deserialize());
     input.subschema_for::<crate::engine::CheckOptions>();
     input.subschema_for::<crate::engine::AnalyzeOptions>();
-    input.subschema_for::<crate::analysis::online::OnlineOptions>();
-    input.subschema_for::<crate::timestamps::online::TsOnlineOptions>();
+    input.subschema_for::<crate::online::cycles::OnlineOptions>();
+    input.subschema_for::<crate::online::timestamps::TsOnlineOptions>();
     for (name, schema) in input.take_definitions(true) {
         // A type both returned and taken (the levels) must have one schema.
         match defs.get(&name) {

@@ -36,7 +36,6 @@
 
 pub mod axioms;
 pub mod mixed;
-pub mod online;
 #[cfg(feature = "schema")]
 pub mod schema;
 

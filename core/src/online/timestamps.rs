@@ -20,11 +20,11 @@
 //! not checked. A list read is checked against the base's length and the appends in the
 //! window; elements that left the window are not compared.
 
-use super::axioms::Kind;
-use super::Ts;
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
 use crate::history::{Arg, Atom, History, OpKind, Status, TxnId, Value};
+use crate::timestamps::axioms::Kind;
+use crate::timestamps::Ts;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -326,6 +326,15 @@ impl TsOnlineChecker {
             TsLevel::Si => t.start_ts,
             TsLevel::Ser => t.commit_ts,
         }
+    }
+
+    /// Take one transaction as JSON text (grail's native form or TimeKiller's); the violations
+    /// that became final. A transaction without an id is numbered by its arrival.
+    pub fn push_json(&mut self, text: &[u8]) -> Result<Vec<TsViolation>, Error> {
+        let v: serde_json::Value =
+            serde_json::from_slice(text).map_err(|e| Error::new(ErrorKind::Syntax, format!("transaction: {e}")))?;
+        let t = TsTxn::from_json(&v, self.seq)?;
+        Ok(self.push(&t))
     }
 
     /// Take one committed transaction; returns the violations that became final.

@@ -1,4 +1,13 @@
-//! Which of core's online checkers a finished history streams through.
+//! The online checkers: transactions taken one at a time as they arrive, each anomaly reported
+//! when the transaction that closes it arrives, in memory bounded by a window.
+//!
+//! [`cycles`]: list-append cycles with their classes (Zellag & Kemme 2014, Sect. 5.2 and 6);
+//! [`timestamps`]: start and commit timestamps against Chronos's axioms, as Aion checks them.
+//! Both take a record the same way, `push_json` (grail's native JSON form of a transaction,
+//! the text a JSON-lines file holds), so every front end feeds them alike.
+
+pub mod cycles;
+pub mod timestamps;
 
 use crate::error::{Error, ErrorKind};
 use crate::history::{History, Model, Status};
@@ -6,9 +15,9 @@ use crate::history::{History, Model, Status};
 /// The online checker for a history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum OnlineKind {
-    /// List-append cycles as transactions arrive ([`crate::analysis::online`]).
+    /// List-append cycles as transactions arrive ([`crate::online::cycles`]).
     Cycles,
-    /// Start and commit timestamps checked as they arrive, as Aion does ([`crate::timestamps::online`]).
+    /// Start and commit timestamps checked as they arrive, as Aion does ([`crate::online::timestamps`]).
     Timestamps,
 }
 

@@ -45,8 +45,8 @@ pub mod txn;
 pub use render::{render_anomaly, render_summary};
 pub use txn::{Atom, OnlineOp, OnlineTxn};
 
-use super::classify::{classify, Classes};
-use super::{ClassifiedCycle, Tally, NO_LABEL};
+use crate::analysis::classify::{classify, Classes};
+use crate::analysis::{ClassifiedCycle, Tally, NO_LABEL};
 use crate::error::Error;
 use crate::graph::EdgeType;
 use crate::history::Status;
@@ -121,9 +121,9 @@ pub struct OnlineStats {
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OnlineSummary {
     pub stats: OnlineStats,
-    pub classes: Vec<super::ClassCount>,
-    pub lengths: Vec<super::LengthCount>,
-    pub patterns: Vec<super::PatternCount>,
+    pub classes: Vec<crate::analysis::ClassCount>,
+    pub lengths: Vec<crate::analysis::LengthCount>,
+    pub patterns: Vec<crate::analysis::PatternCount>,
     pub notes: Vec<String>,
 }
 
@@ -179,6 +179,12 @@ impl OnlineChecker {
     pub fn push_text(&mut self, text: &[u8], format: Format) -> Result<Vec<OnlineAnomaly>, Error> {
         let txns = OnlineTxn::read(text, format, self.stats.transactions)?;
         Ok(txns.iter().flat_map(|t| self.push(t)).collect())
+    }
+
+    /// Take the next transaction as JSON text (grail's native form, as a JSON-lines file holds
+    /// it, read by the JSON reader `grail check` uses); the cycles it closed.
+    pub fn push_json(&mut self, text: &[u8]) -> Result<Vec<OnlineAnomaly>, Error> {
+        self.push_text(text, Format::Json)
     }
 
     /// Take the next transaction (in completion order); returns the cycles it closed.
