@@ -15,7 +15,7 @@
 use grail_core::generate::{generate, GenOptions, Isolation, Output};
 use grail_core::graph::orders::Order;
 use grail_core::graph::search::Budget;
-use grail_core::polygraph::{self, Mode, Search, Verdict};
+use grail_core::polygraph::{self, Decision, Mode, SearchMode};
 use grail_core::Format;
 use std::time::{Duration, Instant};
 
@@ -71,11 +71,11 @@ fn main() {
     // Optional filters: levels (SER, SI, SS-SER, SS-SI) and isolations (ser, si), comma-separated.
     let only = |var: &str, name: &str| std::env::var(var).map_or(true, |v| v.split(',').any(|x| x.trim() == name));
     let search = match std::env::var("GRAIL_POLY_SEARCH").as_deref() {
-        Ok("dpll") => Search::DpllOnly,
-        Ok("learn") => Search::LearnOnly,
+        Ok("dpll") => SearchMode::DpllOnly,
+        Ok("learn") => SearchMode::LearnOnly,
         #[cfg(feature = "batsat")]
-        Ok("sat") => Search::SatOnly,
-        _ => Search::Fast,
+        Ok("sat") => SearchMode::SatOnly,
+        _ => SearchMode::Fast,
     };
     println!("polygraph benchmark: PolySI's six benchmark shapes as Cobra logs, search {search:?}");
     println!(
@@ -135,12 +135,12 @@ fn main() {
                     let check = t1.elapsed().as_secs_f64();
                     let cpu = cpu_s() - c1;
                     let verdict = match &v {
-                        Verdict::Holds if st.chain_guess && st.with_session => "holds*s",
-                        Verdict::Holds if st.with_session => "holds s",
-                        Verdict::Holds if st.chain_guess => "holds*",
-                        Verdict::Holds => "holds",
-                        Verdict::Violated(_) => "violated",
-                        Verdict::Unknown(_) => "unknown",
+                        Decision::Holds if st.chain_guess && st.with_session => "holds*s",
+                        Decision::Holds if st.with_session => "holds s",
+                        Decision::Holds if st.chain_guess => "holds*",
+                        Decision::Holds => "holds",
+                        Decision::Violated(_) => "violated",
+                        Decision::Unknown(_) => "unknown",
                     };
                     println!(
                         "{:>10} {:>5} {:>6} {:>6} {:>8} {:>7} {:>10} {:>9} {:>7} {:>6} {:>9} {:>7} {:>6} {:>8.3} {:>8.3} {:>7.3} {:>7.0}  {}",
@@ -163,7 +163,7 @@ fn main() {
                         peak_rss_mb(),
                         if name == "SS-SI" && iso == "si" { table3(shape) } else { "" }
                     );
-                    if let Verdict::Unknown(why) = &v {
+                    if let Decision::Unknown(why) = &v {
                         println!("        ({why})");
                     }
                 }
@@ -194,9 +194,9 @@ fn search_comparison() {
     for (name, mode) in [("SER", Mode::Ser), ("SI", Mode::Si)] {
         let mut verdicts: Vec<Vec<Option<bool>>> = Vec::new();
         #[allow(unused_mut)]
-        let mut searches = vec![("dpll", Search::DpllOnly), ("default", Search::Fast)];
+        let mut searches = vec![("dpll", SearchMode::DpllOnly), ("default", SearchMode::Fast)];
         #[cfg(feature = "batsat")]
-        searches.insert(1, ("cdcl", Search::SatOnly));
+        searches.insert(1, ("cdcl", SearchMode::SatOnly));
         for (sname, search) in searches {
             let (mut total, mut max, mut violated, mut unknown, mut open) = (0.0f64, 0.0f64, 0, 0, 0usize);
             let mut vs = Vec::new();
@@ -212,12 +212,12 @@ fn search_comparison() {
                 max = max.max(dt);
                 open += st.after_pruning;
                 vs.push(match v {
-                    Verdict::Holds => Some(true),
-                    Verdict::Violated(_) => {
+                    Decision::Holds => Some(true),
+                    Decision::Violated(_) => {
                         violated += 1;
                         Some(false)
                     }
-                    Verdict::Unknown(_) => {
+                    Decision::Unknown(_) => {
                         unknown += 1;
                         None
                     }

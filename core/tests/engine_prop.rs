@@ -6,7 +6,7 @@ mod common;
 
 use common::label_words;
 use grail_core::anomaly::AnomalyKind;
-use grail_core::graph::search::{components, Budget, Outcome, Searcher};
+use grail_core::graph::search::{components, Budget, Searched, Searcher};
 use grail_core::graph::{DependencyGraph, Edge, EdgeType};
 use grail_core::level::pattern;
 use proptest::prelude::*;
@@ -93,9 +93,9 @@ proptest! {
             let matching: Vec<&(Vec<u32>, Vec<EdgeType>)> = all.iter().filter(|(_, w)| oracle(kind, w)).collect();
             let out = searcher.search(&comps, &p, &mut Budget::unlimited(), 100);
             match out {
-                Outcome::Holds => prop_assert!(matching.is_empty(), "{kind:?}: engine says holds, brute force found {:?}", matching[0]),
-                Outcome::Unknown(why) => prop_assert!(false, "unknown without a budget: {why}"),
-                Outcome::Violated(cycles) => {
+                Searched::Holds => prop_assert!(matching.is_empty(), "{kind:?}: engine says holds, brute force found {:?}", matching[0]),
+                Searched::Unknown(why) => prop_assert!(false, "unknown without a budget: {why}"),
+                Searched::Violated(cycles) => {
                     prop_assert!(!matching.is_empty(), "{kind:?}: engine found {cycles:?}, brute force none");
                     for c in &cycles {
                         // A real simple cycle of the graph, matching the anomaly.
@@ -136,11 +136,11 @@ fn budget_makes_verdicts_unknown_not_guesses() {
     let p = pattern(AnomalyKind::GSingle).unwrap();
     let mut s = Searcher::new(&g);
     match s.search(&comps, &p, &mut Budget::new(10, None), 8) {
-        Outcome::Unknown(why) => assert!(why.contains("budget"), "{why}"),
+        Searched::Unknown(why) => assert!(why.contains("budget"), "{why}"),
         other => panic!("expected unknown under a 10-step budget, got {other:?}"),
     }
     match s.search(&comps, &p, &mut Budget::unlimited(), 8) {
-        Outcome::Violated(c) => assert_eq!(c[0].txns.len(), 3), // 5 -rw-> 3 -wr-> 4 -wr-> 5
+        Searched::Violated(c) => assert_eq!(c[0].txns.len(), 3), // 5 -rw-> 3 -wr-> 4 -wr-> 5
         other => panic!("expected a violation, got {other:?}"),
     }
 }
@@ -152,5 +152,5 @@ fn adjacent_rw_edges_are_no_g_nonadjacent() {
     let g = graph(5, &[(1, 3, 1), (3, 1, 1), (1, 2, 4), (0, 1, 4), (2, 0, 1)]);
     let p = pattern(AnomalyKind::GNonadjacent).unwrap();
     let out = Searcher::new(&g).search(&components(&g), &p, &mut Budget::unlimited(), 100);
-    assert!(matches!(out, Outcome::Holds), "{out:?}");
+    assert!(matches!(out, Searched::Holds), "{out:?}");
 }

@@ -6,7 +6,7 @@
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, KeyDistribution};
 use grail_core::graph::orders::Order;
 use grail_core::graph::search::Budget;
-use grail_core::polygraph::{self, Mode, Search, Verdict};
+use grail_core::polygraph::{self, Decision, Mode, SearchMode};
 use grail_core::report::RegisterMode;
 use grail_core::{CheckOptions, Format, Level, Report};
 
@@ -278,33 +278,33 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
         let pg = polygraph::build(&h, &inf, false, u64::MAX);
         #[allow(unused_mut)]
         let mut searches = vec![
-            (Level::Ser, Mode::Ser, Search::Fast),
-            (Level::Si, Mode::Si, Search::Fast),
-            (Level::Ser, Mode::Ser, Search::NoChain),
-            (Level::Si, Mode::Si, Search::NoChain),
-            (Level::Ser, Mode::Ser, Search::DpllOnly),
-            (Level::Si, Mode::Si, Search::DpllOnly),
-            (Level::Ser, Mode::Ser, Search::LearnOnly),
-            (Level::Si, Mode::Si, Search::LearnOnly),
-            (Level::Ser, Mode::Ser, Search::LearnChrono),
-            (Level::Si, Mode::Si, Search::LearnChrono),
-            (Level::Ser, Mode::Ser, Search::RepairFirst),
-            (Level::Si, Mode::Si, Search::RepairFirst),
+            (Level::Ser, Mode::Ser, SearchMode::Fast),
+            (Level::Si, Mode::Si, SearchMode::Fast),
+            (Level::Ser, Mode::Ser, SearchMode::NoChain),
+            (Level::Si, Mode::Si, SearchMode::NoChain),
+            (Level::Ser, Mode::Ser, SearchMode::DpllOnly),
+            (Level::Si, Mode::Si, SearchMode::DpllOnly),
+            (Level::Ser, Mode::Ser, SearchMode::LearnOnly),
+            (Level::Si, Mode::Si, SearchMode::LearnOnly),
+            (Level::Ser, Mode::Ser, SearchMode::LearnChrono),
+            (Level::Si, Mode::Si, SearchMode::LearnChrono),
+            (Level::Ser, Mode::Ser, SearchMode::RepairFirst),
+            (Level::Si, Mode::Si, SearchMode::RepairFirst),
         ];
         // PSI, PL-2 and PL-1 (issue 15): the same search with their own cycle patterns.
         for (level, mode) in [(Level::Psi, Mode::Psi), (Level::Pl2, Mode::Pl2), (Level::Pl1, Mode::Pl1)] {
             searches.extend([
-                (level, mode, Search::Fast),
-                (level, mode, Search::NoChain),
-                (level, mode, Search::DpllOnly),
-                (level, mode, Search::LearnOnly),
-                (level, mode, Search::LearnChrono),
-                (level, mode, Search::RepairFirst),
+                (level, mode, SearchMode::Fast),
+                (level, mode, SearchMode::NoChain),
+                (level, mode, SearchMode::DpllOnly),
+                (level, mode, SearchMode::LearnOnly),
+                (level, mode, SearchMode::LearnChrono),
+                (level, mode, SearchMode::RepairFirst),
             ]);
         }
         if cfg!(feature = "batsat") {
             #[cfg(feature = "batsat")]
-            searches.extend([(Level::Ser, Mode::Ser, Search::SatOnly), (Level::Si, Mode::Si, Search::SatOnly)]);
+            searches.extend([(Level::Ser, Mode::Ser, SearchMode::SatOnly), (Level::Si, Mode::Si, SearchMode::SatOnly)]);
         }
         // SER, SI and PSI also on the compacted polygraph (read-modify-write chains).
         let compact = polygraph::build_for(&h, &inf, Order::None, Mode::Ser, u64::MAX);
@@ -321,31 +321,36 @@ fn verdicts_equal_brute_force_over_all_version_orders() {
             if st.decisions > 0 {
                 searched += 1;
             }
-            if search == Search::LearnOnly {
+            if search == SearchMode::LearnOnly {
                 learned += usize::from(st.conflicts > 0);
                 jumped += usize::from(st.backjumps > 0);
             }
             // Violated with session order, then decided without it (ranked by SI's order).
-            if search == Search::Fast && !pg.session.is_empty() && matches!(v, Verdict::Holds) && !st.with_session {
+            if search == SearchMode::Fast && !pg.session.is_empty() && matches!(v, Decision::Holds) && !st.with_session
+            {
                 unsession += 1;
             }
             // Held by the repaired first guess alone, with nothing pruned.
-            if search == Search::RepairFirst && matches!(v, Verdict::Holds) && st.freed > 0 && st.pruning_rounds == 0 {
+            if search == SearchMode::RepairFirst
+                && matches!(v, Decision::Holds)
+                && st.freed > 0
+                && st.pruning_rounds == 0
+            {
                 repaired += 1;
             }
             let expected = brute_force(&text, &per_key, level);
             match v {
-                Verdict::Holds => {
+                Decision::Holds => {
                     held += 1;
                     per_level.entry(level).or_insert((0, 0)).1 += 1;
                     assert!(expected, "case {case} {level:?}: polygraph holds, brute force violated\n{text}")
                 }
-                Verdict::Violated(_) => {
+                Decision::Violated(_) => {
                     violated += 1;
                     per_level.entry(level).or_insert((0, 0)).0 += 1;
                     assert!(!expected, "case {case} {level:?}: polygraph violated, brute force holds\n{text}")
                 }
-                Verdict::Unknown(w) => panic!("unknown without a budget: {w}"),
+                Decision::Unknown(w) => panic!("unknown without a budget: {w}"),
             }
         }
     }
@@ -373,7 +378,7 @@ fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown
     let pg = polygraph::build(&h, &inf, true, 0);
     assert!(pg.cons.is_empty() && pg.pairs > 0);
     let (v, st) = polygraph::decide(&pg, Mode::Ser, &mut Budget::unlimited());
-    assert_eq!(v, Verdict::Holds);
+    assert_eq!(v, Decision::Holds);
     assert!(st.chain_guess);
     // A lost update needs the constraints: unknown, with the reason.
     let text = r#"[{"id": 1, "ops": [["w", "x", 0]]},
@@ -383,12 +388,12 @@ fn beyond_the_constraint_limit_the_guess_or_a_certain_cycle_decides_else_unknown
     let inf = grail_core::infer(&h);
     let pg = polygraph::build(&h, &inf, true, 0);
     match polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0 {
-        Verdict::Unknown(why) => assert!(why.contains("3 constraints"), "{why}"),
+        Decision::Unknown(why) => assert!(why.contains("3 constraints"), "{why}"),
         v => panic!("expected unknown, got {v:?}"),
     }
     // With the constraints, it is violated.
     let pg = polygraph::build(&h, &inf, true, u64::MAX);
-    assert!(matches!(polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0, Verdict::Violated(_)));
+    assert!(matches!(polygraph::decide(&pg, Mode::Si, &mut Budget::unlimited()).0, Decision::Violated(_)));
 }
 
 /// A counterexample is a closed walk the level forbids; its certain edges are known edges, its
@@ -448,8 +453,8 @@ fn counterexamples_are_forbidden_cycles_through_their_choices() {
         let inf = grail_core::infer(&h);
         for mode in [Mode::Ser, Mode::Si, Mode::Psi, Mode::Pl2, Mode::Pl1] {
             let pg = polygraph::build_for(&h, &inf, Order::None, mode, u64::MAX);
-            for search in [Search::Fast, Search::LearnOnly, Search::LearnChrono, Search::DpllOnly] {
-                if let (Verdict::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
+            for search in [SearchMode::Fast, SearchMode::LearnOnly, SearchMode::LearnChrono, SearchMode::DpllOnly] {
+                if let (Decision::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
                 {
                     check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));
                     with_reasons += usize::from(!cx.reasons.is_empty());

@@ -8,7 +8,7 @@
 
 use grail_core::graph::search::Budget;
 use grail_core::graph::EdgeType;
-use grail_core::polygraph::{self, Mode, Origin, Search, Verdict};
+use grail_core::polygraph::{self, Decision, Mode, Origin, SearchMode};
 use grail_core::Format;
 
 struct Rng(u64);
@@ -88,20 +88,20 @@ fn learning_agrees_with_dpll_and_jumps_back() {
         let inf = grail_core::infer(&h);
         let pg = polygraph::build(&h, &inf, false, u64::MAX);
         for mode in [Mode::Ser, Mode::Si] {
-            let (dpll, _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::DpllOnly);
-            let (learn, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::LearnOnly);
-            let (fast, _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::Fast);
-            let (chrono, cst) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), Search::LearnChrono);
-            let holds = |v: &Verdict| match v {
-                Verdict::Holds => true,
-                Verdict::Violated(_) => false,
-                Verdict::Unknown(w) => panic!("case {case} {mode:?}: unknown without a budget: {w}"),
+            let (dpll, _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), SearchMode::DpllOnly);
+            let (learn, st) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), SearchMode::LearnOnly);
+            let (fast, _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), SearchMode::Fast);
+            let (chrono, cst) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), SearchMode::LearnChrono);
+            let holds = |v: &Decision| match v {
+                Decision::Holds => true,
+                Decision::Violated(_) => false,
+                Decision::Unknown(w) => panic!("case {case} {mode:?}: unknown without a budget: {w}"),
             };
             assert_eq!(holds(&learn), holds(&dpll), "case {case} {mode:?}: learning and DPLL disagree\n{text}");
             assert_eq!(holds(&fast), holds(&dpll), "case {case} {mode:?}: default and DPLL disagree\n{text}");
             let ctx = format!("case {case} {mode:?}: chronological backtracking and DPLL disagree\n{text}");
             assert_eq!(holds(&chrono), holds(&dpll), "{ctx}");
-            if let Verdict::Violated(cx) = &learn {
+            if let Decision::Violated(cx) = &learn {
                 violated += 1;
                 let c = &cx.cycle;
                 for i in 0..c.len() {

@@ -76,7 +76,7 @@ fn injected_anomalies_are_found_and_named_in_every_shape() {
 fn ser_without_session_order_on_general_wh_si_is_decided_at_once() {
     use grail_core::graph::orders::Order;
     use grail_core::graph::search::Budget;
-    use grail_core::polygraph::{self, Mode, Verdict};
+    use grail_core::polygraph::{self, Decision, Mode};
     let p = GenOptions::preset("general-wh").unwrap();
     let o = GenOptions {
         transactions: 7000,
@@ -92,7 +92,7 @@ fn ser_without_session_order_on_general_wh_si_is_decided_at_once() {
     // With session order among the edges: violated, by a real cycle.
     let pg = polygraph::build_for(&h, &inf, Order::Session, Mode::Ser, polygraph::MAX_CONSTRAINTS);
     let (v, _) = polygraph::decide(&pg, Mode::Ser, &mut Budget::unlimited());
-    let Verdict::Violated(cx) = v else { panic!("strong-session-SER: {v:?}") };
+    let Decision::Violated(cx) = v else { panic!("strong-session-SER: {v:?}") };
     let cycle: Vec<_> = cx.cycle.iter().map(|(e, _)| *e).collect();
     assert!(!cycle.is_empty());
     for (i, e) in cycle.iter().enumerate() {
@@ -102,11 +102,12 @@ fn ser_without_session_order_on_general_wh_si_is_decided_at_once() {
     let pg = polygraph::build_for(&h, &inf, Order::None, Mode::Ser, polygraph::MAX_CONSTRAINTS);
     let mut budget = Budget::new(STEPS_7K, None);
     let (v, st) = polygraph::decide(&pg, Mode::Ser, &mut budget);
-    assert_eq!(v, Verdict::Holds, "{st:?}");
+    assert_eq!(v, Decision::Holds, "{st:?}");
     assert!(!st.with_session && st.repair_rounds >= 1 && st.pruning_rounds == 0 && st.conflicts <= 10, "{st:?}");
     // The full search after pruning (no repair) agrees.
-    let (v, st) = polygraph::decide_with(&pg, Mode::Ser, &mut Budget::new(STEPS_7K, None), polygraph::Search::NoChain);
-    assert_eq!(v, Verdict::Holds, "{st:?}");
+    let (v, st) =
+        polygraph::decide_with(&pg, Mode::Ser, &mut Budget::new(STEPS_7K, None), polygraph::SearchMode::NoChain);
+    assert_eq!(v, Decision::Holds, "{st:?}");
     assert!(st.repair_rounds == 0 && st.after_pruning > 10_000, "{st:?}");
 }
 

@@ -10,7 +10,7 @@ mod common;
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
 use grail_core::graph::orders::Order;
 use grail_core::graph::search::Budget;
-use grail_core::polygraph::{self, Mode, Verdict};
+use grail_core::polygraph::{self, Decision, Mode};
 use grail_core::{CheckOptions, Format, History, Level, Report};
 use std::path::Path;
 
@@ -275,7 +275,7 @@ fn a_register_lost_update_is_found_over_the_budget() {
         let pg = polygraph::build_for(&h, &inf, Order::None, mode, 40);
         assert!(pg.pairs > 40 && (pg.cons.len() as u64) < pg.pairs, "{} {}", pg.pairs, pg.cons.len());
         let (v, _) = polygraph::decide(&pg, mode, &mut Budget::unlimited());
-        let Verdict::Violated(cx) = v else { panic!("{mode:?}: {v:?}") };
+        let Decision::Violated(cx) = v else { panic!("{mode:?}: {v:?}") };
         let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx);
         assert_eq!(r.name, "lost update", "{mode:?}: {}", r.explanation);
         let mut ids = r.txns.clone();

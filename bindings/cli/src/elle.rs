@@ -16,7 +16,7 @@
 //! The meaning of the model names is Elle's (`grail_core::elle`, `docs/elle.md`).
 
 use grail_core::api::{ReadRequest, Session};
-use grail_core::elle::{self, Analysis, ElleOptions, Valid};
+use grail_core::elle::{self, Checked, ElleOptions, Valid};
 use grail_core::{Format, History};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -410,7 +410,7 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 /// Elle's `--directory` files: `<TYPE>.txt` per reportable cycle type, `sccs/<i>.svg` per strongly
 /// connected component and `<TYPE>/<i>.svg` per cycle (plots whose DOT would exceed
 /// `--max-plot-bytes` are skipped, as Elle skips them), `incompatible-order/<key>.html`.
-fn write_artifacts(prog: &str, dir: &Path, h: &History, a: &Analysis, o: &Opts) -> Result<(), String> {
+fn write_artifacts(prog: &str, dir: &Path, h: &History, a: &Checked, o: &Opts) -> Result<(), String> {
     use grail_core::render::{html, svg};
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if o.plot_format != "svg" {

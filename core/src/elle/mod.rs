@@ -84,12 +84,12 @@ pub struct ElleCycle {
     pub txns: Vec<u64>,
     /// The steps, as grail's report gives them.
     pub steps: Vec<Step>,
-    /// The strongly connected component of [`Analysis::sccs`] it lies in.
+    /// The strongly connected component of [`Checked::sccs`] it lies in.
     pub scc: Option<usize>,
 }
 
-/// The outcome of [`check`].
-pub struct Analysis {
+/// What [`check`] gives: Elle's verdict and result map, the cycles, and the graph they lie in.
+pub struct Checked {
     pub valid: Valid,
     /// Elle's result map, keys in Elle's order.
     pub result: J,
@@ -176,7 +176,7 @@ pub fn check(
     inf: &Inference,
     opts: &ElleOptions,
     interrupt: Option<&mut dyn FnMut() -> bool>,
-) -> Result<Analysis, String> {
+) -> Result<Checked, String> {
     model::validate_models(&opts.consistency_models)?;
     let prohibited = model::prohibited_anomaly_types(&opts.consistency_models, &opts.anomalies);
     let reportable = model::reportable_anomaly_types(&opts.consistency_models, &opts.anomalies);
@@ -309,7 +309,7 @@ pub fn check(
         map.sort_by(|a, b| a.0.cmp(&b.0));
     }
     let (valid, result) = result_map(&prohibited, &reportable, map);
-    Ok(Analysis { valid, result, report, cycles, reportable, graph, sccs, order, incompatible_keys })
+    Ok(Checked { valid, result, report, cycles, reportable, graph, sccs, order, incompatible_keys })
 }
 
 /// Elle's `result-map`: `valid?` false when a prohibited anomaly is present, unknown when only
@@ -548,7 +548,7 @@ mod tests {
         assert_eq!(elle_type(&["rw", "so", "rt"]), "G-single-item-realtime");
     }
 
-    fn check_text(text: &str, models: &[&str]) -> Analysis {
+    fn check_text(text: &str, models: &[&str]) -> Checked {
         let h = crate::read::read(text.as_bytes(), crate::read::Format::Auto).unwrap();
         let inf = crate::infer::infer(&h);
         let opts =

@@ -18,13 +18,13 @@ pub mod weak;
 
 use crate::anomaly::AnomalyKind;
 use crate::graph::orders::{realtime_edges, session_edges};
-use crate::graph::search::{components, Budget, Cycle, Outcome as SearchOutcome, Pattern, Searcher};
+use crate::graph::search::{components, Budget, Cycle, Pattern, Searched, Searcher};
 use crate::graph::{DependencyGraph, EdgeType};
 use crate::hash::Map;
 use crate::history::{History, Model};
 use crate::infer::Inference;
 use crate::level::{pattern, Level, Order, Weak};
-use crate::polygraph::{Counterexample, Mode, Polygraph, Verdict as PolyVerdict};
+use crate::polygraph::{Counterexample, Decision, Mode, Polygraph};
 use crate::timestamps::{Checked, ClaimName, WhiteBoxMode};
 use serde::{Deserialize, Serialize};
 use weak::{classify, initial_kind, InitialRead, WeakGraph};
@@ -281,11 +281,11 @@ pub struct Outcome {
 }
 
 /// The result of one search.
-struct Search {
+struct PatternSearch {
     graph: GraphId,
     /// The cycle anomaly searched for (weak graphs: any cycle, classified after).
     kind: Option<AnomalyKind>,
-    outcome: SearchOutcome,
+    outcome: Searched,
     /// Indices into `Outcome::witnesses`.
     found: Vec<usize>,
 }
@@ -300,9 +300,9 @@ fn comp_index(comps: &[Vec<u32>]) -> Map<u32, usize> {
     m
 }
 
-fn cycles_of(o: &SearchOutcome) -> &[Cycle] {
+fn cycles_of(o: &Searched) -> &[Cycle] {
     match o {
-        SearchOutcome::Violated(cs) => cs,
+        Searched::Violated(cs) => cs,
         _ => &[],
     }
 }
@@ -312,7 +312,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     let levels = opts.levels();
     let max_cycles = opts.max_cycles.max(1);
     let mut notes = inf.notes.clone();
-    let mut searches: Vec<Search> = Vec::new();
+    let mut searches: Vec<PatternSearch> = Vec::new();
     let mut witnesses: Vec<Witness> = Vec::new();
     let mut graphs = Graphs::default();
 
@@ -366,7 +366,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
                     cycle: c.clone(),
                 });
             }
-            searches.push(Search { graph, kind: Some(k), outcome, found });
+            searches.push(PatternSearch { graph, kind: Some(k), outcome, found });
         }
         if order == Order::None {
             plain_comps = Some(comps);
@@ -413,7 +413,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
                 cycle: c.clone(),
             });
         }
-        searches.push(Search { graph: GraphId::Weak(w), kind: None, outcome, found });
+        searches.push(PatternSearch { graph: GraphId::Weak(w), kind: None, outcome, found });
         for r in wg.initial_reads.iter().take(max_cycles) {
             initial.push(InitialWitness { graph: w, kind: initial_kind(h, g, r, txn_of), read: *r });
         }
@@ -469,19 +469,19 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         let by_polygraph = poly_levels.iter().find(|p| p.level == l);
         if let Some(p) = by_polygraph {
             match &p.verdict {
-                PolyVerdict::Violated(_) => {
+                Decision::Violated(_) => {
                     if let Some(i) = p.witness {
                         add(poly[i].named);
                         best.insert(0, (0, Evidence::Poly(i)));
                     }
                 }
-                PolyVerdict::Unknown(why) => reason = Some(format!("polygraph undecided: {why}")),
-                PolyVerdict::Holds => {}
+                Decision::Unknown(why) => reason = Some(format!("polygraph undecided: {why}")),
+                Decision::Holds => {}
             }
         }
         let searched = searches.iter().filter(|s| s.graph == graph && s.kind.is_none_or(|k| l.proscribes(k)));
         for s in searched.filter(|_| by_polygraph.is_none()) {
-            if let SearchOutcome::Unknown(why) = &s.outcome {
+            if let Searched::Unknown(why) = &s.outcome {
                 let what = s.kind.map_or_else(|| l.name().to_string(), |k| k.name().to_string());
                 reason = Some(format!("{what} undecided: {why}"));
             }
@@ -524,8 +524,8 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         }
         // The level the polygraph's verdict came from, while the findings leave it standing.
         let implied_by = by_polygraph.and_then(|p| match p.verdict {
-            PolyVerdict::Holds if verdict == Verdict::Holds => p.implied_by,
-            PolyVerdict::Violated(_) => p.implied_by,
+            Decision::Holds if verdict == Verdict::Holds => p.implied_by,
+            Decision::Violated(_) => p.implied_by,
             _ => None,
         });
         outcomes.push(LevelOutcome {
@@ -619,7 +619,7 @@ fn poly_note_text(poly: &[PolyNote], levels: &[PolyLevel], outcomes: &[LevelOutc
 /// Whether the polygraph found `l` holding and a finding (a thin-air or aborted read, ...)
 /// violates it all the same.
 fn held_then_violated(l: Level, levels: &[PolyLevel], outcomes: &[LevelOutcome]) -> bool {
-    levels.iter().any(|p| p.level == l && p.verdict == PolyVerdict::Holds)
+    levels.iter().any(|p| p.level == l && p.verdict == Decision::Holds)
         && outcomes.iter().any(|o| o.level == l && o.verdict == Verdict::Violated)
 }
 
@@ -632,7 +632,7 @@ fn poly_named(cx: &Counterexample) -> Named {
 /// A level decided on the polygraph.
 struct PolyLevel {
     level: Level,
-    verdict: PolyVerdict,
+    verdict: Decision,
     /// Its counterexample, in `Outcome::poly`.
     witness: Option<usize>,
     implied_by: Option<Level>,
@@ -687,7 +687,7 @@ fn version_order_note(h: &History, levels: &[Level], poly: &[PolyLevel], outcome
     let unknown_now = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
     let left: Vec<Level> = on_poly.iter().copied().filter(|&l| unknown_now(l)).collect();
     let (implied, decided): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
-        poly.iter().filter(|p| !unknown_now(p.level)).partition(|p| matches!(p.verdict, PolyVerdict::Unknown(_)));
+        poly.iter().filter(|p| !unknown_now(p.level)).partition(|p| matches!(p.verdict, Decision::Unknown(_)));
     let (found, exact): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
         decided.into_iter().partition(|p| held_then_violated(p.level, poly, outcomes));
     let found: Vec<Level> = found.iter().map(|p| p.level).collect();
@@ -826,10 +826,8 @@ fn polygraph_levels(
         for &(l, mode, _) in POLYGRAPH_LEVELS.iter().filter(|p| p.2 == order && levels.contains(&p.0)) {
             // Implied by a level decided before: a stronger one holds, or a weaker is violated.
             let implied = out.iter().find_map(|d| match d.verdict {
-                PolyVerdict::Holds if d.level.weaker().contains(&l) => Some((d.level, PolyVerdict::Holds, None)),
-                PolyVerdict::Violated(_) if l.weaker().contains(&d.level) => {
-                    Some((d.level, d.verdict.clone(), d.witness))
-                }
+                Decision::Holds if d.level.weaker().contains(&l) => Some((d.level, Decision::Holds, None)),
+                Decision::Violated(_) if l.weaker().contains(&d.level) => Some((d.level, d.verdict.clone(), d.witness)),
                 _ => None,
             });
             if let Some((d, verdict, witness)) = implied {
@@ -841,7 +839,7 @@ fn polygraph_levels(
                 crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
-            notes.push(PolyNote { level: l, decided: !matches!(verdict, PolyVerdict::Unknown(_)), text: format!(
+            notes.push(PolyNote { level: l, decided: !matches!(verdict, Decision::Unknown(_)), text: format!(
                 "on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}){}, {}, {} learned from",
                 match (order, st.with_session) {
                     (Order::None, false) => "",
@@ -867,7 +865,7 @@ fn polygraph_levels(
                 counted(st.conflicts, "conflict")
             ) });
             let witness = match &verdict {
-                PolyVerdict::Violated(cx) => {
+                Decision::Violated(cx) => {
                     violated_here[slot] = true;
                     slot_of.push(slot);
                     witnesses.push(PolyWitness { polygraph: slot, named: poly_named(cx), counterexample: cx.clone() });
@@ -901,7 +899,7 @@ fn append_orders(
     h: &History,
     inf: &Inference,
     levels: &[Level],
-    searches: &[Search],
+    searches: &[PatternSearch],
     plain_comps: Option<&[Vec<u32>]>,
     budget: &mut Budget,
     poly_levels: &mut Vec<PolyLevel>,
@@ -916,7 +914,7 @@ fn append_orders(
             && searches
                 .iter()
                 .filter(|s| s.graph == GraphId::Dependency(l.spec().order) && s.kind.is_none_or(|k| l.proscribes(k)))
-                .all(|s| s.found.is_empty() && !matches!(s.outcome, SearchOutcome::Unknown(_)))
+                .all(|s| s.found.is_empty() && !matches!(s.outcome, Searched::Unknown(_)))
     };
     let todo: Vec<(Level, Mode, Order)> = [
         (Level::Si, Mode::Si, Order::None),
@@ -935,14 +933,14 @@ fn append_orders(
     let mut built: Vec<(Order, Option<usize>)> = Vec::new();
     let mut pgs: Vec<crate::polygraph::Polygraph> = Vec::new();
     let mut kept: Vec<(usize, usize)> = Vec::new();
-    let mut si: Option<(PolyVerdict, Option<usize>)> = None;
+    let mut si: Option<(Decision, Option<usize>)> = None;
     for (l, mode, order) in todo {
         // Implied by SI: a violation without order edges is one with them, and PSI holds when
         // SI does.
         if let Some((v, w)) = &si {
             let implied = matches!(
                 (l, v),
-                (Level::Psi, PolyVerdict::Holds) | (Level::StrongSessionSi | Level::StrongSi, PolyVerdict::Violated(_))
+                (Level::Psi, Decision::Holds) | (Level::StrongSessionSi | Level::StrongSi, Decision::Violated(_))
             );
             if implied {
                 poly_levels.push(PolyLevel { level: l, verdict: v.clone(), witness: *w, implied_by: Some(Level::Si) });
@@ -976,7 +974,7 @@ fn append_orders(
         let Some(slot) = slot else { continue };
         let pg = &pgs[slot];
         let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
-        let decided = !matches!(verdict, PolyVerdict::Unknown(_));
+        let decided = !matches!(verdict, Decision::Unknown(_));
         notes.push(PolyNote {
             level: l,
             decided,
@@ -996,7 +994,7 @@ fn append_orders(
             ),
         });
         let witness = match &verdict {
-            PolyVerdict::Violated(cx) => {
+            Decision::Violated(cx) => {
                 let index = match kept.iter().find(|k| k.0 == slot) {
                     Some(k) => k.1,
                     None => {

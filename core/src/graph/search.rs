@@ -43,7 +43,7 @@ pub struct Cycle {
 
 /// What a search found.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Outcome {
+pub enum Searched {
     Holds,
     /// At least one cycle; one (the shortest found) per violating component.
     Violated(Vec<Cycle>),
@@ -236,7 +236,7 @@ impl<'g> Searcher<'g> {
     }
 
     /// Search every component for the pattern, reporting at most `max_cycles` cycles.
-    pub fn search(&mut self, comps: &[Vec<TxnId>], p: &Pattern, budget: &mut Budget, max_cycles: usize) -> Outcome {
+    pub fn search(&mut self, comps: &[Vec<TxnId>], p: &Pattern, budget: &mut Budget, max_cycles: usize) -> Searched {
         let mut cycles = Vec::new();
         let mut undecided = None;
         for comp in comps {
@@ -257,9 +257,9 @@ impl<'g> Searcher<'g> {
             self.leave(comp);
         }
         match (cycles.is_empty(), undecided) {
-            (false, _) => Outcome::Violated(cycles),
-            (true, Some(why)) => Outcome::Unknown(why),
-            (true, None) => Outcome::Holds,
+            (false, _) => Searched::Violated(cycles),
+            (true, Some(why)) => Searched::Unknown(why),
+            (true, None) => Searched::Holds,
         }
     }
 

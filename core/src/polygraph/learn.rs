@@ -74,7 +74,7 @@ pub struct Work {
     pub facts_on_cycles: Vec<u32>,
 }
 
-struct Search<'p> {
+struct Learner<'p> {
     pg: &'p Polygraph,
     /// Variable -> constraint, and back (`u32::MAX`: not a variable).
     cons_of: &'p [u32],
@@ -134,7 +134,7 @@ pub fn solve(
     for (v, &c) in open.iter().enumerate() {
         var_of[c as usize] = v as u32;
     }
-    let mut s = Search {
+    let mut s = Learner {
         pg,
         cons_of: open,
         var_of,
@@ -188,7 +188,7 @@ fn value_of(value: &[u8], l: Lit) -> Option<bool> {
     }
 }
 
-impl Search<'_> {
+impl Learner<'_> {
     fn run(&mut self, g: &mut DynGraph, budget: &mut Budget) -> Learned {
         loop {
             let conflict = match self.propagate(g, budget) {

@@ -104,7 +104,7 @@ pub struct Counterexample {
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Verdict {
+pub enum Decision {
     Holds,
     Violated(Counterexample),
     Unknown(String),
@@ -112,7 +112,7 @@ pub enum Verdict {
 
 /// How the open constraints are resolved after pruning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Search {
+pub enum SearchMode {
     /// The version-order guess of [`chain`] first, then pruning, the guess again, then the
     /// search that learns ([`learn`]; its first descent is a greedy pass, enough for most
     /// histories that hold).
@@ -123,12 +123,12 @@ pub enum Search {
     /// The search that learns alone: no pruning, and choices tested only when taken (no sweep
     /// over every open constraint), so that its learning must make it complete (for tests).
     LearnOnly,
-    /// [`Search::LearnOnly`] going back one level after every conflict (chronological
+    /// [`SearchMode::LearnOnly`] going back one level after every conflict (chronological
     /// backtracking, which the default does only for long jumps; for tests).
     LearnChrono,
     /// The first guess [`repair`]ed before anything is pruned, whatever the history's size and
     /// where its rank came from (which the fast search does only for SER on a history with
-    /// sessions, from SI's order); then as [`Search::NoChain`] (for tests: a `holds` from
+    /// sessions, from SI's order); then as [`SearchMode::NoChain`] (for tests: a `holds` from
     /// the repair must be right).
     RepairFirst,
     /// Pruning, then DPLL with chronological backtracking only ([`solve`]; for tests of the
@@ -140,8 +140,8 @@ pub enum Search {
 }
 
 /// Decide `mode` for a polygraph.
-pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, PolyStats) {
-    decide_with(pg, mode, budget, Search::Fast)
+pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Decision, PolyStats) {
+    decide_with(pg, mode, budget, SearchMode::Fast)
 }
 
 /// [`decide`], choosing how open constraints are searched.
@@ -151,16 +151,16 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Verdict, Poly
 /// a resolution acyclic with more edges is acyclic with fewer, so `holds` there holds here, and
 /// session order's edges make pruning far stronger (PolySI Table 3's counts are with them).
 /// Anything else is decided again without them.
-pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Search) -> (Verdict, PolyStats) {
-    if search == Search::Fast && !pg.session.is_empty() {
+pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: SearchMode) -> (Decision, PolyStats) {
+    if search == SearchMode::Fast && !pg.session.is_empty() {
         let (v, mut st) = decide_from(pg, mode, &pg.session, &pg.rank, budget, search, false);
         match v {
-            Verdict::Holds => {
+            Decision::Holds => {
                 st.with_session = true;
                 return (v, st);
             }
-            Verdict::Unknown(_) => return (v, st),
-            Verdict::Violated(_) => {}
+            Decision::Unknown(_) => return (v, st),
+            Decision::Violated(_) => {}
         }
         // Without session order, session ranks are a poor clock: start from the order SI with
         // session order gives, when it holds there ([`rank`]).
@@ -176,8 +176,8 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
 }
 
 /// `unknown`, with the reason the budget gives.
-fn unknown(b: &Budget) -> Verdict {
-    Verdict::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()))
+fn unknown(b: &Budget) -> Decision {
+    Decision::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()))
 }
 
 /// [`decide_with`] with `extra` edges taken as known; `rank` orders the transactions where the
@@ -190,9 +190,9 @@ fn decide_from(
     extra: &[Edge],
     rank: &[u32],
     budget: &mut Budget,
-    search: Search,
+    search: SearchMode,
     guided: bool,
-) -> (Verdict, PolyStats) {
+) -> (Decision, PolyStats) {
     let mut stats = PolyStats {
         known_edges: pg.known.len() + extra.len(),
         version_pairs: pg.version_pairs,
@@ -202,7 +202,7 @@ fn decide_from(
     if pg.compact && matches!(mode, Mode::Pl2 | Mode::Pl1) {
         // Compaction assumes no lost update, which these levels allow.
         return (
-            Verdict::Unknown(
+            Decision::Unknown(
                 "this polygraph was compacted for SER, SI or PSI; PL-2 and PL-1 need one built without compaction"
                     .into(),
             ),
@@ -210,29 +210,29 @@ fn decide_from(
         );
     }
     let all = pg.cons.len() as u64 == pg.pairs;
-    if search == Search::Fast || !all {
+    if search == SearchMode::Fast || !all {
         match chain::guess(pg, mode, extra, rank, budget) {
             Some(true) => {
                 stats.chain_guess = true;
-                return (Verdict::Holds, stats);
+                return (Decision::Holds, stats);
             }
             Some(false) => {}
             None => return (unknown(budget), stats),
         }
     }
     let repair_first =
-        (guided && search == Search::Fast && pg.cons.len() > learn::SWEEP_MAX) || search == Search::RepairFirst;
+        (guided && search == SearchMode::Fast && pg.cons.len() > learn::SWEEP_MAX) || search == SearchMode::RepairFirst;
     if repair_first && all && mode != Mode::Psi {
         // Pruning without session order is slow on large histories (quadratic in the
         // transactions) and weak (half the constraints stay open on general-wh at 30k).
         match repair::first_guess(pg, mode, extra, rank, budget, &mut stats) {
-            repair::Repaired::Acyclic => return (Verdict::Holds, stats),
+            repair::Repaired::Acyclic => return (Decision::Holds, stats),
             repair::Repaired::OutOfBudget => return (unknown(budget), stats),
             repair::Repaired::GaveUp => {}
         }
     }
     let pruned = match search {
-        Search::LearnOnly | Search::LearnChrono => prune::known(pg, mode, extra),
+        SearchMode::LearnOnly | SearchMode::LearnChrono => prune::known(pg, mode, extra),
         _ => prune::prune(pg, mode, extra, budget),
     };
     let mut g = DynGraph::with_edges(mode, pg.n, &pruned.edges);
@@ -245,7 +245,7 @@ fn decide_from(
             Err(graph::OutOfBudget) => return (unknown(budget), stats),
             Ok(Some(cycle)) => {
                 let cx = Counterexample { cycle, other: None, reasons: Vec::new() };
-                return (Verdict::Violated(explained(pg, &g, cx, budget)), stats);
+                return (Decision::Violated(explained(pg, &g, cx, budget)), stats);
             }
             Ok(None) => {}
         }
@@ -259,7 +259,7 @@ fn decide_from(
             pg.limit.saturating_mul(BYTES_PER_CONSTRAINT) >> 20,
             pg.limit
         );
-        return (Verdict::Unknown(why), stats);
+        return (Decision::Unknown(why), stats);
     }
     stats.pruning_rounds = pruned.rounds;
     let open: Vec<u32> =
@@ -271,7 +271,7 @@ fn decide_from(
             let cycle = shortest_through(&mut g, &ids, budget)
                 .unwrap_or_else(|| ids.iter().map(|&i| pruned.edges[i]).collect());
             (
-                Verdict::Violated(explained(
+                Decision::Violated(explained(
                     pg,
                     &g,
                     Counterexample { cycle, other: None, reasons: Vec::new() },
@@ -285,7 +285,7 @@ fn decide_from(
                 g.set_order(pos);
             }
             match conflict(pg, &mut g, c, budget) {
-                Some(cx) => (Verdict::Violated(explained(pg, &g, cx, budget)), stats),
+                Some(cx) => (Decision::Violated(explained(pg, &g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             }
         }
@@ -299,38 +299,38 @@ fn decide_from(
                 }
                 None => vec![true; pg.cons.len()],
             };
-            if search == Search::Fast && pg.cons.len() > 64 {
+            if search == SearchMode::Fast && pg.cons.len() > 64 {
                 // The first guess again, now with the choices pruning forced.
                 match chain::guess_from(pg, mode, &pruned.edges, rank, budget) {
                     Some(true) => {
                         stats.chain_guess = true;
-                        return (Verdict::Holds, stats);
+                        return (Decision::Holds, stats);
                     }
                     Some(false) => {}
                     None => return (unknown(budget), stats),
                 }
             }
-            if matches!(search, Search::NoChain | Search::RepairFirst) {
+            if matches!(search, SearchMode::NoChain | SearchMode::RepairFirst) {
                 let before = g.edges.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {
-                    Some(true) => return (Verdict::Holds, stats),
+                    Some(true) => return (Decision::Holds, stats),
                     Some(false) => g.truncate(before),
                     None => return (unknown(budget), stats),
                 }
             }
             #[cfg(feature = "batsat")]
-            if search == Search::SatOnly {
+            if search == SearchMode::SatOnly {
                 return match sat::solve(pg, &mut g, &open, &prefer, budget) {
-                    sat::SatOutcome::Acyclic => (Verdict::Holds, stats),
+                    sat::SatOutcome::Acyclic => (Decision::Holds, stats),
                     sat::SatOutcome::Unknown => (unknown(budget), stats),
                     sat::SatOutcome::Unsat(last) => {
                         // The counterexample: DPLL's conflict with every choice implied, if DPLL
                         // finds it within a bounded effort; else the last cycle the SAT search met.
                         let mut bounded = Budget::new(budget.steps.min(EXPLAIN_STEPS), None);
-                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats, Search::DpllOnly) {
-                            (v @ Verdict::Violated(_), st) => (v, st),
+                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats, SearchMode::DpllOnly) {
+                            (v @ Decision::Violated(_), st) => (v, st),
                             (_, st) => (
-                                Verdict::Violated(Counterexample { cycle: last, other: None, reasons: Vec::new() }),
+                                Decision::Violated(Counterexample { cycle: last, other: None, reasons: Vec::new() }),
                                 st,
                             ),
                         }
@@ -397,14 +397,14 @@ fn solve_open(
     prefer: &[bool],
     budget: &mut Budget,
     mut stats: PolyStats,
-    search: Search,
-) -> (Verdict, PolyStats) {
-    if search == Search::DpllOnly {
+    search: SearchMode,
+) -> (Decision, PolyStats) {
+    if search == SearchMode::DpllOnly {
         return match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
-            solve::Solved::Acyclic => (Verdict::Holds, stats),
+            solve::Solved::Acyclic => (Decision::Holds, stats),
             solve::Solved::Unknown => (unknown(budget), stats),
             solve::Solved::Conflict(c) => match conflict(pg, g, c, budget) {
-                Some(cx) => (Verdict::Violated(explained(pg, g, cx, budget)), stats),
+                Some(cx) => (Decision::Violated(explained(pg, g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             },
         };
@@ -416,8 +416,8 @@ fn solve_open(
         open,
         prefer,
         learn::Options {
-            sweep: !matches!(search, Search::LearnOnly | Search::LearnChrono),
-            chrono_jump: if search == Search::LearnChrono { 0 } else { learn::CHRONO_JUMP },
+            sweep: !matches!(search, SearchMode::LearnOnly | SearchMode::LearnChrono),
+            chrono_jump: if search == SearchMode::LearnChrono { 0 } else { learn::CHRONO_JUMP },
         },
         budget,
         &mut work,
@@ -426,7 +426,7 @@ fn solve_open(
     stats.conflicts += work.conflicts;
     stats.backjumps += work.backjumps;
     match out {
-        learn::Learned::Acyclic => (Verdict::Holds, stats),
+        learn::Learned::Acyclic => (Decision::Holds, stats),
         learn::Learned::Unknown => (unknown(budget), stats),
         learn::Learned::Conflict { cons, cycle } => {
             // Explained best by a constraint both of whose choices close a cycle with the
@@ -442,9 +442,9 @@ fn solve_open(
             });
             let cx = both.unwrap_or(Counterexample { cycle, other: None, reasons: Vec::new() });
             if cx.cycle.is_empty() {
-                return (Verdict::Unknown("the search found no cycle to show".into()), stats);
+                return (Decision::Unknown("the search found no cycle to show".into()), stats);
             }
-            (Verdict::Violated(explained(pg, g, cx, budget)), stats)
+            (Decision::Violated(explained(pg, g, cx, budget)), stats)
         }
     }
 }

@@ -21,7 +21,7 @@
 use super::axioms::{Found, Kind, Violation};
 use super::{Claims, Ts};
 use crate::anomaly::AnomalyKind;
-use crate::graph::search::{components, Budget, Cycle, Outcome, Searcher};
+use crate::graph::search::{components, Budget, Cycle, Searched, Searcher};
 use crate::graph::{DependencyGraph, Edge, EdgeType, CLAIMED};
 use crate::history::{History, Model, TxnId};
 use crate::infer::Inference;
@@ -217,7 +217,7 @@ pub fn claimed_cycles(
         for &k in kinds {
             let Some(mut p) = pattern(k) else { continue };
             p.allowed |= bits;
-            let Outcome::Violated(cycles) = searcher.search(&comps, &p, budget, max_cycles) else { continue };
+            let Searched::Violated(cycles) = searcher.search(&comps, &p, budget, max_cycles) else { continue };
             for c in cycles {
                 let claimed = (0..c.txns.len()).any(|i| {
                     matches!(c.types[i], EdgeType::Rt | EdgeType::Co)

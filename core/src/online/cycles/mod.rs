@@ -53,7 +53,7 @@ use crate::history::Status;
 use crate::read::Format;
 use graph::Window;
 use infer::Keys;
-use search::Search;
+use search::PathSearch;
 use serde::{Deserialize, Serialize};
 
 /// A committed transaction's sequence number: its position among the committed arrivals.
@@ -141,7 +141,7 @@ pub struct OnlineChecker {
     opts: OnlineOptions,
     window: Window,
     keys: Keys,
-    search: Search,
+    search: PathSearch,
     stats: OnlineStats,
     tally: Tally,
     /// Cycles reported through a provisional edge, not yet counted in `tally`.
@@ -157,7 +157,7 @@ impl OnlineChecker {
             opts,
             window: Window::default(),
             keys: Keys::default(),
-            search: Search::default(),
+            search: PathSearch::default(),
             stats: OnlineStats::default(),
             tally: Tally::default(),
             pending: Vec::new(),

@@ -14,7 +14,7 @@ use super::Seq;
 
 /// Reusable buffers, indexed by position in the window.
 #[derive(Debug, Default)]
-pub(super) struct Search {
+pub(super) struct PathSearch {
     /// (epoch, distance to `u`) per vertex reached by the backward search.
     dist: Vec<(u32, u8)>,
     /// Epoch of the forward search's visit, then of the depth-first path.
@@ -22,7 +22,7 @@ pub(super) struct Search {
     epoch: u32,
 }
 
-impl Search {
+impl PathSearch {
     /// Cycles through the edge `u -> v`: simple paths `v ~> u`, as `[u, v, ...]`; and whether
     /// the search was cut short by `max_steps`. `max_length` is at most 255.
     pub fn cycles(&mut self, w: &Window, u: Seq, v: Seq, max_length: usize, max_steps: u64) -> (Vec<Vec<Seq>>, bool) {
