@@ -378,7 +378,7 @@ fn mismatch(h: &History, text: &[u8], model: &str) -> Option<String> {
         ));
     }
     if h.txns.is_empty() {
-        let scan = grail_core::render::ops::scan(text);
+        let scan = grail_core::read::nemesis::scan(text);
         if let Some(op) = scan.first_non_txn {
             let index = op.index.map_or("nil".to_string(), |i| i.to_string());
             return Some(format!(

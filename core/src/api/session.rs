@@ -6,8 +6,8 @@ use crate::error::{Error, ErrorKind};
 use crate::history::{History, TxnId};
 use crate::infer::{Inference, Needs};
 use crate::level::Level;
+use crate::read::nemesis::RawOp;
 use crate::read::{self, Format, ReadOptions, TimeKillerOptions};
-use crate::render::ops::RawOp;
 use crate::report::{CheckOptions, Report};
 use crate::strategy::{Strategy, StrategyReport};
 use std::sync::{Arc, OnceLock};
@@ -101,7 +101,7 @@ impl Session {
             read::read_wal(&mut h, wal)?;
         }
         let jepsen = matches!(format, Format::Edn | Format::Json);
-        let nemesis = if req.timeline && jepsen { crate::render::ops::nemesis(text) } else { Vec::new() };
+        let nemesis = if req.timeline && jepsen { crate::read::nemesis::nemesis(text) } else { Vec::new() };
         if let (Some(input), true) = (shared, req.spans) {
             read::attach_input(&mut h, input);
         }

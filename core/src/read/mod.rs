@@ -10,6 +10,7 @@ mod edn_chunks;
 mod json;
 mod json_spans;
 mod kv;
+pub mod nemesis;
 mod pairing;
 mod plume;
 pub mod timekiller;

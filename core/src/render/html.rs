@@ -4,12 +4,12 @@
 //! whatever the history: lists are cut to a fixed number of rows, a large history's timeline
 //! is drawn as a density, and the page says what it left out.
 
-use super::ops::RawOp;
 use super::svg::{cycle_svg, edge_color, escape, status_color};
 use crate::explain::Ids;
 use crate::export::reproduce::reproducing_sub_history;
 use crate::history::{Arg, History, OpKind, Status, TxnId, Value};
 use crate::level::Level;
+use crate::read::nemesis::RawOp;
 use crate::report::CheckOptions;
 use crate::report::{AnomalyReport, CycleReport, Report};
 use std::collections::BTreeSet;
@@ -171,7 +171,7 @@ fn distinct_cycles(r: &Report) -> Vec<(&CycleReport, Vec<String>)> {
     out
 }
 
-/// The report as one self-contained HTML page. `nemesis` (from [`super::ops::scan`] of the
+/// The report as one self-contained HTML page. `nemesis` (from [`crate::read::nemesis::scan`] of the
 /// history's text) marks the fault injections on the timeline.
 pub fn report_html(r: &Report, h: &History, nemesis: &[RawOp], o: &HtmlOptions) -> String {
     let mut s = String::with_capacity(64 * 1024);

@@ -4,7 +4,6 @@
 
 pub mod dot;
 pub mod html;
-pub mod ops;
 pub mod palette;
 pub mod svg;
 pub mod text;
