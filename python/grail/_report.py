@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import json
-from dataclasses import asdict, dataclass, fields
+from dataclasses import asdict, dataclass, field, fields
 from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
 
 from . import _grail, _html
-from ._svg import cycle_svg
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
@@ -101,9 +100,11 @@ class Cycle:
     steps: Tuple[Step, ...]
     minimal: bool
     explanation: str
+    # The native report this cycle came from: core draws it from there.
+    _native: Optional[Any] = field(default=None, compare=False, repr=False)
 
     @classmethod
-    def _from(cls, d: Dict[str, Any]) -> "Cycle":
+    def _from(cls, d: Dict[str, Any], native: Optional[Any] = None) -> "Cycle":
         return cls(
             anomaly=d["anomaly"],
             name=d["name"],
@@ -111,12 +112,18 @@ class Cycle:
             steps=tuple(Step._from(s) for s in d["steps"]),
             minimal=d["minimal"],
             explanation=d["explanation"],
+            _native=native,
         )
 
     def to_svg(self) -> str:
-        """The cycle drawn as an SVG element: transactions as boxes, edges coloured by type
-        (ww blue, wr green, rw red) and labelled with the key and the two operations."""
-        return cycle_svg(self)
+        """The cycle drawn by grail's core as an SVG element, the drawing of the HTML report:
+        each transaction a box listing its operations, each dependency an arrow coloured by
+        type (ww blue, wr green, rw red) from one operation to the other, labelled with the
+        relation and the key. Only a cycle taken from a report can be drawn."""
+        if self._native is None:
+            raise ValueError("this Cycle was not taken from a report: draw one from report.cycles")
+        svg: str = self._native.cycle_svg(self.anomaly, list(self.txns))
+        return svg
 
     def _repr_svg_(self) -> str:
         return self.to_svg()
@@ -143,13 +150,13 @@ class LevelResult:
     set_aside: Tuple[str, ...] = ()
 
     @classmethod
-    def _from(cls, name: str, d: Dict[str, Any]) -> "LevelResult":
+    def _from(cls, name: str, d: Dict[str, Any], native: Optional[Any] = None) -> "LevelResult":
         return cls(
             name=name,
             valid=d["valid"],
             verdict=d["verdict"],
             anomalies=tuple(d["anomalies"]),
-            cycles=tuple(Cycle._from(c) for c in d["cycles"]),
+            cycles=tuple(Cycle._from(c, native) for c in d["cycles"]),
             reason=d.get("reason"),
             implied_by=d.get("implied_by"),
             set_aside=tuple(d.get("set_aside", ())),
@@ -175,7 +182,7 @@ class Anomaly:
     cycle: Optional[Cycle] = None
 
     @classmethod
-    def _from(cls, d: Dict[str, Any]) -> "Anomaly":
+    def _from(cls, d: Dict[str, Any], native: Optional[Any] = None) -> "Anomaly":
         return cls(
             type=d["type"],
             name=d["name"],
@@ -185,7 +192,7 @@ class Anomaly:
             explanation=d["explanation"],
             key=d.get("key"),
             value=d.get("value"),
-            cycle=Cycle._from(d["cycle"]) if d.get("cycle") is not None else None,
+            cycle=Cycle._from(d["cycle"], native) if d.get("cycle") is not None else None,
         )
 
 
@@ -267,7 +274,7 @@ class Report:
     def levels(self) -> Dict[str, LevelResult]:
         """The checked levels, strongest first, by name ("SER", "SI", "PSI", "PL-2", "PL-1" by
         default; see :data:`grail.ALL_LEVELS`)."""
-        return {name: LevelResult._from(name, d) for name, d in self._data()["levels"].items()}
+        return {name: LevelResult._from(name, d, self._native) for name, d in self._data()["levels"].items()}
 
     @property
     def weakest_violated(self) -> List[str]:
@@ -294,7 +301,7 @@ class Report:
     @property
     def anomalies(self) -> List[Anomaly]:
         """Every anomaly found: findings on reads and writes, then cycles (each cycle once)."""
-        return [Anomaly._from(a) for a in self._data()["anomalies"]]
+        return [Anomaly._from(a, self._native) for a in self._data()["anomalies"]]
 
     @property
     def cycles(self) -> List[Cycle]:

@@ -30,8 +30,9 @@ def props(schema: Dict[str, Any], name: str) -> Set[str]:
 
 
 def py_fields(cls: type) -> Set[str]:
-    # ``from_`` stands for the JSON's ``from`` (a Python keyword).
-    return {f.name.rstrip("_") for f in dataclasses.fields(cls)}
+    # ``from_`` stands for the JSON's ``from`` (a Python keyword); a private field (``_native``,
+    # the report a cycle is drawn from) is not data.
+    return {f.name.rstrip("_") for f in dataclasses.fields(cls) if not f.name.startswith("_")}
 
 
 # Python class -> (schema definition, fields Python adds that the JSON keys it by instead).

@@ -343,15 +343,12 @@ fn check_file(prog: &str, o: &Opts, model: &str, path: &str) -> Result<Result<Va
     let req = ReadRequest { format: format_of(o.format.as_deref(), path), timeline: false, ..Default::default() };
     let session = Session::read(&text, &req, &mut ()).map_err(|e| Fatal(format!("{path}: {e}")))?;
     let h = session.history();
-    if let Some(msg) = mismatch(h, &text, model) {
+    if let Some(msg) = elle::mismatch(h, &text, model) {
         eprintln!("{msg}");
         return Ok(Err(1));
     }
     let inf = session.inference();
-    // Elle gives each strongly connected component the search timeout; grail's search runs over
-    // all of them at once, with that many timeouts (at least ten) in all.
-    let sccs = grail_core::graph::search::components(&inf.graph).len().max(10) as u64;
-    let deadline = Instant::now() + Duration::from_millis(o.cycle_search_timeout.saturating_mul(sccs));
+    let deadline = Instant::now() + Duration::from_millis(elle::search_timeout_ms(&inf.graph, o.cycle_search_timeout));
     let mut past = move || Instant::now() >= deadline;
     let eo = ElleOptions {
         consistency_models: o.consistency_models.clone(),
@@ -369,37 +366,6 @@ fn check_file(prog: &str, o: &Opts, model: &str, path: &str) -> Result<Result<Va
     Ok(Ok(a.valid))
 }
 
-/// elle-cli's model check (040d9dc): a history whose operations do not fit the model.
-fn mismatch(h: &History, text: &[u8], model: &str) -> Option<String> {
-    let other = if model == "list-append" { "rw-register" } else { "list-append" };
-    if let Some((index, f)) = elle::misfit(h, model) {
-        return Some(format!(
-            "Model \"{model}\" does not match this history: op at :index {index} contains a micro-operation with key :{f}, which is not supported by this model. This history looks like a \"{other}\" workload - wrong model selected?"
-        ));
-    }
-    if h.txns.is_empty() {
-        let scan = grail_core::read::nemesis::scan(text);
-        if let Some(op) = scan.first_non_txn {
-            let index = op.index.map_or("nil".to_string(), |i| i.to_string());
-            return Some(format!(
-                "Model \"{model}\" does not match this history: op at :index {index} is a non-transactional operation with a scalar value, but this model expects a transaction (:f :txn) over micro-operations - wrong model selected?"
-            ));
-        }
-    }
-    None
-}
-
-/// A file name for a key: its text, with path separators and other awkward bytes replaced.
-fn file_name(s: &str) -> String {
-    let cleaned: String =
-        s.chars().map(|c| if c.is_alphanumeric() || "-_.:+=@".contains(c) { c } else { '_' }).collect();
-    if cleaned.is_empty() || cleaned.starts_with('.') {
-        format!("_{cleaned}")
-    } else {
-        cleaned
-    }
-}
-
 fn write(path: &Path, text: &str) -> Result<(), String> {
     if let Some(d) = path.parent() {
         std::fs::create_dir_all(d).map_err(|e| format!("{}: {e}", d.display()))?;
@@ -411,58 +377,19 @@ fn write(path: &Path, text: &str) -> Result<(), String> {
 /// connected component and `<TYPE>/<i>.svg` per cycle (plots whose DOT would exceed
 /// `--max-plot-bytes` are skipped, as Elle skips them), `incompatible-order/<key>.html`.
 fn write_artifacts(prog: &str, dir: &Path, h: &History, a: &Checked, o: &Opts) -> Result<(), String> {
-    use grail_core::render::{html, svg};
     std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     if o.plot_format != "svg" {
         eprintln!("{prog}: grail draws SVG only: writing .svg plots instead of .{}", o.plot_format);
     }
-    let mut types: Vec<&str> = a.cycles.iter().map(|c| c.ty.as_str()).filter(|t| a.reportable.contains(*t)).collect();
-    types.dedup();
-    for ty in &types {
-        let cycles: Vec<&elle::ElleCycle> = a.cycles.iter().filter(|c| c.ty == *ty).collect();
-        write(&dir.join(format!("{ty}.txt")), &elle::cycles_file(h, &cycles))?;
+    let files = grail_core::render::elle_dir::elle_directory(h, a, o.max_plot_bytes);
+    for (path, text) in &files.files {
+        write(&dir.join(path), text)?;
     }
-    let mut skipped = 0;
-    for (i, scc) in a.sccs.iter().enumerate() {
-        if svg::elle_dot(h, &a.graph, scc).len() > o.max_plot_bytes {
-            skipped += 1;
-            continue;
-        }
-        let caption = format!("SCC {i}: {} transactions", scc.len());
-        write(&dir.join("sccs").join(format!("{i}.svg")), &svg::subgraph_svg(h, &a.graph, scc, &[], Some(&caption)))?;
-    }
-    let ids = elle::explain::Ids::new(h);
-    for ty in &types {
-        for (i, c) in a.cycles.iter().filter(|c| c.ty == *ty).enumerate() {
-            let verts: Vec<u32> = c.txns.iter().filter_map(|&id| ids.txn(id)).collect();
-            let caption = format!("{ty} #{i}");
-            // Elle plots every edge among the cycle's transactions; a cycle through edges the
-            // graph does not hold (a polygraph's choice) is drawn from its steps.
-            let in_graph = c.steps.iter().all(|s| match (ids.txn(s.from), ids.txn(s.to)) {
-                (Some(f), Some(t)) => a.graph.out(f).iter().any(|s| s.to == t),
-                _ => false,
-            });
-            let text = if in_graph {
-                if svg::elle_dot(h, &a.graph, &verts).len() > o.max_plot_bytes {
-                    skipped += 1;
-                    continue;
-                }
-                svg::subgraph_svg(h, &a.graph, &verts, &verts, Some(&caption))
-            } else {
-                svg::cycle_svg(h, &c.txns, &c.steps, Some(&caption))
-            };
-            write(&dir.join(file_name(ty)).join(format!("{i}.svg")), &text)?;
-        }
-    }
-    if skipped > 0 {
+    if files.skipped > 0 {
         eprintln!(
-            "{prog}: skipped {skipped} plots larger than --max-plot-bytes {} (bytes of DOT, as Elle counts them)",
-            o.max_plot_bytes
+            "{prog}: skipped {} plots larger than --max-plot-bytes {} (bytes of DOT, as Elle counts them)",
+            files.skipped, o.max_plot_bytes
         );
-    }
-    for &k in &a.incompatible_keys {
-        let name = file_name(&h.plain(h.key(k)));
-        write(&dir.join("incompatible-order").join(format!("{name}.html")), &html::incompatible_order_html(h, k))?;
     }
     Ok(())
 }

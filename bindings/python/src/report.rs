@@ -40,6 +40,17 @@ impl PyReport {
         run_detached(py, || Ok(self.session.html(&self.inner, title.as_deref().unwrap_or("history"))))
     }
 
+    /// The report's cycle of `anomaly` through `txns` drawn by core as an SVG element (the HTML
+    /// page's drawing); ValueError when the report holds no such cycle.
+    fn cycle_svg(&self, py: Python<'_>, anomaly: &str, txns: Vec<u64>) -> PyResult<String> {
+        guarded(py, || match self.inner.cycle(anomaly, &txns) {
+            Some(c) => Ok(self.session.cycle_svg(c)),
+            None => Err(pyo3::exceptions::PyValueError::new_err(format!(
+                "this report has no {anomaly} cycle through {txns:?}"
+            ))),
+        })
+    }
+
     /// True when every checked level holds, False when one is violated, None when undecided.
     #[getter]
     fn valid(&self) -> Option<bool> {

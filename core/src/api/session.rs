@@ -8,7 +8,7 @@ use crate::infer::{Inference, Needs};
 use crate::level::Level;
 use crate::read::nemesis::RawOp;
 use crate::read::{self, Format, ReadOptions, TimeKillerOptions};
-use crate::report::{CheckOptions, Report};
+use crate::report::{CheckOptions, CycleReport, Report};
 use crate::strategy::{Strategy, StrategyReport};
 use std::sync::{Arc, OnceLock};
 
@@ -211,6 +211,11 @@ impl Session {
     pub fn html(&self, report: &Report, title: &str) -> String {
         let opts = crate::render::html::HtmlOptions { title: title.to_string(), ..Default::default() };
         crate::render::html::report_html(report, &self.history, &self.nemesis, &opts)
+    }
+
+    /// A counterexample drawn as an SVG element: the HTML page's drawing of it.
+    pub fn cycle_svg(&self, cycle: &CycleReport) -> String {
+        crate::render::svg::cycle_svg(&self.history, &cycle.txns, &cycle.steps, None)
     }
 
     /// Indices of the transactions with these ids; unknown ids skipped, or an error if `strict`.

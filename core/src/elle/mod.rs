@@ -513,6 +513,36 @@ pub fn misfit(h: &History, model: &str) -> Option<(u64, &'static str)> {
     })
 }
 
+/// elle-cli's model check (`ligurio/elle-cli` 040d9dc): the message for a history whose
+/// operations do not fit `model`, or whose operations are not transactions at all (`text` is the
+/// history's text, scanned for its first non-transactional operation when no transaction was read).
+pub fn mismatch(h: &History, text: &[u8], model: &str) -> Option<String> {
+    let other = if model == "list-append" { "rw-register" } else { "list-append" };
+    if let Some((index, f)) = misfit(h, model) {
+        return Some(format!(
+            "Model \"{model}\" does not match this history: op at :index {index} contains a micro-operation with key :{f}, which is not supported by this model. This history looks like a \"{other}\" workload - wrong model selected?"
+        ));
+    }
+    if h.txns.is_empty() {
+        let scan = crate::read::nemesis::scan(text);
+        if let Some(op) = scan.first_non_txn {
+            let index = op.index.map_or("nil".to_string(), |i| i.to_string());
+            return Some(format!(
+                "Model \"{model}\" does not match this history: op at :index {index} is a non-transactional operation with a scalar value, but this model expects a transaction (:f :txn) over micro-operations - wrong model selected?"
+            ));
+        }
+    }
+    None
+}
+
+/// The whole cycle search's time bound for elle-cli's `--cycle-search-timeout` (milliseconds):
+/// Elle gives each strongly connected component that timeout; grail's search runs over all of
+/// them at once, with that many timeouts (at least ten) in all.
+pub fn search_timeout_ms(g: &DependencyGraph, per_component_ms: u64) -> u64 {
+    let sccs = components(g).len().max(10) as u64;
+    per_component_ms.saturating_mul(sccs)
+}
+
 /// The Elle type of a cycle of edge types, for callers holding [`EdgeType`]s.
 pub fn elle_type_of(types: &[EdgeType]) -> String {
     let names: Vec<&str> = types.iter().map(|t| t.as_str()).collect();

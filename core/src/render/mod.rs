@@ -3,6 +3,7 @@
 //! functions to text; nothing here computes a verdict or parses back what it wrote. No IO.
 
 pub mod dot;
+pub mod elle_dir;
 pub mod html;
 pub mod palette;
 pub mod svg;

@@ -169,4 +169,12 @@ impl Report {
     pub fn to_json(&self) -> String {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
+
+    /// The report's cycle of this anomaly through these transactions (a level's or a finding's),
+    /// so that a front end holding only its data can ask core to draw it.
+    pub fn cycle(&self, anomaly: &str, txns: &[u64]) -> Option<&CycleReport> {
+        let of_levels = self.levels.0.iter().flat_map(|(_, l)| &l.cycles);
+        let of_findings = self.anomalies.iter().filter_map(|a| a.cycle.as_ref());
+        of_levels.chain(of_findings).find(|c| c.anomaly == anomaly && c.txns == txns)
+    }
 }
