@@ -78,9 +78,9 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
         merge(&mut outcomes, c, &[]);
         notes.extend(c.notes.iter().cloned());
     }
-    super::nothing_committed(h, &mut outcomes);
+    super::verdicts::nothing_committed(h, &mut outcomes);
     if !crate::infer::maybe_initial_values(h).is_empty() {
-        super::maybe_initial_unknown(
+        super::verdicts::maybe_initial_unknown(
             &mut outcomes,
             "some reads are of values no transaction wrote, which may be their keys' initial value (the history leaves it open: --initial-value) or thin-air reads, which this level forbids",
         );
