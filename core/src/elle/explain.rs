@@ -7,6 +7,7 @@
 
 use super::json::J;
 pub use crate::explain::Ids;
+use crate::explain::{LetThen, Wording};
 use crate::history::{Arg, History, Model, OpKind, Status, TxnId, Value};
 use crate::report::Step;
 
@@ -260,25 +261,15 @@ pub fn step_text(h: &History, ids: &Ids, s: &Step, a: &str, b: &str) -> String {
 /// step, the last one "However, ...: a contradiction!" (no trailing newline, as Elle).
 pub fn cycle_text(h: &History, ids: &Ids, txns: &[u64], steps: &[Step]) -> String {
     let name = |id: u64| txns.iter().position(|&x| x == id).map_or(format!("T{id}?"), |i| format!("T{}", i + 1));
-    let mut s = String::from("Let:\n");
-    let binding: Vec<String> = txns
-        .iter()
-        .enumerate()
-        .map(|(i, &id)| {
-            let op = ids.txn(id).map_or_else(|| format!("{{:index {id}}}"), |t| op_edn(h, t));
-            format!("  T{} = {}", i + 1, op)
-        })
-        .collect();
-    s.push_str(&binding.join("\n"));
-    s.push_str("\n\nThen:\n");
+    let mut text = LetThen::new(Wording::ELLE);
+    for (i, &id) in txns.iter().enumerate() {
+        let op = ids.txn(id).map_or_else(|| format!("{{:index {id}}}"), |t| op_edn(h, t));
+        text.bind(&format!("T{}", i + 1), op);
+    }
+    text.then();
     for (i, st) in steps.iter().enumerate() {
         let (a, b) = (name(st.from), name(st.to));
-        let why = step_text(h, ids, st, &a, &b);
-        if i + 1 == steps.len() {
-            s.push_str(&format!("  - However, {a} < {b}, because {why}: a contradiction!"));
-        } else {
-            s.push_str(&format!("  - {a} < {b}, because {why}.\n"));
-        }
+        text.step(&a, &b, st.ty.as_str(), &step_text(h, ids, st, &a, &b), i + 1 == steps.len());
     }
-    s
+    text.finish()
 }

@@ -1,14 +1,14 @@
 //! A cycle of the dependency graph (or of a weak level's graph) as a counterexample.
 
+use super::let_then::{LetThen, Wording};
 use super::ops::{op_ref, txn_name, txn_text};
-use super::why::{step_line, why_in};
+use super::why::why_in;
 use super::{CycleReport, Step};
 use crate::anomaly::AnomalyKind;
 use crate::graph::search::Cycle;
 use crate::graph::{DependencyGraph, Edge, EdgeType};
 use crate::history::{History, Index};
 use crate::level::plain_name;
-use std::fmt::Write;
 
 /// A cycle as reported; `anomaly` is the kind's name, with an order suffix if any.
 pub fn cycle_report(
@@ -48,21 +48,20 @@ pub fn cycle_report(
             plain_name(&c.types, rereads)
         }
     });
-    let mut text = String::from("Let:\n");
+    let mut text = LetThen::new(Wording::GRAIL);
     for &t in &c.txns {
-        let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));
+        text.bind(&txn_name(h, t), txn_text(h, t));
     }
-    text.push_str("\nThen:\n");
-    for (i, e) in edges.iter().enumerate() {
-        step_line(&mut text, h, i + 1 == edges.len(), e.from, e.to, e.ty.as_str(), &why_in(h, idx, Some(g), e));
+    text.then();
+    for (i, (e, s)) in edges.iter().zip(&steps).enumerate() {
+        text.step(&txn_name(h, e.from), &txn_name(h, e.to), e.ty.as_str(), &s.why, i + 1 == edges.len());
     }
-    let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
     CycleReport {
         anomaly: anomaly.into(),
         name: name.into(),
         txns: c.txns.iter().map(|&t| h.txns[t as usize].id).collect(),
         steps,
         minimal: c.minimal,
-        explanation: text,
+        explanation: text.close(anomaly, name),
     }
 }

@@ -8,6 +8,7 @@
 mod cycle;
 mod finding;
 mod ids;
+mod let_then;
 mod ops;
 mod pair;
 mod polygraph;
@@ -19,11 +20,12 @@ mod why;
 pub use cycle::cycle_report;
 pub use finding::{finding_report, initial_read_report};
 pub use ids::Ids;
+pub use let_then::{LetThen, Wording};
 pub use ops::{key_text, list_text, op_ref, op_text, read_text, txn_name, txn_text};
 pub use pair::pair_report;
 pub use polygraph::poly_cycle_report;
 pub use white_box::{white_box_report, why_claimed, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
-pub use why::{step_line, why, why_in};
+pub use why::{why, why_in};
 
 use crate::graph::EdgeType;
 use crate::history::{OpKind, Span};

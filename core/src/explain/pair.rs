@@ -3,13 +3,13 @@
 //! Either order of the two appends closes a G-single (lost update); both are shown, as the
 //! polygraph shows the two orders of a register's writes (PolySI Appendix E.2).
 
+use super::let_then::{LetThen, Wording};
 use super::ops::{key_text, op_ref, op_text, txn_name, txn_text};
-use super::why::{step_line, why};
+use super::why::why;
 use super::{CycleReport, Step};
 use crate::engine::open_pairs::OpenPair;
 use crate::graph::{Edge, EdgeType};
 use crate::history::{History, Index};
-use std::fmt::Write;
 
 fn step(h: &History, idx: &Index, e: &Edge, why: String, certain: bool) -> Step {
     Step {
@@ -48,33 +48,31 @@ fn chosen(h: &History, first: &Edge, second: &Edge) -> (Edge, String) {
 }
 
 /// One order's cycle: the chosen WW edge, then the certain RW edge back.
-fn cycle(h: &History, idx: &Index, text: &mut String, ww_first: &Edge, back: &Edge) -> Vec<Step> {
+fn cycle(h: &History, idx: &Index, text: &mut LetThen, ww_first: &Edge, back: &Edge) -> Vec<Step> {
     let (ww, ww_why) = chosen(h, back, ww_first);
     let rw_why = why(h, idx, back);
-    step_line(text, h, false, ww.from, ww.to, "ww, chosen", &ww_why);
-    step_line(text, h, true, back.from, back.to, "rw, certain", &rw_why);
+    text.step(&txn_name(h, ww.from), &txn_name(h, ww.to), "ww, chosen", &ww_why, false);
+    text.step(&txn_name(h, back.from), &txn_name(h, back.to), "rw, certain", &rw_why, true);
     vec![step(h, idx, &ww, ww_why, false), step(h, idx, back, rw_why, true)]
 }
 
 pub fn pair_report(h: &History, idx: &Index, p: &OpenPair) -> CycleReport {
     let [a, b] = p.txns();
-    let mut text = String::from("Let:\n");
+    let mut text = LetThen::new(Wording::GRAIL);
     for t in [a, b] {
-        let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));
+        text.bind(&txn_name(h, t), txn_text(h, t));
     }
-    text.push_str("\nThen:\n");
+    text.then();
     // a's append first: b read a version without it, so b < a (rw) closes the cycle.
     let steps = cycle(h, idx, &mut text, &p.a_reads, &p.b_reads);
-    let _ = write!(
-        text,
-        "\nThe other order of {} and {} on key {} does not help:\n",
+    text.note(format_args!(
+        "The other order of {} and {} on key {} does not help:",
         op_text(h, p.b_reads.to_op),
         op_text(h, p.a_reads.to_op),
         key_text(h, p.key())
-    );
+    ));
     cycle(h, idx, &mut text, &p.b_reads, &p.a_reads);
-    text.push_str("\nEvery order of the two appends closes a forbidden cycle.\n");
-    text.push_str("\nThe cycle is G-single (lost update).");
+    text.note("Every order of the two appends closes a forbidden cycle.");
     CycleReport {
         anomaly: "G-single".into(),
         name: "lost update".into(),
@@ -82,6 +80,6 @@ pub fn pair_report(h: &History, idx: &Index, p: &OpenPair) -> CycleReport {
         steps,
         // Two transactions: no shorter cycle exists.
         minimal: true,
-        explanation: text,
+        explanation: text.close("G-single", "lost update"),
     }
 }

@@ -4,15 +4,14 @@
 //! a constraint, the cycle its other choice closes: together the two form an adjoining cycle
 //! set (Appendix E.2), a violation from which no dependency can be dropped.
 
+use super::let_then::{LetThen, Wording};
 use super::ops::{op_ref, op_text, txn_name, txn_text};
-use super::why::step_line;
 use super::{CycleReport, Step};
 use crate::graph::{Edge, EdgeType};
 use crate::history::{History, Index, TxnId};
 use crate::level::plain_name;
 use crate::polygraph::name::{anomaly_of, order_of};
-use crate::polygraph::{Counterexample, Origin, Polygraph};
-use std::fmt::Write;
+use crate::polygraph::{Constraint, Counterexample, Origin, Polygraph};
 
 /// The value a write op wrote, as text.
 fn written(h: &History, o: u32) -> String {
@@ -137,7 +136,7 @@ fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(Edge, Origin)], con
 }
 
 fn then_lines(
-    text: &mut String,
+    text: &mut LetThen,
     h: &History,
     idx: &Index,
     pg: &Polygraph,
@@ -147,8 +146,15 @@ fn then_lines(
     for (i, &(e, o)) in cycle.iter().enumerate() {
         let mark = if o == Origin::Certain { "certain" } else { "chosen" };
         let label = format!("{}, {mark}", e.ty.as_str());
-        step_line(text, h, i + 1 == cycle.len(), e.from, e.to, &label, &why(h, idx, pg, &e, o, conflict));
+        let why = why(h, idx, pg, &e, o, conflict);
+        text.step(&txn_name(h, e.from), &txn_name(h, e.to), &label, &why, i + 1 == cycle.len());
     }
+}
+
+/// A constraint's two writes (in the order `first` gives) and their key, as text.
+fn writes_text(h: &History, pg: &Polygraph, c: Constraint, first: bool) -> (String, String, String) {
+    let (x, y) = pg.ends(c, first);
+    (op_text(h, x.op), op_text(h, y.op), h.show(h.key(pg.keys[c.key as usize].key)))
 }
 
 /// The report of a polygraph counterexample.
@@ -164,7 +170,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
     let edges: Vec<Edge> = cx.cycle.iter().map(|(e, _)| *e).collect();
     let name = if overwrote_each_other(&edges) { "lost update" } else { plain_name(&types, rereads) };
     let mut txns: Vec<TxnId> = cx.cycle.iter().map(|(e, _)| e.from).collect();
-    let mut text = String::from("Let:\n");
+    let mut text = LetThen::new(Wording::GRAIL);
     let mut all = txns.clone();
     if let Some((_, other)) = &cx.other {
         all.extend(other.iter().map(|(e, _)| e.from));
@@ -182,46 +188,29 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
     for &t in &all {
         if !listed.contains(&t) {
             listed.push(t);
-            let _ = writeln!(text, "  {} = {}", txn_name(h, t), txn_text(h, t));
+            text.bind(&txn_name(h, t), txn_text(h, t));
         }
     }
-    text.push_str("\nThen:\n");
+    text.then();
     then_lines(&mut text, h, idx, pg, &cx.cycle, conflict);
     if let Some((c, other)) = &cx.other {
-        let k = &pg.keys[c.key as usize];
-        let (a, b) = pg.ends(*c, true);
-        let (a, b) = (a.op, b.op);
-        let _ = write!(
-            text,
-            "\nThe other order of {} and {} on key {} does not help:\n",
-            op_text(h, a),
-            op_text(h, b),
-            h.show(h.key(k.key))
-        );
+        let (a, b, k) = writes_text(h, pg, *c, true);
+        text.note(format_args!("The other order of {a} and {b} on key {k} does not help:"));
         then_lines(&mut text, h, idx, pg, other, conflict);
-        text.push_str(if h.model == crate::history::Model::RwRegister {
-            "\nEvery version order of the keys closes a forbidden cycle.\n"
+        text.note(if h.model == crate::history::Model::RwRegister {
+            "Every version order of the keys closes a forbidden cycle."
         } else {
-            "\nEvery order of the appends no read observed closes a forbidden cycle.\n"
+            "Every order of the appends no read observed closes a forbidden cycle."
         });
     }
     for r in &cx.reasons {
-        let c = pg.cons[r.cons as usize];
-        let k = &pg.keys[c.key as usize];
-        let (x, y) = pg.ends(c, r.first);
-        let (x, y) = (x.op, y.op);
-        let _ = writeln!(
-            text,
-            "\nWhy {} comes before {} on key {} (forced): the other order closes a cycle:",
-            op_text(h, x),
-            op_text(h, y),
-            h.show(h.key(k.key))
-        );
+        let (x, y, k) = writes_text(h, pg, pg.cons[r.cons as usize], r.first);
+        text.note(format_args!("Why {x} comes before {y} on key {k} (forced): the other order closes a cycle:"));
         then_lines(&mut text, h, idx, pg, &r.cycle, Some(r.cons));
     }
     let order = order_of(&types);
     let anomaly = format!("{}{}", kind.name(), order.suffix());
-    let _ = write!(text, "\nThe cycle is {anomaly} ({name}).");
+    let explanation = text.close(&anomaly, name);
     txns.dedup();
     CycleReport {
         anomaly,
@@ -230,6 +219,6 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         steps: steps(h, idx, pg, &cx.cycle, conflict),
         // A shortest cycle through one edge, not necessarily the shortest of its component.
         minimal: false,
-        explanation: text,
+        explanation,
     }
 }

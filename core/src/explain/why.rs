@@ -1,9 +1,8 @@
-//! Why each edge holds, in one sentence, and the lines of a "Let / Then" explanation.
+//! Why each edge holds, in one sentence.
 
 use super::ops::{key_text, op_text, read_text, txn_name};
 use crate::graph::{DependencyGraph, Edge, EdgeType};
 use crate::history::{History, Index, Model, TxnId};
-use std::fmt::Write;
 
 /// Why an order edge holds.
 fn why_order(h: &History, e: &Edge) -> String {
@@ -94,11 +93,4 @@ pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -
         }
         (EdgeType::So | EdgeType::Rt | EdgeType::Co, _) => format!("{from} precedes {to}"),
     }
-}
-
-/// One "Then:" line of an explanation: `from < to (label), because why`; the last one closes the
-/// cycle ("However, ...: a contradiction!").
-pub fn step_line(text: &mut String, h: &History, last: bool, from: TxnId, to: TxnId, label: &str, why: &str) {
-    let (lead, tail) = if last { ("However, ", ": a contradiction!") } else { ("", ".") };
-    let _ = writeln!(text, "  - {lead}{} < {} ({label}), because {why}{tail}", txn_name(h, from), txn_name(h, to));
 }
