@@ -11,7 +11,7 @@
 # 1M-transaction list-append history (generated once, cached in $GRAIL_1M, default /tmp/grail-1m.edn).
 #
 # Each run writes OUT_DIR/<input>/<variant>.out (standard output) and <variant>.rc (the exit code,
-# then standard error). A run is bounded by `timeout 120` (300 for the few inputs in HEAVY); a
+# then standard error); `grail elle -d` writes Elle's directory into OUT_DIR/<input>/elle-dir. A run is bounded by `timeout 120` (300 for the few inputs in HEAVY); a
 # timeout is written as `timeout` with no output. Every run starts in the input's folder and names the input by its file name, so that
 # paths in messages are the same wherever OUT_DIR and the checkout are.
 #
@@ -98,6 +98,14 @@ input() {
     if is_list "$file"; then
         run "$id" online-json "$dir" online "$base" "${w[@]}" --json
     fi
+    # elle-cli's interface: Elle's result map (its explanations) and its --directory files.
+    case "$base" in
+        *.edn | *.edn.gz | *.json)
+            local model=rw-register
+            is_list "$file" && model=list-append
+            run "$id" elle-json "$dir" elle -m "$model" -v json -d "$OUT/$id/elle-dir" "$base"
+            ;;
+    esac
 }
 
 # --- the shared corpus ------------------------------------------------------------------------

@@ -33,7 +33,7 @@
 //!     checkers (cycles, timestamps), one record at a time.
 //! 11. `strategy`, `export`, `elle`: GRAIL's checkers; exports and sub-histories; Elle's model
 //!     names, result map and wording.
-//! 12. `render`: text, DOT, SVG and the HTML page of a report.
+//! 12. `render`: text, DOT, SVG and the HTML page of a report; the files of Elle's `--directory`.
 //! 13. `api`: the one door of the bindings: a `Session` reads once, keeps each inference it
 //!     built, checks and gives the views (graph, stats, transactions, HTML); its `Observer`
 //!     hears progress and may stop a search; the tables and the JSON Schema.
