@@ -16,8 +16,8 @@ pub fn merge(levels: &mut [LevelOutcome], checked: &Checked, witnesses: &[Witnes
         let l = lo.level;
         let mine: Vec<_> = names.iter().filter(|(x, _)| *x == l).map(|(_, n)| *n).collect();
         if mine.is_empty() {
-            if checked.decides(l) && matches!(lo.verdict, Verdict::Unknown(_)) {
-                lo.verdict = Verdict::Holds;
+            if checked.decides(l) && lo.verdict == Verdict::Unknown {
+                lo.decide(Verdict::Holds);
             }
             continue;
         }
@@ -25,7 +25,7 @@ pub fn merge(levels: &mut [LevelOutcome], checked: &Checked, witnesses: &[Witnes
             lo.implied_by = None;
             lo.evidence.clear();
         }
-        lo.verdict = Verdict::Violated;
+        lo.decide(Verdict::Violated);
         for n in mine {
             if !lo.claims.contains(&n) {
                 lo.claims.push(n);
@@ -64,7 +64,8 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
             };
             LevelOutcome {
                 level: l,
-                verdict: Verdict::Unknown(reason.into()),
+                verdict: Verdict::Unknown,
+                reason: Some(reason.into()),
                 anomalies: Vec::new(),
                 claims: Vec::new(),
                 evidence: Vec::new(),

@@ -31,18 +31,18 @@ pub(super) fn close(reports: &mut [LevelOutcome], notes: &mut Vec<String>) {
                     ));
                 }
                 let r = &mut reports[i];
-                r.verdict = Verdict::Violated;
+                r.decide(Verdict::Violated);
                 r.anomalies = wr.anomalies;
                 r.evidence = wr.evidence;
                 r.implied_by = Some(w);
                 changed = true;
-            } else if matches!(reports[i].verdict, Verdict::Unknown(_)) {
+            } else if reports[i].verdict == Verdict::Unknown {
                 let stronger = (0..reports.len())
                     .find(|&j| reports[j].verdict == Verdict::Holds && reports[j].level.weaker().contains(&l))
                     .map(|j| reports[j].level);
                 if let Some(s) = stronger {
                     let r = &mut reports[i];
-                    r.verdict = Verdict::Holds;
+                    r.decide(Verdict::Holds);
                     r.implied_by = Some(s);
                     changed = true;
                 }

@@ -216,21 +216,45 @@ pub enum Evidence {
     Pair(usize),
 }
 
-/// A level's verdict: holds, violated, or not decided with the reason.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A level's verdict: decided (holds or violated), or not decided, with the reason.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "lowercase")]
 pub enum Verdict {
     Holds,
     Violated,
-    Unknown(String),
+    Unknown,
 }
 
 impl Verdict {
-    pub fn valid(&self) -> Option<bool> {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Verdict::Holds => "holds",
+            Verdict::Violated => "violated",
+            Verdict::Unknown => "unknown",
+        }
+    }
+
+    /// `true` holds, `false` violated, `None` unknown.
+    pub fn valid(self) -> Option<bool> {
         match self {
             Verdict::Holds => Some(true),
             Verdict::Violated => Some(false),
-            Verdict::Unknown(_) => None,
+            Verdict::Unknown => None,
         }
+    }
+}
+
+/// A verdict equals its name (`holds`, `violated`, `unknown`), as tests and reports spell it.
+impl PartialEq<&str> for Verdict {
+    fn eq(&self, other: &&str) -> bool {
+        self.as_str() == *other
+    }
+}
+
+impl std::fmt::Display for Verdict {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
@@ -238,7 +262,11 @@ impl Verdict {
 #[derive(Debug, Clone)]
 pub struct LevelOutcome {
     pub level: Level,
+    /// Set with [`LevelOutcome::decide`] or [`LevelOutcome::leave_unknown`], which keep `reason`
+    /// beside it.
     pub verdict: Verdict,
+    /// Why the level is not decided: `Some` exactly when `verdict` is unknown.
+    pub reason: Option<String>,
     /// The anomalies found that this level proscribes, in the order found.
     pub anomalies: Vec<Named>,
     /// The claims' violations this level proscribes (white-box checking), after `anomalies`.
@@ -249,6 +277,21 @@ pub struct LevelOutcome {
     pub implied_by: Option<Level>,
     /// Findings that break the model's assumptions and this level does not proscribe.
     pub set_aside: Vec<AnomalyKind>,
+}
+
+impl LevelOutcome {
+    /// The level holds or is violated (`verdict` is not [`Verdict::Unknown`]): no reason left.
+    pub fn decide(&mut self, verdict: Verdict) {
+        debug_assert!(verdict != Verdict::Unknown, "an unknown verdict needs its reason");
+        self.verdict = verdict;
+        self.reason = None;
+    }
+
+    /// The level is not decided, for `why`.
+    pub fn leave_unknown(&mut self, why: impl Into<String>) {
+        self.verdict = Verdict::Unknown;
+        self.reason = Some(why.into());
+    }
 }
 
 /// The graphs the witnesses are cycles of, beyond the inference's own.

@@ -158,7 +158,7 @@ pub(super) fn poly_named(cx: &Counterexample) -> Named {
 
 /// The polygraph's notes: "decided" only of a level the table shows decided.
 pub(super) fn poly_note_text(poly: &[PolyNote], levels: &[PolyLevel], outcomes: &[LevelOutcome]) -> Vec<String> {
-    let unknown = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
+    let unknown = |l: Level| outcomes.iter().any(|o| o.level == l && o.verdict == Verdict::Unknown);
     poly.iter()
         .map(|p| match (p.decided, unknown(p.level)) {
             (true, false) if held_then_violated(p.level, levels, outcomes) => format!(
@@ -198,7 +198,7 @@ pub(super) fn version_order_note(
     }
     let names = |ls: &[Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
     let on_poly: Vec<Level> = poly.iter().map(|p| p.level).collect();
-    let unknown_now = |l: Level| outcomes.iter().any(|o| o.level == l && matches!(o.verdict, Verdict::Unknown(_)));
+    let unknown_now = |l: Level| outcomes.iter().any(|o| o.level == l && o.verdict == Verdict::Unknown);
     let left: Vec<Level> = on_poly.iter().copied().filter(|&l| unknown_now(l)).collect();
     let (implied, decided): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
         poly.iter().filter(|p| !unknown_now(p.level)).partition(|p| matches!(p.verdict, Decision::Unknown(_)));

@@ -81,10 +81,10 @@ pub(super) fn level_outcome(cx: Check, l: Level, found: &Found, poly: &Poly, pai
             "no version order was given and the register mode is sure-edges: no forbidden cycle among the edges sure without one, which does not rule out a cycle under the real version order".into(),
         );
     }
-    let verdict = match (names.is_empty(), reason) {
-        (false, _) => Verdict::Violated,
-        (true, Some(why)) => Verdict::Unknown(why),
-        (true, None) => Verdict::Holds,
+    let (verdict, reason) = match (names.is_empty(), reason) {
+        (false, _) => (Verdict::Violated, None),
+        (true, Some(why)) => (Verdict::Unknown, Some(why)),
+        (true, None) => (Verdict::Holds, None),
     };
     let mut set_aside: Vec<AnomalyKind> = Vec::new();
     for f in inf.findings.iter().filter(|f| f.breaks_assumption() && !l.proscribes(f.kind)) {
@@ -101,6 +101,7 @@ pub(super) fn level_outcome(cx: Check, l: Level, found: &Found, poly: &Poly, pai
     LevelOutcome {
         level: l,
         verdict,
+        reason,
         anomalies: names,
         evidence: evidence.into_iter().map(|e| e.1).collect(),
         implied_by,
@@ -159,7 +160,7 @@ pub(super) fn maybe_initial_reads(h: &History, inf: &Inference, notes: &mut Vec<
 pub(super) fn maybe_initial_unknown(outcomes: &mut [LevelOutcome], why: &str) {
     for o in outcomes.iter_mut().filter(|o| o.verdict == Verdict::Holds && o.level.proscribes(AnomalyKind::GarbageRead))
     {
-        o.verdict = Verdict::Unknown(why.into());
+        o.leave_unknown(why);
         o.implied_by = None;
     }
 }
@@ -174,18 +175,20 @@ pub(super) fn nothing_committed(h: &History, outcomes: &mut [LevelOutcome]) {
         return;
     }
     for o in outcomes.iter_mut().filter(|o| o.verdict == Verdict::Holds) {
-        o.verdict = Verdict::Unknown(NOTHING_COMMITTED.into());
+        o.leave_unknown(NOTHING_COMMITTED);
         o.implied_by = None;
     }
 }
 
 /// A level's `implied_by` stays only while the level it names ended with the same verdict: the
 /// polygraph's "SI holds" (with aborted reads set aside) implies nothing once G1a violates SI.
+/// Two unknown verdicts are the same when their reasons are.
 pub(super) fn consistent_implied_by(outcomes: &mut [LevelOutcome]) {
-    let verdicts: Vec<(Level, Verdict)> = outcomes.iter().map(|o| (o.level, o.verdict.clone())).collect();
+    let verdicts: Vec<(Level, Verdict, Option<String>)> =
+        outcomes.iter().map(|o| (o.level, o.verdict, o.reason.clone())).collect();
     for o in outcomes.iter_mut() {
         if let Some(by) = o.implied_by {
-            if !verdicts.iter().any(|(l, v)| *l == by && *v == o.verdict) {
+            if !verdicts.iter().any(|(l, v, r)| *l == by && *v == o.verdict && *r == o.reason) {
                 o.implied_by = None;
             }
         }

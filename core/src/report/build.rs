@@ -197,26 +197,21 @@ fn assemble(
                     Evidence::Pair(i) => explained.pairs.get(i).cloned(),
                 })
                 .collect();
-            let (verdict, reason) = match &lo.verdict {
-                engine::Verdict::Holds => (Verdict::Holds, None),
-                engine::Verdict::Violated => (Verdict::Violated, None),
-                engine::Verdict::Unknown(why) => (Verdict::Unknown, Some(why.clone())),
-            };
             let report = LevelReport {
-                valid: verdict.valid(),
-                verdict,
+                valid: lo.verdict.valid(),
+                verdict: lo.verdict,
                 anomalies: lo.anomalies.iter().map(|n| n.name()).chain(lo.claims.iter().map(|c| c.name())).collect(),
                 cycles,
-                reason,
+                reason: lo.reason.clone(),
                 implied_by: lo.implied_by,
                 set_aside: lo.set_aside.iter().map(|k| k.name().to_string()).collect(),
             };
             (lo.level, report)
         })
         .collect();
-    let valid = if !out.broken.is_empty() || out.levels.iter().any(|l| l.verdict == engine::Verdict::Violated) {
+    let valid = if !out.broken.is_empty() || out.levels.iter().any(|l| l.verdict == Verdict::Violated) {
         Some(false)
-    } else if out.levels.iter().any(|l| matches!(l.verdict, engine::Verdict::Unknown(_))) {
+    } else if out.levels.iter().any(|l| l.verdict == Verdict::Unknown) {
         None
     } else {
         Some(true)

@@ -5,7 +5,7 @@
 
 mod build;
 
-pub use crate::engine::{CheckOptions, RegisterMode};
+pub use crate::engine::{CheckOptions, RegisterMode, Verdict};
 pub use crate::explain::{AnomalyReport, CycleReport, OpRef, Step, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
 pub use build::{check, check_inferred, infer_for, needs};
 
@@ -13,48 +13,6 @@ use crate::graph::Stats;
 use crate::history::Model;
 use crate::level::Level;
 use serde::{Deserialize, Serialize};
-
-/// A level's verdict: decided (holds or violated), or not decided, with the reason.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
-#[serde(rename_all = "lowercase")]
-pub enum Verdict {
-    Holds,
-    Violated,
-    Unknown,
-}
-
-impl Verdict {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Verdict::Holds => "holds",
-            Verdict::Violated => "violated",
-            Verdict::Unknown => "unknown",
-        }
-    }
-
-    /// `true` holds, `false` violated, `None` unknown.
-    pub fn valid(self) -> Option<bool> {
-        match self {
-            Verdict::Holds => Some(true),
-            Verdict::Violated => Some(false),
-            Verdict::Unknown => None,
-        }
-    }
-}
-
-/// A verdict equals its name (`holds`, `violated`, `unknown`), as tests and reports spell it.
-impl PartialEq<&str> for Verdict {
-    fn eq(&self, other: &&str) -> bool {
-        self.as_str() == *other
-    }
-}
-
-impl std::fmt::Display for Verdict {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
 
 /// The verdict for one level.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
