@@ -8,3 +8,4 @@ pub mod html;
 pub mod palette;
 pub mod svg;
 pub mod text;
+mod timeline;
