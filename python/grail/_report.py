@@ -122,7 +122,7 @@ class Cycle:
         relation and the key. Only a cycle taken from a report can be drawn."""
         if self._native is None:
             raise ValueError("this Cycle was not taken from a report: draw one from report.cycles")
-        svg: str = self._native.cycle_svg(self.anomaly, list(self.txns))
+        svg: str = self._native.cycle_svg(self.anomaly, list(self.txns), self.explanation)
         return svg
 
     def _repr_svg_(self) -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import xml.etree.ElementTree as ET
 
@@ -60,6 +61,15 @@ def test_cycle_not_from_a_report_is_not_drawn():
         assert "not taken from a report" in str(e)
     else:
         raise AssertionError("a cycle with no report was drawn")
+    # A cycle its report does not hold (here: other steps, told by the explanation) is not drawn
+    # as if it were the report's.
+    other = dataclasses.replace(c, explanation=c.explanation + " (edited)")
+    try:
+        other.to_svg()
+    except ValueError as e:
+        assert f"has no {c.anomaly} cycle through" in str(e)
+    else:
+        raise AssertionError("a cycle the report does not hold was drawn")
 
 
 def test_svg_for_long_and_two_cycles():

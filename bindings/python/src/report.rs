@@ -40,13 +40,13 @@ impl PyReport {
         run_detached(py, || Ok(self.session.html(&self.inner, title.as_deref().unwrap_or("history"))))
     }
 
-    /// The report's cycle of `anomaly` through `txns` drawn by core as an SVG element (the HTML
-    /// page's drawing); ValueError when the report holds no such cycle.
-    fn cycle_svg(&self, py: Python<'_>, anomaly: &str, txns: Vec<u64>) -> PyResult<String> {
-        guarded(py, || match self.inner.cycle(anomaly, &txns) {
+    /// The report's cycle of `anomaly` through `txns` with this `explanation`, drawn by core as
+    /// an SVG element (the HTML page's drawing); ValueError when the report holds no such cycle.
+    fn cycle_svg(&self, py: Python<'_>, anomaly: &str, txns: Vec<u64>, explanation: &str) -> PyResult<String> {
+        guarded(py, || match self.inner.cycle(anomaly, &txns, explanation) {
             Some(c) => Ok(self.session.cycle_svg(c)),
             None => Err(pyo3::exceptions::PyValueError::new_err(format!(
-                "this report has no {anomaly} cycle through {txns:?}"
+                "this report has no {anomaly} cycle through {txns:?} with that explanation"
             ))),
         })
     }

@@ -128,11 +128,13 @@ impl Report {
         serde_json::to_string_pretty(self).unwrap_or_default()
     }
 
-    /// The report's cycle of this anomaly through these transactions (a level's or a finding's),
-    /// so that a front end holding only its data can ask core to draw it.
-    pub fn cycle(&self, anomaly: &str, txns: &[u64]) -> Option<&CycleReport> {
+    /// The report's cycle (a level's or a finding's) of this anomaly through these transactions
+    /// with this explanation (which names every step, so two cycles through the same
+    /// transactions on other keys are told apart), so that a front end holding only its data
+    /// can ask core to draw it.
+    pub fn cycle(&self, anomaly: &str, txns: &[u64], explanation: &str) -> Option<&CycleReport> {
         let of_levels = self.levels.0.iter().flat_map(|(_, l)| &l.cycles);
         let of_findings = self.anomalies.iter().filter_map(|a| a.cycle.as_ref());
-        of_levels.chain(of_findings).find(|c| c.anomaly == anomaly && c.txns == txns)
+        of_levels.chain(of_findings).find(|c| c.anomaly == anomaly && c.txns == txns && c.explanation == explanation)
     }
 }
