@@ -5,7 +5,7 @@ use crate::args::Input;
 use crate::bytes::{slurp, Bytes};
 use grail_core::api::{Event, Observer, ReadRequest, Session};
 use grail_core::{ErrorKind, Format};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -123,7 +123,18 @@ pub fn load(input: &Input, timeline: bool) -> Result<(Session, Progress), String
     if path.is_dir() {
         return Ok((load_cobra_dir(input, &mut progress)?, progress));
     }
-    let text = Arc::new(slurp(path)?);
+    load_text(input, path, slurp(path)?, progress, timeline)
+}
+
+/// A history already in memory (`path` names it in errors), read as [`load`] reads a file.
+pub fn load_text(
+    input: &Input,
+    path: &Path,
+    text: Bytes,
+    mut progress: Progress,
+    timeline: bool,
+) -> Result<(Session, Progress), String> {
+    let text = Arc::new(text);
     let wal = input.wal.as_ref().map(|w| slurp(w).map(|b| (w, b))).transpose()?;
     let req = ReadRequest {
         format: Format::parse(&input.format).map_err(|e| e.to_string())?,

@@ -17,7 +17,6 @@ mod pipe;
 
 use args::{Cli, Cmd, Input};
 use clap::Parser;
-use grail_core::api::OnlineKind;
 use grail_core::{CheckOptions, Level};
 use std::path::Path;
 use std::process::ExitCode;
@@ -95,12 +94,12 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, window, max_length, json, quiet, timestamps, level } => {
-            let (session, progress) = load::load(&input, false)?;
-            let h = session.history();
-            match OnlineKind::choose(h, timestamps).map_err(usage)? {
-                OnlineKind::Timestamps => online::online_timestamps(&progress, h, window, &level, json, quiet),
-                OnlineKind::Cycles => online::online(&progress, h, window, max_length, json, quiet),
+            let o = online::Options { window, max_length, json, quiet, timestamps, level };
+            if input.history == Path::new("-") {
+                return online::stdin(&input, &o);
             }
+            let (session, progress) = load::load(&input, false)?;
+            online::whole(&session, &progress, &o)
         }
         Cmd::Stats { input, json } => commands::stats(input, json),
         Cmd::Generate(g) => commands::generate(&g),

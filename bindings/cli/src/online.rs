@@ -1,8 +1,14 @@
 //! `grail online`: the history's transactions streamed through core's online checkers, each
 //! anomaly printed when the transaction that closes it arrives.
 
-use crate::load::Progress;
-use grail_core::History;
+use crate::args::Input;
+use crate::bytes::Bytes;
+use crate::load::{self, Progress};
+use grail_core::api::{OnlineKind, Session};
+use grail_core::online::cycles::{OnlineAnomaly, OnlineChecker, OnlineOptions, OnlineTxn};
+use grail_core::online::stream::{intake, Intake, LineStream};
+use grail_core::{Format, History};
+use std::path::Path;
 use std::time::Instant;
 
 /// `grail online`: stream the history's transactions, in completion order, through the checker.
@@ -14,7 +20,6 @@ pub fn online(
     json: bool,
     quiet: bool,
 ) -> Result<u8, String> {
-    use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
     use std::io::Write;
     let mut checker = OnlineChecker::new(OnlineOptions { window, max_length, ..Default::default() });
     let out = std::io::stdout();
@@ -25,14 +30,114 @@ pub fn online(
             if quiet {
                 continue;
             }
-            let line = if json {
-                serde_json::to_string(&a).unwrap_or_default()
-            } else {
-                grail_core::online::cycles::render_anomaly(&a)
-            };
-            writeln!(out, "{line}").map_err(|e| e.to_string())?;
+            writeln!(out, "{}", anomaly_line(&a, json)).map_err(|e| e.to_string())?;
         }
     }
+    finish(progress, &mut out, &checker, t0, window, json)
+}
+
+/// `grail online`'s options.
+pub struct Options {
+    pub window: usize,
+    pub max_length: usize,
+    pub json: bool,
+    pub quiet: bool,
+    pub timestamps: bool,
+    pub level: String,
+}
+
+/// A history read whole, through the checker core chooses for it.
+pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, String> {
+    let h = session.history();
+    match OnlineKind::choose(h, o.timestamps).map_err(|e| e.to_string())? {
+        OnlineKind::Timestamps => online_timestamps(progress, h, o.window, &o.level, o.json, o.quiet),
+        OnlineKind::Cycles => online(progress, h, o.window, o.max_length, o.json, o.quiet),
+    }
+}
+
+/// `grail online -`: standard input checked as it arrives, a record a line (Jepsen EDN, JSON
+/// lines), through core's [`LineStream`]: each cycle is printed, and flushed, as soon as the line
+/// of the transaction that closes it has been read, while the writer (a test still running)
+/// goes on. Core's [`intake`] reads the first lines and may send the stream to be read whole
+/// instead (another format, gzip, timestamps: what [`whole`] does for a file).
+pub fn stdin(input: &Input, o: &Options) -> Result<u8, String> {
+    use std::io::{Read, Write};
+    let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
+    let progress = Progress::new(input);
+    let mut stdin = std::io::stdin().lock();
+    let mut buf = vec![0u8; 1 << 16];
+    let mut read = |buf: &mut [u8]| loop {
+        match stdin.read(buf) {
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            r => return r.map_err(|e| format!("reading standard input: {e}")),
+        }
+    };
+    // The first lines, until core can tell how the stream is taken in.
+    let mut prefix = Vec::new();
+    let intake = loop {
+        let n = read(&mut buf)?;
+        prefix.extend_from_slice(&buf[..n]);
+        match (n, intake(&prefix, format)) {
+            (_, Some(i)) => break i,
+            (0, None) => break Intake::Live,
+            _ => {}
+        }
+    };
+    if o.timestamps || intake == Intake::Whole {
+        stdin.read_to_end(&mut prefix).map_err(|e| format!("reading standard input: {e}"))?;
+        let text = crate::elle::gunzip(prefix, Path::new("-")).map(Bytes::Owned)?;
+        let (session, progress) = load::load_text(input, Path::new("-"), text, progress, false)?;
+        return whole(&session, &progress, o);
+    }
+    let checker =
+        OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
+    let mut stream = LineStream::new(checker, format);
+    let mut out = std::io::stdout().lock();
+    let t0 = Instant::now();
+    let mut lost: Option<std::io::Error> = None;
+    let mut print = |out: &mut std::io::StdoutLock, a: OnlineAnomaly| {
+        if !o.quiet && lost.is_none() {
+            if let Err(e) = writeln!(out, "{}", anomaly_line(&a, o.json)) {
+                lost = Some(e);
+            }
+        }
+    };
+    let mut chunk = prefix;
+    loop {
+        let fed = stream.feed(&chunk, &mut |a| print(&mut out, a));
+        out.flush().map_err(|e| e.to_string())?;
+        fed.map_err(|e| format!("-: {e}"))?;
+        let n = read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        chunk.clear();
+        chunk.extend_from_slice(&buf[..n]);
+    }
+    stream.finish(&mut |a| print(&mut out, a)).map_err(|e| format!("-: {e}"))?;
+    if let Some(e) = lost {
+        return Err(e.to_string());
+    }
+    finish(&progress, &mut out, stream.checker(), t0, o.window, o.json)
+}
+
+fn anomaly_line(a: &OnlineAnomaly, json: bool) -> String {
+    if json {
+        serde_json::to_string(a).unwrap_or_default()
+    } else {
+        grail_core::online::cycles::render_anomaly(a)
+    }
+}
+
+/// The summary after the last transaction, the timing line, and the exit code.
+fn finish(
+    progress: &Progress,
+    out: &mut impl std::io::Write,
+    checker: &OnlineChecker,
+    t0: Instant,
+    window: usize,
+    json: bool,
+) -> Result<u8, String> {
     let secs = t0.elapsed().as_secs_f64();
     let summary = checker.summary();
     if json {
@@ -47,10 +152,10 @@ pub fn online(
             s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
         })
         .unwrap_or_else(|| "unknown".into());
+    let n = summary.stats.transactions;
     progress.say(format_args!(
-        "online: {} transactions in {secs:.3} s ({:.0} transactions/s); window {window}; peak resident memory {peak}",
-        h.txns.len(),
-        h.txns.len() as f64 / secs.max(1e-9)
+        "online: {n} transactions in {secs:.3} s ({:.0} transactions/s); window {window}; peak resident memory {peak}",
+        n as f64 / secs.max(1e-9)
     ));
     Ok(if summary.stats.cycles == 0 { 0 } else { 1 })
 }

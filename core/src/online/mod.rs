@@ -7,6 +7,7 @@
 //! the text a JSON-lines file holds), so every front end feeds them alike.
 
 pub mod cycles;
+pub mod stream;
 pub mod timestamps;
 
 use crate::error::{Error, ErrorKind};

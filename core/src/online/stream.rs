@@ -1,0 +1,206 @@
+//! A stream of records as its bytes arrive (a pipe, a file still being written): the bytes are
+//! cut into lines, each complete line is one record for the cycle checker (Jepsen EDN, one
+//! operation a line; JSON lines), and each cycle is handed on as soon as the line that closes it
+//! is taken. An error names the line of the stream, not of the record. No IO: the caller reads
+//! and feeds, so a front end can print between two reads.
+
+use super::cycles::{OnlineAnomaly, OnlineChecker};
+use crate::error::Error;
+use crate::history::Status;
+use crate::read::{detect, read_edn_from, read_json_from, Format};
+
+/// How a stream is taken in, told from its first lines ([`intake`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Intake {
+    /// A record a line, through the cycle checker, as the lines arrive ([`LineStream`]).
+    Live,
+    /// Read whole first: a format that is not a record a line (or compressed), or transactions
+    /// carrying start and commit timestamps, which [`super::OnlineKind::choose`] gives to the
+    /// timestamp checker when every one carries them, and that needs the whole history.
+    Whole,
+}
+
+/// How a stream beginning with `prefix` is taken in; `None` until a complete line holding a
+/// finished transaction has arrived (then the stream's end decides: [`Intake::Live`]). A line
+/// the readers refuse alone (a JSON array history written over many lines) makes it whole: the
+/// offline reader takes the document, or says where it is wrong.
+pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
+    if prefix.starts_with(&[0x1f, 0x8b]) {
+        return Some(Intake::Whole);
+    }
+    let format = match format {
+        Format::Auto => match detect(prefix) {
+            Format::Edn | Format::Json => Format::Auto,
+            _ => return Some(Intake::Whole),
+        },
+        Format::Edn | Format::Json => format,
+        _ => return Some(Intake::Whole),
+    };
+    let complete = &prefix[..prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1)];
+    for line in complete.split(|&b| b == b'\n') {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let json = format == Format::Json || (format == Format::Auto && detect(line) == Format::Json);
+        let read = if json { read_json_from(line, 0) } else { read_edn_from(line, 0) };
+        let Ok(h) = read else { return Some(Intake::Whole) };
+        let finished = h.txns.iter().find(|t| t.status == Status::Committed);
+        if let Some(t) = finished {
+            let timed = t.start_ts().is_some() && t.commit_ts().is_some();
+            return Some(if timed { Intake::Whole } else { Intake::Live });
+        }
+    }
+    None
+}
+
+/// The cycle checker fed with bytes.
+pub struct LineStream {
+    checker: OnlineChecker,
+    format: Format,
+    /// The bytes of a line whose end has not arrived yet.
+    partial: Vec<u8>,
+    /// Lines taken so far.
+    lines: u32,
+}
+
+impl LineStream {
+    /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
+    pub fn new(checker: OnlineChecker, format: Format) -> LineStream {
+        LineStream { checker, format, partial: Vec::new(), lines: 0 }
+    }
+
+    pub fn checker(&self) -> &OnlineChecker {
+        &self.checker
+    }
+
+    /// Lines taken so far (blank ones included): where the stream has got to.
+    pub fn lines(&self) -> u32 {
+        self.lines
+    }
+
+    /// Take the next bytes: every line they complete is checked, in order, and each cycle it
+    /// closes goes to `emit` at once. Stops at the first line refused (the lines before it are
+    /// taken; the error gives the refused line's number in the stream).
+    pub fn feed(&mut self, bytes: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+        let mut rest = bytes;
+        while let Some(nl) = rest.iter().position(|&b| b == b'\n') {
+            let (line, tail) = rest.split_at(nl);
+            rest = &tail[1..];
+            if self.partial.is_empty() {
+                self.take(line, emit)?;
+            } else {
+                self.partial.extend_from_slice(line);
+                let whole = std::mem::take(&mut self.partial);
+                self.take(&whole, emit)?;
+            }
+        }
+        self.partial.extend_from_slice(rest);
+        Ok(())
+    }
+
+    /// The end of the stream: the last line, when no line break ended it.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+        let last = std::mem::take(&mut self.partial);
+        if last.is_empty() {
+            return Ok(());
+        }
+        self.take(&last, emit)
+    }
+
+    fn take(&mut self, line: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+        self.lines += 1;
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return Ok(());
+        }
+        match self.checker.push_text(line, self.format) {
+            Ok(found) => {
+                found.into_iter().for_each(emit);
+                Ok(())
+            }
+            Err(mut e) => {
+                // The record is one line: its line 1 is this line of the stream.
+                e.line = Some(self.lines + e.line.map_or(0, |l| l.saturating_sub(1)));
+                Err(e)
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::online::cycles::OnlineOptions;
+
+    const LOST_UPDATE: &str = "{:type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}\n\
+        {:type :ok, :process 1, :value [[:r :x []] [:append :x 2]]}\n\
+        {:type :ok, :process 2, :value [[:r :x [1 2]]]}\n";
+
+    fn stream() -> LineStream {
+        LineStream::new(OnlineChecker::new(OnlineOptions::default()), Format::Auto)
+    }
+
+    #[test]
+    fn a_cycle_comes_out_with_the_line_that_closes_it_whatever_the_chunks() {
+        let whole = {
+            let mut s = stream();
+            let mut found = Vec::new();
+            s.feed(LOST_UPDATE.as_bytes(), &mut |a| found.push(a)).unwrap();
+            assert_eq!(s.lines(), 3);
+            found
+        };
+        assert!(!whole.is_empty());
+        // Byte by byte: nothing before the end of the line of the transaction that closes the
+        // cycle (ids are arrival numbers here: line n holds transaction n - 1), the same after.
+        let closing_line = whole[0].closed_by as usize + 1;
+        let mut s = stream();
+        let mut found = Vec::new();
+        let mut line = 1;
+        for b in LOST_UPDATE.bytes() {
+            s.feed(&[b], &mut |a| found.push(a)).unwrap();
+            let ended = b == b'\n';
+            assert_eq!(found.is_empty(), line < closing_line || (line == closing_line && !ended), "line {line}");
+            line += usize::from(ended);
+        }
+        assert_eq!(found, whole);
+    }
+
+    #[test]
+    fn the_last_line_without_a_break_is_taken_at_the_end() {
+        // The cycle closes on the second line; without its line break it waits for the end.
+        let two: Vec<&str> = LOST_UPDATE.lines().take(2).collect();
+        let mut s = stream();
+        let mut found = Vec::new();
+        s.feed(two.join("\n").as_bytes(), &mut |a| found.push(a)).unwrap();
+        assert!(found.is_empty());
+        assert_eq!(s.lines(), 1);
+        s.finish(&mut |a| found.push(a)).unwrap();
+        assert_eq!(found.len(), 1);
+        assert_eq!(s.lines(), 2);
+    }
+
+    #[test]
+    fn the_first_committed_transaction_tells_live_from_whole() {
+        let invoke = "{:type :invoke, :process 0, :value [[:r :x nil]]}\n";
+        assert_eq!(intake(invoke.as_bytes(), Format::Auto), None);
+        assert_eq!(intake(LOST_UPDATE[..20].as_bytes(), Format::Auto), None); // no line yet
+        assert_eq!(intake(LOST_UPDATE.as_bytes(), Format::Auto), Some(Intake::Live));
+        let timed = r#"{"id": 1, "status": "committed", "start_ts": 1, "commit_ts": 2, "ops": [["append", "x", 1]]}"#;
+        assert_eq!(intake(format!("{timed}\n").as_bytes(), Format::Auto), Some(Intake::Whole));
+        let untimed = timed.replace(r#""start_ts": 1, "commit_ts": 2, "#, "");
+        assert_eq!(intake(format!("{untimed}\n").as_bytes(), Format::Json), Some(Intake::Live));
+        assert_eq!(intake(&[0x1f, 0x8b, 8, 0], Format::Auto), Some(Intake::Whole));
+        assert_eq!(intake(b"[{\"id\": 1,\n", Format::Auto), Some(Intake::Whole));
+        assert_eq!(intake(b"anything\n", Format::Plume), Some(Intake::Whole));
+    }
+
+    #[test]
+    fn an_error_names_the_line_of_the_stream() {
+        let mut s = stream();
+        let text = format!("{LOST_UPDATE}\n{{:type :ok, :value [[:r :x");
+        s.feed(text.as_bytes(), &mut |_| {}).unwrap();
+        let e = s.finish(&mut |_| {}).unwrap_err();
+        assert_eq!(e.line, Some(5), "{e}");
+        assert!(e.column.is_some(), "{e}");
+    }
+}
