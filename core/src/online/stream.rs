@@ -183,7 +183,7 @@ mod tests {
     fn the_first_committed_transaction_tells_live_from_whole() {
         let invoke = "{:type :invoke, :process 0, :value [[:r :x nil]]}\n";
         assert_eq!(intake(invoke.as_bytes(), Format::Auto), None);
-        assert_eq!(intake(LOST_UPDATE[..20].as_bytes(), Format::Auto), None); // no line yet
+        assert_eq!(intake(&LOST_UPDATE.as_bytes()[..20], Format::Auto), None); // no line yet
         assert_eq!(intake(LOST_UPDATE.as_bytes(), Format::Auto), Some(Intake::Live));
         let timed = r#"{"id": 1, "status": "committed", "start_ts": 1, "commit_ts": 2, "ops": [["append", "x", 1]]}"#;
         assert_eq!(intake(format!("{timed}\n").as_bytes(), Format::Auto), Some(Intake::Whole));
