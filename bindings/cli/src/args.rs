@@ -224,10 +224,16 @@ pub enum Cmd {
         white_box: String,
     },
     /// Stream a list-append history through the online checker, in completion order, printing
-    /// each cycle when the transaction that closes it arrives (docs/analysis.md).
+    /// each cycle when the transaction that closes it arrives (docs/analysis.md). `-` reads
+    /// standard input as it is written; SIGINT or SIGTERM ends a live stream with its summary.
     Online {
         #[command(flatten)]
         input: Input,
+        /// The history file is still being written: check each line as it is appended, waiting
+        /// for more at its end and reading it anew when it is replaced or truncated (as
+        /// `tail -F`); runs until SIGINT or SIGTERM, then prints the summary.
+        #[arg(long)]
+        follow: bool,
         /// Committed transactions kept in memory (Zellag & Kemme, Theorem 6.1).
         #[arg(long, default_value_t = 100_000)]
         window: usize,

@@ -14,6 +14,7 @@ mod elle;
 mod load;
 mod online;
 mod pipe;
+mod source;
 
 use args::{Cli, Cmd, Input};
 use clap::Parser;
@@ -93,10 +94,10 @@ fn run(cli: Cli) -> Result<u8, String> {
             check::check(input, &opts, timeout, &check::Outputs { json, dot, html })
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
-        Cmd::Online { input, window, max_length, json, quiet, timestamps, level } => {
+        Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, level } => {
             let o = online::Options { window, max_length, json, quiet, timestamps, level };
-            if input.history == Path::new("-") {
-                return online::stdin(&input, &o);
+            if follow || input.history == Path::new("-") {
+                return online::live(&input, follow, &o);
             }
             let (session, progress) = load::load(&input, false)?;
             online::whole(&session, &progress, &o)

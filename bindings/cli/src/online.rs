@@ -4,6 +4,7 @@
 use crate::args::Input;
 use crate::bytes::Bytes;
 use crate::load::{self, Progress};
+use crate::source::{self, Chunk, Next, Source};
 use grail_core::api::{OnlineKind, Session};
 use grail_core::online::cycles::{OnlineAnomaly, OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::online::stream::{intake, Intake, LineStream};
@@ -55,36 +56,61 @@ pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, 
     }
 }
 
-/// `grail online -`: standard input checked as it arrives, a record a line (Jepsen EDN, JSON
-/// lines), through core's [`LineStream`]: each cycle is printed, and flushed, as soon as the line
-/// of the transaction that closes it has been read, while the writer (a test still running)
-/// goes on. Core's [`intake`] reads the first lines and may send the stream to be read whole
-/// instead (another format, gzip, timestamps: what [`whole`] does for a file).
-pub fn stdin(input: &Input, o: &Options) -> Result<u8, String> {
-    use std::io::{Read, Write};
+/// `grail online -` (standard input) and `grail online --follow FILE`: the stream checked as
+/// it arrives, a record a line (Jepsen EDN, JSON lines), through core's [`LineStream`]: each
+/// cycle is printed, and flushed, as soon as the line of the transaction that closes it has been
+/// read, while the writer (a test still running) goes on. Core's [`intake`] reads the first
+/// lines and may send standard input to be read whole instead (another format, gzip,
+/// timestamps: what [`whole`] does for a file). SIGINT or SIGTERM ends the stream: the summary
+/// then covers every line taken, and standard error says where the stream was stopped.
+pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
+    use std::io::Write;
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
     let progress = Progress::new(input);
-    let mut stdin = std::io::stdin().lock();
-    let mut buf = vec![0u8; 1 << 16];
-    let mut read = |buf: &mut [u8]| loop {
-        match stdin.read(buf) {
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            r => return r.map_err(|e| format!("reading standard input: {e}")),
-        }
-    };
+    let name = if follow { input.history.display().to_string() } else { "-".to_string() };
+    source::catch_stop();
+    let source = if follow { Source::follow(&input.history) } else { Source::stdin() };
     // The first lines, until core can tell how the stream is taken in.
     let mut prefix = Vec::new();
+    let (mut ended, mut stopped) = (false, false);
     let intake = loop {
-        let n = read(&mut buf)?;
-        prefix.extend_from_slice(&buf[..n]);
-        match (n, intake(&prefix, format)) {
-            (_, Some(i)) => break i,
-            (0, None) => break Intake::Live,
-            _ => {}
+        match source.next() {
+            Next::Chunk(Chunk::Data(d)) => {
+                prefix.extend_from_slice(&d);
+                if let Some(i) = intake(&prefix, format) {
+                    break i;
+                }
+            }
+            Next::Chunk(Chunk::End) => {
+                ended = true;
+                break Intake::Live;
+            }
+            Next::Stop => {
+                stopped = true;
+                break Intake::Live;
+            }
+            Next::Chunk(Chunk::Failed(e)) => return Err(e),
         }
     };
     if o.timestamps || intake == Intake::Whole {
-        stdin.read_to_end(&mut prefix).map_err(|e| format!("reading standard input: {e}"))?;
+        if follow {
+            return Err(format!(
+                "{name}: --follow takes a record a line (Jepsen EDN, JSON lines) checked for cycles, not a file read whole (compressed, another format, or transactions with start and commit timestamps)"
+            ));
+        }
+        while !ended {
+            match source.next() {
+                Next::Chunk(Chunk::Data(d)) => prefix.extend_from_slice(&d),
+                Next::Chunk(Chunk::End) => ended = true,
+                Next::Stop => stopped = true,
+                Next::Chunk(Chunk::Failed(e)) => return Err(e),
+            }
+            if stopped {
+                return Err("standard input: stopped by a signal before it ended".into());
+            }
+        }
+        // A history read whole is checked as a file is: a signal ends it at once again.
+        source::release_stop();
         let text = crate::elle::gunzip(prefix, Path::new("-")).map(Bytes::Owned)?;
         let (session, progress) = load::load_text(input, Path::new("-"), text, progress, false)?;
         return whole(&session, &progress, o);
@@ -106,17 +132,33 @@ pub fn stdin(input: &Input, o: &Options) -> Result<u8, String> {
     loop {
         let fed = stream.feed(&chunk, &mut |a| print(&mut out, a));
         out.flush().map_err(|e| e.to_string())?;
-        fed.map_err(|e| format!("-: {e}"))?;
-        let n = read(&mut buf)?;
-        if n == 0 {
+        fed.map_err(|e| format!("{name}: {e}"))?;
+        if ended || stopped {
             break;
         }
-        chunk.clear();
-        chunk.extend_from_slice(&buf[..n]);
+        match source.next() {
+            Next::Chunk(Chunk::Data(d)) => chunk = d,
+            Next::Chunk(Chunk::End) => break,
+            Next::Chunk(Chunk::Failed(e)) => return Err(e),
+            Next::Stop => {
+                stopped = true;
+                break;
+            }
+        }
     }
-    stream.finish(&mut |a| print(&mut out, a)).map_err(|e| format!("-: {e}"))?;
+    if !stopped {
+        stream.finish(&mut |a| print(&mut out, a)).map_err(|e| format!("{name}: {e}"))?;
+    }
     if let Some(e) = lost {
         return Err(e.to_string());
+    }
+    if stopped {
+        // What the summary covers: every complete line; a line still being written is left.
+        eprintln!(
+            "grail: online: stopped by a signal after {} lines of {name} ({} transactions checked)",
+            stream.lines(),
+            stream.checker().stats().transactions
+        );
     }
     finish(&progress, &mut out, stream.checker(), t0, o.window, o.json)
 }

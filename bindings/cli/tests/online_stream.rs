@@ -94,3 +94,90 @@ fn the_live_stream_gives_what_the_file_gives() {
     assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1, "the cycle of lines 1-2");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Reads lines from a child's standard output on a thread, so a test can wait for one.
+fn lines_of(stdout: std::process::ChildStdout) -> mpsc::Receiver<String> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::spawn(move || {
+        for line in BufReader::new(stdout).lines() {
+            if tx.send(line.unwrap()).is_err() {
+                break;
+            }
+        }
+    });
+    rx
+}
+
+#[cfg(unix)]
+fn interrupt(child: &std::process::Child) {
+    // SAFETY: a plain kill(2) of our own child.
+    assert_eq!(unsafe { libc::kill(child.id() as libc::pid_t, libc::SIGINT) }, 0);
+}
+
+/// `--follow`: lines appended are checked, a file replaced is read anew, and SIGINT ends the
+/// stream with the summary of everything taken.
+#[cfg(unix)]
+#[test]
+fn a_followed_file_is_read_as_it_grows_and_when_replaced_until_sigint() {
+    let dir = std::env::temp_dir().join(format!("grail-online-follow-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let file = dir.join("h.edn");
+    std::fs::write(&file, "{:type :ok, :process 9, :value [[:r :z []] [:append :z 1]]}\n").unwrap();
+    let mut child = grail()
+        .args(["online", "--json", "--follow"])
+        .arg(&file)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    // Appended: the lost update closes on the second line appended.
+    let mut f = std::fs::OpenOptions::new().append(true).open(&file).unwrap();
+    f.write_all(FIRST.as_bytes()).unwrap();
+    drop(f);
+    let first = rx.recv_timeout(Duration::from_secs(300)).expect("no cycle from the appended lines");
+    let first: serde_json::Value = serde_json::from_str(&first).unwrap();
+    assert_eq!(first["txns"], serde_json::json!([1, 2]), "{first}");
+    // Replaced by a new file (as a log rotates): read from its start.
+    let next = dir.join("next.edn");
+    std::fs::write(&next, FIRST.replace(":x", ":w")).unwrap();
+    std::fs::rename(&next, &file).unwrap();
+    let second = rx.recv_timeout(Duration::from_secs(300)).expect("no cycle from the new file");
+    let second: serde_json::Value = serde_json::from_str(&second).unwrap();
+    assert_eq!(second["keys"], serde_json::json!([["w"], ["w"]]), "{second}");
+    interrupt(&child);
+    let summary = rx.recv_timeout(Duration::from_secs(300)).expect("no summary after SIGINT");
+    let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(summary["stats"]["transactions"], 5, "{summary}");
+    assert_eq!(summary["stats"]["cycles"], 2, "{summary}");
+    let out = child.wait_with_output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("stopped by a signal after 5 lines"), "{stderr}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// SIGINT on a pipe that is still open: the summary of what was read, not a killed process.
+#[cfg(unix)]
+#[test]
+fn sigint_on_standard_input_prints_the_summary() {
+    let mut child = grail()
+        .args(["online", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(FIRST.as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    rx.recv_timeout(Duration::from_secs(300)).expect("no cycle");
+    interrupt(&child);
+    let summary = rx.recv_timeout(Duration::from_secs(300)).expect("no summary after SIGINT");
+    let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
+    assert_eq!(summary["stats"]["transactions"], 2, "{summary}");
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+}
