@@ -49,6 +49,11 @@ impl Progress {
         }
     }
 
+    /// Whether long work tells how it goes: with `-v`, or when standard error is a terminal.
+    pub fn tells(&self) -> bool {
+        self.tell
+    }
+
     /// Stop searching `seconds` after the search begins.
     pub fn set_timeout(&mut self, seconds: Option<f64>) {
         self.timeout = seconds;

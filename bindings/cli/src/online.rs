@@ -47,6 +47,9 @@ pub struct Options {
     pub level: String,
 }
 
+/// How often a live stream says how it goes (on a terminal, or with `-v`).
+const LIVE_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// A history read whole, through the checker core chooses for it.
 pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, String> {
     let h = session.history();
@@ -129,10 +132,23 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         }
     };
     let mut chunk = prefix;
+    let mut next_word = t0 + LIVE_PROGRESS;
     loop {
         let fed = stream.feed(&chunk, &mut |a| print(&mut out, a));
         out.flush().map_err(|e| e.to_string())?;
         fed.map_err(|e| format!("{name}: {e}"))?;
+        if progress.tells() && Instant::now() >= next_word {
+            next_word = Instant::now() + LIVE_PROGRESS;
+            let s = stream.checker().stats();
+            eprintln!(
+                "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far",
+                s.transactions,
+                s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
+                s.live,
+                s.evicted,
+                s.cycles
+            );
+        }
         if ended || stopped {
             break;
         }
