@@ -13,6 +13,10 @@ use std::time::Duration;
 /// two looks at the stop flag.
 const POLL: Duration = Duration::from_millis(100);
 
+/// Chunks read ahead of the checker at most, and their size.
+const CHUNKS_AHEAD: usize = 4;
+const CHUNK: usize = 1 << 20;
+
 /// A chunk of the stream, its end, or why it broke.
 pub enum Chunk {
     Data(Vec<u8>),
@@ -63,7 +67,7 @@ impl Source {
     pub fn stdin() -> Source {
         Source::spawn(move |tx| {
             let mut input = std::io::stdin().lock();
-            let mut buf = vec![0u8; 1 << 16];
+            let mut buf = vec![0u8; CHUNK];
             loop {
                 match input.read(&mut buf) {
                     Ok(0) => return tx.send(Chunk::End).is_ok(),
@@ -84,8 +88,9 @@ impl Source {
         Source::spawn(move |tx| follow_file(&path, tx))
     }
 
-    fn spawn(read: impl FnOnce(mpsc::Sender<Chunk>) -> bool + Send + 'static) -> Source {
-        let (tx, rx) = mpsc::channel();
+    fn spawn(read: impl FnOnce(mpsc::SyncSender<Chunk>) -> bool + Send + 'static) -> Source {
+        // Bounded: a writer faster than the checker waits, instead of the stream piling up here.
+        let (tx, rx) = mpsc::sync_channel(CHUNKS_AHEAD);
         std::thread::spawn(move || read(tx));
         Source { rx }
     }
@@ -120,7 +125,7 @@ fn identity(meta: &std::fs::Metadata) -> (u64, u64) {
 
 /// `tail -F`: read to the end, wait, read what was appended; a file replaced (another inode at
 /// the path) or truncated (shorter than what was read) is read again from its start.
-fn follow_file(path: &PathBuf, tx: mpsc::Sender<Chunk>) -> bool {
+fn follow_file(path: &PathBuf, tx: mpsc::SyncSender<Chunk>) -> bool {
     let fail = |e: std::io::Error| Chunk::Failed(format!("{}: {e}", path.display()));
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
@@ -128,7 +133,7 @@ fn follow_file(path: &PathBuf, tx: mpsc::Sender<Chunk>) -> bool {
     };
     let mut id = file.metadata().map(|m| identity(&m)).unwrap_or_default();
     let mut read_so_far: u64 = 0;
-    let mut buf = vec![0u8; 1 << 16];
+    let mut buf = vec![0u8; CHUNK];
     loop {
         match file.read(&mut buf) {
             Ok(0) => {
