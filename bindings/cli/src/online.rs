@@ -4,10 +4,10 @@
 use crate::args::Input;
 use crate::bytes::Bytes;
 use crate::load::{self, Progress};
-use crate::source::{self, Chunk, Next, Source};
+use crate::source::{self, Chunk, Next, Parsed, Source};
 use grail_core::api::{OnlineKind, Session};
 use grail_core::online::cycles::{OnlineAnomaly, OnlineChecker, OnlineOptions, OnlineTxn};
-use grail_core::online::stream::{intake, Intake, LineStream};
+use grail_core::online::stream::{intake, Intake};
 use grail_core::{Format, History};
 use std::path::Path;
 use std::time::Instant;
@@ -118,65 +118,60 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         let (session, progress) = load::load_text(input, Path::new("-"), text, progress, false)?;
         return whole(&session, &progress, o);
     }
-    let checker =
+    let mut checker =
         OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
-    let mut stream = LineStream::new(checker, format);
     let mut out = std::io::stdout().lock();
     let t0 = Instant::now();
-    let mut lost: Option<std::io::Error> = None;
-    let mut print = |out: &mut std::io::StdoutLock, a: OnlineAnomaly| {
-        if !o.quiet && lost.is_none() {
-            if let Err(e) = writeln!(out, "{}", anomaly_line(&a, o.json)) {
-                lost = Some(e);
-            }
-        }
-    };
-    let mut chunk = prefix;
     let mut next_word = t0 + LIVE_PROGRESS;
-    loop {
-        let fed = stream.feed(&chunk, &mut |a| print(&mut out, a));
-        out.flush().map_err(|e| e.to_string())?;
-        fed.map_err(|e| format!("{name}: {e}"))?;
-        if progress.tells() && Instant::now() >= next_word {
-            next_word = Instant::now() + LIVE_PROGRESS;
-            let s = stream.checker().stats();
-            eprintln!(
-                "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far",
-                s.transactions,
-                s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
-                s.live,
-                s.evicted,
-                s.cycles
-            );
-        }
-        if ended || stopped {
-            break;
-        }
-        match source.next() {
-            Next::Chunk(Chunk::Data(d)) => chunk = d,
-            Next::Chunk(Chunk::End) => break,
-            Next::Chunk(Chunk::Failed(e)) => return Err(e),
-            Next::Stop => {
-                stopped = true;
-                break;
+    let mut lines = 0;
+    if !stopped {
+        let records = source.records(prefix, format);
+        loop {
+            match records.next() {
+                Some(Parsed::Records(r, n)) => {
+                    lines = n;
+                    for t in &r.txns {
+                        for a in checker.push(t) {
+                            if !o.quiet {
+                                writeln!(out, "{}", anomaly_line(&a, o.json)).map_err(|e| e.to_string())?;
+                            }
+                        }
+                    }
+                    out.flush().map_err(|e| e.to_string())?;
+                    if let Some(e) = r.error {
+                        return Err(format!("{name}: {e}"));
+                    }
+                    records.done(r.txns);
+                }
+                Some(Parsed::End) => break,
+                Some(Parsed::Failed(e)) => return Err(e),
+                None => {
+                    stopped = true;
+                    break;
+                }
+            }
+            if progress.tells() && Instant::now() >= next_word {
+                next_word = Instant::now() + LIVE_PROGRESS;
+                let s = checker.stats();
+                eprintln!(
+                    "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far",
+                    s.transactions,
+                    s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
+                    s.live,
+                    s.evicted,
+                    s.cycles
+                );
             }
         }
-    }
-    if !stopped {
-        stream.finish(&mut |a| print(&mut out, a)).map_err(|e| format!("{name}: {e}"))?;
-    }
-    if let Some(e) = lost {
-        return Err(e.to_string());
     }
     if stopped {
         // What the summary covers: every complete line; a line still being written is left.
         eprintln!(
-            "grail: online: stopped by a signal after {} lines of {name} ({} transactions checked)",
-            stream.lines(),
-            stream.checker().stats().transactions
+            "grail: online: stopped by a signal after {lines} lines of {name} ({} transactions checked)",
+            checker.stats().transactions
         );
     }
-    finish(&progress, &mut out, stream.checker(), t0, o.window, o.json)
+    finish(&progress, &mut out, &checker, t0, o.window, o.json)
 }
 
 fn anomaly_line(a: &OnlineAnomaly, json: bool) -> String {

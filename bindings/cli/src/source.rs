@@ -1,8 +1,13 @@
 //! Where a live stream's bytes come from: standard input, or a file still being written
 //! (`--follow`, as `tail -F`: it waits at the end for more, and reads the file anew when it is
 //! replaced or truncated). A thread of its own reads, so that the checker's loop can notice
-//! SIGINT and SIGTERM between chunks even while a read blocks.
+//! SIGINT and SIGTERM between chunks even while a read blocks; once the stream is known to be
+//! live, another thread turns its lines into records (core's `Lines`), so that reading records
+//! and checking them use both cores.
 
+use grail_core::online::cycles::OnlineTxn;
+use grail_core::online::stream::{Lines, Records};
+use grail_core::Format;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -14,7 +19,7 @@ use std::time::Duration;
 const POLL: Duration = Duration::from_millis(100);
 
 /// Chunks read ahead of the checker at most, and their size.
-const CHUNKS_AHEAD: usize = 4;
+const CHUNKS_AHEAD: usize = 16;
 const CHUNK: usize = 1 << 20;
 
 /// A chunk of the stream, its end, or why it broke.
@@ -97,15 +102,85 @@ impl Source {
 
     /// The next chunk, or `Stop` once a stop signal has arrived.
     pub fn next(&self) -> Next {
-        loop {
-            if STOP.load(Ordering::SeqCst) {
-                return Next::Stop;
+        match recv_or_stop(&self.rx) {
+            Some(Some(c)) => Next::Chunk(c),
+            Some(None) => Next::Chunk(Chunk::End),
+            None => Next::Stop,
+        }
+    }
+
+    /// The rest of the stream (after `first`, the bytes taken already) as records, read on a
+    /// thread of their own.
+    pub fn records(self, first: Vec<u8>, format: Format) -> RecordSource {
+        let (tx, rx) = mpsc::sync_channel(CHUNKS_AHEAD);
+        // Records come back here to be freed on the thread that made them: glibc's malloc
+        // serializes the two threads when one frees what the other allocated.
+        let (done_tx, done) = mpsc::channel::<Vec<OnlineTxn>>();
+        let chunks = self.rx;
+        std::thread::spawn(move || {
+            let mut lines = Lines::new(format);
+            let mut next = Some(first);
+            loop {
+                while done.try_recv().is_ok() {}
+                let data = match next.take() {
+                    Some(d) => d,
+                    None => match chunks.recv() {
+                        Ok(Chunk::Data(d)) => d,
+                        Ok(Chunk::Failed(e)) => return tx.send(Parsed::Failed(e)).is_ok(),
+                        Ok(Chunk::End) | Err(_) => {
+                            let last = lines.finish();
+                            let _ = tx.send(Parsed::Records(last, lines.lines()));
+                            return tx.send(Parsed::End).is_ok();
+                        }
+                    },
+                };
+                let r = lines.feed(&data);
+                let refused = r.error.is_some();
+                if tx.send(Parsed::Records(r, lines.lines())).is_err() || refused {
+                    return false;
+                }
             }
-            match self.rx.recv_timeout(POLL) {
-                Ok(c) => return Next::Chunk(c),
-                Err(RecvTimeoutError::Timeout) => {}
-                Err(RecvTimeoutError::Disconnected) => return Next::Chunk(Chunk::End),
-            }
+        });
+        RecordSource { rx, done: done_tx }
+    }
+}
+
+/// Records of a live stream, and how many lines they came from so far.
+pub enum Parsed {
+    Records(Records, u32),
+    End,
+    Failed(String),
+}
+
+/// The records of a stream, read on their own thread.
+pub struct RecordSource {
+    rx: Receiver<Parsed>,
+    done: mpsc::Sender<Vec<OnlineTxn>>,
+}
+
+impl RecordSource {
+    /// The next records, or `None` once a stop signal has arrived.
+    pub fn next(&self) -> Option<Parsed> {
+        recv_or_stop(&self.rx).map(|p| p.unwrap_or(Parsed::End))
+    }
+
+    /// Records checked: handed back to be freed where they were made.
+    pub fn done(&self, txns: Vec<OnlineTxn>) {
+        let _ = self.done.send(txns);
+    }
+}
+
+/// The next message (`Some(None)` when the sender is gone), or `None` once a stop signal has
+/// arrived.
+fn recv_or_stop<T>(rx: &Receiver<T>) -> Option<Option<T>> {
+    loop {
+        if STOP.load(Ordering::SeqCst) {
+            return None;
+        }
+        match rx.recv_timeout(POLL) {
+            Ok(c) => return Some(Some(c)),
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => return Some(None),
         }
     }
 }

@@ -4,7 +4,7 @@
 //! is taken. An error names the line of the stream, not of the record. No IO: the caller reads
 //! and feeds, so a front end can print between two reads.
 
-use super::cycles::{OnlineAnomaly, OnlineChecker};
+use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
 use crate::error::Error;
 use crate::history::Status;
 use crate::read::{detect, read_edn_from, read_json_from, Format};
@@ -53,24 +53,31 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
     None
 }
 
-/// The cycle checker fed with bytes.
-pub struct LineStream {
-    checker: OnlineChecker,
+/// The records of a stream as its bytes arrive: complete lines read as the offline readers read
+/// them, into the cycle checker's transactions. Apart from the checker, so that a front end can
+/// read on one thread and check on another.
+pub struct Lines {
     format: Format,
     /// The bytes of a line whose end has not arrived yet.
     partial: Vec<u8>,
     /// Lines taken so far.
     lines: u32,
+    /// Transactions read so far: a record without an id takes this arrival number.
+    txns: u64,
 }
 
-impl LineStream {
-    /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
-    pub fn new(checker: OnlineChecker, format: Format) -> LineStream {
-        LineStream { checker, format, partial: Vec::new(), lines: 0 }
-    }
+/// What some bytes of a stream held: the transactions of their complete lines, in order, up to
+/// the first line refused, if one was (its error gives its line in the stream).
+#[derive(Debug, Default)]
+pub struct Records {
+    pub txns: Vec<OnlineTxn>,
+    pub error: Option<Error>,
+}
 
-    pub fn checker(&self) -> &OnlineChecker {
-        &self.checker
+impl Lines {
+    /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
+    pub fn new(format: Format) -> Lines {
+        Lines { format, partial: Vec::new(), lines: 0, txns: 0 }
     }
 
     /// Lines taken so far (blank ones included): where the stream has got to.
@@ -78,59 +85,64 @@ impl LineStream {
         self.lines
     }
 
-    /// Take the next bytes: every line they complete is checked, in order, and each cycle it
-    /// closes goes to `emit` at once. Stops at the first line refused (the lines before it are
-    /// taken; the error gives the refused line's number in the stream).
-    pub fn feed(&mut self, bytes: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+    /// The records of the lines these bytes complete. After an error, nothing more is read.
+    pub fn feed(&mut self, bytes: &[u8]) -> Records {
         let Some(last_nl) = bytes.iter().rposition(|&b| b == b'\n') else {
             self.partial.extend_from_slice(bytes);
-            return Ok(());
+            return Records::default();
         };
         let (complete, rest) = (&bytes[..last_nl], &bytes[last_nl + 1..]);
         let r = if self.partial.is_empty() {
-            self.take_lines(complete, emit)
+            self.read_lines(complete)
         } else {
             let mut whole = std::mem::take(&mut self.partial);
             whole.extend_from_slice(complete);
-            self.take_lines(&whole, emit)
+            self.read_lines(&whole)
         };
         self.partial.extend_from_slice(rest);
         r
     }
 
+    /// The end of the stream: the last line, when no line break ended it.
+    pub fn finish(&mut self) -> Records {
+        let last = std::mem::take(&mut self.partial);
+        let mut r = Records::default();
+        if !last.is_empty() {
+            r.error = self.read_line(&last, &mut r.txns).err();
+        }
+        r
+    }
+
     /// Complete lines (the last one's break left off), read as one text: one read instead of
     /// one a line is most of the speed of a pipe. When the text is refused, line by line, to
-    /// take the lines before the refused one and name it.
-    fn take_lines(&mut self, text: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+    /// keep the lines before the refused one and name it.
+    fn read_lines(&mut self, text: &[u8]) -> Records {
         let n = text.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-        match self.checker.push_text(text, self.format) {
-            Ok(found) => {
-                self.lines += n;
-                found.into_iter().for_each(emit);
-                Ok(())
+        if let Ok(txns) = OnlineTxn::read(text, self.format, self.txns) {
+            self.lines += n;
+            self.txns += txns.len() as u64;
+            return Records { txns, error: None };
+        }
+        let mut r = Records::default();
+        for line in text.split(|&b| b == b'\n') {
+            if let Err(e) = self.read_line(line, &mut r.txns) {
+                r.error = Some(e);
+                break;
             }
-            Err(_) => text.split(|&b| b == b'\n').try_for_each(|line| self.take(line, emit)),
         }
+        r
     }
 
-    /// The end of the stream: the last line, when no line break ended it.
-    pub fn finish(&mut self, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
-        let last = std::mem::take(&mut self.partial);
-        if last.is_empty() {
-            return Ok(());
-        }
-        self.take(&last, emit)
-    }
-
-    fn take(&mut self, line: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+    fn read_line(&mut self, line: &[u8], out: &mut Vec<OnlineTxn>) -> Result<(), Error> {
         self.lines += 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        match self.checker.push_text(line, self.format) {
-            Ok(found) => {
-                found.into_iter().for_each(emit);
+        match OnlineTxn::read(line, self.format, self.txns) {
+            Ok(txns) => {
+                self.txns += txns.len() as u64;
+                out.extend(txns);
                 Ok(())
             }
             Err(mut e) => {
@@ -139,6 +151,49 @@ impl LineStream {
                 Err(e)
             }
         }
+    }
+}
+
+/// The cycle checker fed with bytes: [`Lines`], then [`OnlineChecker::push`], on one thread.
+pub struct LineStream {
+    checker: OnlineChecker,
+    lines: Lines,
+}
+
+impl LineStream {
+    /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
+    pub fn new(checker: OnlineChecker, format: Format) -> LineStream {
+        LineStream { checker, lines: Lines::new(format) }
+    }
+
+    pub fn checker(&self) -> &OnlineChecker {
+        &self.checker
+    }
+
+    /// Lines taken so far (blank ones included): where the stream has got to.
+    pub fn lines(&self) -> u32 {
+        self.lines.lines()
+    }
+
+    /// Take the next bytes: every line they complete is checked, in order, and each cycle it
+    /// closes goes to `emit` at once. Stops at the first line refused (the lines before it are
+    /// taken; the error gives the refused line's number in the stream).
+    pub fn feed(&mut self, bytes: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+        let r = self.lines.feed(bytes);
+        self.check(r, emit)
+    }
+
+    /// The end of the stream: the last line, when no line break ended it.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+        let r = self.lines.finish();
+        self.check(r, emit)
+    }
+
+    fn check(&mut self, r: Records, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
+        for t in &r.txns {
+            self.checker.push(t).into_iter().for_each(&mut *emit);
+        }
+        r.error.map_or(Ok(()), Err)
     }
 }
 
