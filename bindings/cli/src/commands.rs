@@ -71,19 +71,38 @@ pub fn export(input: Input, format: &str, out: &Path, max_depth: usize) -> Resul
 
 /// `grail generate`: a history from the simulated database.
 pub fn generate(g: &GenArgs) -> Result<u8, String> {
-    let gen = grail_core::generate::generate(&g.options()?);
-    match &g.out {
-        Some(dir) if g.output == "cobra" => {
-            std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-            for (i, log) in gen.logs.iter().enumerate() {
-                let p = dir.join(format!("{i:05}.log"));
-                std::fs::write(&p, log).map_err(|e| format!("{}: {e}", p.display()))?;
-            }
+    use std::io::Write;
+    let o = g.options()?;
+    let gen = if g.output == "cobra" {
+        let Some(dir) = &g.out else {
+            return Err("--output cobra writes a folder of logs: give --out".into());
+        };
+        let gen = grail_core::generate::generate(&o);
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        for (i, log) in gen.logs.iter().enumerate() {
+            let p = dir.join(format!("{i:05}.log"));
+            std::fs::write(&p, log).map_err(|e| format!("{}: {e}", p.display()))?;
         }
-        None if g.output == "cobra" => return Err("--output cobra writes a folder of logs: give --out".into()),
-        Some(p) => std::fs::write(p, &gen.history).map_err(|e| format!("{}: {e}", p.display()))?,
-        None => print!("{}", gen.history),
-    }
+        gen
+    } else {
+        // Written as it is made: a history of any length, piped into `grail online -`, is
+        // never held whole.
+        let (mut w, name): (Box<dyn Write>, String) = match &g.out {
+            Some(p) => {
+                let f = std::fs::File::create(p).map_err(|e| format!("{}: {e}", p.display()))?;
+                (Box::new(std::io::BufWriter::new(f)), p.display().to_string())
+            }
+            None => (Box::new(std::io::BufWriter::new(std::io::stdout().lock())), "standard output".into()),
+        };
+        let mut failed = None;
+        let gen = grail_core::generate::generate_streaming(&o, &mut |piece| {
+            if failed.is_none() {
+                failed = w.write_all(piece.as_bytes()).err();
+            }
+        });
+        failed.map_or(Ok(()), Err).and_then(|()| w.flush()).map_err(|e| format!("{name}: {e}"))?;
+        gen
+    };
     if let (Some(p), Some(wal)) = (&g.wal_out, &gen.wal) {
         std::fs::write(p, wal).map_err(|e| format!("{}: {e}", p.display()))?;
     }

@@ -21,7 +21,7 @@
 mod cobra;
 mod sim;
 
-pub use sim::generate;
+pub use sim::{generate, generate_streaming};
 
 use serde::{Deserialize, Serialize};
 

@@ -77,6 +77,8 @@ type Versions = Vec<(u64, u8, i64)>;
 
 struct Sim<'o> {
     o: &'o GenOptions,
+    /// Where EDN output goes as it is made, in pieces of about [`PIECE`] bytes.
+    sink: &'o mut dyn FnMut(&str),
     rng: Rng,
     store: Map<u64, Versions>,
     next_value: Map<u64, i64>,
@@ -115,8 +117,22 @@ struct Sim<'o> {
     cobra: CobraLogs,
 }
 
+/// EDN output is handed on in pieces of about this many bytes, so that a history of any length
+/// is written as it is made instead of held whole.
+const PIECE: usize = 1 << 20;
+
 /// Generate a history.
 pub fn generate(o: &GenOptions) -> Generated {
+    let mut history = String::new();
+    let mut g = generate_streaming(o, &mut |piece| history.push_str(piece));
+    g.history = history;
+    g
+}
+
+/// Generate a history, its text handed to `sink` piece by piece as it is made (Jepsen EDN; the
+/// other outputs, which need the whole history to be written, in one piece at the end); the
+/// returned `history` is empty.
+pub fn generate_streaming(o: &GenOptions, sink: &mut dyn FnMut(&str)) -> Generated {
     let registers;
     let o = if matches!(o.output, Output::Polysi | Output::Cobra) && o.model != DataModel::RwRegister {
         registers = GenOptions { model: DataModel::RwRegister, ..o.clone() };
@@ -143,6 +159,7 @@ pub fn generate(o: &GenOptions) -> Generated {
     };
     let mut sim = Sim {
         o,
+        sink,
         rng: Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
         store: Map::default(),
         next_value: Map::default(),
@@ -206,9 +223,10 @@ pub fn generate(o: &GenOptions) -> Generated {
             s
         }
     };
+    (sim.sink)(&history);
     let wal = (o.model == DataModel::RwRegister && o.output == Output::Edn).then(|| std::mem::take(&mut sim.wal));
     let logs = if o.output == Output::Cobra { std::mem::take(&mut sim.cobra).finish() } else { Vec::new() };
-    Generated { history, wal, committed: sim.committed, aborted: sim.aborted, logs }
+    Generated { history: String::new(), wal, committed: sim.committed, aborted: sim.aborted, logs }
 }
 
 impl Sim<'_> {
@@ -261,6 +279,10 @@ impl Sim<'_> {
                     } else {
                         self.commit(t);
                         finished += 1;
+                        if o.output == Output::Edn && self.out.len() >= PIECE {
+                            (self.sink)(&self.out);
+                            self.out.clear();
+                        }
                     }
                 }
             }
