@@ -207,6 +207,30 @@ class OnlineChecker:
         for t in txns:
             yield from self.add(t)
 
+    def feed_bytes(self, data: bytes) -> List[Dict[str, Any]]:
+        """Take the next bytes of a history as it is written (Jepsen EDN, one operation a line,
+        or JSON lines; a line may be cut across calls): every line they complete is checked;
+        the cycles those lines closed. A line the readers refuse raises :class:`grail.GrailError`
+        naming its line in the stream. Records without an id are numbered by arrival."""
+        return [json.loads(a) for a in self._native.feed_bytes(bytes(data))]
+
+    def finish_bytes(self) -> List[Dict[str, Any]]:
+        """The end of a byte stream: its last line, when no line break ended it."""
+        return [json.loads(a) for a in self._native.finish_bytes()]
+
+    def watch(self, stream: Any, chunk_size: int = 1 << 16) -> Iterator[Dict[str, Any]]:
+        """Check a file-like object as it is written (a test's output pipe, a file being
+        appended to, a socket's file): each cycle is yielded as soon as the line that closes it
+        has been read, and the stream is read until its end. ``read1`` is used where the stream
+        has it, so that a pipe's data is taken as it comes."""
+        read = getattr(stream, "read1", None) or stream.read
+        while True:
+            data = read(chunk_size)
+            if not data:
+                break
+            yield from self.feed_bytes(data.encode() if isinstance(data, str) else data)
+        yield from self.finish_bytes()
+
     def summary(self) -> Dict[str, Any]:
         """Counters (``stats``), class counts, lengths, label patterns and notes so far."""
         s: Dict[str, Any] = json.loads(self._native.summary_json())

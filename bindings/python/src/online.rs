@@ -3,12 +3,14 @@
 
 use crate::{guarded, to_pyerr};
 use grail_core::online::cycles::{OnlineChecker, OnlineOptions};
-use grail_core::{Error, ErrorKind};
+use grail_core::online::stream::LineStream;
+use grail_core::{Error, ErrorKind, Format};
 use pyo3::prelude::*;
 
 #[pyclass(name = "OnlineChecker", module = "grail._grail")]
 pub struct PyOnline {
-    inner: OnlineChecker,
+    /// The checker, with the line reader of a byte stream (`feed_bytes`).
+    inner: LineStream,
 }
 
 #[pymethods]
@@ -19,27 +21,52 @@ impl PyOnline {
     fn new(py: Python<'_>, options: &str) -> PyResult<Self> {
         let opts: OnlineOptions = serde_json::from_str(options)
             .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Usage, format!("online options: {e}")).into()))?;
-        Ok(PyOnline { inner: OnlineChecker::new(opts) })
+        Ok(PyOnline { inner: LineStream::new(OnlineChecker::new(opts), Format::Auto) })
     }
 
     /// Take one transaction (native JSON text, read as `grail.read` reads it); the anomalies it
     /// closed, each as JSON text.
     fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
-        let inner = &mut self.inner;
+        let inner = self.inner.checker_mut();
         guarded(py, || {
             let found = inner.push_json(txn.as_bytes()).map_err(|e| to_pyerr(py, e.into()))?;
             Ok(found.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
         })
     }
 
+    /// Take the next bytes of a history being written (core's `LineStream`): the anomalies the
+    /// lines they complete closed, each as JSON text.
+    fn feed_bytes(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || {
+            let mut found = Vec::new();
+            inner
+                .feed(data, &mut |a| found.push(serde_json::to_string(&a).unwrap_or_default()))
+                .map_err(|e| to_pyerr(py, e.into()))?;
+            Ok(found)
+        })
+    }
+
+    /// The end of a byte stream: its last line, when no line break ended it.
+    fn finish_bytes(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || {
+            let mut found = Vec::new();
+            inner
+                .finish(&mut |a| found.push(serde_json::to_string(&a).unwrap_or_default()))
+                .map_err(|e| to_pyerr(py, e.into()))?;
+            Ok(found)
+        })
+    }
+
     /// Counters, class counts and notes so far, as JSON text.
     fn summary_json(&self) -> String {
-        serde_json::to_string(&self.inner.summary()).unwrap_or_default()
+        serde_json::to_string(&self.inner.checker().summary()).unwrap_or_default()
     }
 
     /// An estimate of the heap memory the checker holds, in bytes.
     fn memory_estimate(&self) -> usize {
-        self.inner.memory_estimate()
+        self.inner.checker().memory_estimate()
     }
 }
 

@@ -170,6 +170,11 @@ impl LineStream {
         &self.checker
     }
 
+    /// The checker, to take transactions by other ways too (`push`, `push_json`).
+    pub fn checker_mut(&mut self) -> &mut OnlineChecker {
+        &mut self.checker
+    }
+
     /// Lines taken so far (blank ones included): where the stream has got to.
     pub fn lines(&self) -> u32 {
         self.lines.lines()

@@ -1,0 +1,77 @@
+"""A history checked as it is written: OnlineChecker.feed_bytes and .watch (issue 35)."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import threading
+
+import pytest
+
+import grail
+
+# A lost update that closes on line 2, then a transaction on another key.
+FIRST = (
+    b"{:type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}\n"
+    b"{:type :ok, :process 1, :value [[:r :x []] [:append :x 2]]}\n"
+)
+REST = b"{:type :ok, :process 2, :value [[:r :x [1 2]]]}\n{:type :ok, :process 3, :value [[:append :y 1]]}\n"
+
+
+def test_bytes_cut_anywhere_give_the_cycles_of_the_whole_text(cli):
+    text = subprocess.run(
+        [cli, "generate", "--txns", "800", "--isolation", "snapshot-isolation", "--inject", "lost-update:3", "--seed", "4"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    whole = grail.OnlineChecker()
+    expected = whole.feed_bytes(text) + whole.finish_bytes()
+    assert len(expected) >= 3
+    for size in (1, 13, 4096):
+        oc = grail.OnlineChecker()
+        found = []
+        for i in range(0, len(text), size):
+            found += oc.feed_bytes(text[i : i + size])
+        found += oc.finish_bytes()
+        assert found == expected, size
+        assert oc.stats == whole.stats
+    # The CLI's online check of the same history gives the same cycles.
+    out = subprocess.run([cli, "online", "-", "--json"], input=text, capture_output=True).stdout
+    lines = out.decode().splitlines()
+    assert [grail._analysis.json.loads(line) for line in lines[:-1]] == expected
+
+
+def test_watch_yields_a_cycle_while_the_writer_is_still_writing():
+    read_fd, write_fd = os.pipe()
+    go_on = threading.Event()
+
+    def writer() -> None:
+        with os.fdopen(write_fd, "wb", buffering=0) as w:
+            w.write(FIRST)
+            # The rest only once the reader has yielded the cycle: the pipe is open until then.
+            go_on.wait(timeout=300)
+            w.write(REST)
+
+    t = threading.Thread(target=writer)
+    t.start()
+    oc = grail.OnlineChecker()
+    with os.fdopen(read_fd, "rb") as r:
+        stream = oc.watch(r)
+        first = next(stream)
+        assert not go_on.is_set()  # yielded before the writer went on
+        assert first["closed_by"] == 1 and sorted(first["txns"]) == [0, 1]
+        go_on.set()
+        rest = list(stream)
+    t.join()
+    assert rest == []
+    assert oc.stats["transactions"] == 4 and oc.stats["cycles"] == 1
+
+
+def test_a_refused_line_is_named_in_the_stream():
+    oc = grail.OnlineChecker()
+    found = oc.feed_bytes(FIRST)
+    assert len(found) == 1
+    with pytest.raises(grail.GrailError) as e:
+        oc.feed_bytes(b"\n{:type :ok, :value [[:r :x\n")
+    assert e.value.kind == "syntax"
+    assert e.value.line == 4, e.value
