@@ -509,6 +509,36 @@ export class OnlineChecker extends Streaming {
         }
     }
 
+    /**
+     * Take the next bytes (a `Uint8Array`, or a string) of a history as it is written: Jepsen
+     * EDN, one operation a line, or JSON lines, cut anywhere; the cycles that the lines they
+     * complete closed. A refused line throws a GrailError naming its line in the stream.
+     */
+    feedBytes(data) {
+        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+        if (!(bytes instanceof Uint8Array)) throw usage('feedBytes takes a Uint8Array or a string');
+        const c = this._live();
+        return guard(() => c.feedBytes(bytes));
+    }
+
+    /** The end of a byte stream: its last line, when no line break ended it. */
+    finishBytes() {
+        const c = this._live();
+        return guard(() => c.finishBytes());
+    }
+
+    /**
+     * Check a stream as it is written (any async iterable of chunks: a Node Readable, a web
+     * ReadableStream, a child process's stdout): each cycle is yielded as soon as its line has
+     * arrived; the stream is read to its end.
+     */
+    async *watch(stream) {
+        for await (const chunk of stream) {
+            yield* this.feedBytes(chunk);
+        }
+        yield* this.finishBytes();
+    }
+
     /** Counters (`stats`), class counts, lengths, label patterns and notes so far. */
     summary() {
         const c = this._live();

@@ -83,6 +83,12 @@ export declare class OnlineChecker {
     add(txn: OnlineTxn): OnlineAnomaly[];
     /** Take transactions from an iterable, yielding each cycle as soon as it is found. */
     feed(txns: Iterable<OnlineTxn>): Generator<OnlineAnomaly, void, undefined>;
+    /** Take the next bytes of a history being written (EDN or JSON lines, cut anywhere). */
+    feedBytes(data: Uint8Array | string): OnlineAnomaly[];
+    /** The end of a byte stream: its last line, when no line break ended it. */
+    finishBytes(): OnlineAnomaly[];
+    /** Check a stream of chunks as it is written, yielding each cycle when its line arrives. */
+    watch(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<OnlineAnomaly, void, undefined>;
     summary(): OnlineSummary;
     memoryEstimate(): number;
     free(): void;

@@ -377,7 +377,8 @@ fn json_text(txn: &JsValue) -> Result<String, JsValue> {
 /// a plain object in grail's native form; the cycles each one closed come back as plain objects.
 #[wasm_bindgen]
 pub struct OnlineChecker {
-    inner: grail_core::OnlineChecker,
+    /// The checker, with the line reader of a byte stream (`feedBytes`).
+    inner: grail_core::online::stream::LineStream,
 }
 
 #[wasm_bindgen]
@@ -391,24 +392,42 @@ impl OnlineChecker {
             serde_wasm_bindgen::from_value(options)
                 .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
         };
-        Ok(OnlineChecker { inner: grail_core::OnlineChecker::new(opts) })
+        let checker = grail_core::OnlineChecker::new(opts);
+        Ok(OnlineChecker { inner: grail_core::online::stream::LineStream::new(checker, grail_core::Format::Auto) })
     }
 
     /// Take the next transaction; the anomalies (cycles) it closed. The object is read as its
     /// JSON text by core's JSON reader, as `check` reads a history.
     pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.push_json(json_text(&txn)?.as_bytes()).map_err(core_error)?)
+        to_js(&self.inner.checker_mut().push_json(json_text(&txn)?.as_bytes()).map_err(core_error)?)
+    }
+
+    /// Take the next bytes of a history being written (core's `LineStream`: Jepsen EDN, one
+    /// operation a line, or JSON lines); the cycles the lines they complete closed.
+    #[wasm_bindgen(js_name = feedBytes)]
+    pub fn feed_bytes(&mut self, data: &[u8]) -> Result<JsValue, JsValue> {
+        let mut found = Vec::new();
+        self.inner.feed(data, &mut |a| found.push(a)).map_err(core_error)?;
+        to_js(&found)
+    }
+
+    /// The end of a byte stream: its last line, when no line break ended it.
+    #[wasm_bindgen(js_name = finishBytes)]
+    pub fn finish_bytes(&mut self) -> Result<JsValue, JsValue> {
+        let mut found = Vec::new();
+        self.inner.finish(&mut |a| found.push(a)).map_err(core_error)?;
+        to_js(&found)
     }
 
     /// Counters, class counts, lengths, label patterns and notes so far.
     pub fn summary(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.summary())
+        to_js(&self.inner.checker().summary())
     }
 
     /// An estimate of the memory the checker holds, in bytes.
     #[wasm_bindgen(js_name = memoryEstimate)]
     pub fn memory_estimate(&self) -> f64 {
-        self.inner.memory_estimate() as f64
+        self.inner.checker().memory_estimate() as f64
     }
 }
 

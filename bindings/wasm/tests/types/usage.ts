@@ -128,6 +128,10 @@ export function analysis(text: string): number {
     }
     // @ts-expect-error an op is [f, key, value]
     oc.add({ ops: [['append', 'x']] });
+    const streamed: OnlineAnomaly[] = [...oc.feedBytes(new Uint8Array([0x0a])), ...oc.feedBytes('\n'), ...oc.finishBytes()];
+    void streamed;
+    // @ts-expect-error bytes, or a string
+    oc.feedBytes([1, 2]);
     oc.free();
     return lost + found.length + oc.summary().stats.cycles;
 }

@@ -1,0 +1,63 @@
+// A history checked as it is written (issue 35): OnlineChecker.feedBytes and watch, through
+// core's LineStream, give what the whole text gives, and yield a cycle while the writer is
+// still writing.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { PassThrough } from 'node:stream';
+import { OnlineChecker, GrailError } from '../pkg/node.mjs';
+import { cliPath, skipOrFail } from './helpers.mjs';
+
+// A lost update that closes on line 2, then a transaction on another key.
+const FIRST = '{:type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}\n{:type :ok, :process 1, :value [[:r :x []] [:append :x 2]]}\n';
+const REST = '{:type :ok, :process 2, :value [[:r :x [1 2]]]}\n{:type :ok, :process 3, :value [[:append :y 1]]}\n';
+
+test('bytes cut anywhere give the cycles of the whole text, and the CLI\'s', (t) => {
+    if (!cliPath) return skipOrFail(t, 'the CLI is not built (cargo build --release -p grail-cli)');
+    const gen = spawnSync(cliPath, ['generate', '--txns', '800', '--isolation', 'snapshot-isolation', '--inject', 'lost-update:3', '--seed', '4']);
+    assert.equal(gen.status, 0);
+    const text = new Uint8Array(gen.stdout);
+    const whole = new OnlineChecker();
+    const expected = [...whole.feedBytes(text), ...whole.finishBytes()];
+    assert.ok(expected.length >= 3, `${expected.length} cycles`);
+    for (const size of [1, 13, 4096]) {
+        const oc = new OnlineChecker();
+        const found = [];
+        for (let i = 0; i < text.length; i += size) found.push(...oc.feedBytes(text.subarray(i, i + size)));
+        found.push(...oc.finishBytes());
+        assert.deepEqual(found, expected, `chunks of ${size}`);
+        assert.deepEqual(oc.summary().stats, whole.summary().stats);
+        oc.free();
+    }
+    const cli = spawnSync(cliPath, ['online', '-', '--json'], { input: gen.stdout });
+    const lines = cli.stdout.toString().trim().split('\n');
+    assert.deepEqual(lines.slice(0, -1).map((l) => JSON.parse(l)), expected);
+});
+
+test('watch yields a cycle while the writer is still writing', async () => {
+    const pipe = new PassThrough();
+    const oc = new OnlineChecker();
+    pipe.write(FIRST);
+    const it = oc.watch(pipe);
+    const first = await it.next();
+    // The stream is still open here: only the first two lines have been written.
+    assert.equal(pipe.writableEnded, false);
+    assert.equal(first.value.closed_by, 1);
+    assert.deepEqual([...first.value.txns].sort(), [0, 1]);
+    pipe.end(REST);
+    const rest = [];
+    for await (const a of { [Symbol.asyncIterator]: () => it }) rest.push(a);
+    assert.deepEqual(rest, []);
+    assert.equal(oc.summary().stats.transactions, 4);
+    assert.equal(oc.summary().stats.cycles, 1);
+});
+
+test('a refused line is named in the stream', () => {
+    const oc = new OnlineChecker();
+    assert.equal(oc.feedBytes(FIRST).length, 1);
+    assert.throws(
+        () => oc.feedBytes('\n{:type :ok, :value [[:r :x\n'),
+        (e) => e instanceof GrailError && e.kind === 'syntax' && e.line === 4,
+    );
+    assert.throws(() => oc.feedBytes([1, 2]), (e) => e instanceof GrailError && e.kind === 'usage');
+});
