@@ -16,8 +16,9 @@ fn grail() -> Command {
     Command::new(env!("CARGO_BIN_EXE_grail"))
 }
 
-#[test]
-fn a_cycle_is_printed_while_the_input_is_still_open() {
+/// `grail online - --json` with `FIRST` written to its standard input, which stays open; the
+/// child, its input and its output lines.
+fn online_with_first_lines() -> (std::process::Child, std::process::ChildStdin, mpsc::Receiver<String>) {
     let mut child = grail()
         .args(["online", "-", "--json"])
         .stdin(Stdio::piped())
@@ -28,15 +29,13 @@ fn a_cycle_is_printed_while_the_input_is_still_open() {
     let mut stdin = child.stdin.take().unwrap();
     stdin.write_all(FIRST.as_bytes()).unwrap();
     stdin.flush().unwrap();
-    let stdout = child.stdout.take().unwrap();
-    let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
-        for line in BufReader::new(stdout).lines() {
-            if tx.send(line.unwrap()).is_err() {
-                break;
-            }
-        }
-    });
+    let rx = lines_of(child.stdout.take().unwrap());
+    (child, stdin, rx)
+}
+
+#[test]
+fn a_cycle_is_printed_while_the_input_is_still_open() {
+    let (mut child, mut stdin, rx) = online_with_first_lines();
     // The input is still open here, so the cycle can only have come from the lines so far. (The
     // bound keeps a grail that waits for the end from hanging the suite; it is no speed target.)
     let first = rx.recv_timeout(Duration::from_secs(300)).expect("no cycle printed while the input was open");
@@ -78,20 +77,14 @@ fn the_live_stream_gives_what_the_file_gives() {
     assert!(from_stdin.stdout == from_file.stdout, "stdin and file differ");
 
     // A record cut off on line 3 of the stream: the cycle before it is printed, then the error.
-    let bad = format!("{FIRST}{{:type :ok, :value [[:r :x\n");
-    let mut child = grail()
-        .args(["online", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(bad.as_bytes()).unwrap();
+    let (child, mut stdin, rx) = online_with_first_lines();
+    stdin.write_all(b"{:type :ok, :value [[:r :x\n").unwrap();
+    drop(stdin);
     let out = child.wait_with_output().unwrap();
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("-: line 3, column"), "{stderr}");
-    assert_eq!(String::from_utf8_lossy(&out.stdout).lines().count(), 1, "the cycle of lines 1-2");
+    assert_eq!(rx.iter().count(), 1, "the cycle of lines 1-2");
     std::fs::remove_dir_all(&dir).ok();
 }
 
@@ -161,17 +154,7 @@ fn a_followed_file_is_read_as_it_grows_and_when_replaced_until_sigint() {
 #[cfg(unix)]
 #[test]
 fn sigint_on_standard_input_prints_the_summary() {
-    let mut child = grail()
-        .args(["online", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(FIRST.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    let rx = lines_of(child.stdout.take().unwrap());
+    let (child, stdin, rx) = online_with_first_lines();
     rx.recv_timeout(Duration::from_secs(300)).expect("no cycle");
     interrupt(&child);
     let summary = rx.recv_timeout(Duration::from_secs(300)).expect("no summary after SIGINT");
