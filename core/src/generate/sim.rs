@@ -82,6 +82,9 @@ struct Sim<'o> {
     rng: Rng,
     store: Map<u64, Versions>,
     next_value: Map<u64, i64>,
+    /// Retired list keys whose versions are still kept: dropped once no transaction in flight
+    /// plans to touch them, so a long history's state stays bounded.
+    retired: Vec<u64>,
     /// Keys in use, for lists (which retire keys); registers use keys `0..key_count` as they are,
     /// so that a billion keys (PolySI Fig. 11) cost no memory.
     active: Vec<u64>,
@@ -120,6 +123,9 @@ struct Sim<'o> {
 /// EDN output is handed on in pieces of about this many bytes, so that a history of any length
 /// is written as it is made instead of held whole.
 const PIECE: usize = 1 << 20;
+
+/// Retired keys gathered before their versions are looked at for dropping.
+const FORGET_AFTER: usize = 4096;
 
 /// Generate a history.
 pub fn generate(o: &GenOptions) -> Generated {
@@ -163,6 +169,7 @@ pub fn generate_streaming(o: &GenOptions, sink: &mut dyn FnMut(&str)) -> Generat
         rng: Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
         store: Map::default(),
         next_value: Map::default(),
+        retired: Vec::new(),
         active: if o.model == DataModel::ListAppend { (0..keys as u64).collect() } else { Vec::new() },
         slot_of: if o.model == DataModel::ListAppend {
             (0..keys).map(|k| (k as u64, k)).collect()
@@ -282,6 +289,9 @@ impl Sim<'_> {
                         if o.output == Output::Edn && self.out.len() >= PIECE {
                             (self.sink)(&self.out);
                             self.out.clear();
+                        }
+                        if self.retired.len() >= FORGET_AFTER {
+                            self.forget_retired(&txns);
                         }
                     }
                 }
@@ -438,6 +448,23 @@ impl Sim<'_> {
         self.completion_line(&t, ok);
     }
 
+    /// Drop the versions of retired keys no transaction in flight plans to touch: new
+    /// transactions pick active keys only, so nothing reads them again.
+    fn forget_retired(&mut self, in_flight: &[Option<Txn>]) {
+        let busy: std::collections::HashSet<u64> =
+            in_flight.iter().flatten().flat_map(|t| t.plan.iter().map(|p| p.1)).collect();
+        let mut retired = std::mem::take(&mut self.retired);
+        retired.retain(|k| {
+            if busy.contains(k) {
+                return true;
+            }
+            self.store.remove(k);
+            self.next_value.remove(k);
+            false
+        });
+        self.retired = retired;
+    }
+
     /// A list key retires after `max_writes_per_key` appends (Jepsen does the same). Only the
     /// keys `t` wrote can have reached the limit: their slots are looked at, in slot order.
     fn retire_keys(&mut self, t: &Txn) {
@@ -458,6 +485,7 @@ impl Sim<'_> {
         for slot in slots {
             let k = self.active[slot];
             if self.store.get(&k).is_some_and(|v| v.len() >= self.o.max_writes_per_key.max(1)) {
+                self.retired.push(k);
                 self.slot_of.remove(&k);
                 self.active[slot] = self.next_key;
                 self.slot_of.insert(self.next_key, slot);
@@ -496,6 +524,10 @@ impl Sim<'_> {
 
     /// A committed transaction's writes in the write-ahead log: begin, each write, commit.
     fn wal_txn<'d>(&mut self, tid: u64, ts: u64, writes: impl Iterator<Item = &'d Done>) {
+        // Only a register history in EDN has a WAL (see `generate_streaming`): not kept otherwise.
+        if !(self.o.model == DataModel::RwRegister && self.o.output == Output::Edn) {
+            return;
+        }
         let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", ts * 10);
         for d in writes {
             if let Done::Write(k, v) = d {
