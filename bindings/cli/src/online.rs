@@ -154,12 +154,13 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
                 next_word = Instant::now() + LIVE_PROGRESS;
                 let s = checker.stats();
                 eprintln!(
-                    "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far",
+                    "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far; resident memory {}",
                     s.transactions,
                     s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
                     s.live,
                     s.evicted,
-                    s.cycles
+                    s.cycles,
+                    memory("VmRSS:")
                 );
             }
         }
@@ -172,6 +173,14 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         );
     }
     finish(&progress, &mut out, &checker, t0, o.window, o.json)
+}
+
+/// A line of `/proc/self/status` (`VmRSS:` now, `VmHWM:` the peak), or "unknown".
+fn memory(field: &str) -> String {
+    std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|s| s.lines().find(|l| l.starts_with(field)).map(|l| l[field.len()..].trim().to_string()))
+        .unwrap_or_else(|| "unknown".into())
 }
 
 fn anomaly_line(a: &OnlineAnomaly, json: bool) -> String {
@@ -199,12 +208,7 @@ fn finish(
         write!(out, "{}", grail_core::online::cycles::render_summary(&summary)).map_err(|e| e.to_string())?;
     }
     out.flush().map_err(|e| e.to_string())?;
-    let peak = std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines().find(|l| l.starts_with("VmHWM:")).map(|l| l.trim_start_matches("VmHWM:").trim().to_string())
-        })
-        .unwrap_or_else(|| "unknown".into());
+    let peak = memory("VmHWM:");
     let n = summary.stats.transactions;
     progress.say(format_args!(
         "online: {n} transactions in {secs:.3} s ({:.0} transactions/s); window {window}; peak resident memory {peak}",
