@@ -30,7 +30,8 @@
 //! 8. `explain`: counterexamples as data and as text (operations, why each edge holds, cycles).
 //! 9. `analysis`: cycle classes, counts, LDBC read anomalies.
 //! 10. `report`, `online`: the report as data, from a history and the options; the online
-//!     checkers (cycles, timestamps), one record at a time.
+//!     checkers (cycles, timestamps), one record at a time, and a stream of bytes as it arrives
+//!     (`online::stream`).
 //! 11. `strategy`, `export`, `elle`: GRAIL's checkers; exports and sub-histories; Elle's model
 //!     names, result map and wording.
 //! 12. `render`: text, DOT, SVG and the HTML page of a report; the files of Elle's `--directory`.
