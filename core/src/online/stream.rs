@@ -1,7 +1,8 @@
 //! A stream of records as its bytes arrive (a pipe, a file still being written): the bytes are
 //! cut into lines, each complete line is one record for the cycle checker (Jepsen EDN, one
-//! operation a line; JSON lines), and each cycle is handed on as soon as the line that closes it
-//! is taken. An error names the line of the stream, not of the record. No IO: the caller reads
+//! operation a line; JSON lines), and each cycle is handed on as soon as the bytes that complete
+//! the line closing it are fed (the complete lines of one feed are read together, then checked
+//! in order). An error names the line of the stream, not of the record. No IO: the caller reads
 //! and feeds, so a front end can print between two reads.
 
 use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
@@ -180,9 +181,9 @@ impl LineStream {
         self.lines.lines()
     }
 
-    /// Take the next bytes: every line they complete is checked, in order, and each cycle it
-    /// closes goes to `emit` at once. Stops at the first line refused (the lines before it are
-    /// taken; the error gives the refused line's number in the stream).
+    /// Take the next bytes: every line they complete is checked, in order, and each cycle they
+    /// close goes to `emit` before this returns. Stops at the first line refused (the lines
+    /// before it are taken; the error gives the refused line's number in the stream).
     pub fn feed(&mut self, bytes: &[u8], emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
         let r = self.lines.feed(bytes);
         self.check(r, emit)
