@@ -60,9 +60,10 @@ pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, 
 }
 
 /// `grail online -` (standard input) and `grail online --follow FILE`: the stream checked as
-/// it arrives, a record a line (Jepsen EDN, JSON lines), through core's [`LineStream`]: each
-/// cycle is printed, and flushed, as soon as the line of the transaction that closes it has been
-/// read, while the writer (a test still running) goes on. Core's [`intake`] reads the first
+/// it arrives, a record a line (Jepsen EDN, JSON lines): core's `online::stream::Lines` reads the
+/// records on one thread ([`Source::records`]) and the cycle checker takes them on this one; each
+/// cycle is printed, and flushed, as soon as the chunk holding the line of the transaction that
+/// closes it has been read, while the writer (a test still running) goes on. Core's [`intake`] reads the first
 /// lines and may send standard input to be read whole instead (another format, gzip,
 /// timestamps: what [`whole`] does for a file). SIGINT or SIGTERM ends the stream: the summary
 /// then covers every line taken, and standard error says where the stream was stopped.

@@ -124,6 +124,12 @@ struct Sim<'o> {
 /// is written as it is made instead of held whole.
 const PIECE: usize = 1 << 20;
 
+/// Whether the history has a write-ahead log: a register history in EDN (the others carry their
+/// version order themselves, or have none); the WAL is written only then.
+fn keeps_wal(o: &GenOptions) -> bool {
+    o.model == DataModel::RwRegister && o.output == Output::Edn
+}
+
 /// Retired keys gathered before their versions are looked at for dropping.
 const FORGET_AFTER: usize = 4096;
 
@@ -231,7 +237,7 @@ pub fn generate_streaming(o: &GenOptions, sink: &mut dyn FnMut(&str)) -> Generat
         }
     };
     (sim.sink)(&history);
-    let wal = (o.model == DataModel::RwRegister && o.output == Output::Edn).then(|| std::mem::take(&mut sim.wal));
+    let wal = keeps_wal(o).then(|| std::mem::take(&mut sim.wal));
     let logs = if o.output == Output::Cobra { std::mem::take(&mut sim.cobra).finish() } else { Vec::new() };
     Generated { history: String::new(), wal, committed: sim.committed, aborted: sim.aborted, logs }
 }
@@ -524,8 +530,7 @@ impl Sim<'_> {
 
     /// A committed transaction's writes in the write-ahead log: begin, each write, commit.
     fn wal_txn<'d>(&mut self, tid: u64, ts: u64, writes: impl Iterator<Item = &'d Done>) {
-        // Only a register history in EDN has a WAL (see `generate_streaming`): not kept otherwise.
-        if !(self.o.model == DataModel::RwRegister && self.o.output == Output::Edn) {
+        if !keeps_wal(self.o) {
             return;
         }
         let _ = writeln!(self.wal, "{{\"tick\":\"{}\",\"type\":2200,\"tid\":\"{tid}\"}}", ts * 10);

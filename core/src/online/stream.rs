@@ -5,10 +5,11 @@
 //! in order). An error names the line of the stream, not of the record. No IO: the caller reads
 //! and feeds, so a front end can print between two reads.
 
+use super::cycles::txn::read_record;
 use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
 use crate::error::Error;
 use crate::history::Status;
-use crate::read::{detect, read_edn_from, read_json_from, Format};
+use crate::read::{detect, Format};
 
 /// How a stream is taken in, told from its first lines ([`intake`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -42,9 +43,7 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let json = format == Format::Json || (format == Format::Auto && detect(line) == Format::Json);
-        let read = if json { read_json_from(line, 0) } else { read_edn_from(line, 0) };
-        let Ok(h) = read else { return Some(Intake::Whole) };
+        let Ok(h) = read_record(line, format, 0) else { return Some(Intake::Whole) };
         let finished = h.txns.iter().find(|t| t.status == Status::Committed);
         if let Some(t) = finished {
             let timed = t.start_ts().is_some() && t.commit_ts().is_some();
@@ -65,6 +64,8 @@ pub struct Lines {
     lines: u32,
     /// Transactions read so far: a record without an id takes this arrival number.
     txns: u64,
+    /// The line refused, once one was: the stream's lines after it are not read.
+    refused: Option<Error>,
 }
 
 /// What some bytes of a stream held: the transactions of their complete lines, in order, up to
@@ -78,7 +79,7 @@ pub struct Records {
 impl Lines {
     /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
     pub fn new(format: Format) -> Lines {
-        Lines { format, partial: Vec::new(), lines: 0, txns: 0 }
+        Lines { format, partial: Vec::new(), lines: 0, txns: 0, refused: None }
     }
 
     /// Lines taken so far (blank ones included): where the stream has got to.
@@ -86,8 +87,12 @@ impl Lines {
         self.lines
     }
 
-    /// The records of the lines these bytes complete. After an error, nothing more is read.
+    /// The records of the lines these bytes complete. Once a line was refused, nothing more is
+    /// read: every later call gives that line's error again.
     pub fn feed(&mut self, bytes: &[u8]) -> Records {
+        if let Some(e) = &self.refused {
+            return Records { txns: Vec::new(), error: Some(e.clone()) };
+        }
         let Some(last_nl) = bytes.iter().rposition(|&b| b == b'\n') else {
             self.partial.extend_from_slice(bytes);
             return Records::default();
@@ -101,16 +106,21 @@ impl Lines {
             self.read_lines(&whole)
         };
         self.partial.extend_from_slice(rest);
+        self.refused.clone_from(&r.error);
         r
     }
 
     /// The end of the stream: the last line, when no line break ended it.
     pub fn finish(&mut self) -> Records {
+        if let Some(e) = &self.refused {
+            return Records { txns: Vec::new(), error: Some(e.clone()) };
+        }
         let last = std::mem::take(&mut self.partial);
         let mut r = Records::default();
         if !last.is_empty() {
             r.error = self.read_line(&last, &mut r.txns).err();
         }
+        self.refused.clone_from(&r.error);
         r
     }
 
@@ -300,6 +310,21 @@ mod tests {
             assert_eq!(st, stats, "chunks of {size}");
             assert!(found == whole, "chunks of {size}: {} cycles, not {}", found.len(), whole.len());
         }
+    }
+
+    #[test]
+    fn after_a_refused_line_nothing_more_is_read() {
+        let mut s = stream();
+        let bad = format!("{{:type :ok, :value [[:r :x\n{LOST_UPDATE}");
+        let e = s.feed(bad.as_bytes(), &mut |_| {}).unwrap_err();
+        assert_eq!(e.line, Some(1), "{e}");
+        // The lines after it are not taken, now or later: the same error again.
+        assert_eq!(
+            s.feed(LOST_UPDATE.as_bytes(), &mut |_| panic!("a line after the refused one was checked")),
+            Err(e.clone())
+        );
+        assert_eq!(s.finish(&mut |_| {}), Err(e));
+        assert_eq!(s.checker().stats().transactions, 0);
     }
 
     #[test]

@@ -72,21 +72,7 @@ impl OnlineTxn {
     /// column); then, as online checking takes list-append transactions only, a register write
     /// is a usage error and a scalar read a shape error.
     pub fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<OnlineTxn>, Error> {
-        let format = match format {
-            Format::Auto if detect(text) == Format::Json => Format::Json,
-            Format::Auto => Format::Edn,
-            f => f,
-        };
-        let h = match format {
-            Format::Json => read_json_from(text, first)?,
-            Format::Edn => read_edn_from(text, first)?,
-            f => {
-                return Err(Error::new(
-                    ErrorKind::Usage,
-                    format!("online checking reads JSON or EDN records, not {}", format_name(f)),
-                ))
-            }
-        };
+        let h = read_record(text, format, first)?;
         let mut out = Vec::with_capacity(h.txns.len());
         for (t, txn) in h.txns.iter().enumerate() {
             if txn.invoke_pos().is_some() && txn.complete_pos().is_none() {
@@ -96,6 +82,24 @@ impl OnlineTxn {
             out.push(OnlineTxn::from_history(&h, t as TxnId));
         }
         Ok(out)
+    }
+}
+
+/// One record of a stream as the offline readers read it: JSON or EDN (`Auto`: as `grail check`
+/// detects it), the transactions without an id numbered from `first`.
+pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) -> Result<History, Error> {
+    let format = match format {
+        Format::Auto if detect(text) == Format::Json => Format::Json,
+        Format::Auto => Format::Edn,
+        f => f,
+    };
+    match format {
+        Format::Json => read_json_from(text, first),
+        Format::Edn => read_edn_from(text, first),
+        f => Err(Error::new(
+            ErrorKind::Usage,
+            format!("online checking reads JSON or EDN records, not {}", format_name(f)),
+        )),
     }
 }
 
