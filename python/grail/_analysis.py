@@ -231,10 +231,25 @@ class OnlineChecker:
             yield from self.feed_bytes(data.encode() if isinstance(data, str) else data)
         yield from self.finish_bytes()
 
+    def end(self) -> None:
+        """Say the stream ended (``finish_bytes`` and ``watch`` say it themselves): what only
+        the end tells is judged, and a level may hold in :meth:`levels`."""
+        self._native.end()
+
+    def take_findings(self) -> List[Dict[str, Any]]:
+        """Reads of aborted (G1a) and intermediate (G1b) appends found since the last call, as
+        dicts with ``anomaly``, ``reader``, ``writer`` and ``found_by``."""
+        return [json.loads(f) for f in self._native.take_findings_json()]
+
     def summary(self) -> Dict[str, Any]:
-        """Counters (``stats``), class counts, lengths, label patterns and notes so far."""
+        """Counters (``stats``), class counts, lengths, label patterns, ``levels`` and notes so far."""
         s: Dict[str, Any] = json.loads(self._native.summary_json())
         return s
+
+    def levels(self) -> Dict[str, Dict[str, Any]]:
+        """Each level's verdict so far, by name: ``verdict`` (``holds`` only after the end of a
+        stream that fit the window), ``anomalies``, ``witness``, ``implied_by``, ``reason``."""
+        return {lv["level"]: lv for lv in self.summary()["levels"]}
 
     @property
     def stats(self) -> Dict[str, Any]:

@@ -21,20 +21,18 @@ pub fn online(
     json: bool,
     quiet: bool,
 ) -> Result<u8, String> {
-    use std::io::Write;
     let mut checker = OnlineChecker::new(OnlineOptions { window, max_length, ..Default::default() });
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let t0 = Instant::now();
     for t in 0..h.txns.len() as u32 {
-        for a in checker.push(&OnlineTxn::from_history(h, t)) {
-            if quiet {
-                continue;
-            }
-            writeln!(out, "{}", anomaly_line(&a, json)).map_err(|e| e.to_string())?;
+        let found = checker.push(&OnlineTxn::from_history(h, t));
+        if !quiet {
+            print_found(&mut out, &mut checker, found, json)?;
         }
     }
-    finish(progress, &mut out, &checker, t0, window, json)
+    checker.end();
+    finish(progress, &mut out, &mut checker, t0, window, json)
 }
 
 /// `grail online`'s options.
@@ -132,10 +130,9 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
                 Some(Parsed::Records(r, n)) => {
                     lines = n;
                     for t in &r.txns {
-                        for a in checker.push(t) {
-                            if !o.quiet {
-                                writeln!(out, "{}", anomaly_line(&a, o.json)).map_err(|e| e.to_string())?;
-                            }
+                        let found = checker.push(t);
+                        if !o.quiet {
+                            print_found(&mut out, &mut checker, found, o.json)?;
                         }
                     }
                     out.flush().map_err(|e| e.to_string())?;
@@ -144,7 +141,10 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
                     }
                     records.done(r.txns);
                 }
-                Some(Parsed::End) => break,
+                Some(Parsed::End) => {
+                    checker.end();
+                    break;
+                }
                 Some(Parsed::Failed(e)) => return Err(e),
                 None => {
                     stopped = true;
@@ -173,7 +173,28 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
             checker.stats().transactions
         );
     }
-    finish(&progress, &mut out, &checker, t0, o.window, o.json)
+    finish(&progress, &mut out, &mut checker, t0, o.window, o.json)
+}
+
+/// The cycles a transaction closed and the reads of aborted or intermediate appends it revealed.
+fn print_found(
+    out: &mut impl std::io::Write,
+    checker: &mut OnlineChecker,
+    cycles: Vec<OnlineAnomaly>,
+    json: bool,
+) -> Result<(), String> {
+    for a in cycles {
+        writeln!(out, "{}", anomaly_line(&a, json)).map_err(|e| e.to_string())?;
+    }
+    for f in checker.take_findings() {
+        let line = if json {
+            serde_json::to_string(&f).unwrap_or_default()
+        } else {
+            grail_core::online::cycles::render_finding(&f)
+        };
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+    }
+    Ok(())
 }
 
 /// A line of `/proc/self/status` (`VmRSS:` now, `VmHWM:` the peak), or "unknown".
@@ -196,7 +217,7 @@ fn anomaly_line(a: &OnlineAnomaly, json: bool) -> String {
 fn finish(
     progress: &Progress,
     out: &mut impl std::io::Write,
-    checker: &OnlineChecker,
+    checker: &mut OnlineChecker,
     t0: Instant,
     window: usize,
     json: bool,
@@ -215,7 +236,8 @@ fn finish(
         "online: {n} transactions in {secs:.3} s ({:.0} transactions/s); window {window}; peak resident memory {peak}",
         n as f64 / secs.max(1e-9)
     ));
-    Ok(if summary.stats.cycles == 0 { 0 } else { 1 })
+    let violated = summary.levels.iter().any(|l| l.verdict == grail_core::engine::Verdict::Violated);
+    Ok(if summary.stats.cycles == 0 && !violated { 0 } else { 1 })
 }
 
 /// `grail online` with timestamps: committed transactions through the windowed checker (Aion),

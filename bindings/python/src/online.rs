@@ -59,7 +59,17 @@ impl PyOnline {
         })
     }
 
-    /// Counters, class counts and notes so far, as JSON text.
+    /// The stream ended (core's `OnlineChecker::end`): a level may now hold.
+    fn end(&mut self) {
+        self.inner.checker_mut().end();
+    }
+
+    /// Reads of aborted and intermediate appends found since the last call, each as JSON text.
+    fn take_findings_json(&mut self) -> Vec<String> {
+        self.inner.checker_mut().take_findings().iter().map(|f| serde_json::to_string(f).unwrap_or_default()).collect()
+    }
+
+    /// Counters, class counts, levels and notes so far, as JSON text.
     fn summary_json(&self) -> String {
         serde_json::to_string(&self.inner.checker().summary()).unwrap_or_default()
     }

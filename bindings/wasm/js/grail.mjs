@@ -539,10 +539,27 @@ export class OnlineChecker extends Streaming {
         yield* this.finishBytes();
     }
 
-    /** Counters (`stats`), class counts, lengths, label patterns and notes so far. */
+    /** Say the stream ended (`finishBytes` and `watch` say it themselves): a level may hold. */
+    end() {
+        const c = this._live();
+        return guard(() => c.end());
+    }
+
+    /** Reads of aborted (G1a) and intermediate (G1b) appends found since the last call. */
+    takeFindings() {
+        const c = this._live();
+        return guard(() => c.takeFindings());
+    }
+
+    /** Counters (`stats`), class counts, lengths, label patterns, `levels` and notes so far. */
     summary() {
         const c = this._live();
         return guard(() => c.summary());
+    }
+
+    /** Each level's verdict so far, by name (`holds` only after the end of a stream that fit the window). */
+    levels() {
+        return Object.fromEntries(this.summary().levels.map((l) => [l.level, l]));
     }
 }
 

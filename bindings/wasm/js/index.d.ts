@@ -22,6 +22,8 @@ import type {
     OnlineAnomaly,
     OnlineOptions,
     OnlineSummary,
+    OnlineFinding,
+    OnlineLevel,
     Strategy,
     TimestampOnlineOptions,
     TimestampOnlineStats,
@@ -89,7 +91,13 @@ export declare class OnlineChecker {
     finishBytes(): OnlineAnomaly[];
     /** Check a stream of chunks as it is written, yielding each cycle when its line arrives. */
     watch(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<OnlineAnomaly, void, undefined>;
+    /** Say the stream ended (finishBytes and watch say it themselves): a level may now hold. */
+    end(): void;
+    /** Reads of aborted (G1a) and intermediate (G1b) appends found since the last call. */
+    takeFindings(): OnlineFinding[];
     summary(): OnlineSummary;
+    /** Each level's verdict so far, by name. */
+    levels(): Record<string, OnlineLevel>;
     memoryEstimate(): number;
     free(): void;
     [Symbol.dispose](): void;

@@ -595,7 +595,60 @@ export interface OnlineAnomaly {
      * `types[i]` joins `txns[i]` to the next transaction (the last back to the first).
      */
     types: EdgeType[];
+    /**
+     * The levels whose anti-patterns this cycle matches as it closed, and the levels stronger
+     * than them: each is violated now, whatever comes later.
+     */
+    violates: string[];
     zellag: string;
+}
+/**
+ * A read of an aborted or an intermediate append, reported when the later of its reader and
+ * its writer arrives.
+ */
+export interface OnlineFinding {
+    /**
+     * `G1a` (aborted read) or `G1b` (intermediate read).
+     */
+    anomaly: string;
+    /**
+     * The transaction whose arrival revealed it.
+     */
+    found_by: number;
+    /**
+     * The committed transaction that read it (none when only a read after its own append did).
+     */
+    reader: number | null;
+    /**
+     * The transaction that appended it.
+     */
+    writer: number;
+}
+/**
+ * One level's verdict online.
+ */
+export interface OnlineLevel {
+    /**
+     * The anomalies seen that the level proscribes (Adya's names).
+     */
+    anomalies: string[];
+    /**
+     * The level this verdict follows from: a weaker one violated, or a stronger one that holds.
+     */
+    implied_by: string | null;
+    /**
+     * The level's name (`SER`, `PL-2`, ...).
+     */
+    level: string;
+    /**
+     * Why an `unknown` is not decided.
+     */
+    reason: string | null;
+    verdict: Verdict;
+    /**
+     * The transactions of the first of them (a cycle's, or the reader and the writer).
+     */
+    witness: number[];
 }
 /**
  * Options of the online checker.
@@ -634,6 +687,10 @@ export interface OnlineStats {
      */
     incompatible_reads: number;
     /**
+     * Elements read whose appender's outcome is unknown (`:info`): not judged online.
+     */
+    indeterminate_reads: number;
+    /**
      * Keys in memory now, and at most.
      */
     keys: number;
@@ -643,6 +700,15 @@ export interface OnlineStats {
     live: number;
     peak_keys: number;
     peak_live: number;
+    /**
+     * Reads of aborted (G1a) and intermediate (G1b) appends, each found when both its reader
+     * and its writer had arrived.
+     */
+    read_findings: number;
+    /**
+     * Transactions that claim a start or a commit timestamp (not checked by this checker).
+     */
+    timed: number;
     transactions: number;
     /**
      * Searches cut short by `max_steps`.
@@ -655,6 +721,10 @@ export interface OnlineStats {
 export interface OnlineSummary {
     classes: ClassCount[];
     lengths: LengthCount[];
+    /**
+     * Every level's verdict from what the stream showed ([`levels`]).
+     */
+    levels: OnlineLevel[];
     notes: string[];
     patterns: PatternCount[];
     stats: OnlineStats;

@@ -419,7 +419,18 @@ impl OnlineChecker {
         to_js(&found)
     }
 
-    /// Counters, class counts, lengths, label patterns and notes so far.
+    /// The stream ended (core's `OnlineChecker::end`): a level may now hold.
+    pub fn end(&mut self) {
+        self.inner.checker_mut().end();
+    }
+
+    /// Reads of aborted and intermediate appends found since the last call.
+    #[wasm_bindgen(js_name = takeFindings)]
+    pub fn take_findings(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.checker_mut().take_findings())
+    }
+
+    /// Counters, class counts, lengths, label patterns, levels and notes so far.
     pub fn summary(&self) -> Result<JsValue, JsValue> {
         to_js(&self.inner.checker().summary())
     }

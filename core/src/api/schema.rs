@@ -13,7 +13,7 @@ pub fn report_schema() -> serde_json::Value {
 
 /// The JSON Schema of every data type the JS package returns or takes, in one document whose
 /// `$defs` name them all (shared definitions once): `Report`, `GraphView`, `StatsView`,
-/// `TxnView`, `StrategyReport`, `OnlineAnomaly`, `OnlineSummary`, `TsViolation`,
+/// `TxnView`, `StrategyReport`, `OnlineAnomaly`, `OnlineSummary`, `OnlineFinding`, `TsViolation`,
 /// `TsOnlineStats`, and the options `CheckOptions`, `AnalyzeOptions`, `OnlineOptions`,
 /// `TsOnlineOptions`. Results follow what serialization writes (a field skipped when empty is
 /// optional, an `Option` without skip is `null`able); options follow what deserialization
@@ -29,6 +29,7 @@ pub fn data_schemas() -> serde_json::Value {
     out.subschema_for::<crate::strategy::StrategyReport>();
     out.subschema_for::<crate::online::cycles::OnlineAnomaly>();
     out.subschema_for::<crate::online::cycles::OnlineSummary>();
+    out.subschema_for::<crate::online::cycles::OnlineFinding>();
     out.subschema_for::<crate::online::timestamps::TsViolation>();
     out.subschema_for::<crate::online::timestamps::TsOnlineStats>();
     let mut defs = out.take_definitions(true);

@@ -202,7 +202,9 @@ impl LineStream {
     /// The end of the stream: the last line, when no line break ended it.
     pub fn finish(&mut self, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
         let r = self.lines.finish();
-        self.check(r, emit)
+        self.check(r, emit)?;
+        self.checker.end();
+        Ok(())
     }
 
     fn check(&mut self, r: Records, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {

@@ -19,7 +19,36 @@ pub(super) struct Adj {
     /// [`EdgeType::bit`]s: settled edges in the low four bits, provisional ones shifted by four.
     pub mask: u8,
     /// (type, key serial) of the edges between the two, a few at most.
-    pub keys: Vec<(u8, u32)>,
+    pub keys: EdgeKeys,
+}
+
+/// A pair's (type, key serial)s, in the order added: two inline, the rest (up to
+/// `MAX_EDGE_KEYS`) on the heap. Most pairs have one or two: a vector for each cost an
+/// allocation and a free per pair, a tenth of a stream's time.
+#[derive(Debug, Clone, Default)]
+pub(super) struct EdgeKeys {
+    n: u8,
+    inline: [(u8, u32); 2],
+    more: Vec<(u8, u32)>,
+}
+
+impl EdgeKeys {
+    pub fn iter(&self) -> impl Iterator<Item = &(u8, u32)> {
+        self.inline[..self.n as usize].iter().chain(self.more.iter())
+    }
+
+    fn len(&self) -> usize {
+        self.n as usize + self.more.len()
+    }
+
+    fn push(&mut self, k: (u8, u32)) {
+        if (self.n as usize) < self.inline.len() {
+            self.inline[self.n as usize] = k;
+            self.n += 1;
+        } else {
+            self.more.push(k);
+        }
+    }
 }
 
 const MAX_EDGE_KEYS: usize = 8;
@@ -28,7 +57,7 @@ impl Adj {
     fn add(&mut self, c: &Cand) {
         self.mask |= if c.provisional { c.ty.bit() << 4 } else { c.ty.bit() };
         let kt = (c.ty as u8, c.key);
-        if self.keys.len() < MAX_EDGE_KEYS && !self.keys.contains(&kt) {
+        if self.keys.len() < MAX_EDGE_KEYS && !self.keys.iter().any(|k| *k == kt) {
             self.keys.push(kt);
         }
     }
@@ -59,7 +88,14 @@ pub(super) struct Window {
     nodes: VecDeque<Node>,
     /// Sequence number of `nodes[0]`.
     base: Seq,
+    /// Emptied edge lists of evicted transactions, for the next ones: a stream evicts one
+    /// transaction per arrival, and allocating new lists for each cost a tenth of its time.
+    spare: Vec<(Vec<Adj>, Vec<Seq>)>,
 }
+
+/// Emptied edge lists kept for reuse, and the largest capacity kept.
+const SPARE: usize = 64;
+const SPARE_CAPACITY: usize = 8;
 
 /// What left the window.
 #[derive(Debug, Default, Clone, Copy)]
@@ -82,7 +118,8 @@ impl Window {
     /// Add the next transaction; its sequence number.
     pub fn push(&mut self, id: u64, label: Option<&str>) -> Seq {
         let t = self.base + self.nodes.len() as Seq;
-        self.nodes.push_back(Node { id, label: label.map(Box::from), out: Vec::new(), inn: Vec::new(), unordered: 0 });
+        let (out, inn) = self.spare.pop().unwrap_or_default();
+        self.nodes.push_back(Node { id, label: label.map(Box::from), out, inn, unordered: 0 });
         t
     }
 
@@ -97,8 +134,8 @@ impl Window {
     /// Add the candidates between pairs that have edges already; return the others grouped by
     /// pair, in order of first appearance, for [`Window::link`], and how many candidates
     /// reached a transaction out of the window.
-    pub fn merge(&mut self, cands: &[Cand]) -> (Vec<(Seq, Adj)>, u64) {
-        let mut new_pairs: Vec<(Seq, Adj)> = Vec::new();
+    pub fn merge(&mut self, cands: &[Cand], new_pairs: &mut Vec<(Seq, Adj)>) -> u64 {
+        new_pairs.clear();
         let mut gone = 0;
         for c in cands {
             if c.from == c.to {
@@ -117,11 +154,11 @@ impl Window {
                 a.add(c);
                 continue;
             }
-            let mut a = Adj { to: c.to, mask: 0, keys: Vec::new() };
+            let mut a = Adj { to: c.to, mask: 0, keys: EdgeKeys::default() };
             a.add(c);
             new_pairs.push((c.from, a));
         }
-        (new_pairs, gone)
+        gone
     }
 
     /// Link a new pair.
@@ -153,26 +190,45 @@ impl Window {
         Shape { types, keys, provisional }
     }
 
+    /// The window's graph for the offline cycle search: its edges between indices `0..len`
+    /// (settled and provisional alike, one per type with its first key), and each index's
+    /// transaction id.
+    pub fn graph(&self) -> (Vec<crate::graph::Edge>, Vec<u64>) {
+        let mut edges = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            for a in &n.out {
+                let Some(to) = a.to.checked_sub(self.base).filter(|&j| (j as usize) < self.nodes.len()) else {
+                    continue;
+                };
+                let mask = (a.mask | a.mask >> 4) & 0x0f;
+                for ty in EdgeType::ALL.into_iter().filter(|t| mask & t.bit() != 0) {
+                    let key = a.keys.iter().find(|k| k.0 == ty as u8).map_or(0, |k| k.1);
+                    edges.push(crate::graph::Edge { from: i as u32, to: to as u32, ty, key, from_op: 0, to_op: 0 });
+                }
+            }
+        }
+        (edges, self.nodes.iter().map(|n| n.id).collect())
+    }
+
     /// Drop the oldest transactions beyond `window`, with their edges.
     pub fn evict(&mut self, window: usize) -> Evicted {
         let mut e = Evicted::default();
         while self.nodes.len() > window {
             let Some(old) = self.nodes.pop_front() else { break };
-            let s = self.base;
             self.base += 1;
             e.transactions += 1;
             if old.unordered > 0 {
                 e.unordered += 1;
             }
-            for a in &old.out {
-                if let Some(n) = self.node_mut(a.to) {
-                    n.inn.retain(|&x| x != s);
-                }
-            }
-            for &x in &old.inn {
-                if let Some(n) = self.node_mut(x) {
-                    n.out.retain(|a| a.to != s);
-                }
+            // The edges of newer transactions to it stay in their lists, below `base`: every
+            // reader skips those, and removing them cost a tenth of a stream's time.
+            // Only small lists: a reused list keeps its capacity, and a hub's would ratchet up.
+            if self.spare.len() < SPARE && old.out.capacity() <= SPARE_CAPACITY && old.inn.capacity() <= SPARE_CAPACITY
+            {
+                let (mut out, mut inn) = (old.out, old.inn);
+                out.clear();
+                inn.clear();
+                self.spare.push((out, inn));
             }
         }
         e
@@ -184,7 +240,7 @@ impl Window {
         let mut b = self.nodes.capacity() * size_of::<Node>();
         for n in &self.nodes {
             b += n.out.capacity() * size_of::<Adj>() + n.inn.capacity() * 8;
-            b += n.out.iter().map(|a| a.keys.capacity() * 8).sum::<usize>();
+            b += n.out.iter().map(|a| a.keys.more.capacity() * 8).sum::<usize>();
         }
         b
     }

@@ -13,10 +13,13 @@
 
 use super::txn::{Atom, OnlineOp, OnlineTxn};
 use super::Seq;
+use crate::anomaly::AnomalyKind;
 use crate::graph::EdgeType;
 use crate::hash::Map;
+use crate::history::Status;
 
 /// A candidate edge.
+#[derive(Debug)]
 pub(super) struct Cand {
     pub from: Seq,
     pub to: Seq,
@@ -27,8 +30,26 @@ pub(super) struct Cand {
     pub provisional: bool,
 }
 
+/// A read of an aborted append (G1a) or of an intermediate one (G1b), when both its reader and
+/// its writer have arrived: the reader (a committed transaction's sequence number, `None` when
+/// only a read after the reader's own append saw it) and the writer.
+pub(super) struct ReadFinding {
+    pub kind: AnomalyKind,
+    pub reader: Option<Seq>,
+    pub writer: Writer,
+}
+
+/// A writer: a committed transaction in the window, or one that did not commit (by its id).
+pub(super) enum Writer {
+    Committed(Seq),
+    Other(u64),
+}
+
 /// What one arrival gives.
 pub(super) struct Arrival {
+    pub findings: Vec<ReadFinding>,
+    /// Elements read whose appender's outcome is unknown (`:info`).
+    pub indeterminate_reads: u64,
     pub cands: Vec<Cand>,
     /// Keys whose last append by this transaction no read has ordered yet.
     pub unordered: u32,
@@ -49,7 +70,16 @@ struct KeyState {
     readers: Map<u32, Vec<Seq>>,
     /// Last appends no read has ordered yet.
     unordered: Vec<(Atom, Seq)>,
+    /// Appends of transactions that did not commit: their status and id.
+    foreign: Map<Atom, (Status, u64)>,
     touched: Seq,
+}
+
+impl KeyState {
+    /// A reader of the element at `p` (one whose list went past it), if one is still kept.
+    fn reader_past(&self, p: u32) -> Option<Seq> {
+        self.readers.iter().filter(|(&n, _)| n > p).flat_map(|(_, rs)| rs.iter().copied()).min()
+    }
 }
 
 /// The keys in memory, each with what its reads and appends said so far.
@@ -58,6 +88,12 @@ pub(super) struct Keys {
     keys: Map<Atom, KeyState>,
     names: Map<u32, Atom>,
     next_serial: u32,
+    /// Buffers of one arrival, kept for the next: allocating them per transaction cost more
+    /// than the rules they serve.
+    spare_cands: Vec<Cand>,
+    placed: Vec<(Atom, u32)>,
+    reads: Vec<(Atom, u32)>,
+    unordered: Vec<Atom>,
 }
 
 impl Keys {
@@ -84,34 +120,44 @@ impl Keys {
                     writer: Map::default(),
                     readers: Map::default(),
                     unordered: Vec::new(),
+                    foreign: Map::default(),
                     touched: t,
                 },
             );
         }
         let ks = self.keys.get_mut(key).expect("inserted above");
-        ks.touched = t;
+        ks.touched = ks.touched.max(t);
         ks
     }
 
     /// The edges the committed transaction `t` makes with the transactions before it.
     pub fn arrive(&mut self, t: Seq, txn: &OnlineTxn) -> Arrival {
-        let mut a = Arrival { cands: Vec::new(), unordered: 0, ordered_writers: Vec::new(), incompatible_reads: 0 };
-        let cands = &mut a.cands;
-        let mut placed: Vec<(Atom, u32)> = Vec::new();
-        let mut reads: Vec<(Atom, u32)> = Vec::new();
-        let mut own: Vec<&Atom> = Vec::new();
+        let mut cands = std::mem::take(&mut self.spare_cands);
+        cands.clear();
+        let mut a = Arrival {
+            findings: Vec::new(),
+            indeterminate_reads: 0,
+            cands: Vec::new(),
+            unordered: 0,
+            ordered_writers: Vec::new(),
+            incompatible_reads: 0,
+        };
+        let mut placed = std::mem::take(&mut self.placed);
+        let mut reads = std::mem::take(&mut self.reads);
+        let mut unordered = std::mem::take(&mut self.unordered);
+        placed.clear();
+        reads.clear();
+        unordered.clear();
+        let cands = &mut cands;
         // Reads first: they may order earlier appends.
-        for op in &txn.ops {
+        for (i, op) in txn.ops.iter().enumerate() {
             match op {
-                OnlineOp::Append { key, .. } => {
-                    if !own.contains(&key) {
-                        own.push(key);
-                    }
-                }
+                OnlineOp::Append { .. } => {}
                 OnlineOp::Read { key, list } => {
                     // A read after the transaction's own append (internal) makes no edge, but
                     // orders the key like any other read.
-                    let internal = own.contains(&key);
+                    let internal =
+                        txn.ops[..i].iter().any(|o| matches!(o, OnlineOp::Append { key: k, .. } if k == key));
                     let list: &[Atom] = list.as_deref().unwrap_or(&[]);
                     let ks = self.key(key, t);
                     let m = ks.order.len().min(list.len());
@@ -125,9 +171,28 @@ impl Keys {
                         if ks.writer.contains_key(v) {
                             placed.push((key.clone(), i as u32));
                         }
+                        match ks.foreign.get(v) {
+                            Some(&(Status::Aborted, id)) => a.findings.push(ReadFinding {
+                                kind: AnomalyKind::G1a,
+                                reader: Some(t),
+                                writer: Writer::Other(id),
+                            }),
+                            Some(_) => a.indeterminate_reads += 1,
+                            None => {}
+                        }
                     }
                     if internal {
                         continue;
+                    }
+                    // The last element is another transaction's append, not its last to the key.
+                    if let Some(&(w, false)) = list.last().and_then(|v| ks.writer.get(v)) {
+                        if w != t {
+                            a.findings.push(ReadFinding {
+                                kind: AnomalyKind::G1b,
+                                reader: Some(t),
+                                writer: Writer::Committed(w),
+                            });
+                        }
                     }
                     let n = list.len() as u32;
                     ks.readers.entry(n).or_default().push(t);
@@ -136,13 +201,22 @@ impl Keys {
             }
         }
         // Appends: the last per key installs the transaction's version.
-        let mut unordered: Vec<Atom> = Vec::new();
         for (i, op) in txn.ops.iter().enumerate() {
             let OnlineOp::Append { key, value } = op else { continue };
             let last = !txn.ops[i + 1..].iter().any(|o| matches!(o, OnlineOp::Append { key: k, .. } if k == key));
             let ks = self.key(key, t);
             ks.writer.insert(value.clone(), (t, last));
             if let Some(&p) = ks.pos.get(value) {
+                if !last {
+                    // An external read that ended at this intermediate append.
+                    if let Some(&r) = ks.readers.get(&(p + 1)).and_then(|rs| rs.iter().find(|&&r| r != t)) {
+                        a.findings.push(ReadFinding {
+                            kind: AnomalyKind::G1b,
+                            reader: Some(r),
+                            writer: Writer::Committed(t),
+                        });
+                    }
+                }
                 placed.push((key.clone(), p));
             } else if last {
                 ks.unordered.push((value.clone(), t));
@@ -216,7 +290,76 @@ impl Keys {
                 cands.push(Cand { from: r, to: t, ty: EdgeType::Rw, key: ser, provisional: true });
             }
         }
+        a.cands = std::mem::take(cands);
+        self.placed = placed;
+        self.reads = reads;
+        self.unordered = unordered;
         a
+    }
+
+    /// Give back an arrival's candidates' buffer, for the next arrival.
+    pub fn recycle(&mut self, cands: Vec<Cand>) {
+        self.spare_cands = cands;
+    }
+
+    /// The appends of a transaction that did not commit, kept to judge the reads of them: those
+    /// already read are findings now (G1a for an aborted one), or reads of an indeterminate one.
+    pub fn foreign(&mut self, seq_now: Seq, txn: &OnlineTxn) -> Arrival {
+        let mut a = Arrival {
+            findings: Vec::new(),
+            indeterminate_reads: 0,
+            cands: Vec::new(),
+            unordered: 0,
+            ordered_writers: Vec::new(),
+            incompatible_reads: 0,
+        };
+        for op in &txn.ops {
+            let OnlineOp::Append { key, value } = op else { continue };
+            // Not a toucher: a key only a transaction that did not commit touched may be swept.
+            let ks = self.key(key, seq_now.saturating_sub(1));
+            ks.foreign.insert(value.clone(), (txn.status, txn.id));
+            if let Some(&p) = ks.pos.get(value) {
+                if txn.status == Status::Aborted {
+                    let reader = ks.reader_past(p);
+                    a.findings.push(ReadFinding { kind: AnomalyKind::G1a, reader, writer: Writer::Other(txn.id) });
+                } else {
+                    a.indeterminate_reads += 1;
+                }
+            }
+        }
+        a
+    }
+
+    /// At the end: an element read that no transaction appended (a thin-air read), with a
+    /// reader that read it.
+    pub fn garbage(&self) -> Option<Option<Seq>> {
+        for ks in self.keys.values() {
+            for (i, v) in ks.order.iter().enumerate() {
+                if !ks.writer.contains_key(v) && !ks.foreign.contains_key(v) {
+                    return Some(ks.reader_past(i as u32));
+                }
+            }
+        }
+        None
+    }
+
+    /// At the end: how many keys have two or more appends no read ordered, and two transactions
+    /// that each read a key's whole order and then appended to it unread (a lost update in
+    /// either order of the two appends: `engine::open_pairs`).
+    pub fn open(&self) -> (usize, Option<(Seq, Seq)>) {
+        let mut keys = 0;
+        let mut pair = None;
+        for ks in self.keys.values().filter(|ks| ks.unordered.len() >= 2) {
+            keys += 1;
+            if pair.is_none() {
+                let whole = ks.readers.get(&(ks.order.len() as u32)).map_or(&[][..], |v| &v[..]);
+                let both: Vec<Seq> = ks.unordered.iter().map(|u| u.1).filter(|u| whole.contains(u)).collect();
+                if let [a, b, ..] = both[..] {
+                    pair = Some((a.min(b), a.max(b)));
+                }
+            }
+        }
+        (keys, pair)
     }
 
     /// Forget the keys no transaction from `base` on touched, and, of the others, the readers

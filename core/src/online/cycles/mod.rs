@@ -38,21 +38,24 @@
 
 mod graph;
 mod infer;
+pub mod levels;
 pub mod render;
 mod search;
 pub mod txn;
 
-pub use render::{render_anomaly, render_summary};
+pub use levels::OnlineLevel;
+pub use render::{render_anomaly, render_finding, render_summary};
 pub use txn::{Atom, OnlineOp, OnlineTxn};
 
 use crate::analysis::classify::{classify, Classes};
 use crate::analysis::{ClassifiedCycle, Tally, NO_LABEL};
+use crate::anomaly::AnomalyKind;
 use crate::error::Error;
 use crate::graph::EdgeType;
 use crate::history::Status;
 use crate::read::Format;
 use graph::Window;
-use infer::Keys;
+use infer::{Arrival, Keys, Writer};
 use search::PathSearch;
 use serde::{Deserialize, Serialize};
 
@@ -90,6 +93,9 @@ pub struct OnlineAnomaly {
     /// Some edge of it was drawn to an append no read had ordered yet: the offline check of the
     /// whole history may place that append later and find a longer cycle instead.
     pub provisional: bool,
+    /// The levels whose anti-patterns this cycle matches as it closed, and the levels stronger
+    /// than them: each is violated now, whatever comes later.
+    pub violates: Vec<String>,
 }
 
 /// Counters of the online checker.
@@ -114,6 +120,28 @@ pub struct OnlineStats {
     /// Keys in memory now, and at most.
     pub keys: usize,
     pub peak_keys: usize,
+    /// Reads of aborted (G1a) and intermediate (G1b) appends, each found when both its reader
+    /// and its writer had arrived.
+    pub read_findings: u64,
+    /// Elements read whose appender's outcome is unknown (`:info`): not judged online.
+    pub indeterminate_reads: u64,
+    /// Transactions that claim a start or a commit timestamp (not checked by this checker).
+    pub timed: u64,
+}
+
+/// A read of an aborted or an intermediate append, reported when the later of its reader and
+/// its writer arrives.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OnlineFinding {
+    /// `G1a` (aborted read) or `G1b` (intermediate read).
+    pub anomaly: String,
+    /// The committed transaction that read it (none when only a read after its own append did).
+    pub reader: Option<u64>,
+    /// The transaction that appended it.
+    pub writer: u64,
+    /// The transaction whose arrival revealed it.
+    pub found_by: u64,
 }
 
 /// Counts so far, for the caller's report.
@@ -124,6 +152,8 @@ pub struct OnlineSummary {
     pub classes: Vec<crate::analysis::ClassCount>,
     pub lengths: Vec<crate::analysis::LengthCount>,
     pub patterns: Vec<crate::analysis::PatternCount>,
+    /// Every level's verdict from what the stream showed ([`levels`]).
+    pub levels: Vec<OnlineLevel>,
     pub notes: Vec<String>,
 }
 
@@ -147,7 +177,18 @@ pub struct OnlineChecker {
     /// Cycles reported through a provisional edge, not yet counted in `tally`.
     pending: Vec<PendingCycle>,
     since_sweep: usize,
+    /// The first anomaly of each kind, for the levels' verdicts.
+    watch: levels::Watch,
+    /// Read findings not yet taken by [`OnlineChecker::take_findings`] (at most `MAX_QUEUED`).
+    findings: Vec<OnlineFinding>,
+    /// The caller said the stream ended ([`OnlineChecker::end`]) and took nothing since.
+    ended: bool,
+    /// The new pairs of one arrival, kept for the next.
+    new_pairs: Vec<(Seq, graph::Adj)>,
 }
+
+/// Read findings kept for a caller that does not take them (each is counted in the stats).
+const MAX_QUEUED: usize = 1024;
 
 impl OnlineChecker {
     pub fn new(opts: OnlineOptions) -> OnlineChecker {
@@ -162,6 +203,10 @@ impl OnlineChecker {
             tally: Tally::default(),
             pending: Vec::new(),
             since_sweep: 0,
+            watch: levels::Watch::default(),
+            findings: Vec::new(),
+            ended: false,
+            new_pairs: Vec::new(),
         }
     }
 
@@ -187,15 +232,53 @@ impl OnlineChecker {
         self.push_text(text, Format::Json)
     }
 
-    /// Take the next transaction (in completion order); returns the cycles it closed.
+    /// The stream ended: what only its end tells is judged by [`OnlineChecker::summary`] (reads
+    /// of values nobody appended, the order of appends no read saw), and a level may hold. A
+    /// transaction pushed after it takes the stream up again.
+    pub fn end(&mut self) {
+        self.ended = true;
+    }
+
+    /// The reads of aborted and intermediate appends found since the last call, in order.
+    pub fn take_findings(&mut self) -> Vec<OnlineFinding> {
+        std::mem::take(&mut self.findings)
+    }
+
+    /// Record an arrival's read findings (G1a, G1b) for the levels and the caller.
+    fn found(&mut self, a: &Arrival, by: u64) {
+        self.stats.indeterminate_reads += a.indeterminate_reads;
+        for f in &a.findings {
+            let id = |s: Seq| self.window.node(s).map(|n| n.id);
+            let reader = f.reader.and_then(id);
+            let writer = match f.writer {
+                Writer::Committed(s) => id(s).unwrap_or(by),
+                Writer::Other(x) => x,
+            };
+            self.stats.read_findings += 1;
+            let txns: Vec<u64> = reader.into_iter().chain([writer]).collect();
+            self.watch.add(f.kind, &txns);
+            if self.findings.len() < MAX_QUEUED {
+                self.findings.push(OnlineFinding { anomaly: f.kind.name().to_string(), reader, writer, found_by: by });
+            }
+        }
+    }
+
+    /// Take the next transaction (in completion order); returns the cycles it closed. Reads of
+    /// aborted and intermediate appends it revealed are taken by [`OnlineChecker::take_findings`].
     pub fn push(&mut self, txn: &OnlineTxn) -> Vec<OnlineAnomaly> {
         self.stats.transactions += 1;
+        self.stats.timed += txn.timed as u64;
+        self.ended = false;
         if txn.status != Status::Committed {
-            return Vec::new(); // aborted writes make no edges; indeterminate ones are not judged
+            // No edges: aborted writes are judged by the reads of them, indeterminate ones not.
+            let a = self.keys.foreign(self.window.base() + self.window.len() as Seq, txn);
+            self.found(&a, txn.id);
+            return Vec::new();
         }
         self.stats.committed += 1;
         let t = self.window.push(txn.id, txn.label.as_deref());
         let arrival = self.keys.arrive(t, txn);
+        self.found(&arrival, txn.id);
         self.stats.incompatible_reads += arrival.incompatible_reads;
         if let Some(n) = self.window.node_mut(t) {
             n.unordered += arrival.unordered;
@@ -205,10 +288,12 @@ impl OnlineChecker {
                 n.unordered = n.unordered.saturating_sub(1);
             }
         }
-        let (new_pairs, gone) = self.window.merge(&arrival.cands);
+        let mut new_pairs = std::mem::take(&mut self.new_pairs);
+        let gone = self.window.merge(&arrival.cands, &mut new_pairs);
+        self.keys.recycle(arrival.cands);
         self.stats.edges_to_evicted += gone;
         let mut found = Vec::new();
-        for (from, adj) in new_pairs {
+        for (from, adj) in new_pairs.drain(..) {
             let to = adj.to;
             self.window.link(from, adj);
             let (cycles, truncated) =
@@ -218,6 +303,7 @@ impl OnlineChecker {
                 found.push(self.report(&cyc, txn.id));
             }
         }
+        self.new_pairs = new_pairs;
         if !self.pending.is_empty() && self.stats.committed % 1024 == 0 {
             self.settle();
         }
@@ -245,6 +331,8 @@ impl OnlineChecker {
             .iter()
             .map(|&s| self.window.node(s).and_then(|x| x.label.as_deref()).unwrap_or(NO_LABEL).to_string())
             .collect();
+        let txns: Vec<u64> = cyc.iter().map(|&s| self.window.node(s).map_or(0, |x| x.id)).collect();
+        self.watch.cycle(&shape.types, &txns);
         if shape.provisional {
             // Counted once its edges are settled (or its transactions leave the window).
             self.pending.push(PendingCycle { seqs: cyc.to_vec(), classes: c, labels: labels.clone() });
@@ -253,8 +341,9 @@ impl OnlineChecker {
         }
         self.stats.cycles += 1;
         OnlineAnomaly {
+            violates: levels::violated_by(&shape.types),
             cycle: ClassifiedCycle {
-                txns: cyc.iter().map(|&s| self.window.node(s).map_or(0, |x| x.id)).collect(),
+                txns,
                 types: shape.types.iter().map(|t: &EdgeType| t.as_str().to_string()).collect(),
                 keys: shape
                     .keys
@@ -284,6 +373,8 @@ impl OnlineChecker {
             if shape.provisional {
                 self.pending.push(PendingCycle { classes: c, ..p });
             } else {
+                let txns: Vec<u64> = p.seqs.iter().map(|&s| self.window.node(s).map_or(0, |x| x.id)).collect();
+                self.watch.cycle(&shape.types, &txns);
                 self.tally.add(c, p.seqs.len(), &p.labels);
             }
         }
@@ -330,23 +421,86 @@ impl OnlineChecker {
                 s.incompatible_reads
             ));
         }
+        if s.indeterminate_reads > 0 {
+            notes.push(format!(
+                "{} elements read were appended by transactions whose outcome is unknown (indeterminate): online takes committed transactions only, so cycles through those are not judged",
+                s.indeterminate_reads
+            ));
+        }
         let skipped = s.transactions - s.committed;
         if skipped > 0 {
-            notes.push(format!("{skipped} transactions did not commit (aborted or indeterminate): not judged"));
+            notes.push(format!(
+                "{skipped} transactions did not commit (aborted or indeterminate): no edges; reads of their appends are judged"
+            ));
         }
         // Cycles still provisional count with their classes as known now.
         let mut tally = self.tally.clone();
+        let mut watch = self.watch.clone();
         for p in &self.pending {
-            let c = if p.seqs.iter().any(|&s| s < self.window.base()) { p.classes } else { self.classes(&p.seqs).1 };
+            let c = if p.seqs.iter().any(|&s| s < self.window.base()) {
+                p.classes
+            } else {
+                let (shape, c) = self.classes(&p.seqs);
+                let txns: Vec<u64> = p.seqs.iter().map(|&s| self.window.node(s).map_or(0, |x| x.id)).collect();
+                watch.cycle(&shape.types, &txns);
+                c
+            };
             tally.add(c, p.seqs.len(), &p.labels);
         }
+        let levels = self.levels(watch);
         OnlineSummary {
             stats: *s,
             classes: tally.classes(None),
             lengths: tally.lengths(),
             patterns: tally.patterns(),
+            levels,
             notes,
         }
+    }
+
+    /// Every level's verdict: when nothing was lost (the stream ended within the window, every
+    /// search ran to its end, every read fit its key's order, no read of an indeterminate
+    /// append), the whole window is searched for each anti-pattern not seen yet, and the reads
+    /// of values nobody appended and the open orders of unread appends are looked at
+    /// ([`levels`]).
+    fn levels(&self, mut watch: levels::Watch) -> Vec<OnlineLevel> {
+        let s = &self.stats;
+        let mut lost = Vec::new();
+        if !self.ended {
+            lost.push("the stream has not ended (a reader or a writer still to come may change it)".to_string());
+        }
+        if s.evicted > 0 {
+            lost.push(format!(
+                "{} transactions left the window of {}: a cycle through one of them that closed after it left was not seen (none can when every cycle's transactions complete within {} arrivals of one another: Zellag & Kemme, Theorem 6.1)",
+                s.evicted, self.opts.window, self.opts.window
+            ));
+        }
+        if s.truncated_searches > 0 {
+            lost.push(format!("{} cycle searches were cut short by max_steps", s.truncated_searches));
+        }
+        if s.incompatible_reads > 0 {
+            lost.push(format!("{} reads did not fit their key's order and drew no edges", s.incompatible_reads));
+        }
+        if s.indeterminate_reads > 0 {
+            lost.push(format!(
+                "{} elements read were appended by transactions of unknown outcome, which draw no edges online",
+                s.indeterminate_reads
+            ));
+        }
+        let id = |q: Seq| self.window.node(q).map_or(0, |n| n.id);
+        let complete = lost.is_empty().then(|| {
+            let (edges, ids) = self.window.graph();
+            levels::search_window(&mut watch, ids.len(), edges, &ids);
+            if let Some(reader) = self.keys.garbage() {
+                watch.add(AnomalyKind::GarbageRead, &reader.map(id).into_iter().collect::<Vec<_>>());
+            }
+            let (open_orders, pair) = self.keys.open();
+            if let Some((a, b)) = pair {
+                watch.add(AnomalyKind::GSingle, &[id(a), id(b)]);
+            }
+            levels::Complete { open_orders, timed: s.timed }
+        });
+        levels::verdicts(&watch, complete.as_ref(), &format!("not decided online: {}", lost.join("; ")), s.committed)
     }
 
     /// An estimate of the heap memory held (bytes), from the sizes of the structures kept.

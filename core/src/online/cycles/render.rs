@@ -1,6 +1,13 @@
 //! Text for people: takes an anomaly or the summary, gives lines as `grail online` prints them.
 
-use super::{OnlineAnomaly, OnlineSummary};
+use super::{OnlineAnomaly, OnlineFinding, OnlineSummary};
+
+/// A read finding as a line: `T12 read an aborted append (G1a) of T9, found when T9 arrived`.
+pub fn render_finding(f: &OnlineFinding) -> String {
+    let what = if f.anomaly == "G1a" { "an aborted append" } else { "an intermediate append" };
+    let reader = f.reader.map_or_else(|| "a committed transaction".to_string(), |r| format!("T{r}"));
+    format!("{reader} read {what} ({}) of T{}, found when T{} arrived", f.anomaly, f.writer, f.found_by)
+}
 
 /// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`.
 pub fn render_anomaly(o: &OnlineAnomaly) -> String {
@@ -33,6 +40,31 @@ pub fn render_summary(s: &OnlineSummary) -> String {
         st.transactions, st.committed, st.cycles, st.peak_live, st.peak_keys, st.evicted
     );
     out.push_str(&crate::analysis::render_counts(&s.classes, &s.lengths, &s.patterns));
+    out.push_str("\nlevels online:\n");
+    for l in &s.levels {
+        let mut line = format!("  {:<20} {:<9}", l.level, l.verdict.as_str());
+        if !l.anomalies.is_empty() {
+            let ts: Vec<String> = l.witness.iter().map(|t| format!("T{t}")).collect();
+            line.push_str(&format!(" {} ({})", l.anomalies.join(", "), ts.join(" ")));
+        }
+        if let Some(w) = &l.implied_by {
+            line.push_str(&format!(" as {w} is"));
+        }
+        out.push_str(line.trim_end());
+        out.push('\n');
+    }
+    // One reason per distinct text, after the table, for the unknown levels.
+    let mut reasons: Vec<(&str, Vec<&str>)> = Vec::new();
+    for l in s.levels.iter().filter(|l| l.reason.is_some()) {
+        let r = l.reason.as_deref().unwrap_or_default();
+        match reasons.iter_mut().find(|x| x.0 == r) {
+            Some(x) => x.1.push(&l.level),
+            None => reasons.push((r, vec![&l.level])),
+        }
+    }
+    for (r, ls) in reasons {
+        out.push_str(&format!("  {}: {r}\n", ls.join(", ")));
+    }
     for n in &s.notes {
         out.push_str(&format!("\nnote: {n}\n"));
     }

@@ -20,6 +20,12 @@ pub(super) struct PathSearch {
     /// Epoch of the forward search's visit, then of the depth-first path.
     on_path: Vec<u32>,
     epoch: u32,
+    /// The breadth-first search's frontiers and visits, kept between calls: a search runs for
+    /// every new pair of transactions, and allocating them each time cost a tenth of a stream.
+    touched: Vec<Seq>,
+    ffront: Vec<Seq>,
+    bfront: Vec<Seq>,
+    next: Vec<Seq>,
 }
 
 impl PathSearch {
@@ -48,14 +54,19 @@ impl PathSearch {
         let slot = |x: Seq| (x - base) as usize;
         dist[slot(u)] = (ep, 0);
         fwd[slot(v)] = ep;
-        let mut touched: Vec<Seq> = vec![v];
-        let (mut ffront, mut bfront) = (vec![v], vec![u]);
+        let (touched, ffront, bfront, next) = (&mut self.touched, &mut self.ffront, &mut self.bfront, &mut self.next);
+        touched.clear();
+        touched.push(v);
+        ffront.clear();
+        ffront.push(v);
+        bfront.clear();
+        bfront.push(u);
         let (mut fdepth, mut back) = (0u32, 0u32);
         let mut ok = false;
         'bfs: while fdepth + back < reach && !ffront.is_empty() && !bfront.is_empty() {
-            let mut next = Vec::new();
+            next.clear();
             if ffront.len() <= bfront.len() {
-                for &x in &ffront {
+                for &x in ffront.iter() {
                     let Some(node) = w.node(x) else { continue };
                     steps += node.out.len() as u64;
                     for a in &node.out {
@@ -75,9 +86,9 @@ impl PathSearch {
                     }
                 }
                 fdepth += 1;
-                ffront = next;
+                std::mem::swap(ffront, next);
             } else {
-                for &x in &bfront {
+                for &x in bfront.iter() {
                     let Some(node) = w.node(x) else { continue };
                     steps += node.inn.len() as u64;
                     for &y in &node.inn {
@@ -96,10 +107,10 @@ impl PathSearch {
                     }
                 }
                 back += 1;
-                bfront = next;
+                std::mem::swap(bfront, next);
             }
         }
-        for &x in &touched {
+        for &x in touched.iter() {
             fwd[slot(x)] = 0;
         }
         if !ok {
@@ -170,10 +181,16 @@ impl PathSearch {
     pub fn shrink(&mut self, n: usize) {
         self.dist.truncate(n);
         self.on_path.truncate(n);
+        for b in [&mut self.touched, &mut self.ffront, &mut self.bfront, &mut self.next] {
+            b.clear();
+            b.shrink_to(n.min(1024));
+        }
     }
 
     /// An estimate of the heap memory held (bytes).
     pub fn memory(&self) -> usize {
-        self.dist.capacity() * 8 + self.on_path.capacity() * 4
+        self.dist.capacity() * 8
+            + self.on_path.capacity() * 4
+            + (self.touched.capacity() + self.ffront.capacity() + self.bfront.capacity() + self.next.capacity()) * 8
     }
 }

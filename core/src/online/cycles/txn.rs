@@ -34,6 +34,9 @@ pub struct OnlineTxn {
     pub label: Option<String>,
     pub status: Status,
     pub ops: Vec<OnlineOp>,
+    /// It claims a start or a commit timestamp: an order the cycle checker does not check
+    /// (`online::timestamps` and the offline white-box check do).
+    pub timed: bool,
 }
 
 impl OnlineTxn {
@@ -56,7 +59,8 @@ impl OnlineTxn {
                 }
             })
             .collect();
-        OnlineTxn { id: txn.id, label: h.label(t).map(String::from), status: txn.status, ops }
+        let timed = txn.start_ts().is_some() || txn.commit_ts().is_some();
+        OnlineTxn { id: txn.id, label: h.label(t).map(String::from), status: txn.status, ops, timed }
     }
 
     /// The transactions of one record of a stream, read by the offline reader of its format

@@ -1,0 +1,190 @@
+//! The levels online: what the cycles and reads seen so far say of each of the twelve levels.
+//!
+//! Takes each anomaly as it is found (a cycle's edge types, a read of an aborted or an
+//! intermediate append) and, at the end, what only the end can tell (reads of values nobody
+//! appended, appends no read ordered); gives a verdict per level, as the summary prints it.
+//!
+//! - `violated` as soon as an anomaly a level proscribes arrives: a cycle matching one of Adya's
+//!   anti-patterns (G0, G1c, G-single, G-nonadjacent, G2-item: `level::pattern`, the offline
+//!   search's own patterns), a read of an aborted append (G1a) or of an intermediate one
+//!   (G1b). Each is sound when reported: an edge drawn to an append no read ordered yet is
+//!   implied by the edges of the order read later, with at least as many WW steps between its
+//!   RW steps, so the cycle it closes stands for one of the same anti-pattern or a weaker one
+//!   (GRAIL thesis Table 2.1). Stronger levels are violated with it (the lattice: `implies`).
+//! - `holds` only for the five classic levels, only at the end of a stream that fit the window
+//!   (nothing evicted, no search cut short, every read consistent with its key's order), and
+//!   only after the one cycle search (`graph::search`) over the window's whole graph found none
+//!   of the level's anti-patterns: the searches as transactions arrive stop at `max_length`.
+//!   SI and PSI also need the order of the appends no read observed settled (two of them on one
+//!   key leave it open; the offline check decides them over every order, PolySI 4.1).
+//! - `unknown` otherwise, with the reason: what eviction could have missed, or that the level's
+//!   session, real-time or commit orders are not kept online.
+
+use crate::analysis::classify::ADYA;
+use crate::anomaly::AnomalyKind;
+use crate::engine::Verdict;
+use crate::graph::search::{components, matches, Budget, Searched, Searcher};
+use crate::graph::{DependencyGraph, EdgeType};
+use crate::level::{pattern, Level};
+use serde::{Deserialize, Serialize};
+
+/// One level's verdict online.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OnlineLevel {
+    /// The level's name (`SER`, `PL-2`, ...).
+    pub level: String,
+    pub verdict: Verdict,
+    /// The anomalies seen that the level proscribes (Adya's names).
+    pub anomalies: Vec<String>,
+    /// The transactions of the first of them (a cycle's, or the reader and the writer).
+    pub witness: Vec<u64>,
+    /// The level this verdict follows from: a weaker one violated, or a stronger one that holds.
+    pub implied_by: Option<String>,
+    /// Why an `unknown` is not decided.
+    pub reason: Option<String>,
+}
+
+/// An anomaly as first seen: its kind and its transactions.
+#[derive(Debug, Clone, PartialEq)]
+pub(super) struct Seen {
+    pub kind: AnomalyKind,
+    pub txns: Vec<u64>,
+}
+
+/// The first anomaly of each kind seen so far.
+#[derive(Debug, Default, Clone)]
+pub(super) struct Watch {
+    seen: Vec<Seen>,
+}
+
+impl Watch {
+    /// A cycle of these edge types through these transactions: every anti-pattern it matches.
+    pub fn cycle(&mut self, types: &[EdgeType], txns: &[u64]) {
+        for k in ADYA {
+            if pattern(k).is_some_and(|p| matches(&p, types)) {
+                self.add(k, txns);
+            }
+        }
+    }
+
+    pub fn add(&mut self, kind: AnomalyKind, txns: &[u64]) {
+        if !self.seen.iter().any(|s| s.kind == kind) {
+            self.seen.push(Seen { kind, txns: txns.to_vec() });
+        }
+    }
+}
+
+/// The levels a cycle of these edge types violates: those that proscribe an anti-pattern it
+/// matches, and (as each proscribes what the levels it implies proscribe) every stronger one.
+pub fn violated_by(types: &[EdgeType]) -> Vec<String> {
+    let kinds: Vec<AnomalyKind> =
+        ADYA.into_iter().filter(|k| pattern(*k).is_some_and(|p| matches(&p, types))).collect();
+    Level::ALL.into_iter().filter(|l| kinds.iter().any(|&k| l.proscribes(k))).map(|l| l.name().to_string()).collect()
+}
+
+/// What the end of a stream that fit the window tells, for the verdicts that need it.
+pub(super) struct Complete {
+    /// Keys with two or more appends no read ordered, from different transactions.
+    pub open_orders: usize,
+    /// Transactions that claim timestamps: SI and SER are checked against those claims
+    /// offline (white-box), not here.
+    pub timed: u64,
+}
+
+/// The search of each anti-pattern not seen yet over the window's graph (`edges` between
+/// indices `0..n`, `ids` their transactions): the ones found are added to `watch`.
+pub(super) fn search_window(watch: &mut Watch, n: usize, edges: Vec<crate::graph::Edge>, ids: &[u64]) {
+    let g = DependencyGraph::new(vec![true; n], edges);
+    let comps = components(&g);
+    let mut searcher = Searcher::new(&g);
+    for k in ADYA {
+        if watch.seen.iter().any(|s| s.kind == k) {
+            continue;
+        }
+        let Some(p) = pattern(k) else { continue };
+        if let Searched::Violated(cycles) = searcher.search(&comps, &p, &mut Budget::unlimited(), 1) {
+            if let Some(c) = cycles.first() {
+                let txns: Vec<u64> = c.txns.iter().map(|&t| ids.get(t as usize).copied().unwrap_or(0)).collect();
+                watch.add(k, &txns);
+            }
+        }
+    }
+}
+
+/// The verdict of every level from what was seen; `complete` when the stream ended within the
+/// window, else `lost`, what the window could not judge (the summary's notes, in short).
+pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, committed: u64) -> Vec<OnlineLevel> {
+    let mut out: Vec<OnlineLevel> = Level::ALL
+        .into_iter()
+        .map(|l| {
+            let own: Vec<&Seen> = watch.seen.iter().filter(|s| l.proscribes(s.kind)).collect();
+            let classic = Level::CLASSIC.contains(&l);
+            let (verdict, reason) = if !own.is_empty() {
+                (Verdict::Violated, None)
+            } else if !classic {
+                (Verdict::Unknown, Some(NOT_ONLINE.to_string()))
+            } else if committed == 0 {
+                (Verdict::Unknown, Some(crate::engine::NOTHING_COMMITTED.to_string()))
+            } else {
+                match complete {
+                    None => (Verdict::Unknown, Some(lost.to_string())),
+                    Some(c) if c.open_orders > 0 && matches!(l, Level::Si | Level::Psi) => (
+                        Verdict::Unknown,
+                        Some(format!(
+                            "{} keys end with two or more appends no read ordered: {} is decided over every order of them offline (grail check), not online",
+                            c.open_orders,
+                            l.name()
+                        )),
+                    ),
+                    Some(c) if c.timed > 0 && matches!(l, Level::Ser | Level::Si) => (
+                        Verdict::Unknown,
+                        Some(format!(
+                            "{} transactions claim start or commit timestamps: {} is also checked against the order they claim, by grail online --timestamps (Aion's axioms) or grail check, not by the cycle checker",
+                            c.timed,
+                            l.name()
+                        )),
+                    ),
+                    Some(_) => (Verdict::Holds, None),
+                }
+            };
+            OnlineLevel {
+                level: l.name().to_string(),
+                verdict,
+                anomalies: own.iter().map(|s| s.kind.name().to_string()).collect(),
+                witness: own.first().map_or(Vec::new(), |s| s.txns.clone()),
+                implied_by: None,
+                reason,
+            }
+        })
+        .collect();
+    // The lattice: a level holds with every stronger level that holds (SER's graph without
+    // the open appends' order is acyclic, so a topological order of it orders them without
+    // any cycle: SI and PSI hold too), and is violated with every weaker level it implies.
+    for l in Level::CLASSIC {
+        if out[l as usize].verdict != Verdict::Unknown || complete.is_none() {
+            continue;
+        }
+        if let Some(s) = l.stronger().into_iter().find(|s| out[*s as usize].verdict == Verdict::Holds) {
+            let o = &mut out[l as usize];
+            o.verdict = Verdict::Holds;
+            o.implied_by = Some(s.name().to_string());
+            o.reason = None;
+        }
+    }
+    for l in Level::ALL {
+        if out[l as usize].verdict == Verdict::Violated {
+            continue;
+        }
+        if let Some(w) = l.weaker().into_iter().find(|w| out[*w as usize].verdict == Verdict::Violated) {
+            let o = &mut out[l as usize];
+            o.verdict = Verdict::Violated;
+            o.implied_by = Some(w.name().to_string());
+            o.reason = None;
+        }
+    }
+    out
+}
+
+/// Why a level other than the five classic ones is not decided online.
+pub const NOT_ONLINE: &str = "not decided online: its session, real-time or commit order is not kept as transactions arrive (grail check decides it); it is violated online only with a weaker level";
