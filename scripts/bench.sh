@@ -16,7 +16,11 @@
 #    on the List1 series (thesis Figure 5.1), bench-out/strategies.json, docs/strategies-list1.svg.
 # 6. Runs the white-box benchmark (`cargo bench -p grail-core --bench timestamps`): SI from the
 #    timestamps of 1M generated transactions (GRAIL_BENCH_TIMESTAMPS=0 skips it).
-# 7. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
+# 7. Runs scripts/bench/stream.py (GRAIL_BENCH_STREAM=0 skips it): `grail generate` piped into
+#    `grail online -`, GRAIL_STREAM_TXNS transactions (10M; issue 35 measured 100M), transactions/s,
+#    resident memory every 10M, the injected anomalies found; and the time from writing a
+#    violation's closing line to reading it back.
+# 8. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
 #    `cargo bench -p grail-core --bench throughput` (and a synthetic history of GRAIL_BENCH_TXNS
 #    transactions), scripts/bench-python.py and scripts/bench-wasm.mjs (when those are built).
 #
@@ -54,6 +58,10 @@ fi
 # White-box SI on 1M timestamped transactions (docs/timestamps.md); GRAIL_BENCH_TIMESTAMPS=0 skips it.
 if [[ "${GRAIL_BENCH_TIMESTAMPS:-1}" != 0 ]]; then
     cargo bench -p grail-core --bench timestamps -- "${GRAIL_BENCH_TIMESTAMPS_TXNS:-1000000}"
+fi
+
+if [[ "${GRAIL_BENCH_STREAM:-1}" != 0 ]]; then
+    python3 scripts/bench/stream.py
 fi
 
 if [[ "${GRAIL_BENCH_EXTRA:-0}" == 1 ]]; then

@@ -75,3 +75,26 @@ def test_a_refused_line_is_named_in_the_stream():
         oc.feed_bytes(b"\n{:type :ok, :value [[:r :x\n")
     assert e.value.kind == "syntax"
     assert e.value.line == 4, e.value
+
+
+def test_levels_online_hold_only_after_the_end_and_reads_of_aborted_appends_are_found():
+    oc = grail.OnlineChecker()
+    oc.feed_bytes(FIRST + REST)
+    levels = oc.levels()
+    assert levels["SI"]["verdict"] == "violated" and "G-single" in levels["SI"]["anomalies"]
+    # Not ended yet: a reader or writer still to come could change it.
+    assert levels["PL-2"]["verdict"] == "unknown" and "not ended" in levels["PL-2"]["reason"]
+    oc.finish_bytes()
+    levels = oc.levels()
+    assert levels["PL-2"]["verdict"] == "holds" and levels["PL-1"]["verdict"] == "holds"
+    assert levels["SER"]["verdict"] == "violated" and sorted(levels["SER"]["witness"]) == [0, 1]
+    assert levels["RC"]["verdict"] == "unknown"  # kept offline only
+    # An aborted append read by a committed transaction: G1a, when the second of them arrives.
+    oc = grail.OnlineChecker()
+    oc.add({"id": 1, "status": "aborted", "ops": [["append", "k", 7]]})
+    assert oc.take_findings() == []
+    oc.add({"id": 2, "ops": [["r", "k", [7]]]})
+    assert oc.take_findings() == [{"anomaly": "G1a", "reader": 2, "writer": 1, "found_by": 2}]
+    oc.end()
+    assert oc.levels()["PL-2"]["verdict"] == "violated"
+    assert oc.levels()["PL-1"]["verdict"] == "holds"

@@ -63,8 +63,12 @@ def throughput():
         elif "peak resident memory" in line:
             print(f"  peak resident memory {line.rsplit('peak resident memory ', 1)[1]}")
     s = summary["stats"] if summary else {}
+    settled = {c["class"]: c["count"] for c in (summary or {}).get("classes", []) if c["scheme"] == "adya" and c["count"]}
     print(f"  cycles reported {s.get('cycles')} (edge types when they closed: {classes}); "
-          f"classes once settled: {summary.get('classes') if summary else None}")
+          f"Adya classes once settled: {settled}")
+    for lv in (summary or {}).get("levels", []):
+        if lv["verdict"] != "unknown":
+            print(f"  {lv['level']}: {lv['verdict']} {', '.join(lv['anomalies'])}")
     print(f"  injected {K} lost updates and {K} write skews; window evictions {s.get('evicted')}, "
           f"edges to evicted {s.get('edges_to_evicted')}, notes {summary.get('notes') if summary else None}")
     return summary

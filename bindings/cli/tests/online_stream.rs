@@ -42,6 +42,7 @@ fn a_cycle_is_printed_while_the_input_is_still_open() {
     let cycle: serde_json::Value = serde_json::from_str(&first).unwrap();
     assert_eq!(cycle["closed_by"], 1, "{first}");
     assert_eq!(cycle["txns"], serde_json::json!([0, 1]), "{first}");
+    assert!(cycle["violates"].as_array().unwrap().contains(&serde_json::json!("SER")), "{first}");
     // The rest, then the end of the input: the summary counts every transaction.
     stdin.write_all(REST.as_bytes()).unwrap();
     drop(stdin);
@@ -51,6 +52,55 @@ fn a_cycle_is_printed_while_the_input_is_still_open() {
     let summary: serde_json::Value = serde_json::from_str(rest.last().unwrap()).unwrap();
     assert_eq!(summary["stats"]["transactions"], 4, "{summary}");
     assert_eq!(summary["stats"]["cycles"], 1, "{summary}");
+    // The stream ended within the window: the lost update violates SI, and PL-2 holds.
+    assert_eq!(verdict(&summary, "SI"), "violated", "{summary}");
+    assert_eq!(verdict(&summary, "PL-2"), "holds", "{summary}");
+}
+
+fn verdict(summary: &serde_json::Value, level: &str) -> String {
+    summary["levels"].as_array().unwrap().iter().find(|l| l["level"] == level).unwrap()["verdict"]
+        .as_str()
+        .unwrap()
+        .to_string()
+}
+
+/// docs/analysis.md: the console examples of the levels online print what the page shows.
+#[test]
+fn the_levels_online_are_what_the_docs_show() {
+    let doc = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/analysis.md"))
+        .unwrap();
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let out = grail().current_dir(&root).args(["online", "examples/anomaly-mix.edn", "--quiet"]).output().unwrap();
+    let text = String::from_utf8(out.stdout).unwrap();
+    let block = doc
+        .split("$ grail online examples/anomaly-mix.edn --quiet\n...\n")
+        .nth(1)
+        .unwrap()
+        .split("```")
+        .next()
+        .unwrap();
+    for line in block.lines().filter(|l| !l.trim().is_empty()) {
+        assert!(text.lines().any(|t| t == line), "docs line not printed: {line:?}\n{text}");
+    }
+    // The eviction example: a window of 1,000 leaves every classic level unknown, and says why.
+    let dir = std::env::temp_dir().join(format!("grail-online-docs-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let h = dir.join("h.edn");
+    let gen = grail().args(["generate", "--txns", "20000", "--seed", "3"]).output().unwrap();
+    std::fs::write(&h, gen.stdout).unwrap();
+    let part = doc.split("$ grail online h.edn --window 1000 --quiet\n...\n").nth(1).unwrap();
+    let small =
+        String::from_utf8(grail().arg("online").arg(&h).args(["--window", "1000", "--quiet"]).output().unwrap().stdout)
+            .unwrap();
+    for line in part.split("$ grail online h.edn --quiet").next().unwrap().lines().filter(|l| !l.trim().is_empty()) {
+        assert!(small.lines().any(|t| t == line), "docs line not printed: {line:?}\n{small}");
+    }
+    let whole = String::from_utf8(grail().arg("online").arg(&h).arg("--quiet").output().unwrap().stdout).unwrap();
+    let shown = part.split("$ grail online h.edn --quiet\n...\n").nth(1).unwrap().split("```").next().unwrap();
+    for line in shown.lines().filter(|l| !l.trim().is_empty() && l.trim() != "...") {
+        assert!(whole.lines().any(|t| t == line), "docs line not printed: {line:?}\n{whole}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Standard input, live, against the same history read from a file: the same lines and exit
@@ -160,6 +210,9 @@ fn sigint_on_standard_input_prints_the_summary() {
     let summary = rx.recv_timeout(Duration::from_secs(300)).expect("no summary after SIGINT");
     let summary: serde_json::Value = serde_json::from_str(&summary).unwrap();
     assert_eq!(summary["stats"]["transactions"], 2, "{summary}");
+    // Stopped, not ended: the lost update is a violation, and nothing holds.
+    assert_eq!(verdict(&summary, "SER"), "violated", "{summary}");
+    assert!(summary["levels"].as_array().unwrap().iter().all(|l| l["verdict"] != "holds"), "{summary}");
     drop(stdin);
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));

@@ -61,3 +61,26 @@ test('a refused line is named in the stream', () => {
     );
     assert.throws(() => oc.feedBytes([1, 2]), (e) => e instanceof GrailError && e.kind === 'usage');
 });
+
+test('levels online hold only after the end; reads of aborted appends are found as they arrive', () => {
+    const oc = new OnlineChecker();
+    oc.feedBytes(FIRST + REST);
+    let levels = oc.levels();
+    assert.equal(levels.SI.verdict, 'violated');
+    assert.equal(levels['PL-2'].verdict, 'unknown');
+    assert.match(levels['PL-2'].reason, /not ended/);
+    oc.finishBytes();
+    levels = oc.levels();
+    assert.equal(levels['PL-2'].verdict, 'holds');
+    assert.equal(levels.SER.verdict, 'violated');
+    assert.equal(levels.RC.verdict, 'unknown');
+    oc.free();
+    const g = new OnlineChecker();
+    g.add({ id: 1, status: 'aborted', ops: [['append', 'k', 7]] });
+    assert.deepEqual(g.takeFindings(), []);
+    g.add({ id: 2, ops: [['r', 'k', [7]]] });
+    assert.deepEqual(g.takeFindings(), [{ anomaly: 'G1a', reader: 2, writer: 1, found_by: 2 }]);
+    g.end();
+    assert.equal(g.levels()['PL-2'].verdict, 'violated');
+    g.free();
+});
