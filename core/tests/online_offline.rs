@@ -14,6 +14,7 @@ use common::corpus;
 use grail_core::engine::Verdict;
 use grail_core::generate::{DataModel, GenOptions, Injection, Isolation};
 use grail_core::history::Model;
+use grail_core::online::cycles::levels::DECIDED;
 use grail_core::online::cycles::{OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::{CheckOptions, History, Level};
 use std::path::{Path, PathBuf};
@@ -59,7 +60,7 @@ fn compare(name: &str, h: &History, max_length: usize, t: &mut Tally) -> Vec<Str
             fails.push(format!("{name}: {} not in the offline report", l.level));
             continue;
         };
-        let classic = Level::CLASSIC.iter().any(|c| c.name() == l.level);
+        let classic = DECIDED.iter().any(|c| c.name() == l.level);
         t.cells += 1;
         t.online_violations += (l.verdict == Verdict::Violated) as usize;
         match (l.verdict, off.verdict) {
@@ -93,7 +94,7 @@ fn compare(name: &str, h: &History, max_length: usize, t: &mut Tally) -> Vec<Str
 
 fn report(what: &str, t: &Tally) {
     eprintln!(
-        "{what}: {} histories (the largest {} transactions), {} cells, {} equal (classic levels: {} holds, {} violated), {} unknown online for a documented reason, {} violated online",
+        "{what}: {} histories (the largest {} transactions), {} cells, {} equal (levels decided online: {} holds, {} violated), {} unknown online for a documented reason, {} violated online",
         t.histories, t.largest, t.cells, t.equal, t.classic_equal.0, t.classic_equal.1, t.documented, t.online_violations
     );
 }

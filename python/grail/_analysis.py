@@ -237,8 +237,9 @@ class OnlineChecker:
         self._native.end()
 
     def take_findings(self) -> List[Dict[str, Any]]:
-        """Reads of aborted (G1a) and intermediate (G1b) appends found since the last call, as
-        dicts with ``anomaly``, ``reader``, ``writer`` and ``found_by``."""
+        """Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with
+        their own transaction (``internal``), found since the last call, as dicts with
+        ``anomaly``, ``reader``, ``writer`` and ``found_by``."""
         return [json.loads(f) for f in self._native.take_findings_json()]
 
     def summary(self) -> Dict[str, Any]:

@@ -545,7 +545,7 @@ export class OnlineChecker extends Streaming {
         return guard(() => c.end());
     }
 
-    /** Reads of aborted (G1a) and intermediate (G1b) appends found since the last call. */
+    /** Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with their own transaction (internal), found since the last call. */
     takeFindings() {
         const c = this._live();
         return guard(() => c.takeFindings());

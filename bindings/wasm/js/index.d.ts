@@ -93,7 +93,7 @@ export declare class OnlineChecker {
     watch(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<OnlineAnomaly, void, undefined>;
     /** Say the stream ended (finishBytes and watch say it themselves): a level may now hold. */
     end(): void;
-    /** Reads of aborted (G1a) and intermediate (G1b) appends found since the last call. */
+    /** Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with their own transaction (internal), found since the last call. */
     takeFindings(): OnlineFinding[];
     summary(): OnlineSummary;
     /** Each level's verdict so far, by name. */

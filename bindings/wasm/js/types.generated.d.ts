@@ -608,7 +608,8 @@ export interface OnlineAnomaly {
  */
 export interface OnlineFinding {
     /**
-     * `G1a` (aborted read) or `G1b` (intermediate read).
+     * `G1a` (aborted read), `G1b` (intermediate read) or `internal` (a read that disagrees with
+     * its own transaction's earlier operations; the writer is the reader).
      */
     anomaly: string;
     /**

@@ -68,6 +68,7 @@ impl Adj {
 pub(super) struct Node {
     pub id: u64,
     pub label: Option<Box<str>>,
+    pub process: Option<i64>,
     pub out: Vec<Adj>,
     pub inn: Vec<Seq>,
     /// Appends of this transaction no read has ordered yet.
@@ -116,10 +117,10 @@ impl Window {
     }
 
     /// Add the next transaction; its sequence number.
-    pub fn push(&mut self, id: u64, label: Option<&str>) -> Seq {
+    pub fn push(&mut self, id: u64, label: Option<&str>, process: Option<i64>) -> Seq {
         let t = self.base + self.nodes.len() as Seq;
         let (out, inn) = self.spare.pop().unwrap_or_default();
-        self.nodes.push_back(Node { id, label: label.map(Box::from), out, inn, unordered: 0 });
+        self.nodes.push_back(Node { id, label: label.map(Box::from), process, out, inn, unordered: 0 });
         t
     }
 
@@ -194,6 +195,32 @@ impl Window {
     /// (settled and provisional alike, one per type with its first key), and each index's
     /// transaction id.
     pub fn graph(&self) -> (Vec<crate::graph::Edge>, Vec<u64>) {
+        (self.edges(), self.nodes.iter().map(|n| n.id).collect())
+    }
+
+    /// Session order over the window: each transaction to the next committed one of its
+    /// process, in arrival order (a Jepsen process runs one transaction at a time, so that is
+    /// its invocation order, as `graph::orders::in_session_order` has it offline).
+    pub fn session_edges(&self) -> Vec<crate::graph::Edge> {
+        let mut last: crate::hash::Map<i64, u32> = crate::hash::Map::default();
+        let mut out = Vec::new();
+        for (i, n) in self.nodes.iter().enumerate() {
+            let Some(p) = n.process else { continue };
+            if let Some(prev) = last.insert(p, i as u32) {
+                out.push(crate::graph::Edge {
+                    from: prev,
+                    to: i as u32,
+                    ty: EdgeType::So,
+                    key: crate::graph::NO_KEY,
+                    from_op: 0,
+                    to_op: 0,
+                });
+            }
+        }
+        out
+    }
+
+    fn edges(&self) -> Vec<crate::graph::Edge> {
         let mut edges = Vec::new();
         for (i, n) in self.nodes.iter().enumerate() {
             for a in &n.out {
@@ -207,7 +234,7 @@ impl Window {
                 }
             }
         }
-        (edges, self.nodes.iter().map(|n| n.id).collect())
+        edges
     }
 
     /// Drop the oldest transactions beyond `window`, with their edges.

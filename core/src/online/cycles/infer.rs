@@ -31,10 +31,14 @@ pub(super) struct Cand {
 }
 
 /// A read of an aborted append (G1a) or of an intermediate one (G1b), when both its reader and
-/// its writer have arrived: the reader (a committed transaction's sequence number, `None` when
-/// only a read after the reader's own append saw it) and the writer.
+/// its writer have arrived, or a read that disagrees with its own transaction (internal): the
+/// reader (a committed transaction's sequence number, `None` when only a read after the
+/// reader's own append saw it) and the writer.
 pub(super) struct ReadFinding {
     pub kind: AnomalyKind,
+    /// An internal finding that is a second read seeing newer versions (and its own appends
+    /// since on top): allowed by read committed (`infer::is_reread` offline).
+    pub reread: bool,
     pub reader: Option<Seq>,
     pub writer: Writer,
 }
@@ -46,6 +50,7 @@ pub(super) enum Writer {
 }
 
 /// What one arrival gives.
+#[derive(Default)]
 pub(super) struct Arrival {
     pub findings: Vec<ReadFinding>,
     /// Elements read whose appender's outcome is unknown (`:info`).
@@ -80,6 +85,44 @@ impl KeyState {
     fn reader_past(&self, p: u32) -> Option<Seq> {
         self.readers.iter().filter(|(&n, _)| n > p).flat_map(|(_, rs)| rs.iter().copied()).min()
     }
+}
+
+/// A read at `ops[i]` of `key` that returned `list`, against the transaction's own earlier
+/// operations on the key: whether it appended to the key before, and whether the read agrees
+/// (after an earlier read: that list, then its own appends since; otherwise ending with its own
+/// appends), and whether, disagreeing, it is a reread: a longer list that starts with the
+/// earlier read and ends with its own appends since. Without earlier operations on the key,
+/// nothing is allocated.
+fn own_view(ops: &[OnlineOp], i: usize, key: &Atom, list: &[Atom]) -> (bool, bool, bool) {
+    let on_key = |o: &OnlineOp| match o {
+        OnlineOp::Append { key: k, .. } | OnlineOp::Read { key: k, .. } => k == key,
+    };
+    if !ops[..i].iter().any(on_key) {
+        return (false, true, false);
+    }
+    let mut before: Option<&[Atom]> = None;
+    let mut own: Vec<&Atom> = Vec::new();
+    let mut appended = false;
+    for o in ops[..i].iter().filter(|o| on_key(o)) {
+        match o {
+            OnlineOp::Append { value, .. } => {
+                appended = true;
+                own.push(value);
+            }
+            OnlineOp::Read { list, .. } => {
+                before = Some(list.as_deref().unwrap_or(&[]));
+                own.clear();
+            }
+        }
+    }
+    let ends_with_own =
+        list.len() >= own.len() && list[list.len() - own.len()..].iter().zip(&own).all(|(a, b)| a == *b);
+    let consistent = match before {
+        Some(b) => list.len() == b.len() + own.len() && list.starts_with(b) && ends_with_own,
+        None => ends_with_own,
+    };
+    let reread = before.is_some_and(|b| list.len() > b.len() + own.len() && list.starts_with(b) && ends_with_own);
+    (appended, consistent, reread)
 }
 
 /// The keys in memory, each with what its reads and appends said so far.
@@ -134,14 +177,7 @@ impl Keys {
     pub fn arrive(&mut self, t: Seq, txn: &OnlineTxn) -> Arrival {
         let mut cands = std::mem::take(&mut self.spare_cands);
         cands.clear();
-        let mut a = Arrival {
-            findings: Vec::new(),
-            indeterminate_reads: 0,
-            cands: Vec::new(),
-            unordered: 0,
-            ordered_writers: Vec::new(),
-            incompatible_reads: 0,
-        };
+        let mut a = Arrival::default();
         let mut placed = std::mem::take(&mut self.placed);
         let mut reads = std::mem::take(&mut self.reads);
         let mut unordered = std::mem::take(&mut self.unordered);
@@ -155,10 +191,26 @@ impl Keys {
                 OnlineOp::Append { .. } => {}
                 OnlineOp::Read { key, list } => {
                     // A read after the transaction's own append (internal) makes no edge, but
-                    // orders the key like any other read.
-                    let internal =
-                        txn.ops[..i].iter().any(|o| matches!(o, OnlineOp::Append { key: k, .. } if k == key));
+                    // orders the key like any other read, unless it disagrees with the
+                    // transaction's own operations (as offline: `infer::list_append::scan_read`).
                     let list: &[Atom] = list.as_deref().unwrap_or(&[]);
+                    let (internal, consistent, reread) = own_view(&txn.ops, i, key, list);
+                    let future = list.last().is_some_and(|v| {
+                        txn.ops[i + 1..]
+                            .iter()
+                            .any(|o| matches!(o, OnlineOp::Append { key: k, value } if k == key && value == v))
+                    });
+                    if !consistent || future {
+                        a.findings.push(ReadFinding {
+                            kind: AnomalyKind::Internal,
+                            reread: reread && !future,
+                            reader: Some(t),
+                            writer: Writer::Committed(t),
+                        });
+                    }
+                    if internal && !consistent {
+                        continue;
+                    }
                     let ks = self.key(key, t);
                     let m = ks.order.len().min(list.len());
                     if ks.order[..m] != list[..m] {
@@ -174,6 +226,7 @@ impl Keys {
                         match ks.foreign.get(v) {
                             Some(&(Status::Aborted, id)) => a.findings.push(ReadFinding {
                                 kind: AnomalyKind::G1a,
+                                reread: false,
                                 reader: Some(t),
                                 writer: Writer::Other(id),
                             }),
@@ -189,6 +242,7 @@ impl Keys {
                         if w != t {
                             a.findings.push(ReadFinding {
                                 kind: AnomalyKind::G1b,
+                                reread: false,
                                 reader: Some(t),
                                 writer: Writer::Committed(w),
                             });
@@ -212,6 +266,7 @@ impl Keys {
                     if let Some(&r) = ks.readers.get(&(p + 1)).and_then(|rs| rs.iter().find(|&&r| r != t)) {
                         a.findings.push(ReadFinding {
                             kind: AnomalyKind::G1b,
+                            reread: false,
                             reader: Some(r),
                             writer: Writer::Committed(t),
                         });
@@ -305,14 +360,7 @@ impl Keys {
     /// The appends of a transaction that did not commit, kept to judge the reads of them: those
     /// already read are findings now (G1a for an aborted one), or reads of an indeterminate one.
     pub fn foreign(&mut self, seq_now: Seq, txn: &OnlineTxn) -> Arrival {
-        let mut a = Arrival {
-            findings: Vec::new(),
-            indeterminate_reads: 0,
-            cands: Vec::new(),
-            unordered: 0,
-            ordered_writers: Vec::new(),
-            incompatible_reads: 0,
-        };
+        let mut a = Arrival::default();
         for op in &txn.ops {
             let OnlineOp::Append { key, value } = op else { continue };
             // Not a toucher: a key only a transaction that did not commit touched may be swept.
@@ -321,7 +369,12 @@ impl Keys {
             if let Some(&p) = ks.pos.get(value) {
                 if txn.status == Status::Aborted {
                     let reader = ks.reader_past(p);
-                    a.findings.push(ReadFinding { kind: AnomalyKind::G1a, reader, writer: Writer::Other(txn.id) });
+                    a.findings.push(ReadFinding {
+                        kind: AnomalyKind::G1a,
+                        reread: false,
+                        reader,
+                        writer: Writer::Other(txn.id),
+                    });
                 } else {
                     a.indeterminate_reads += 1;
                 }

@@ -6,26 +6,28 @@
 //!
 //! - `violated` as soon as an anomaly a level proscribes arrives: a cycle matching one of Adya's
 //!   anti-patterns (G0, G1c, G-single, G-nonadjacent, G2-item: `level::pattern`, the offline
-//!   search's own patterns), a read of an aborted append (G1a) or of an intermediate one
+//!   search's own patterns), a read that disagrees with its own transaction (internal), a read
+//!   of an aborted append (G1a) or of an intermediate one
 //!   (G1b). Each is sound when reported: an edge drawn to an append no read ordered yet is
 //!   implied by the edges of the order read later, with at least as many WW steps between its
 //!   RW steps, so the cycle it closes stands for one of the same anti-pattern or a weaker one
 //!   (GRAIL thesis Table 2.1). Stronger levels are violated with it (the lattice: `implies`).
-//! - `holds` only for the five classic levels, only at the end of a stream that fit the window
+//! - `holds` only for the five classic levels and the two strong-session ones (the window's
+//!   graph with each process's order, `Window::session_edges`), only at the end of a stream that fit the window
 //!   (nothing evicted, no search cut short, every read consistent with its key's order), and
 //!   only after the one cycle search (`graph::search`) over the window's whole graph found none
 //!   of the level's anti-patterns: the searches as transactions arrive stop at `max_length`.
 //!   SI and PSI also need the order of the appends no read observed settled (two of them on one
 //!   key leave it open; the offline check decides them over every order, PolySI 4.1).
 //! - `unknown` otherwise, with the reason: what eviction could have missed, or that the level's
-//!   session, real-time or commit orders are not kept online.
+//!   real-time or commit orders are not kept online.
 
 use crate::analysis::classify::ADYA;
 use crate::anomaly::AnomalyKind;
 use crate::engine::Verdict;
 use crate::graph::search::{components, matches, Budget, Searched, Searcher};
 use crate::graph::{DependencyGraph, EdgeType};
-use crate::level::{pattern, Level};
+use crate::level::{pattern, violated_with, Level, Order};
 use serde::{Deserialize, Serialize};
 
 /// One level's verdict online.
@@ -45,11 +47,23 @@ pub struct OnlineLevel {
     pub reason: Option<String>,
 }
 
-/// An anomaly as first seen: its kind and its transactions.
+/// An anomaly as first seen: its kind, the order its cycle needed (session order, or none),
+/// and its transactions.
 #[derive(Debug, Clone, PartialEq)]
 pub(super) struct Seen {
     pub kind: AnomalyKind,
+    pub order: Order,
+    /// A second read seeing newer versions (an internal finding read committed allows).
+    pub reread: bool,
     pub txns: Vec<u64>,
+}
+
+impl Seen {
+    /// The levels it violates (`level::violated_with`: one that needed session order counts
+    /// only for the levels whose cycles may use it; a reread not for one that allows rereads).
+    fn violates(&self, l: Level) -> bool {
+        violated_with(self.kind, self.order).contains(&l) && !(self.reread && l.spec().allows_rereads)
+    }
 }
 
 /// The first anomaly of each kind seen so far.
@@ -69,8 +83,17 @@ impl Watch {
     }
 
     pub fn add(&mut self, kind: AnomalyKind, txns: &[u64]) {
-        if !self.seen.iter().any(|s| s.kind == kind) {
-            self.seen.push(Seen { kind, txns: txns.to_vec() });
+        self.add_with(kind, Order::None, false, txns);
+    }
+
+    /// A read finding: a reread is kept apart, since read committed allows it.
+    pub fn add_read(&mut self, kind: AnomalyKind, reread: bool, txns: &[u64]) {
+        self.add_with(kind, Order::None, reread, txns);
+    }
+
+    fn add_with(&mut self, kind: AnomalyKind, order: Order, reread: bool, txns: &[u64]) {
+        if !self.seen.iter().any(|s| s.kind == kind && s.order == order && s.reread == reread) {
+            self.seen.push(Seen { kind, order, reread, txns: txns.to_vec() });
         }
     }
 }
@@ -93,20 +116,23 @@ pub(super) struct Complete {
 }
 
 /// The search of each anti-pattern not seen yet over the window's graph (`edges` between
-/// indices `0..n`, `ids` their transactions): the ones found are added to `watch`.
-pub(super) fn search_window(watch: &mut Watch, n: usize, edges: Vec<crate::graph::Edge>, ids: &[u64]) {
+/// indices `0..n`, `ids` their transactions), its cycles allowed to use `order`'s edges as
+/// offline (`engine::cycles::dependency`): the ones found are added to `watch`.
+pub(super) fn search_window(watch: &mut Watch, n: usize, edges: Vec<crate::graph::Edge>, ids: &[u64], order: Order) {
     let g = DependencyGraph::new(vec![true; n], edges);
     let comps = components(&g);
     let mut searcher = Searcher::new(&g);
     for k in ADYA {
         if watch.seen.iter().any(|s| s.kind == k) {
-            continue;
+            continue; // seen without the order: it violates every level this search is for
         }
-        let Some(p) = pattern(k) else { continue };
+        let Some(mut p) = pattern(k) else { continue };
+        p.allowed |= order.bit();
         if let Searched::Violated(cycles) = searcher.search(&comps, &p, &mut Budget::unlimited(), 1) {
             if let Some(c) = cycles.first() {
                 let txns: Vec<u64> = c.txns.iter().map(|&t| ids.get(t as usize).copied().unwrap_or(0)).collect();
-                watch.add(k, &txns);
+                let used = if c.types.contains(&EdgeType::So) { order } else { Order::None };
+                watch.add_with(k, used, false, &txns);
             }
         }
     }
@@ -118,8 +144,8 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
     let mut out: Vec<OnlineLevel> = Level::ALL
         .into_iter()
         .map(|l| {
-            let own: Vec<&Seen> = watch.seen.iter().filter(|s| l.proscribes(s.kind)).collect();
-            let classic = Level::CLASSIC.contains(&l);
+            let own: Vec<&Seen> = watch.seen.iter().filter(|s| s.violates(l)).collect();
+            let classic = DECIDED.contains(&l);
             let (verdict, reason) = if !own.is_empty() {
                 (Verdict::Violated, None)
             } else if !classic {
@@ -129,7 +155,7 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
             } else {
                 match complete {
                     None => (Verdict::Unknown, Some(lost.to_string())),
-                    Some(c) if c.open_orders > 0 && matches!(l, Level::Si | Level::Psi) => (
+                    Some(c) if c.open_orders > 0 && matches!(l, Level::Si | Level::Psi | Level::StrongSessionSi) => (
                         Verdict::Unknown,
                         Some(format!(
                             "{} keys end with two or more appends no read ordered: {} is decided over every order of them offline (grail check), not online",
@@ -137,7 +163,7 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
                             l.name()
                         )),
                     ),
-                    Some(c) if c.timed > 0 && matches!(l, Level::Ser | Level::Si) => (
+                    Some(c) if c.timed > 0 && matches!(l, Level::Ser | Level::Si | Level::StrongSessionSer | Level::StrongSessionSi) => (
                         Verdict::Unknown,
                         Some(format!(
                             "{} transactions claim start or commit timestamps: {} is also checked against the order they claim, by grail online --timestamps (Aion's axioms) or grail check, not by the cycle checker",
@@ -161,11 +187,15 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
     // The lattice: a level holds with every stronger level that holds (SER's graph without
     // the open appends' order is acyclic, so a topological order of it orders them without
     // any cycle: SI and PSI hold too), and is violated with every weaker level it implies.
-    for l in Level::CLASSIC {
+    for l in DECIDED {
         if out[l as usize].verdict != Verdict::Unknown || complete.is_none() {
             continue;
         }
-        if let Some(s) = l.stronger().into_iter().find(|s| out[*s as usize].verdict == Verdict::Holds) {
+        // The weakest stronger level that holds on its own (SI holds as SER does).
+        let holds = |s: &Level| {
+            DECIDED.contains(s) && out[*s as usize].verdict == Verdict::Holds && out[*s as usize].implied_by.is_none()
+        };
+        if let Some(s) = l.stronger().into_iter().rev().find(holds) {
             let o = &mut out[l as usize];
             o.verdict = Verdict::Holds;
             o.implied_by = Some(s.name().to_string());
@@ -186,5 +216,10 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
     out
 }
 
-/// Why a level other than the five classic ones is not decided online.
-pub const NOT_ONLINE: &str = "not decided online: its session, real-time or commit order is not kept as transactions arrive (grail check decides it); it is violated online only with a weaker level";
+/// The levels decided at the end of a stream: the five classic ones and the two that add
+/// session order (the processes' order, kept with each transaction of the window).
+pub const DECIDED: [Level; 7] =
+    [Level::StrongSessionSer, Level::Ser, Level::StrongSessionSi, Level::Si, Level::Psi, Level::Pl2, Level::Pl1];
+
+/// Why a level needing real-time or commit order is not decided online.
+pub const NOT_ONLINE: &str = "not decided online: its real-time or commit order is not kept as transactions arrive (grail check decides it); it is violated online only with a weaker level";

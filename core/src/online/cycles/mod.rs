@@ -53,6 +53,7 @@ use crate::anomaly::AnomalyKind;
 use crate::error::Error;
 use crate::graph::EdgeType;
 use crate::history::Status;
+use crate::level::Order;
 use crate::read::Format;
 use graph::Window;
 use infer::{Arrival, Keys, Writer};
@@ -134,7 +135,8 @@ pub struct OnlineStats {
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct OnlineFinding {
-    /// `G1a` (aborted read) or `G1b` (intermediate read).
+    /// `G1a` (aborted read), `G1b` (intermediate read) or `internal` (a read that disagrees with
+    /// its own transaction's earlier operations; the writer is the reader).
     pub anomaly: String,
     /// The committed transaction that read it (none when only a read after its own append did).
     pub reader: Option<u64>,
@@ -255,8 +257,8 @@ impl OnlineChecker {
                 Writer::Other(x) => x,
             };
             self.stats.read_findings += 1;
-            let txns: Vec<u64> = reader.into_iter().chain([writer]).collect();
-            self.watch.add(f.kind, &txns);
+            let txns: Vec<u64> = reader.into_iter().filter(|&r| r != writer).chain([writer]).collect();
+            self.watch.add_read(f.kind, f.reread, &txns);
             if self.findings.len() < MAX_QUEUED {
                 self.findings.push(OnlineFinding { anomaly: f.kind.name().to_string(), reader, writer, found_by: by });
             }
@@ -276,7 +278,7 @@ impl OnlineChecker {
             return Vec::new();
         }
         self.stats.committed += 1;
-        let t = self.window.push(txn.id, txn.label.as_deref());
+        let t = self.window.push(txn.id, txn.label.as_deref(), txn.process);
         let arrival = self.keys.arrive(t, txn);
         self.found(&arrival, txn.id);
         self.stats.incompatible_reads += arrival.incompatible_reads;
@@ -489,8 +491,10 @@ impl OnlineChecker {
         }
         let id = |q: Seq| self.window.node(q).map_or(0, |n| n.id);
         let complete = lost.is_empty().then(|| {
-            let (edges, ids) = self.window.graph();
-            levels::search_window(&mut watch, ids.len(), edges, &ids);
+            let (mut edges, ids) = self.window.graph();
+            levels::search_window(&mut watch, ids.len(), edges.clone(), &ids, Order::None);
+            edges.extend(self.window.session_edges());
+            levels::search_window(&mut watch, ids.len(), edges, &ids, Order::Session);
             if let Some(reader) = self.keys.garbage() {
                 watch.add(AnomalyKind::GarbageRead, &reader.map(id).into_iter().collect::<Vec<_>>());
             }

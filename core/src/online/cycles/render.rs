@@ -4,8 +4,11 @@ use super::{OnlineAnomaly, OnlineFinding, OnlineSummary};
 
 /// A read finding as a line: `T12 read an aborted append (G1a) of T9, found when T9 arrived`.
 pub fn render_finding(f: &OnlineFinding) -> String {
-    let what = if f.anomaly == "G1a" { "an aborted append" } else { "an intermediate append" };
     let reader = f.reader.map_or_else(|| "a committed transaction".to_string(), |r| format!("T{r}"));
+    if f.anomaly == "internal" {
+        return format!("{reader} read a key against its own earlier operations (internal)");
+    }
+    let what = if f.anomaly == "G1a" { "an aborted append" } else { "an intermediate append" };
     format!("{reader} read {what} ({}) of T{}, found when T{} arrived", f.anomaly, f.writer, f.found_by)
 }
 

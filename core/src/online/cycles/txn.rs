@@ -37,6 +37,8 @@ pub struct OnlineTxn {
     /// It claims a start or a commit timestamp: an order the cycle checker does not check
     /// (`online::timestamps` and the offline white-box check do).
     pub timed: bool,
+    /// Its process (Jepsen's `:process`, a session): the session order at the stream's end.
+    pub process: Option<i64>,
 }
 
 impl OnlineTxn {
@@ -60,7 +62,14 @@ impl OnlineTxn {
             })
             .collect();
         let timed = txn.start_ts().is_some() || txn.commit_ts().is_some();
-        OnlineTxn { id: txn.id, label: h.label(t).map(String::from), status: txn.status, ops, timed }
+        OnlineTxn {
+            id: txn.id,
+            label: h.label(t).map(String::from),
+            status: txn.status,
+            ops,
+            timed,
+            process: txn.process,
+        }
     }
 
     /// The transactions of one record of a stream, read by the offline reader of its format
