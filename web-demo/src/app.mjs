@@ -83,6 +83,72 @@ const checker = new Checker(new URL('./worker.mjs', import.meta.url), (s, extra)
     } else engine.textContent = `grail could not be loaded: ${extra.error.message}`;
 });
 
+// ---- stream replay ------------------------------------------------------------------------
+
+/** One line of the replay for a cycle or a read finding, as `grail online` prints them. */
+function streamEvent(line, text) {
+    return h('li', {}, h('span', { class: 'stream-line' }, `line ${line}`), ' ', text);
+}
+
+function cycleText(c) {
+    const steps = c.txns.map((t, i) => `T${t} -${c.types[i]}->`).join(' ');
+    const what = c.zellag === 'other' ? 'a cycle of class other' : `a ${c.zellag}`;
+    return `T${c.closed_by} closed ${what} (${c.adya}${c.provisional ? ', provisional' : ''}): ${steps} T${c.txns[0]}`;
+}
+
+function findingText(f) {
+    const reader = f.reader === null || f.reader === undefined ? 'a committed transaction' : `T${f.reader}`;
+    if (f.anomaly === 'internal') return `${reader} read a key against its own earlier operations (internal)`;
+    return `${reader} read ${f.anomaly === 'G1a' ? 'an aborted' : 'an intermediate'} append (${f.anomaly}) of T${f.writer}`;
+}
+
+/** Replay the editor's history through the online checker, showing each violation as it closes. */
+function replayStream() {
+    const text = editor.text;
+    const box = $('stream');
+    const list = $('stream-events');
+    if (state.replay) checker.cancel(state.replay);
+    list.replaceChildren();
+    $('stream-levels').hidden = true;
+    box.hidden = false;
+    box.dataset.state = 'running';
+    $('stream-status').textContent = 'Replaying…';
+    let seen = 0;
+    const run = checker.replay(text, (ev) => {
+        const s = ev.stream;
+        if (!s || state.replay !== run.id) return;
+        for (const c of s.cycles) list.append(streamEvent(s.line, cycleText(c)));
+        for (const f of s.findings) list.append(streamEvent(s.line, findingText(f)));
+        seen += s.cycles.length + s.findings.length;
+        $('stream-status').textContent = `Line ${s.line} of ${s.of}: ${seen} violation${seen === 1 ? '' : 's'} so far.`;
+    });
+    state.replay = run.id;
+    state.replayText = text;
+    run.promise.then(
+        (summary) => {
+            if (state.replay !== run.id) return;
+            state.replay = null;
+            const body = $('stream-levels').querySelector('tbody');
+            body.replaceChildren(
+                ...summary.levels.map((l) =>
+                    h('tr', { class: `verdict-${l.verdict}` }, h('th', { scope: 'row' }, l.level), h('td', {}, l.verdict),
+                        h('td', {}, l.anomalies.length ? l.anomalies.join(', ') : l.implied_by ? `as ${l.implied_by} is` : l.reason ?? '')),
+                ),
+            );
+            $('stream-levels').hidden = false;
+            const n = summary.stats.transactions;
+            $('stream-status').textContent = `Replayed ${n} transaction${n === 1 ? '' : 's'}: ${seen} violation${seen === 1 ? '' : 's'} reported as they closed.`;
+            box.dataset.state = 'done';
+        },
+        (e) => {
+            if (state.replay !== run.id) return;
+            state.replay = null;
+            $('stream-status').textContent = `The replay stopped: ${e.message}`;
+            box.dataset.state = 'error';
+        },
+    );
+}
+
 // ---- input --------------------------------------------------------------------------------
 
 function chosenLevels() {
@@ -269,6 +335,13 @@ function setRunning(on) {
 function check() {
     clearTimeout(state.autoTimer);
     const text = editor.text;
+    // A replay of another text would mislead: it goes.
+    if (state.replayText !== undefined && state.replayText !== text) {
+        if (state.replay) checker.cancel(state.replay);
+        state.replay = null;
+        state.replayText = undefined;
+        $('stream').hidden = true;
+    }
     if (state.run) {
         checker.cancel(state.run.id);
         stopProgress();
@@ -732,6 +805,7 @@ async function exportEdn() {
 $('check').addEventListener('click', check);
 $('cancel').addEventListener('click', cancel);
 $('share').addEventListener('click', share);
+$('replay').addEventListener('click', replayStream);
 $('file').addEventListener('change', (e) => {
     openFile(e.target.files[0]);
     e.target.value = '';

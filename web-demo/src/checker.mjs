@@ -93,6 +93,11 @@ export class Checker {
         return this.request({ type: 'check', text, levels }, onProgress);
     }
 
+    /** Replay `text` as a stream; `onProgress({stream})` per step; `{id, promise}` of the summary. */
+    replay(text, onProgress) {
+        return this.request({ type: 'replay', text }, onProgress);
+    }
+
     transactions(check, ids) {
         return this.request({ type: 'transactions', check, ids }).promise;
     }

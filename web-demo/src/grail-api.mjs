@@ -2,7 +2,7 @@
 // to ./grail/ by build.mjs. Runs in the Web Worker. If the package's API changes, this is the
 // file to adjust: everything else in the demo sees only the plain objects returned here.
 
-import { init, read, version, LEVELS, GrailError } from './grail/web.mjs';
+import { init, read, version, LEVELS, GrailError, OnlineChecker } from './grail/web.mjs';
 
 export { LEVELS };
 
@@ -76,6 +76,32 @@ export function checkText(text, levels) {
         return checkHistory(h, levels);
     } finally {
         h.free();
+    }
+}
+
+/**
+ * Replay a history as a stream through grail's online checker (`OnlineChecker.feedBytes`, as
+ * `grail online -` reads a pipe): its lines in `steps` pieces, `onStep({line, of, cycles,
+ * findings})` after each, a pause of `pauseMs` between them, so that each violation shows when
+ * the line that closes it has arrived. Resolves to the summary (`levels`, `stats`, `notes`);
+ * rejects as a cancelled check when `cancelled()` says so.
+ */
+export async function replay(text, { steps = 100, pauseMs = 20, onStep, cancelled }) {
+    const oc = new OnlineChecker();
+    try {
+        const lines = text.split(/(?<=\n)/);
+        const per = Math.max(1, Math.ceil(lines.length / steps));
+        for (let i = 0; i < lines.length; i += per) {
+            if (cancelled()) throw new GrailError('the replay was cancelled', { kind: 'cancelled' });
+            const cycles = oc.feedBytes(lines.slice(i, i + per).join(''));
+            onStep({ line: Math.min(i + per, lines.length), of: lines.length, cycles, findings: oc.takeFindings() });
+            await new Promise((r) => setTimeout(r, pauseMs));
+        }
+        const cycles = oc.finishBytes();
+        onStep({ line: lines.length, of: lines.length, cycles, findings: oc.takeFindings() });
+        return oc.summary();
+    } finally {
+        oc.free();
     }
 }
 

@@ -3,6 +3,8 @@
 //   {type: 'check', id, text, levels}         read and check a history; it stays loaded here
 //   {type: 'transactions', id, check, ids}    {id: {id, status, process, line, ops}} of the loaded history
 //   {type: 'subhistory', id, check, cycle}    a small sub-history (EDN) that still has the cycle
+//   {type: 'replay', id, text}                the history replayed as a stream (online checker):
+//                                             progress events {stream: {line, of, cycles, findings}}
 // Messages out: {type: 'ready', version} or {type: 'load-error', error}; {type: 'progress', id,
 // event}; {type: 'result', id, ...}; {type: 'reply', id, value}; {type: 'error', id, error}.
 
@@ -206,6 +208,10 @@ async function handle(m) {
             runCheck(m);
         } else if (m.type === 'transactions') {
             post({ type: 'reply', id: m.id, value: pick(loadedFor(m), m.ids) });
+        } else if (m.type === 'replay') {
+            const onStep = (step) => post({ type: 'progress', id: m.id, event: { stream: step } });
+            const summary = await grail.replay(m.text, { onStep, cancelled: () => cancelled(m.id) });
+            post({ type: 'reply', id: m.id, value: summary });
         } else if (m.type === 'subhistory') {
             post({ type: 'reply', id: m.id, value: subHistory(m) });
         } else {

@@ -19,10 +19,12 @@ pub fn render_anomaly(o: &OnlineAnomaly) -> String {
         serde_json::Value::String(s) => s.clone(),
         v => v.to_string(),
     };
+    // Zellag & Kemme's classes are nouns ("a lost update"), but for their catch-all.
+    let what = if a.zellag == "other" { "a cycle of class other".to_string() } else { format!("a {}", a.zellag) };
     let mut s = format!(
-        "T{} closed a {} ({}, {}){}: ",
+        "T{} closed {} ({}, {}){}: ",
         o.closed_by,
-        a.zellag,
+        what,
         a.adya,
         a.ldbc,
         if o.provisional { " [provisional]" } else { "" }
