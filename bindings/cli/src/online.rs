@@ -94,10 +94,13 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
             Next::Chunk(Chunk::Failed(e)) => return Err(e),
         }
     };
-    if o.timestamps || intake == Intake::Whole {
+    if o.timestamps || intake == Intake::LiveTimestamps {
+        return live_timestamps(source, prefix, format, &name, stopped, &progress, o);
+    }
+    if intake == Intake::Whole {
         if follow {
             return Err(format!(
-                "{name}: --follow takes a record a line (Jepsen EDN, JSON lines) checked for cycles, not a file read whole (compressed, another format, or transactions with start and commit timestamps)"
+                "{name}: --follow takes a record a line (Jepsen EDN, JSON lines), not a file read whole (compressed, or another format)"
             ));
         }
         while !ended {
@@ -191,6 +194,118 @@ fn print_found(
             serde_json::to_string(&f).unwrap_or_default()
         } else {
             grail_core::online::cycles::render_finding(&f)
+        };
+        writeln!(out, "{line}").map_err(|e| e.to_string())?;
+    }
+    Ok(())
+}
+
+/// `grail online -` (or `--follow`) with timestamps: each line's committed transactions through
+/// the timestamp checker (Aion) as they arrive, each violation printed when it is final (when
+/// its snapshot can no longer change, or at the end of the stream). The first committed
+/// transaction decides (core's `intake`): a later one without timestamps is counted, not
+/// checked. On a signal, reads still pending are not judged (the stream did not end).
+fn live_timestamps(
+    source: Source,
+    prefix: Vec<u8>,
+    format: Format,
+    name: &str,
+    mut stopped: bool,
+    progress: &Progress,
+    o: &Options,
+) -> Result<u8, String> {
+    use grail_core::online::stream::TsArrival;
+    use grail_core::online::timestamps::{render_stats, TsLevel, TsOnlineChecker, TsOnlineOptions};
+    use std::io::Write;
+    let level = if o.level == "SER" { TsLevel::Ser } else { TsLevel::Si };
+    let mut checker = TsOnlineChecker::new(TsOnlineOptions { window: o.window, level, ..Default::default() });
+    let mut out = std::io::stdout().lock();
+    let t0 = Instant::now();
+    let mut next_word = t0 + LIVE_PROGRESS;
+    let (mut untimed, mut lines, mut ended) = (0u64, 0, false);
+    if !stopped {
+        let records = source.records::<TsArrival>(prefix, format);
+        loop {
+            match records.next() {
+                Some(Parsed::Records(r, n)) => {
+                    lines = n;
+                    for a in &r.txns {
+                        match &a.txn {
+                            Some(t) => print_violations(&mut out, checker.push(t), o)?,
+                            None => untimed += a.untimed as u64,
+                        }
+                    }
+                    out.flush().map_err(|e| e.to_string())?;
+                    if let Some(e) = r.error {
+                        return Err(format!("{name}: {e}"));
+                    }
+                    records.done(r.txns);
+                }
+                Some(Parsed::End) => {
+                    ended = true;
+                    break;
+                }
+                Some(Parsed::Failed(e)) => return Err(e),
+                None => {
+                    stopped = true;
+                    break;
+                }
+            }
+            if progress.tells() && Instant::now() >= next_word {
+                next_word = Instant::now() + LIVE_PROGRESS;
+                let s = checker.stats();
+                eprintln!(
+                    "grail: online (timestamps): {} transactions ({:.0}/s), {} live in the window, {} evicted, {} violations so far; resident memory {}",
+                    s.transactions,
+                    s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
+                    s.live,
+                    s.evicted,
+                    s.violations,
+                    memory("VmRSS:")
+                );
+            }
+        }
+    }
+    if ended {
+        print_violations(&mut out, checker.finish(), o)?;
+    }
+    if stopped {
+        eprintln!(
+            "grail: online: stopped by a signal after {lines} lines of {name} ({} transactions checked; reads whose snapshot could still change are not judged)",
+            checker.stats().transactions
+        );
+    }
+    let stats = checker.stats();
+    if o.json {
+        writeln!(out, "{}", serde_json::json!({"stats": stats, "untimed": untimed})).map_err(|e| e.to_string())?;
+    } else {
+        write!(out, "{}", render_stats(&stats)).map_err(|e| e.to_string())?;
+        if untimed > 0 {
+            writeln!(out, "note: {untimed} committed transactions carry no start and commit timestamps: not checked")
+                .map_err(|e| e.to_string())?;
+        }
+    }
+    out.flush().map_err(|e| e.to_string())?;
+    progress.say(format_args!(
+        "online (timestamps): {} transactions in {:.3} s; window {}; peak resident memory {}",
+        stats.transactions,
+        t0.elapsed().as_secs_f64(),
+        o.window,
+        memory("VmHWM:")
+    ));
+    Ok(if stats.violations == 0 { 0 } else { 1 })
+}
+
+fn print_violations(
+    out: &mut impl std::io::Write,
+    vs: Vec<grail_core::online::timestamps::TsViolation>,
+    o: &Options,
+) -> Result<(), String> {
+    for v in vs.iter().filter(|_| !o.quiet) {
+        let line = if o.json {
+            serde_json::to_string(v).unwrap_or_default()
+        } else {
+            grail_core::online::timestamps::render_violation(v)
         };
         writeln!(out, "{line}").map_err(|e| e.to_string())?;
     }

@@ -5,8 +5,7 @@
 //! live, another thread turns its lines into records (core's `Lines`), so that reading records
 //! and checking them use both cores.
 
-use grail_core::online::cycles::OnlineTxn;
-use grail_core::online::stream::{Lines, Records};
+use grail_core::online::stream::{Lines, Record, Records};
 use grail_core::Format;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -111,14 +110,14 @@ impl Source {
 
     /// The rest of the stream (after `first`, the bytes taken already) as records, read on a
     /// thread of their own.
-    pub fn records(self, first: Vec<u8>, format: Format) -> RecordSource {
+    pub fn records<R: Record>(self, first: Vec<u8>, format: Format) -> RecordSource<R> {
         let (tx, rx) = mpsc::sync_channel(CHUNKS_AHEAD);
         // Records come back here to be freed on the thread that made them: glibc's malloc
         // serializes the two threads when one frees what the other allocated.
-        let (done_tx, done) = mpsc::channel::<Vec<OnlineTxn>>();
+        let (done_tx, done) = mpsc::channel::<Vec<R>>();
         let chunks = self.rx;
         std::thread::spawn(move || {
-            let mut lines = Lines::new(format);
+            let mut lines = Lines::<R>::new(format);
             let mut next = Some(first);
             loop {
                 while done.try_recv().is_ok() {}
@@ -146,26 +145,26 @@ impl Source {
 }
 
 /// Records of a live stream, and how many lines they came from so far.
-pub enum Parsed {
-    Records(Records, u32),
+pub enum Parsed<R> {
+    Records(Records<R>, u32),
     End,
     Failed(String),
 }
 
 /// The records of a stream, read on their own thread.
-pub struct RecordSource {
-    rx: Receiver<Parsed>,
-    done: mpsc::Sender<Vec<OnlineTxn>>,
+pub struct RecordSource<R> {
+    rx: Receiver<Parsed<R>>,
+    done: mpsc::Sender<Vec<R>>,
 }
 
-impl RecordSource {
+impl<R> RecordSource<R> {
     /// The next records, or `None` once a stop signal has arrived.
-    pub fn next(&self) -> Option<Parsed> {
+    pub fn next(&self) -> Option<Parsed<R>> {
         recv_or_stop(&self.rx).map(|p| p.unwrap_or(Parsed::End))
     }
 
     /// Records checked: handed back to be freed where they were made.
-    pub fn done(&self, txns: Vec<OnlineTxn>) {
+    pub fn done(&self, txns: Vec<R>) {
         let _ = self.done.send(txns);
     }
 }

@@ -217,3 +217,71 @@ fn sigint_on_standard_input_prints_the_summary() {
     let out = child.wait_with_output().unwrap();
     assert_eq!(out.status.code(), Some(1));
 }
+
+/// With timestamps, live (issue 35): TimeKiller's transactions one a line and generated register
+/// histories with start and commit timestamps go through the timestamp checker as they arrive:
+/// a write conflict is printed while the pipe is open, and standard input gives what the file
+/// (or TimeKiller's own array) gives.
+#[test]
+fn timestamps_are_checked_live() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let array: Vec<serde_json::Value> =
+        serde_json::from_str(&std::fs::read_to_string(root.join("examples/timekiller.json")).unwrap()).unwrap();
+    let lines: Vec<String> = array.iter().map(|t| format!("{t}\n")).collect();
+    let mut child = grail()
+        .args(["online", "-", "--json"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin.write_all(lines[..2].concat().as_bytes()).unwrap();
+    stdin.flush().unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    let first = rx.recv_timeout(Duration::from_secs(300)).expect("no violation while the input was open");
+    assert!(first.contains("\"type\":\"write-conflict\""), "{first}");
+    stdin.write_all(lines[2..].concat().as_bytes()).unwrap();
+    drop(stdin);
+    let mut live: Vec<String> = vec![first];
+    live.extend(rx.iter());
+    assert_eq!(child.wait().unwrap().code(), Some(1));
+    let whole = grail().args(["online", "--json"]).arg(root.join("examples/timekiller.json")).output().unwrap();
+    assert_eq!(live.join("\n") + "\n", String::from_utf8(whole.stdout).unwrap());
+
+    let dir = std::env::temp_dir().join(format!("grail-online-ts-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    for (i, iso) in ["snapshot-isolation", "read-committed"].iter().enumerate() {
+        let h = dir.join(format!("h{i}.edn"));
+        let gen = grail()
+            .args([
+                "generate",
+                "--txns",
+                "2000",
+                "--model",
+                "rw-register",
+                "--timestamps",
+                "--seed",
+                "5",
+                "--isolation",
+                iso,
+            ])
+            .output()
+            .unwrap();
+        std::fs::write(&h, &gen.stdout).unwrap();
+        for level in ["SI", "SER"] {
+            let file = grail().arg("online").arg(&h).args(["--json", "--level", level]).output().unwrap();
+            let mut piped = grail()
+                .args(["online", "-", "--json", "--level", level])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .spawn()
+                .unwrap();
+            piped.stdin.take().unwrap().write_all(&gen.stdout).unwrap();
+            let out = piped.wait_with_output().unwrap();
+            assert_eq!(out.stdout, file.stdout, "{iso} {level}");
+            assert_eq!(out.status.code(), file.status.code(), "{iso} {level}");
+        }
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

@@ -7,6 +7,7 @@
 
 use super::cycles::txn::read_record;
 use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
+use super::timestamps::TsTxn;
 use crate::error::Error;
 use crate::history::Status;
 use crate::read::{detect, Format};
@@ -16,9 +17,11 @@ use crate::read::{detect, Format};
 pub enum Intake {
     /// A record a line, through the cycle checker, as the lines arrive ([`LineStream`]).
     Live,
-    /// Read whole first: a format that is not a record a line (or compressed), or transactions
-    /// carrying start and commit timestamps, which [`super::OnlineKind::choose`] gives to the
-    /// timestamp checker when every one carries them, and that needs the whole history.
+    /// A record a line, through the timestamp checker ([`super::timestamps`]), as the lines
+    /// arrive: the first committed transaction carries start and commit timestamps (a later
+    /// one without them is counted, not checked).
+    LiveTimestamps,
+    /// Read whole first: a format that is not a record a line, or compressed.
     Whole,
 }
 
@@ -35,7 +38,7 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
             Format::Edn | Format::Json => Format::Auto,
             _ => return Some(Intake::Whole),
         },
-        Format::Edn | Format::Json => format,
+        Format::Edn | Format::Json | Format::TimeKiller => format,
         _ => return Some(Intake::Whole),
     };
     let complete = &prefix[..prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1)];
@@ -47,16 +50,56 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
         let finished = h.txns.iter().find(|t| t.status == Status::Committed);
         if let Some(t) = finished {
             let timed = t.start_ts().is_some() && t.commit_ts().is_some();
-            return Some(if timed { Intake::Whole } else { Intake::Live });
+            return Some(if timed { Intake::LiveTimestamps } else { Intake::Live });
         }
     }
     None
 }
 
+/// What a stream's lines are read into: the cycle checker's transactions ([`OnlineTxn`]) or the
+/// timestamp checker's ([`TsArrival`]).
+pub trait Record: Sized + Send + 'static {
+    /// The finished transactions of one record's text, those without an id numbered from
+    /// `first` (as [`OnlineTxn::read`]).
+    fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<Self>, Error>;
+}
+
+impl Record for OnlineTxn {
+    fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<Self>, Error> {
+        OnlineTxn::read(text, format, first)
+    }
+}
+
+/// A finished transaction of a stream, for the timestamp checker: committed with start and
+/// commit timestamps (`txn`), or not (`untimed` when it committed without them; aborted ones
+/// are neither, as offline).
+#[derive(Debug, Clone)]
+pub struct TsArrival {
+    pub txn: Option<TsTxn>,
+    pub untimed: bool,
+}
+
+impl Record for TsArrival {
+    fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<Self>, Error> {
+        let h = read_record(text, format, first)?;
+        Ok((0..h.txns.len() as u32)
+            .filter(|&t| {
+                let x = &h.txns[t as usize];
+                !(x.invoke_pos().is_some() && x.complete_pos().is_none())
+            })
+            .map(|t| {
+                let txn = TsTxn::from_history(&h, t);
+                let untimed = txn.is_none() && h.txns[t as usize].status == Status::Committed;
+                TsArrival { txn, untimed }
+            })
+            .collect())
+    }
+}
+
 /// The records of a stream as its bytes arrive: complete lines read as the offline readers read
-/// them, into the cycle checker's transactions. Apart from the checker, so that a front end can
-/// read on one thread and check on another.
-pub struct Lines {
+/// them, into a checker's transactions ([`Record`]). Apart from the checker, so that a front end
+/// can read on one thread and check on another.
+pub struct Lines<R: Record = OnlineTxn> {
     format: Format,
     /// The bytes of a line whose end has not arrived yet.
     partial: Vec<u8>,
@@ -66,20 +109,27 @@ pub struct Lines {
     txns: u64,
     /// The line refused, once one was: the stream's lines after it are not read.
     refused: Option<Error>,
+    _record: std::marker::PhantomData<R>,
 }
 
 /// What some bytes of a stream held: the transactions of their complete lines, in order, up to
 /// the first line refused, if one was (its error gives its line in the stream).
-#[derive(Debug, Default)]
-pub struct Records {
-    pub txns: Vec<OnlineTxn>,
+#[derive(Debug)]
+pub struct Records<R = OnlineTxn> {
+    pub txns: Vec<R>,
     pub error: Option<Error>,
 }
 
-impl Lines {
+impl<R> Default for Records<R> {
+    fn default() -> Self {
+        Records { txns: Vec::new(), error: None }
+    }
+}
+
+impl<R: Record> Lines<R> {
     /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
-    pub fn new(format: Format) -> Lines {
-        Lines { format, partial: Vec::new(), lines: 0, txns: 0, refused: None }
+    pub fn new(format: Format) -> Lines<R> {
+        Lines { format, partial: Vec::new(), lines: 0, txns: 0, refused: None, _record: std::marker::PhantomData }
     }
 
     /// Lines taken so far (blank ones included): where the stream has got to.
@@ -89,7 +139,7 @@ impl Lines {
 
     /// The records of the lines these bytes complete. Once a line was refused, nothing more is
     /// read: every later call gives that line's error again.
-    pub fn feed(&mut self, bytes: &[u8]) -> Records {
+    pub fn feed(&mut self, bytes: &[u8]) -> Records<R> {
         if let Some(e) = &self.refused {
             return Records { txns: Vec::new(), error: Some(e.clone()) };
         }
@@ -111,7 +161,7 @@ impl Lines {
     }
 
     /// The end of the stream: the last line, when no line break ended it.
-    pub fn finish(&mut self) -> Records {
+    pub fn finish(&mut self) -> Records<R> {
         if let Some(e) = &self.refused {
             return Records { txns: Vec::new(), error: Some(e.clone()) };
         }
@@ -127,9 +177,9 @@ impl Lines {
     /// Complete lines (the last one's break left off), read as one text: one read instead of
     /// one a line is most of the speed of a pipe. When the text is refused, line by line, to
     /// keep the lines before the refused one and name it.
-    fn read_lines(&mut self, text: &[u8]) -> Records {
+    fn read_lines(&mut self, text: &[u8]) -> Records<R> {
         let n = text.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-        if let Ok(txns) = OnlineTxn::read(text, self.format, self.txns) {
+        if let Ok(txns) = R::read(text, self.format, self.txns) {
             self.lines += n;
             self.txns += txns.len() as u64;
             return Records { txns, error: None };
@@ -144,13 +194,13 @@ impl Lines {
         r
     }
 
-    fn read_line(&mut self, line: &[u8], out: &mut Vec<OnlineTxn>) -> Result<(), Error> {
+    fn read_line(&mut self, line: &[u8], out: &mut Vec<R>) -> Result<(), Error> {
         self.lines += 1;
         let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        match OnlineTxn::read(line, self.format, self.txns) {
+        match R::read(line, self.format, self.txns) {
             Ok(txns) => {
                 self.txns += txns.len() as u64;
                 out.extend(txns);
@@ -168,7 +218,7 @@ impl Lines {
 /// The cycle checker fed with bytes: [`Lines`], then [`OnlineChecker::push`], on one thread.
 pub struct LineStream {
     checker: OnlineChecker,
-    lines: Lines,
+    lines: Lines<OnlineTxn>,
 }
 
 impl LineStream {
@@ -274,7 +324,7 @@ mod tests {
         assert_eq!(intake(&LOST_UPDATE.as_bytes()[..20], Format::Auto), None); // no line yet
         assert_eq!(intake(LOST_UPDATE.as_bytes(), Format::Auto), Some(Intake::Live));
         let timed = r#"{"id": 1, "status": "committed", "start_ts": 1, "commit_ts": 2, "ops": [["append", "x", 1]]}"#;
-        assert_eq!(intake(format!("{timed}\n").as_bytes(), Format::Auto), Some(Intake::Whole));
+        assert_eq!(intake(format!("{timed}\n").as_bytes(), Format::Auto), Some(Intake::LiveTimestamps));
         let untimed = timed.replace(r#""start_ts": 1, "commit_ts": 2, "#, "");
         assert_eq!(intake(format!("{untimed}\n").as_bytes(), Format::Json), Some(Intake::Live));
         assert_eq!(intake(&[0x1f, 0x8b, 8, 0], Format::Auto), Some(Intake::Whole));

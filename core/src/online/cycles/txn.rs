@@ -11,6 +11,7 @@
 use crate::error::{Error, ErrorKind};
 pub use crate::history::Atom;
 use crate::history::{Arg, History, OpKind, Status, TxnId};
+use crate::read::timekiller::{looks_like_timekiller, read_timekiller_with, TimeKillerOptions};
 use crate::read::{detect, read_edn_from, read_json_from, Format};
 
 /// A micro-operation of a list-append transaction.
@@ -107,6 +108,8 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
         f => f,
     };
     match format {
+        Format::Json if timekiller_lines(text) => read_timekiller_lines(text),
+        Format::TimeKiller => read_timekiller_lines(text),
         Format::Json => read_json_from(text, first),
         Format::Edn => read_edn_from(text, first),
         f => Err(Error::new(
@@ -114,6 +117,43 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
             format!("online checking reads JSON or EDN records, not {}", format_name(f)),
         )),
     }
+}
+
+/// TimeKiller's transactions one a line (`{"tid": 1, "sid": 1, "sts": .., "cts": .., "ops":
+/// [..]}`): TimeKiller's own loader reads them as the elements of its one JSON array.
+fn timekiller_lines(text: &[u8]) -> bool {
+    let line = text.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
+    line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') && looks_like_timekiller(&[b"[", line].concat())
+}
+
+/// Lines of TimeKiller transactions, read by the TimeKiller reader as the array they are the
+/// elements of: `[` before the first, a comma after each but the last (blank lines kept, so
+/// that every line and column but the first line's is the text's own; that one is one less).
+fn read_timekiller_lines(text: &[u8]) -> Result<History, Error> {
+    let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
+    let last = lines.iter().rposition(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(0);
+    let mut array = Vec::with_capacity(text.len() + lines.len() + 2);
+    array.push(b'[');
+    for (i, l) in lines.iter().enumerate() {
+        array.extend_from_slice(l);
+        if i < last && !l.iter().all(u8::is_ascii_whitespace) {
+            array.push(b',');
+        }
+        array.push(b'\n');
+    }
+    array.push(b']');
+    read_timekiller_with(&array, TimeKillerOptions::default()).map_err(|mut e| {
+        if e.line == Some(1) {
+            e.column = e.column.map(|c| c.saturating_sub(1).max(1));
+        }
+        // serde_json's own "at line L column C" is of the array: the error's place is the text's.
+        if let Some(i) = e.message.rfind(" at line ") {
+            if e.message[i + 9..].split(" column ").all(|n| n.parse::<u64>().is_ok()) {
+                e.message.truncate(i);
+            }
+        }
+        e
+    })
 }
 
 fn format_name(f: Format) -> &'static str {
