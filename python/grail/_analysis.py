@@ -330,10 +330,32 @@ class TimestampOnlineChecker:
         """Make every pending verdict final; the violations left."""
         return [json.loads(v) for v in self._native.finish_json()]
 
+    def feed_bytes(self, data: bytes) -> List[Dict[str, Any]]:
+        """Take the next bytes of a history as it is written (a record a line: Jepsen EDN or
+        grail's JSON with timestamps, or TimeKiller's transactions one a line; a line may be cut
+        across calls): the violations that became final. A committed transaction without
+        timestamps is counted (``stats["untimed"]``), not checked."""
+        return [json.loads(v) for v in self._native.feed_bytes(bytes(data))]
+
+    def finish_bytes(self) -> List[Dict[str, Any]]:
+        """The end of a byte stream: its last line, then every pending verdict final."""
+        return [json.loads(v) for v in self._native.finish_bytes()]
+
+    def watch(self, stream: Any, chunk_size: int = 1 << 16) -> Iterator[Dict[str, Any]]:
+        """Check a file-like object as it is written, yielding each violation once it is final
+        (the rest at its end), as :meth:`OnlineChecker.watch` does for cycles."""
+        read = getattr(stream, "read1", None) or stream.read
+        while True:
+            data = read(chunk_size)
+            if not data:
+                break
+            yield from self.feed_bytes(data.encode() if isinstance(data, str) else data)
+        yield from self.finish_bytes()
+
     @property
     def stats(self) -> Dict[str, Any]:
         """Counters: transactions, reads_checked, rechecks, flips, violations, late,
-        unchecked_reads, live, peak_live, evicted."""
+        unchecked_reads, live, peak_live, evicted, untimed."""
         s: Dict[str, Any] = json.loads(self._native.stats_json())
         return s
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import io
+import json
 import os
 import subprocess
 import threading
@@ -98,3 +100,29 @@ def test_levels_online_hold_only_after_the_end_and_reads_of_aborted_appends_are_
     oc.end()
     assert oc.levels()["PL-2"]["verdict"] == "violated"
     assert oc.levels()["PL-1"]["verdict"] == "holds"
+
+
+def test_timestamps_from_bytes_cut_anywhere_give_the_clis_violations(cli):
+    text = subprocess.run(
+        [cli, "generate", "--txns", "1500", "--model", "rw-register", "--timestamps", "--isolation", "read-committed", "--seed", "5"],
+        check=True,
+        capture_output=True,
+    ).stdout
+    out = subprocess.run([cli, "online", "-", "--json"], input=text, capture_output=True).stdout.decode().splitlines()
+    expected = [json.loads(line) for line in out[:-1]]
+    assert len(expected) > 10
+    for size in (1, 97, 1 << 16):
+        oc = grail.TimestampOnlineChecker()
+        found = []
+        for i in range(0, len(text), size):
+            found += oc.feed_bytes(text[i : i + size])
+        found += oc.finish_bytes()
+        assert found == expected, size
+        assert oc.stats["untimed"] == 0
+    # TimeKiller's transactions one a line: what its array file gives.
+    with open(os.path.join(os.path.dirname(__file__), "..", "..", "examples", "timekiller.json")) as f:
+        array = json.load(f)
+    oc = grail.TimestampOnlineChecker()
+    lines = "".join(json.dumps(t) + "\n" for t in array).encode()
+    found = list(oc.watch(io.BytesIO(lines)))
+    assert [v["type"] for v in found] == ["write-conflict"]

@@ -84,7 +84,8 @@ impl PyOnline {
 /// timestamps (Aion); transactions in and violations out as JSON text.
 #[pyclass(name = "TimestampOnlineChecker", module = "grail._grail")]
 pub struct PyTsOnline {
-    inner: grail_core::online::timestamps::TsOnlineChecker,
+    /// The checker, with the line reader of a byte stream (`feed_bytes`).
+    inner: grail_core::online::stream::TsLineStream,
 }
 
 #[pymethods]
@@ -96,32 +97,61 @@ impl PyTsOnline {
     fn new(py: Python<'_>, options: &str) -> PyResult<Self> {
         let opts: grail_core::online::timestamps::TsOnlineOptions = serde_json::from_str(options)
             .map_err(|e| to_pyerr(py, Error::new(ErrorKind::Usage, format!("online options: {e}")).into()))?;
-        Ok(PyTsOnline { inner: grail_core::online::timestamps::TsOnlineChecker::new(opts) })
+        let checker = grail_core::online::timestamps::TsOnlineChecker::new(opts);
+        Ok(PyTsOnline { inner: grail_core::online::stream::TsLineStream::new(checker, Format::Auto) })
     }
 
     /// Take one committed transaction (native or TimeKiller JSON text); the violations that
     /// became final, each as JSON text.
     fn push_json(&mut self, py: Python<'_>, txn: &str) -> PyResult<Vec<String>> {
-        let inner = &mut self.inner;
+        let inner = self.inner.checker_mut();
         guarded(py, || {
             let found = inner.push_json(txn.as_bytes()).map_err(|e| to_pyerr(py, e.into()))?;
             Ok(found.iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
         })
     }
 
+    /// Take the next bytes of a history being written (core's `TsLineStream`): the violations
+    /// that became final, each as JSON text.
+    fn feed_bytes(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || {
+            let mut found = Vec::new();
+            inner
+                .feed(data, &mut |v| found.push(serde_json::to_string(&v).unwrap_or_default()))
+                .map_err(|e| to_pyerr(py, e.into()))?;
+            Ok(found)
+        })
+    }
+
+    /// The end of a byte stream: its last line, then every pending verdict final.
+    fn finish_bytes(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || {
+            let mut found = Vec::new();
+            inner
+                .finish(&mut |v| found.push(serde_json::to_string(&v).unwrap_or_default()))
+                .map_err(|e| to_pyerr(py, e.into()))?;
+            Ok(found)
+        })
+    }
+
     /// Every pending verdict, final: the violations left, each as JSON text.
     fn finish_json(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
-        let inner = &mut self.inner;
+        let inner = self.inner.checker_mut();
         guarded(py, || Ok(inner.finish().iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect()))
     }
 
-    /// Counters so far, as JSON text.
+    /// Counters so far, as JSON text (with `untimed`: committed transactions of a byte stream
+    /// without timestamps, not checked).
     fn stats_json(&self) -> String {
-        serde_json::to_string(&self.inner.stats()).unwrap_or_default()
+        let mut v = serde_json::to_value(self.inner.checker().stats()).unwrap_or_default();
+        v["untimed"] = self.inner.untimed().into();
+        v.to_string()
     }
 
     /// An estimate of the heap memory the checker holds, in bytes.
     fn memory_estimate(&self) -> usize {
-        self.inner.memory_estimate()
+        self.inner.checker().memory_estimate()
     }
 }

@@ -600,6 +600,39 @@ export class TimestampOnlineChecker extends Streaming {
         return guard(() => c.finish());
     }
 
+    /**
+     * Take the next bytes (a `Uint8Array`, or a string) of a history as it is written (a record a
+     * line: EDN or JSON with timestamps, or TimeKiller's transactions one a line); the
+     * violations that became final. A committed transaction without timestamps is counted
+     * (`untimed()`), not checked.
+     */
+    feedBytes(data) {
+        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+        if (!(bytes instanceof Uint8Array)) throw usage('feedBytes takes a Uint8Array or a string');
+        const c = this._live();
+        return guard(() => c.feedBytes(bytes));
+    }
+
+    /** The end of a byte stream: its last line, then every pending verdict final. */
+    finishBytes() {
+        const c = this._live();
+        return guard(() => c.finishBytes());
+    }
+
+    /** Check a stream of chunks as it is written, yielding each violation once final, the rest at its end. */
+    async *watch(stream) {
+        for await (const chunk of stream) {
+            yield* this.feedBytes(chunk);
+        }
+        yield* this.finishBytes();
+    }
+
+    /** Committed transactions of a byte stream without timestamps: counted, not checked. */
+    untimed() {
+        const c = this._live();
+        return guard(() => c.untimed());
+    }
+
     /** Counters: transactions, reads_checked, rechecks, flips, violations, late, ... */
     stats() {
         const c = this._live();

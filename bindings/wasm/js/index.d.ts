@@ -129,6 +129,14 @@ export declare class TimestampOnlineChecker {
     feed(txns: Iterable<TimestampTxn>): Generator<TimestampViolation, void, undefined>;
     /** Make every pending verdict final; the violations left. */
     finish(): TimestampViolation[];
+    /** Take the next bytes of a history being written (a record a line, cut anywhere). */
+    feedBytes(data: Uint8Array | string): TimestampViolation[];
+    /** The end of a byte stream: its last line, then every pending verdict final. */
+    finishBytes(): TimestampViolation[];
+    /** Check a stream of chunks as it is written, yielding each violation once final. */
+    watch(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<TimestampViolation, void, undefined>;
+    /** Committed transactions of a byte stream without timestamps: counted, not checked. */
+    untimed(): number;
     stats(): TimestampOnlineStats;
     memoryEstimate(): number;
     free(): void;

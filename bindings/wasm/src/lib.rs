@@ -447,7 +447,7 @@ impl OnlineChecker {
 /// native form or TimeKiller's); the violations that became final come back as plain objects.
 #[wasm_bindgen]
 pub struct TimestampOnlineChecker {
-    inner: grail_core::online::timestamps::TsOnlineChecker,
+    inner: grail_core::online::stream::TsLineStream,
 }
 
 #[wasm_bindgen]
@@ -461,27 +461,52 @@ impl TimestampOnlineChecker {
             serde_wasm_bindgen::from_value(options)
                 .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
         };
-        Ok(TimestampOnlineChecker { inner: grail_core::online::timestamps::TsOnlineChecker::new(opts) })
+        let checker = grail_core::online::timestamps::TsOnlineChecker::new(opts);
+        Ok(TimestampOnlineChecker {
+            inner: grail_core::online::stream::TsLineStream::new(checker, grail_core::Format::Auto),
+        })
     }
 
     /// Take one committed transaction; the violations that became final.
     pub fn push(&mut self, txn: JsValue) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.push_json(json_text(&txn)?.as_bytes()).map_err(core_error)?)
+        to_js(&self.inner.checker_mut().push_json(json_text(&txn)?.as_bytes()).map_err(core_error)?)
+    }
+
+    /// Take the next bytes of a history being written (core's `TsLineStream`); the violations
+    /// that became final.
+    #[wasm_bindgen(js_name = feedBytes)]
+    pub fn feed_bytes(&mut self, data: &[u8]) -> Result<JsValue, JsValue> {
+        let mut found = Vec::new();
+        self.inner.feed(data, &mut |v| found.push(v)).map_err(core_error)?;
+        to_js(&found)
+    }
+
+    /// The end of a byte stream: its last line, then every pending verdict final.
+    #[wasm_bindgen(js_name = finishBytes)]
+    pub fn finish_bytes(&mut self) -> Result<JsValue, JsValue> {
+        let mut found = Vec::new();
+        self.inner.finish(&mut |v| found.push(v)).map_err(core_error)?;
+        to_js(&found)
     }
 
     /// Make every pending verdict final; the violations left.
     pub fn finish(&mut self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.finish())
+        to_js(&self.inner.checker_mut().finish())
     }
 
     /// Counters so far.
     pub fn stats(&self) -> Result<JsValue, JsValue> {
-        to_js(&self.inner.stats())
+        to_js(&self.inner.checker().stats())
+    }
+
+    /// Committed transactions of a byte stream without timestamps: counted, not checked.
+    pub fn untimed(&self) -> f64 {
+        self.inner.untimed() as f64
     }
 
     /// An estimate of the memory the checker holds, in bytes.
     #[wasm_bindgen(js_name = memoryEstimate)]
     pub fn memory_estimate(&self) -> f64 {
-        self.inner.memory_estimate() as f64
+        self.inner.checker().memory_estimate() as f64
     }
 }

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
-import { OnlineChecker, GrailError } from '../pkg/node.mjs';
+import { OnlineChecker, GrailError, TimestampOnlineChecker } from '../pkg/node.mjs';
 import { cliPath, skipOrFail } from './helpers.mjs';
 
 // A lost update that closes on line 2, then a transaction on another key.
@@ -83,4 +83,23 @@ test('levels online hold only after the end; reads of aborted appends are found 
     g.end();
     assert.equal(g.levels()['PL-2'].verdict, 'violated');
     g.free();
+});
+
+test('timestamps from bytes cut anywhere give the CLI\'s violations', (t) => {
+    if (!cliPath) return skipOrFail(t, 'the CLI is not built (cargo build --release -p grail-cli)');
+    const gen = spawnSync(cliPath, ['generate', '--txns', '1500', '--model', 'rw-register', '--timestamps', '--isolation', 'read-committed', '--seed', '5']);
+    assert.equal(gen.status, 0);
+    const text = new Uint8Array(gen.stdout);
+    const cli = spawnSync(cliPath, ['online', '-', '--json'], { input: gen.stdout });
+    const expected = cli.stdout.toString().trim().split('\n').slice(0, -1).map((l) => JSON.parse(l));
+    assert.ok(expected.length > 10, `${expected.length} violations`);
+    for (const size of [1, 97, 65536]) {
+        const oc = new TimestampOnlineChecker();
+        const found = [];
+        for (let i = 0; i < text.length; i += size) found.push(...oc.feedBytes(text.subarray(i, i + size)));
+        found.push(...oc.finishBytes());
+        assert.deepEqual(found, expected, `chunks of ${size}`);
+        assert.equal(oc.untimed(), 0);
+        oc.free();
+    }
 });

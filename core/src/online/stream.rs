@@ -7,9 +7,9 @@
 
 use super::cycles::txn::read_record;
 use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
-use super::timestamps::TsTxn;
+use super::timestamps::{TsOnlineChecker, TsTxn, TsViolation};
 use crate::error::Error;
-use crate::history::Status;
+use crate::history::{History, Model, Status};
 use crate::read::{detect, Format};
 
 /// How a stream is taken in, told from its first lines ([`intake`]).
@@ -59,14 +59,27 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
 /// What a stream's lines are read into: the cycle checker's transactions ([`OnlineTxn`]) or the
 /// timestamp checker's ([`TsArrival`]).
 pub trait Record: Sized + Send + 'static {
+    /// What the stream's records so far tell the next one.
+    type State: Default + Send;
+
     /// The finished transactions of one record's text, those without an id numbered from
-    /// `first` (as [`OnlineTxn::read`]).
-    fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<Self>, Error>;
+    /// `first` (as [`OnlineTxn::read`]), and how many it had (some may be held back until a
+    /// later record: [`Record::State`]); the state changes only when the record is taken.
+    fn read(text: &[u8], format: Format, first: u64, state: &mut Self::State) -> Result<(Vec<Self>, u64), Error>;
+
+    /// At the stream's end: transactions held back until then.
+    fn finish(_state: &mut Self::State) -> Vec<Self> {
+        Vec::new()
+    }
 }
 
 impl Record for OnlineTxn {
-    fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<Self>, Error> {
-        OnlineTxn::read(text, format, first)
+    type State = ();
+
+    fn read(text: &[u8], format: Format, first: u64, _: &mut ()) -> Result<(Vec<Self>, u64), Error> {
+        let txns = OnlineTxn::read(text, format, first)?;
+        let n = txns.len() as u64;
+        Ok((txns, n))
     }
 }
 
@@ -79,20 +92,71 @@ pub struct TsArrival {
     pub untimed: bool,
 }
 
-impl Record for TsArrival {
-    fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<Self>, Error> {
-        let h = read_record(text, format, first)?;
-        Ok((0..h.txns.len() as u32)
+/// The model of a timestamped stream, once a record wrote or appended; the records that only
+/// read `nil` before it (either model, as far as they tell), held back until it is known.
+#[derive(Default)]
+pub struct TsState {
+    model: Option<Model>,
+    held: Vec<History>,
+}
+
+/// A record held back until its model is known: at most this many.
+const HELD: usize = 4096;
+
+impl TsArrival {
+    fn all(h: &History, model: Model) -> Vec<TsArrival> {
+        (0..h.txns.len() as u32)
             .filter(|&t| {
                 let x = &h.txns[t as usize];
                 !(x.invoke_pos().is_some() && x.complete_pos().is_none())
             })
             .map(|t| {
-                let txn = TsTxn::from_history(&h, t);
+                let txn = TsTxn::from_history_as(h, t, model);
                 let untimed = txn.is_none() && h.txns[t as usize].status == Status::Committed;
                 TsArrival { txn, untimed }
             })
-            .collect())
+            .collect()
+    }
+}
+
+impl Record for TsArrival {
+    type State = TsState;
+
+    /// A record that only reads `nil` is held back until a record that writes tells the
+    /// stream's model (a read of `nil` is the initial value of a register, the empty list of a
+    /// list), as the whole history tells it when read from a file; the transactions are checked
+    /// in any order, so holding them back only delays their verdicts. Past `HELD` such
+    /// records, or at the end, they are read as the whole history would be if it had no write.
+    fn read(text: &[u8], format: Format, first: u64, state: &mut TsState) -> Result<(Vec<Self>, u64), Error> {
+        let h = read_record(text, format, first)?;
+        let taken = (0..h.txns.len())
+            .filter(|&t| !(h.txns[t].invoke_pos().is_some() && h.txns[t].complete_pos().is_none()))
+            .count() as u64;
+        let mut out = Vec::new();
+        match (h.model, state.model) {
+            (Model::Empty, None) if state.held.len() < HELD => {
+                state.held.push(h);
+                return Ok((out, taken));
+            }
+            (Model::Empty, None) => {
+                state.model = Some(Model::Empty);
+            }
+            (Model::Empty, Some(_)) => {}
+            (m, None | Some(Model::Empty)) => state.model = Some(m),
+            (_, Some(_)) => {}
+        }
+        let model = state.model.unwrap_or(h.model);
+        for held in std::mem::take(&mut state.held) {
+            out.extend(TsArrival::all(&held, model));
+        }
+        let own = if h.model == Model::Empty { model } else { h.model };
+        out.extend(TsArrival::all(&h, own));
+        Ok((out, taken))
+    }
+
+    fn finish(state: &mut TsState) -> Vec<Self> {
+        let model = state.model.unwrap_or(Model::Empty);
+        std::mem::take(&mut state.held).iter().flat_map(|h| TsArrival::all(h, model)).collect()
     }
 }
 
@@ -109,7 +173,8 @@ pub struct Lines<R: Record = OnlineTxn> {
     txns: u64,
     /// The line refused, once one was: the stream's lines after it are not read.
     refused: Option<Error>,
-    _record: std::marker::PhantomData<R>,
+    /// What the records so far tell the next ([`Record::State`]).
+    state: R::State,
 }
 
 /// What some bytes of a stream held: the transactions of their complete lines, in order, up to
@@ -129,7 +194,7 @@ impl<R> Default for Records<R> {
 impl<R: Record> Lines<R> {
     /// `format`: `Auto` (each record as `grail check` would detect it), `Edn` or `Json`.
     pub fn new(format: Format) -> Lines<R> {
-        Lines { format, partial: Vec::new(), lines: 0, txns: 0, refused: None, _record: std::marker::PhantomData }
+        Lines { format, partial: Vec::new(), lines: 0, txns: 0, refused: None, state: R::State::default() }
     }
 
     /// Lines taken so far (blank ones included): where the stream has got to.
@@ -170,6 +235,9 @@ impl<R: Record> Lines<R> {
         if !last.is_empty() {
             r.error = self.read_line(&last, &mut r.txns).err();
         }
+        if r.error.is_none() {
+            r.txns.extend(R::finish(&mut self.state));
+        }
         self.refused.clone_from(&r.error);
         r
     }
@@ -179,9 +247,9 @@ impl<R: Record> Lines<R> {
     /// keep the lines before the refused one and name it.
     fn read_lines(&mut self, text: &[u8]) -> Records<R> {
         let n = text.iter().filter(|&&b| b == b'\n').count() as u32 + 1;
-        if let Ok(txns) = R::read(text, self.format, self.txns) {
+        if let Ok((txns, taken)) = R::read(text, self.format, self.txns, &mut self.state) {
             self.lines += n;
-            self.txns += txns.len() as u64;
+            self.txns += taken;
             return Records { txns, error: None };
         }
         let mut r = Records::default();
@@ -200,9 +268,9 @@ impl<R: Record> Lines<R> {
         if line.iter().all(u8::is_ascii_whitespace) {
             return Ok(());
         }
-        match R::read(line, self.format, self.txns) {
-            Ok(txns) => {
-                self.txns += txns.len() as u64;
+        match R::read(line, self.format, self.txns, &mut self.state) {
+            Ok((txns, taken)) => {
+                self.txns += taken;
                 out.extend(txns);
                 Ok(())
             }
@@ -212,6 +280,61 @@ impl<R: Record> Lines<R> {
                 Err(e)
             }
         }
+    }
+}
+
+/// The timestamp checker fed with bytes: [`Lines`] of [`TsArrival`]s, then
+/// [`TsOnlineChecker::push`], on one thread; each violation is handed on when it is final.
+pub struct TsLineStream {
+    checker: TsOnlineChecker,
+    lines: Lines<TsArrival>,
+    untimed: u64,
+}
+
+impl TsLineStream {
+    /// `format`: `Auto` (each record as `grail check` would detect it), `Edn`, `Json` or
+    /// `TimeKiller` (its transactions one a line).
+    pub fn new(checker: TsOnlineChecker, format: Format) -> TsLineStream {
+        TsLineStream { checker, lines: Lines::new(format), untimed: 0 }
+    }
+
+    pub fn checker(&self) -> &TsOnlineChecker {
+        &self.checker
+    }
+
+    /// The checker, to take transactions by other ways too (`push`, `push_json`).
+    pub fn checker_mut(&mut self) -> &mut TsOnlineChecker {
+        &mut self.checker
+    }
+
+    /// Committed transactions without start and commit timestamps: counted, not checked.
+    pub fn untimed(&self) -> u64 {
+        self.untimed
+    }
+
+    /// Take the next bytes: every line they complete is checked, in order; each violation that
+    /// became final goes to `emit`. Stops at the first line refused (its number in the stream).
+    pub fn feed(&mut self, bytes: &[u8], emit: &mut dyn FnMut(TsViolation)) -> Result<(), Error> {
+        let r = self.lines.feed(bytes);
+        self.check(r, emit)
+    }
+
+    /// The end of the stream: its last line, then every pending verdict final.
+    pub fn finish(&mut self, emit: &mut dyn FnMut(TsViolation)) -> Result<(), Error> {
+        let r = self.lines.finish();
+        self.check(r, emit)?;
+        self.checker.finish().into_iter().for_each(emit);
+        Ok(())
+    }
+
+    fn check(&mut self, r: Records<TsArrival>, emit: &mut dyn FnMut(TsViolation)) -> Result<(), Error> {
+        for a in &r.txns {
+            match &a.txn {
+                Some(t) => self.checker.push(t).into_iter().for_each(&mut *emit),
+                None => self.untimed += a.untimed as u64,
+            }
+        }
+        r.error.map_or(Ok(()), Err)
     }
 }
 

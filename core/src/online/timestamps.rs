@@ -177,12 +177,18 @@ impl TsTxn {
 
     /// A committed transaction of a parsed history with both timestamps (`None` otherwise).
     pub fn from_history(h: &History, t: TxnId) -> Option<TsTxn> {
+        TsTxn::from_history_as(h, t, h.model)
+    }
+
+    /// As [`TsTxn::from_history`], its reads of `nil` read as `model` has them (a record of a
+    /// stream that only reads `nil` says nothing of its model: the stream's other records do).
+    pub fn from_history_as(h: &History, t: TxnId, model: crate::history::Model) -> Option<TsTxn> {
         let txn = &h.txns[t as usize];
         let (Status::Committed, Some(start_ts), Some(commit_ts)) = (txn.status, txn.start_ts(), txn.commit_ts()) else {
             return None;
         };
         let a = |v: Value| Atom::of(h, v);
-        let list = h.model != crate::history::Model::RwRegister;
+        let list = model != crate::history::Model::RwRegister;
         let ops = h
             .ops_of(t)
             .iter()
