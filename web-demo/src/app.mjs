@@ -85,9 +85,9 @@ const checker = new Checker(new URL('./worker.mjs', import.meta.url), (s, extra)
 
 // ---- stream replay ------------------------------------------------------------------------
 
-/** One line of the replay for a cycle or a read finding, as `grail online` prints them. */
+/** One line of the replay for a cycle or a read finding, with the line the stream had reached when it closed. */
 function streamEvent(line, text) {
-    return h('li', {}, h('span', { class: 'stream-line' }, `line ${line}`), ' ', text);
+    return h('li', {}, h('span', { class: 'stream-line' }, `by line ${line}`), ' ', text);
 }
 
 function cycleText(c) {

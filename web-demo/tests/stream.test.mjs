@@ -29,7 +29,7 @@ test('a replay shows the lost update while the stream goes on, then the levels o
         status: document.getElementById('stream-status').textContent,
         state: document.getElementById('stream').dataset.state,
     }));
-    assert.match(first.event, /^line 2 T1 closed a cycle of class other \(G2-item, provisional\): T0 -rw-> T1 -rw-> T0$/, first.event);
+    assert.match(first.event, /^by line 2 T1 closed a cycle of class other \(G2-item, provisional\): T0 -rw-> T1 -rw-> T0$/, first.event);
     assert.equal(first.state, 'running', `the replay had ended: ${first.status}`);
     assert.match(first.status, /^Line [2-9] of 10/);
     await page.waitForFunction(() => document.getElementById('stream').dataset.state === 'done');

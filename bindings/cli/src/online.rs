@@ -94,9 +94,6 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
             Next::Chunk(Chunk::Failed(e)) => return Err(e),
         }
     };
-    if o.timestamps || intake == Intake::LiveTimestamps {
-        return live_timestamps(source, prefix, format, &name, stopped, &progress, o);
-    }
     if intake == Intake::Whole {
         if follow {
             return Err(format!(
@@ -119,6 +116,9 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         let text = crate::elle::gunzip(prefix, Path::new("-")).map(Bytes::Owned)?;
         let (session, progress) = load::load_text(input, Path::new("-"), text, progress, false)?;
         return whole(&session, &progress, o);
+    }
+    if o.timestamps || intake == Intake::LiveTimestamps {
+        return live_timestamps(source, prefix, format, &name, stopped, &progress, o);
     }
     let mut checker =
         OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });

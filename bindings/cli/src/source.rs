@@ -126,7 +126,9 @@ impl Source {
                     None => match chunks.recv() {
                         Ok(Chunk::Data(d)) => d,
                         Ok(Chunk::Failed(e)) => return tx.send(Parsed::Failed(e)).is_ok(),
-                        Ok(Chunk::End) | Err(_) => {
+                        // The reading thread ended without saying so: not the stream's end.
+                        Err(_) => return tx.send(Parsed::Failed("the reading thread stopped".into())).is_ok(),
+                        Ok(Chunk::End) => {
                             let last = lines.finish();
                             let _ = tx.send(Parsed::Records(last, lines.lines()));
                             return tx.send(Parsed::End).is_ok();
@@ -160,7 +162,7 @@ pub struct RecordSource<R> {
 impl<R> RecordSource<R> {
     /// The next records, or `None` once a stop signal has arrived.
     pub fn next(&self) -> Option<Parsed<R>> {
-        recv_or_stop(&self.rx).map(|p| p.unwrap_or(Parsed::End))
+        recv_or_stop(&self.rx).map(|p| p.unwrap_or_else(|| Parsed::Failed("the records thread stopped".into())))
     }
 
     /// Records checked: handed back to be freed where they were made.

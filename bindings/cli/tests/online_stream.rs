@@ -249,6 +249,23 @@ fn timestamps_are_checked_live() {
     let whole = grail().args(["online", "--json"]).arg(root.join("examples/timekiller.json")).output().unwrap();
     assert_eq!(live.join("\n") + "\n", String::from_utf8(whole.stdout).unwrap());
 
+    // A TimeKiller line whose ids are not integers: refused, with the way out.
+    let named = lines[0].replace("\"sid\":1", "\"sid\":\"a\"");
+    assert_ne!(named, lines[0]);
+    let out = grail()
+        .args(["online", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut c = out;
+    c.stdin.take().unwrap().write_all(named.as_bytes()).unwrap();
+    let out = c.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 1, column 1: a TimeKiller transaction in a stream needs integer"), "{err}");
+
     let dir = std::env::temp_dir().join(format!("grail-online-ts-{}", std::process::id()));
     std::fs::create_dir_all(&dir).unwrap();
     for (i, iso) in ["snapshot-isolation", "read-committed"].iter().enumerate() {

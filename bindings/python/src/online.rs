@@ -64,7 +64,8 @@ impl PyOnline {
         self.inner.checker_mut().end();
     }
 
-    /// Reads of aborted and intermediate appends found since the last call, each as JSON text.
+    /// Reads of aborted and intermediate appends, and reads that disagree with their own
+    /// transaction (internal), found since the last call, each as JSON text.
     fn take_findings_json(&mut self) -> Vec<String> {
         self.inner.checker_mut().take_findings().iter().map(|f| serde_json::to_string(f).unwrap_or_default()).collect()
     }

@@ -424,7 +424,8 @@ impl OnlineChecker {
         self.inner.checker_mut().end();
     }
 
-    /// Reads of aborted and intermediate appends found since the last call.
+    /// Reads of aborted and intermediate appends, and reads that disagree with their own
+    /// transaction (internal), found since the last call.
     #[wasm_bindgen(js_name = takeFindings)]
     pub fn take_findings(&mut self) -> Result<JsValue, JsValue> {
         to_js(&self.inner.checker_mut().take_findings())

@@ -5,7 +5,7 @@
 //! in order). An error names the line of the stream, not of the record. No IO: the caller reads
 //! and feeds, so a front end can print between two reads.
 
-use super::cycles::txn::read_record;
+use super::cycles::txn::{read_record, timekiller_lines};
 use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
 use super::timestamps::{TsOnlineChecker, TsTxn, TsViolation};
 use crate::error::Error;
@@ -46,6 +46,11 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
+        // TimeKiller's transactions one a line: live through the timestamp checker, whose
+        // reader says what is wrong with a line it refuses.
+        if format != Format::Edn && timekiller_lines(line) {
+            return Some(Intake::LiveTimestamps);
+        }
         let Ok(h) = read_record(line, format, 0) else { return Some(Intake::Whole) };
         let finished = h.txns.iter().find(|t| t.status == Status::Committed);
         if let Some(t) = finished {
@@ -73,13 +78,27 @@ pub trait Record: Sized + Send + 'static {
     }
 }
 
-impl Record for OnlineTxn {
-    type State = ();
+/// Each process's invocation whose completion has not arrived (Jepsen EDN).
+pub type Pending = crate::hash::Map<i64, OnlineTxn>;
 
-    fn read(text: &[u8], format: Format, first: u64, _: &mut ()) -> Result<(Vec<Self>, u64), Error> {
-        let txns = OnlineTxn::read(text, format, first)?;
+impl Record for OnlineTxn {
+    type State = Pending;
+
+    fn read(text: &[u8], format: Format, first: u64, pending: &mut Pending) -> Result<(Vec<Self>, u64), Error> {
+        // Read into a copy: a record refused leaves the state as it was.
+        let mut next = pending.clone();
+        let txns = OnlineTxn::read_with(text, format, first, &mut next)?;
+        *pending = next;
         let n = txns.len() as u64;
         Ok((txns, n))
+    }
+
+    /// Invocations never completed: indeterminate transactions, as offline (their appends may
+    /// be what a read saw).
+    fn finish(pending: &mut Pending) -> Vec<Self> {
+        let mut out: Vec<OnlineTxn> = std::mem::take(pending).into_values().collect();
+        out.sort_by_key(|t| t.id);
+        out
     }
 }
 
@@ -98,10 +117,12 @@ pub struct TsArrival {
 pub struct TsState {
     model: Option<Model>,
     held: Vec<History>,
+    held_txns: usize,
 }
 
-/// A record held back until its model is known: at most this many.
-const HELD: usize = 4096;
+/// Transactions held back until the model is known: at most this many (then the stream is
+/// refused, rather than read under a model it may not have).
+const HELD: usize = 100_000;
 
 impl TsArrival {
     fn all(h: &History, model: Model) -> Vec<TsArrival> {
@@ -126,7 +147,8 @@ impl Record for TsArrival {
     /// stream's model (a read of `nil` is the initial value of a register, the empty list of a
     /// list), as the whole history tells it when read from a file; the transactions are checked
     /// in any order, so holding them back only delays their verdicts. Past `HELD` such
-    /// records, or at the end, they are read as the whole history would be if it had no write.
+    /// transactions the stream is refused; at the end, they are read as the whole history would
+    /// be if it had no write.
     fn read(text: &[u8], format: Format, first: u64, state: &mut TsState) -> Result<(Vec<Self>, u64), Error> {
         let h = read_record(text, format, first)?;
         let taken = (0..h.txns.len())
@@ -134,15 +156,21 @@ impl Record for TsArrival {
             .count() as u64;
         let mut out = Vec::new();
         match (h.model, state.model) {
-            (Model::Empty, None) if state.held.len() < HELD => {
+            (Model::Empty, None) if state.held_txns + h.txns.len() <= HELD => {
+                state.held_txns += h.txns.len();
                 state.held.push(h);
                 return Ok((out, taken));
             }
             (Model::Empty, None) => {
-                state.model = Some(Model::Empty);
+                return Err(Error::new(
+                    crate::error::ErrorKind::Usage,
+                    format!(
+                        "the stream's first {HELD} transactions only read nil: whether its keys hold registers or lists is not known until one writes; check the history from a file (grail online FILE)"
+                    ),
+                ));
             }
             (Model::Empty, Some(_)) => {}
-            (m, None | Some(Model::Empty)) => state.model = Some(m),
+            (m, None) => state.model = Some(m),
             (_, Some(_)) => {}
         }
         let model = state.model.unwrap_or(h.model);

@@ -55,6 +55,8 @@ pub(super) struct Arrival {
     pub findings: Vec<ReadFinding>,
     /// Elements read whose appender's outcome is unknown (`:info`).
     pub indeterminate_reads: u64,
+    /// Values appended that another transaction had appended already (duplicate-write).
+    pub duplicates: u64,
     pub cands: Vec<Cand>,
     /// Keys whose last append by this transaction no read has ordered yet.
     pub unordered: u32,
@@ -223,19 +225,28 @@ impl Keys {
                         if ks.writer.contains_key(v) {
                             placed.push((key.clone(), i as u32));
                         }
-                        match ks.foreign.get(v) {
-                            Some(&(Status::Aborted, id)) => a.findings.push(ReadFinding {
+                    }
+                    if internal {
+                        continue;
+                    }
+                    // An external read of appends that did not commit (offline: `key_edges`).
+                    if !ks.foreign.is_empty() {
+                        let mut aborted = None;
+                        for v in list {
+                            match ks.foreign.get(v) {
+                                Some(&(Status::Aborted, id)) => aborted = aborted.or(Some(id)),
+                                Some(_) => a.indeterminate_reads += 1,
+                                None => {}
+                            }
+                        }
+                        if let Some(id) = aborted {
+                            a.findings.push(ReadFinding {
                                 kind: AnomalyKind::G1a,
                                 reread: false,
                                 reader: Some(t),
                                 writer: Writer::Other(id),
-                            }),
-                            Some(_) => a.indeterminate_reads += 1,
-                            None => {}
+                            });
                         }
-                    }
-                    if internal {
-                        continue;
                     }
                     // The last element is another transaction's append, not its last to the key.
                     if let Some(&(w, false)) = list.last().and_then(|v| ks.writer.get(v)) {
@@ -259,6 +270,11 @@ impl Keys {
             let OnlineOp::Append { key, value } = op else { continue };
             let last = !txn.ops[i + 1..].iter().any(|o| matches!(o, OnlineOp::Append { key: k, .. } if k == key));
             let ks = self.key(key, t);
+            // A value appended twice: the first appender keeps it, as offline (duplicate-write).
+            if ks.writer.contains_key(value) || ks.foreign.contains_key(value) {
+                a.duplicates += 1;
+                continue;
+            }
             ks.writer.insert(value.clone(), (t, last));
             if let Some(&p) = ks.pos.get(value) {
                 if !last {
@@ -365,10 +381,15 @@ impl Keys {
             let OnlineOp::Append { key, value } = op else { continue };
             // Not a toucher: a key only a transaction that did not commit touched may be swept.
             let ks = self.key(key, seq_now.saturating_sub(1));
+            if ks.writer.contains_key(value) || ks.foreign.contains_key(value) {
+                a.duplicates += 1;
+                continue;
+            }
             ks.foreign.insert(value.clone(), (txn.status, txn.id));
-            if let Some(&p) = ks.pos.get(value) {
+            // Judged only when another transaction read it (internal reads are the reader's own).
+            let reader = ks.pos.get(value).and_then(|&p| ks.reader_past(p));
+            if reader.is_some() {
                 if txn.status == Status::Aborted {
-                    let reader = ks.reader_past(p);
                     a.findings.push(ReadFinding {
                         kind: AnomalyKind::G1a,
                         reread: false,
@@ -389,7 +410,10 @@ impl Keys {
         for ks in self.keys.values() {
             for (i, v) in ks.order.iter().enumerate() {
                 if !ks.writer.contains_key(v) && !ks.foreign.contains_key(v) {
-                    return Some(ks.reader_past(i as u32));
+                    // Only a read by another transaction is one of thin air (as offline).
+                    if let Some(r) = ks.reader_past(i as u32) {
+                        return Some(Some(r));
+                    }
                 }
             }
         }

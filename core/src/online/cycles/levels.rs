@@ -149,7 +149,7 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
             let (verdict, reason) = if !own.is_empty() {
                 (Verdict::Violated, None)
             } else if !classic {
-                (Verdict::Unknown, Some(NOT_ONLINE.to_string()))
+                (Verdict::Unknown, Some(if l.spec().weak.is_some() { NOT_ONLINE_WEAK } else { NOT_ONLINE }.to_string()))
             } else if committed == 0 {
                 (Verdict::Unknown, Some(crate::engine::NOTHING_COMMITTED.to_string()))
             } else {
@@ -221,5 +221,8 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
 pub const DECIDED: [Level; 7] =
     [Level::StrongSessionSer, Level::Ser, Level::StrongSessionSi, Level::Si, Level::Psi, Level::Pl2, Level::Pl1];
 
-/// Why a level needing real-time or commit order is not decided online.
-pub const NOT_ONLINE: &str = "not decided online: its real-time or commit order is not kept as transactions arrive (grail check decides it); it is violated online only with a weaker level";
+/// Why a level needing real-time order is not decided online.
+pub const NOT_ONLINE: &str = "not decided online: real-time order is not kept as transactions arrive (grail check decides it); it is violated online with a weaker level";
+
+/// Why read committed, read atomic and causal consistency are not decided online.
+pub const NOT_ONLINE_WEAK: &str = "not decided online: the commit order its axioms force (Biswas and Enea) is not computed as transactions arrive (grail check decides it); it is violated online by what it forbids that is found online (G0 and G1c cycles, G1a, G1b, internal and thin-air reads)";

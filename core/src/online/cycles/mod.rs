@@ -128,6 +128,8 @@ pub struct OnlineStats {
     pub indeterminate_reads: u64,
     /// Transactions that claim a start or a commit timestamp (not checked by this checker).
     pub timed: u64,
+    /// Values appended to a key that had them already (offline: duplicate-write).
+    pub duplicate_appends: u64,
 }
 
 /// A read of an aborted or an intermediate append, reported when the later of its reader and
@@ -249,6 +251,7 @@ impl OnlineChecker {
     /// Record an arrival's read findings (G1a, G1b) for the levels and the caller.
     fn found(&mut self, a: &Arrival, by: u64) {
         self.stats.indeterminate_reads += a.indeterminate_reads;
+        self.stats.duplicate_appends += a.duplicates;
         for f in &a.findings {
             let id = |s: Seq| self.window.node(s).map(|n| n.id);
             let reader = f.reader.and_then(id);
@@ -487,6 +490,12 @@ impl OnlineChecker {
             lost.push(format!(
                 "{} elements read were appended by transactions of unknown outcome, which draw no edges online",
                 s.indeterminate_reads
+            ));
+        }
+        if s.duplicate_appends > 0 {
+            lost.push(format!(
+                "{} values were appended to a key that had them already (duplicate-write): which append a read saw is not known",
+                s.duplicate_appends
             ));
         }
         let id = |q: Seq| self.window.node(q).map_or(0, |n| n.id);

@@ -86,13 +86,34 @@ impl OnlineTxn {
     /// column); then, as online checking takes list-append transactions only, a register write
     /// is a usage error and a scalar read a shape error.
     pub fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<OnlineTxn>, Error> {
+        OnlineTxn::read_with(text, format, first, &mut crate::hash::Map::default())
+    }
+
+    /// As [`OnlineTxn::read`], keeping each process's invocation still waiting for its
+    /// completion in `pending` (as indeterminate transactions: if the stream ends before its
+    /// completion, it is one, as offline), and dropping it when its completion arrives.
+    pub fn read_with(
+        text: &[u8],
+        format: Format,
+        first: u64,
+        pending: &mut crate::hash::Map<i64, OnlineTxn>,
+    ) -> Result<Vec<OnlineTxn>, Error> {
         let h = read_record(text, format, first)?;
         let mut out = Vec::with_capacity(h.txns.len());
         for (t, txn) in h.txns.iter().enumerate() {
-            if txn.invoke_pos().is_some() && txn.complete_pos().is_none() {
-                continue; // an invocation whose completion is still to come
-            }
             list_append_only(&h, t as TxnId)?;
+            if txn.invoke_pos().is_some() && txn.complete_pos().is_none() {
+                // An invocation whose completion is still to come.
+                if let Some(p) = txn.process {
+                    let mut o = OnlineTxn::from_history(&h, t as TxnId);
+                    o.status = Status::Indeterminate;
+                    pending.insert(p, o);
+                }
+                continue;
+            }
+            if let Some(p) = txn.process {
+                pending.remove(&p);
+            }
             out.push(OnlineTxn::from_history(&h, t as TxnId));
         }
         Ok(out)
@@ -121,7 +142,7 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
 
 /// TimeKiller's transactions one a line (`{"tid": 1, "sid": 1, "sts": .., "cts": .., "ops":
 /// [..]}`): TimeKiller's own loader reads them as the elements of its one JSON array.
-fn timekiller_lines(text: &[u8]) -> bool {
+pub(in crate::online) fn timekiller_lines(text: &[u8]) -> bool {
     let line = text.split(|&b| b == b'\n').find(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(&[]);
     line.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'{') && looks_like_timekiller(&[b"[", line].concat())
 }
@@ -129,17 +150,39 @@ fn timekiller_lines(text: &[u8]) -> bool {
 /// Lines of TimeKiller transactions, read by the TimeKiller reader as the array they are the
 /// elements of: `[` before the first, a comma after each but the last (blank lines kept, so
 /// that every line and column but the first line's is the text's own; that one is one less).
+///
+/// TimeKiller numbers transactions and sessions whose ids are not integers by their place in the
+/// whole array, which a stream cut into records cannot know: such ids are refused here, with the
+/// way out (the array read whole).
 fn read_timekiller_lines(text: &[u8]) -> Result<History, Error> {
     let lines: Vec<&[u8]> = text.split(|&b| b == b'\n').collect();
     let last = lines.iter().rposition(|l| !l.iter().all(u8::is_ascii_whitespace)).unwrap_or(0);
+    for (i, l) in lines.iter().enumerate().filter(|(_, l)| !l.iter().all(u8::is_ascii_whitespace)) {
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(l) else { continue }; // the reader says where
+        let integer = |k: &str| match &v[k] {
+            serde_json::Value::Number(n) => n.is_i64() || n.is_u64(),
+            serde_json::Value::String(s) => s.parse::<i64>().is_ok(),
+            _ => false,
+        };
+        if !integer("tid") || !integer("sid") {
+            return Err(Error::at(
+                ErrorKind::Shape,
+                i as u32 + 1,
+                1,
+                "a TimeKiller transaction in a stream needs integer \"tid\" and \"sid\": TimeKiller numbers the others by their place in its whole array (check the array whole: grail online FILE)",
+            ));
+        }
+    }
     let mut array = Vec::with_capacity(text.len() + lines.len() + 2);
     array.push(b'[');
-    for (i, l) in lines.iter().enumerate() {
+    for (i, l) in lines.iter().enumerate().take(last + 1) {
         array.extend_from_slice(l);
-        if i < last && !l.iter().all(u8::is_ascii_whitespace) {
-            array.push(b',');
+        if i < last {
+            if !l.iter().all(u8::is_ascii_whitespace) {
+                array.push(b',');
+            }
+            array.push(b'\n');
         }
-        array.push(b'\n');
     }
     array.push(b']');
     read_timekiller_with(&array, TimeKillerOptions::default()).map_err(|mut e| {
