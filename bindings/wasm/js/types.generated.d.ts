@@ -675,6 +675,10 @@ export interface OnlineStats {
     committed: number;
     cycles: number;
     /**
+     * Values appended to a key that had them already (offline: duplicate-write).
+     */
+    duplicate_appends: number;
+    /**
      * Edges that reached a transaction already out of the window.
      */
     edges_to_evicted: number;
