@@ -4,7 +4,7 @@ online checker (see ``docs/analysis.md``)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Dict, Iterable, Iterator, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional
 
 from . import _grail
 from ._errors import UsageError
@@ -223,13 +223,7 @@ class OnlineChecker:
         appended to, a socket's file): each cycle is yielded as soon as the line that closes it
         has been read, and the stream is read until its end. ``read1`` is used where the stream
         has it, so that a pipe's data is taken as it comes."""
-        read = getattr(stream, "read1", None) or stream.read
-        while True:
-            data = read(chunk_size)
-            if not data:
-                break
-            yield from self.feed_bytes(data.encode() if isinstance(data, str) else data)
-        yield from self.finish_bytes()
+        return _watch(stream, chunk_size, self.feed_bytes, self.finish_bytes)
 
     def end(self) -> None:
         """Say the stream ended (``finish_bytes`` and ``watch`` say it themselves): what only
@@ -279,6 +273,23 @@ class OnlineChecker:
     def __repr__(self) -> str:
         s = self.stats
         return f"<grail.OnlineChecker transactions={s['transactions']} cycles={s['cycles']} live={s['live']}>"
+
+
+def _watch(
+    stream: Any,
+    chunk_size: int,
+    feed: Callable[[bytes], List[Dict[str, Any]]],
+    finish: Callable[[], List[Dict[str, Any]]],
+) -> Iterator[Dict[str, Any]]:
+    """Read a file-like object to its end, ``read1`` where it has it (a pipe's data as it comes),
+    feeding each piece and yielding what it gave, then what the end gives."""
+    read = getattr(stream, "read1", None) or stream.read
+    while True:
+        data = read(chunk_size)
+        if not data:
+            break
+        yield from feed(data.encode() if isinstance(data, str) else data)
+    yield from finish()
 
 
 class TimestampOnlineChecker:
@@ -344,13 +355,7 @@ class TimestampOnlineChecker:
     def watch(self, stream: Any, chunk_size: int = 1 << 16) -> Iterator[Dict[str, Any]]:
         """Check a file-like object as it is written, yielding each violation once it is final
         (the rest at its end), as :meth:`OnlineChecker.watch` does for cycles."""
-        read = getattr(stream, "read1", None) or stream.read
-        while True:
-            data = read(chunk_size)
-            if not data:
-                break
-            yield from self.feed_bytes(data.encode() if isinstance(data, str) else data)
-        yield from self.finish_bytes()
+        return _watch(stream, chunk_size, self.feed_bytes, self.finish_bytes)
 
     @property
     def stats(self) -> Dict[str, Any]:

@@ -66,7 +66,6 @@ pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, 
 /// timestamps: what [`whole`] does for a file). SIGINT or SIGTERM ends the stream: the summary
 /// then covers every line taken, and standard error says where the stream was stopped.
 pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
-    use std::io::Write;
     let format = Format::parse(&input.format).map_err(|e| e.to_string())?;
     let progress = Progress::new(input);
     let name = if follow { input.history.display().to_string() } else { "-".to_string() };
@@ -124,64 +123,101 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
     let mut out = std::io::stdout().lock();
     let t0 = Instant::now();
-    let mut next_word = t0 + LIVE_PROGRESS;
-    let mut lines = 0;
-    if !stopped {
-        let records = source.records(prefix, format);
-        loop {
-            match records.next() {
-                Some(Parsed::Records(r, n)) => {
-                    lines = n;
-                    for t in &r.txns {
+    let (lines, end) = if stopped {
+        (0, Ended::Stopped)
+    } else {
+        let checker = &mut checker;
+        drive(source.records::<OnlineTxn>(prefix, format), name.as_str(), &progress, &mut out, &mut |step, out| {
+            match step {
+                Step::Take(txns) => {
+                    for t in txns {
                         let found = checker.push(t);
                         if !o.quiet {
-                            print_found(&mut out, &mut checker, found, o.json)?;
+                            print_found(out, checker, found, o.json)?;
                         }
                     }
-                    out.flush().map_err(|e| e.to_string())?;
-                    if let Some(e) = r.error {
-                        return Err(format!("{name}: {e}"));
-                    }
-                    records.done(r.txns);
+                    Ok(String::new())
                 }
-                Some(Parsed::End) => {
-                    checker.end();
-                    break;
-                }
-                Some(Parsed::Failed(e)) => return Err(e),
-                None => {
-                    stopped = true;
-                    break;
+                Step::Word(secs) => {
+                    let s = checker.stats();
+                    Ok(format!(
+                        "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far",
+                        s.transactions,
+                        s.transactions as f64 / secs.max(1e-9),
+                        s.live,
+                        s.evicted,
+                        s.cycles
+                    ))
                 }
             }
-            if progress.tells() && Instant::now() >= next_word {
-                next_word = Instant::now() + LIVE_PROGRESS;
-                let s = checker.stats();
-                eprintln!(
-                    "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far; resident memory {}",
-                    s.transactions,
-                    s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
-                    s.live,
-                    s.evicted,
-                    s.cycles,
-                    memory("VmRSS:")
-                );
-            }
+        })?
+    };
+    match end {
+        Ended::End => checker.end(),
+        Ended::Stopped => {
+            // What the summary covers: every complete line; a line still being written is left.
+            eprintln!(
+                "grail: online: stopped by a signal after {lines} lines of {name} ({} transactions checked)",
+                checker.stats().transactions
+            );
         }
-    }
-    if stopped {
-        // What the summary covers: every complete line; a line still being written is left.
-        eprintln!(
-            "grail: online: stopped by a signal after {lines} lines of {name} ({} transactions checked)",
-            checker.stats().transactions
-        );
     }
     finish(&progress, &mut out, &mut checker, t0, o.window, o.json)
 }
 
+/// How a live stream ended: at its end, or stopped by a signal.
+enum Ended {
+    End,
+    Stopped,
+}
+
+/// What [`drive`] asks of a live checker.
+enum Step<'a, R> {
+    /// Take these transactions, printing what they found.
+    Take(&'a [R]),
+    /// The progress line, this many seconds in.
+    Word(f64),
+}
+
+/// A live stream's records, batch by batch, to `step` (which checks and prints), with a progress
+/// line every few seconds on a terminal or with `-v`, until the stream ends, a line is refused
+/// (an error naming it), or a signal stops it; the lines taken, and how it ended.
+fn drive<R: grail_core::online::stream::Record>(
+    records: source::RecordSource<R>,
+    name: &str,
+    progress: &Progress,
+    out: &mut dyn std::io::Write,
+    step: &mut dyn FnMut(Step<R>, &mut dyn std::io::Write) -> Result<String, String>,
+) -> Result<(u32, Ended), String> {
+    let t0 = Instant::now();
+    let mut next_word = t0 + LIVE_PROGRESS;
+    let mut lines = 0;
+    loop {
+        match records.next() {
+            Some(Parsed::Records(r, n)) => {
+                lines = n;
+                step(Step::Take(&r.txns), out)?;
+                out.flush().map_err(|e| e.to_string())?;
+                if let Some(e) = r.error {
+                    return Err(format!("{name}: {e}"));
+                }
+                records.done(r.txns);
+            }
+            Some(Parsed::End) => return Ok((lines, Ended::End)),
+            Some(Parsed::Failed(e)) => return Err(e),
+            None => return Ok((lines, Ended::Stopped)),
+        }
+        if progress.tells() && Instant::now() >= next_word {
+            next_word = Instant::now() + LIVE_PROGRESS;
+            let word = step(Step::Word(t0.elapsed().as_secs_f64()), out)?;
+            eprintln!("{word}; resident memory {}", memory("VmRSS:"));
+        }
+    }
+}
+
 /// The cycles a transaction closed and the reads of aborted or intermediate appends it revealed.
 fn print_found(
-    out: &mut impl std::io::Write,
+    out: &mut dyn std::io::Write,
     checker: &mut OnlineChecker,
     cycles: Vec<OnlineAnomaly>,
     json: bool,
@@ -210,7 +246,7 @@ fn live_timestamps(
     prefix: Vec<u8>,
     format: Format,
     name: &str,
-    mut stopped: bool,
+    stopped: bool,
     progress: &Progress,
     o: &Options,
 ) -> Result<u8, String> {
@@ -221,59 +257,39 @@ fn live_timestamps(
     let mut checker = TsOnlineChecker::new(TsOnlineOptions { window: o.window, level, ..Default::default() });
     let mut out = std::io::stdout().lock();
     let t0 = Instant::now();
-    let mut next_word = t0 + LIVE_PROGRESS;
-    let (mut untimed, mut lines, mut ended) = (0u64, 0, false);
-    if !stopped {
-        let records = source.records::<TsArrival>(prefix, format);
-        loop {
-            match records.next() {
-                Some(Parsed::Records(r, n)) => {
-                    lines = n;
-                    for a in &r.txns {
-                        match &a.txn {
-                            Some(t) => print_violations(&mut out, checker.push(t), o)?,
-                            None => untimed += a.untimed as u64,
-                        }
+    let mut untimed = 0u64;
+    let (lines, end) = if stopped {
+        (0, Ended::Stopped)
+    } else {
+        drive(source.records::<TsArrival>(prefix, format), name, progress, &mut out, &mut |step, out| match step {
+            Step::Take(arrivals) => {
+                for a in arrivals {
+                    match &a.txn {
+                        Some(t) => print_violations(out, checker.push(t), o)?,
+                        None => untimed += a.untimed as u64,
                     }
-                    out.flush().map_err(|e| e.to_string())?;
-                    if let Some(e) = r.error {
-                        return Err(format!("{name}: {e}"));
-                    }
-                    records.done(r.txns);
                 }
-                Some(Parsed::End) => {
-                    ended = true;
-                    break;
-                }
-                Some(Parsed::Failed(e)) => return Err(e),
-                None => {
-                    stopped = true;
-                    break;
-                }
+                Ok(String::new())
             }
-            if progress.tells() && Instant::now() >= next_word {
-                next_word = Instant::now() + LIVE_PROGRESS;
+            Step::Word(secs) => {
                 let s = checker.stats();
-                eprintln!(
-                    "grail: online (timestamps): {} transactions ({:.0}/s), {} live in the window, {} evicted, {} violations so far; resident memory {}",
+                Ok(format!(
+                    "grail: online (timestamps): {} transactions ({:.0}/s), {} live in the window, {} evicted, {} violations so far",
                     s.transactions,
-                    s.transactions as f64 / t0.elapsed().as_secs_f64().max(1e-9),
+                    s.transactions as f64 / secs.max(1e-9),
                     s.live,
                     s.evicted,
-                    s.violations,
-                    memory("VmRSS:")
-                );
+                    s.violations
+                ))
             }
-        }
-    }
-    if ended {
-        print_violations(&mut out, checker.finish(), o)?;
-    }
-    if stopped {
-        eprintln!(
+        })?
+    };
+    match end {
+        Ended::End => print_violations(&mut out, checker.finish(), o)?,
+        Ended::Stopped => eprintln!(
             "grail: online: stopped by a signal after {lines} lines of {name} ({} transactions checked; reads whose snapshot could still change are not judged)",
             checker.stats().transactions
-        );
+        ),
     }
     let stats = checker.stats();
     if o.json {
@@ -297,7 +313,7 @@ fn live_timestamps(
 }
 
 fn print_violations(
-    out: &mut impl std::io::Write,
+    out: &mut dyn std::io::Write,
     vs: Vec<grail_core::online::timestamps::TsViolation>,
     o: &Options,
 ) -> Result<(), String> {

@@ -532,11 +532,8 @@ export class OnlineChecker extends Streaming {
      * ReadableStream, a child process's stdout): each cycle is yielded as soon as its line has
      * arrived; the stream is read to its end.
      */
-    async *watch(stream) {
-        for await (const chunk of stream) {
-            yield* this.feedBytes(chunk);
-        }
-        yield* this.finishBytes();
+    watch(stream) {
+        return watchStream(this, stream);
     }
 
     /** Say the stream ended (`finishBytes` and `watch` say it themselves): a level may hold. */
@@ -561,6 +558,14 @@ export class OnlineChecker extends Streaming {
     levels() {
         return Object.fromEntries(this.summary().levels.map((l) => [l.level, l]));
     }
+}
+
+/** Read a stream of chunks to its end through a checker's feedBytes, then its finishBytes. */
+async function* watchStream(checker, stream) {
+    for await (const chunk of stream) {
+        yield* checker.feedBytes(chunk);
+    }
+    yield* checker.finishBytes();
 }
 
 /**
@@ -620,11 +625,8 @@ export class TimestampOnlineChecker extends Streaming {
     }
 
     /** Check a stream of chunks as it is written, yielding each violation once final, the rest at its end. */
-    async *watch(stream) {
-        for await (const chunk of stream) {
-            yield* this.feedBytes(chunk);
-        }
-        yield* this.finishBytes();
+    watch(stream) {
+        return watchStream(this, stream);
     }
 
     /** Committed transactions of a byte stream without timestamps: counted, not checked. */
