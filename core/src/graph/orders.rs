@@ -91,21 +91,30 @@ pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
         true => (t.invoke_time, t.complete_time),
         false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
     };
+    let vertices = h.txns.iter().enumerate().filter(|(t, _)| is_vertex[*t]).map(|(t, txn)| {
+        let (inv, done) = times(txn);
+        (t as TxnId, inv, done)
+    });
+    let (pairs, untimed) = realtime_pairs(vertices);
+    (pairs.into_iter().map(|(p, t)| order_edge(h, EdgeType::Rt, p, t)).collect(), untimed)
+}
+
+/// The reduced real-time order of transactions given as (id, invocation, completion) times
+/// ([`realtime_edges`]; the online checker's window uses it too): the pairs `(a, b)`, and how
+/// many had no invocation time (left out).
+pub fn realtime_pairs(txns: impl Iterator<Item = (TxnId, Option<i64>, Option<i64>)>) -> (Vec<(TxnId, TxnId)>, usize) {
     // (time, 0 = invoke / 1 = complete, txn): at equal times an invocation comes first, so that
     // touching intervals are concurrent, not ordered.
     let mut events: Vec<(i64, u8, TxnId)> = Vec::new();
     let mut untimed = 0;
-    for (t, txn) in h.txns.iter().enumerate() {
-        if !is_vertex[t] {
-            continue;
-        }
-        let (Some(inv), done) = times(txn) else {
+    for (t, inv, done) in txns {
+        let Some(inv) = inv else {
             untimed += 1;
             continue;
         };
-        events.push((inv, 0, t as TxnId));
+        events.push((inv, 0, t));
         if let Some(done) = done {
-            events.push((done.max(inv), 1, t as TxnId));
+            events.push((done.max(inv), 1, t));
         }
     }
     events.sort_unstable();
@@ -121,7 +130,7 @@ pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
             preds.extend_from_slice(&frontier);
             range.insert(t, (start, preds.len() as u32));
             for &p in &frontier {
-                edges.push(order_edge(h, EdgeType::Rt, p, t));
+                edges.push((p, t));
             }
         } else {
             let (a, b) = range.remove(&t).unwrap_or((0, 0));

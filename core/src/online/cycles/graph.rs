@@ -69,6 +69,8 @@ pub(super) struct Node {
     pub id: u64,
     pub label: Option<Box<str>>,
     pub process: Option<i64>,
+    /// Invocation and completion times, as recorded.
+    pub times: (Option<i64>, Option<i64>),
     pub out: Vec<Adj>,
     pub inn: Vec<Seq>,
     /// Appends of this transaction no read has ordered yet.
@@ -117,10 +119,16 @@ impl Window {
     }
 
     /// Add the next transaction; its sequence number.
-    pub fn push(&mut self, id: u64, label: Option<&str>, process: Option<i64>) -> Seq {
+    pub fn push(
+        &mut self,
+        id: u64,
+        label: Option<&str>,
+        process: Option<i64>,
+        times: (Option<i64>, Option<i64>),
+    ) -> Seq {
         let t = self.base + self.nodes.len() as Seq;
         let (out, inn) = self.spare.pop().unwrap_or_default();
-        self.nodes.push_back(Node { id, label: label.map(Box::from), process, out, inn, unordered: 0 });
+        self.nodes.push_back(Node { id, label: label.map(Box::from), process, times, out, inn, unordered: 0 });
         t
     }
 
@@ -218,6 +226,30 @@ impl Window {
             }
         }
         out
+    }
+
+    /// Real-time order over the window (`graph::orders::realtime_pairs`, as offline with recorded
+    /// times), or `None` when no transaction of the window recorded its times (offline then
+    /// orders by input positions, which a stream does not keep).
+    pub fn realtime_edges(&self) -> Option<Vec<crate::graph::Edge>> {
+        if !self.nodes.iter().any(|n| n.times.0.is_some() || n.times.1.is_some()) {
+            return None;
+        }
+        let times = self.nodes.iter().enumerate().map(|(i, n)| (i as u32, n.times.0, n.times.1));
+        let (pairs, _) = crate::graph::orders::realtime_pairs(times);
+        Some(
+            pairs
+                .into_iter()
+                .map(|(from, to)| crate::graph::Edge {
+                    from,
+                    to,
+                    ty: EdgeType::Rt,
+                    key: crate::graph::NO_KEY,
+                    from_op: 0,
+                    to_op: 0,
+                })
+                .collect(),
+        )
     }
 
     fn edges(&self) -> Vec<crate::graph::Edge> {

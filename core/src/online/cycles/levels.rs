@@ -113,6 +113,9 @@ pub(super) struct Complete {
     /// Transactions that claim timestamps: SI and SER are checked against those claims
     /// offline (white-box), not here.
     pub timed: u64,
+    /// The window's transactions recorded invocation and completion times: strict-SER and
+    /// strong-SI are decided too.
+    pub realtime: bool,
 }
 
 /// The search of each anti-pattern not seen yet over the window's graph (`edges` between
@@ -131,7 +134,11 @@ pub(super) fn search_window(watch: &mut Watch, n: usize, edges: Vec<crate::graph
         if let Searched::Violated(cycles) = searcher.search(&comps, &p, &mut Budget::unlimited(), 1) {
             if let Some(c) = cycles.first() {
                 let txns: Vec<u64> = c.txns.iter().map(|&t| ids.get(t as usize).copied().unwrap_or(0)).collect();
-                let used = if c.types.contains(&EdgeType::So) { order } else { Order::None };
+                let used = if c.types.contains(&EdgeType::So) || c.types.contains(&EdgeType::Rt) {
+                    order
+                } else {
+                    Order::None
+                };
                 watch.add_with(k, used, false, &txns);
             }
         }
@@ -145,17 +152,21 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
         .into_iter()
         .map(|l| {
             let own: Vec<&Seen> = watch.seen.iter().filter(|s| s.violates(l)).collect();
-            let classic = DECIDED.contains(&l);
+            let realtime = matches!(l, Level::StrictSer | Level::StrongSi);
             let (verdict, reason) = if !own.is_empty() {
                 (Verdict::Violated, None)
-            } else if !classic {
-                (Verdict::Unknown, Some(if l.spec().weak.is_some() { NOT_ONLINE_WEAK } else { NOT_ONLINE }.to_string()))
+            } else if !DECIDED.contains(&l) && !realtime {
+                (Verdict::Unknown, Some(NOT_ONLINE_WEAK.to_string()))
             } else if committed == 0 {
                 (Verdict::Unknown, Some(crate::engine::NOTHING_COMMITTED.to_string()))
             } else {
                 match complete {
                     None => (Verdict::Unknown, Some(lost.to_string())),
-                    Some(c) if c.open_orders > 0 && matches!(l, Level::Si | Level::Psi | Level::StrongSessionSi) => (
+                    Some(c) if realtime && !c.realtime => (Verdict::Unknown, Some(NOT_ONLINE.to_string())),
+                    Some(c)
+                        if c.open_orders > 0
+                            && matches!(l, Level::Si | Level::Psi | Level::StrongSessionSi | Level::StrongSi) =>
+                    (
                         Verdict::Unknown,
                         Some(format!(
                             "{} keys end with two or more appends no read ordered: {} is decided over every order of them offline (grail check), not online",
@@ -163,7 +174,18 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
                             l.name()
                         )),
                     ),
-                    Some(c) if c.timed > 0 && matches!(l, Level::Ser | Level::Si | Level::StrongSessionSer | Level::StrongSessionSi) => (
+                    Some(c)
+                        if c.timed > 0
+                            && matches!(
+                                l,
+                                Level::Ser
+                                    | Level::Si
+                                    | Level::StrongSessionSer
+                                    | Level::StrongSessionSi
+                                    | Level::StrictSer
+                                    | Level::StrongSi
+                            ) =>
+                    (
                         Verdict::Unknown,
                         Some(format!(
                             "{} transactions claim start or commit timestamps: {} is also checked against the order they claim, by grail online --timestamps (Aion's axioms) or grail check, not by the cycle checker",
@@ -187,14 +209,12 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
     // The lattice: a level holds with every stronger level that holds (SER's graph without
     // the open appends' order is acyclic, so a topological order of it orders them without
     // any cycle: SI and PSI hold too), and is violated with every weaker level it implies.
-    for l in DECIDED {
-        if out[l as usize].verdict != Verdict::Unknown || complete.is_none() {
+    for l in Level::ALL {
+        if out[l as usize].verdict != Verdict::Unknown || complete.is_none() || committed == 0 {
             continue;
         }
         // The weakest stronger level that holds on its own (SI holds as SER does).
-        let holds = |s: &Level| {
-            DECIDED.contains(s) && out[*s as usize].verdict == Verdict::Holds && out[*s as usize].implied_by.is_none()
-        };
+        let holds = |s: &Level| out[*s as usize].verdict == Verdict::Holds && out[*s as usize].implied_by.is_none();
         if let Some(s) = l.stronger().into_iter().rev().find(holds) {
             let o = &mut out[l as usize];
             o.verdict = Verdict::Holds;
@@ -217,12 +237,13 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
 }
 
 /// The levels decided at the end of a stream: the five classic ones and the two that add
-/// session order (the processes' order, kept with each transaction of the window).
+/// session order (the processes' order, kept with each transaction of the window); the two that
+/// add real-time order are too when the stream recorded times (`Complete::realtime`).
 pub const DECIDED: [Level; 7] =
     [Level::StrongSessionSer, Level::Ser, Level::StrongSessionSi, Level::Si, Level::Psi, Level::Pl2, Level::Pl1];
 
 /// Why a level needing real-time order is not decided online.
-pub const NOT_ONLINE: &str = "not decided online: real-time order is not kept as transactions arrive (grail check decides it); it is violated online with a weaker level";
+pub const NOT_ONLINE: &str = "not decided online: the stream recorded no invocation and completion times, which real-time order needs (grail check orders by input positions then); it is violated online with a weaker level";
 
 /// Why read committed, read atomic and causal consistency are not decided online.
-pub const NOT_ONLINE_WEAK: &str = "not decided online: the commit order its axioms force (Biswas and Enea) is not computed as transactions arrive (grail check decides it); it is violated online by what it forbids that is found online (G0 and G1c cycles, G1a, G1b, internal and thin-air reads)";
+pub const NOT_ONLINE_WEAK: &str = "not decided online: the commit order its axioms force (Biswas and Enea) is not computed as transactions arrive (grail check decides it); online it holds only as a stronger level does, and is violated by what it forbids that is found online (G0 and G1c cycles, G1a, G1b, internal and thin-air reads)";

@@ -281,7 +281,7 @@ impl OnlineChecker {
             return Vec::new();
         }
         self.stats.committed += 1;
-        let t = self.window.push(txn.id, txn.label.as_deref(), txn.process);
+        let t = self.window.push(txn.id, txn.label.as_deref(), txn.process, txn.times);
         let arrival = self.keys.arrive(t, txn);
         self.found(&arrival, txn.id);
         self.stats.incompatible_reads += arrival.incompatible_reads;
@@ -500,10 +500,17 @@ impl OnlineChecker {
         }
         let id = |q: Seq| self.window.node(q).map_or(0, |n| n.id);
         let complete = lost.is_empty().then(|| {
-            let (mut edges, ids) = self.window.graph();
+            let (edges, ids) = self.window.graph();
             levels::search_window(&mut watch, ids.len(), edges.clone(), &ids, Order::None);
-            edges.extend(self.window.session_edges());
-            levels::search_window(&mut watch, ids.len(), edges, &ids, Order::Session);
+            let realtime = self.window.realtime_edges();
+            if let Some(rt) = &realtime {
+                let mut with_rt = edges.clone();
+                with_rt.extend_from_slice(rt);
+                levels::search_window(&mut watch, ids.len(), with_rt, &ids, Order::Realtime);
+            }
+            let mut with_so = edges;
+            with_so.extend(self.window.session_edges());
+            levels::search_window(&mut watch, ids.len(), with_so, &ids, Order::Session);
             if let Some(reader) = self.keys.garbage() {
                 watch.add(AnomalyKind::GarbageRead, &reader.map(id).into_iter().collect::<Vec<_>>());
             }
@@ -511,7 +518,7 @@ impl OnlineChecker {
             if let Some((a, b)) = pair {
                 watch.add(AnomalyKind::GSingle, &[id(a), id(b)]);
             }
-            levels::Complete { open_orders, timed: s.timed }
+            levels::Complete { open_orders, timed: s.timed, realtime: realtime.is_some() }
         });
         levels::verdicts(&watch, complete.as_ref(), &format!("not decided online: {}", lost.join("; ")), s.committed)
     }

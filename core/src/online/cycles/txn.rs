@@ -40,6 +40,9 @@ pub struct OnlineTxn {
     pub timed: bool,
     /// Its process (Jepsen's `:process`, a session): the session order at the stream's end.
     pub process: Option<i64>,
+    /// Its recorded invocation and completion times (`:time`, native `start`/`end`): the
+    /// real-time order at the stream's end.
+    pub times: (Option<i64>, Option<i64>),
 }
 
 impl OnlineTxn {
@@ -70,6 +73,7 @@ impl OnlineTxn {
             ops,
             timed,
             process: txn.process,
+            times: (txn.invoke_time, txn.complete_time),
         }
     }
 
@@ -111,10 +115,16 @@ impl OnlineTxn {
                 }
                 continue;
             }
+            let mut o = OnlineTxn::from_history(&h, t as TxnId);
             if let Some(p) = txn.process {
-                pending.remove(&p);
+                // Its invocation came in an earlier record: its time is the invocation's.
+                if let Some(inv) = pending.remove(&p) {
+                    if o.times.0.is_none() && txn.invoke_pos().is_none() {
+                        o.times.0 = inv.times.0;
+                    }
+                }
             }
-            out.push(OnlineTxn::from_history(&h, t as TxnId));
+            out.push(o);
         }
         Ok(out)
     }
