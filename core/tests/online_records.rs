@@ -140,8 +140,11 @@ fn same_as_whole(text: &str, what: &str) -> usize {
         .collect();
     let mut record_txns = Vec::new();
     let (mut a, mut b) = (Vec::new(), Vec::new());
+    // Each process's invocation waiting for its completion, as a stream keeps it (its time is
+    // the completion's transaction's invocation time).
+    let mut pending = Default::default();
     for (i, line) in text.lines().enumerate() {
-        let txns = OnlineTxn::read(line.as_bytes(), Format::Auto, i as u64).unwrap();
+        let txns = OnlineTxn::read_with(line.as_bytes(), Format::Auto, i as u64, &mut pending).unwrap();
         record_txns.extend(txns.iter().cloned());
         // The checker numbers records by the transactions it took; here one a line, but for
         // invocations, so the ids are given by `read` above with the line number.

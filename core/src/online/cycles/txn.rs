@@ -119,7 +119,7 @@ impl OnlineTxn {
             if let Some(p) = txn.process {
                 // Its invocation came in an earlier record: its time is the invocation's.
                 if let Some(inv) = pending.remove(&p) {
-                    if o.times.0.is_none() && txn.invoke_pos().is_none() {
+                    if o.times.0.is_none() {
                         o.times.0 = inv.times.0;
                     }
                 }
