@@ -135,7 +135,7 @@ fn same_as_whole(text: &str, what: &str) -> usize {
     let opts = OnlineOptions { window: 300, max_length: 5, ..Default::default() };
     let (mut by_record, mut whole) = (OnlineChecker::new(opts.clone()), OnlineChecker::new(opts));
     let whole_txns: Vec<OnlineTxn> = (0..h.txns.len() as u32)
-        .filter(|&t| h.txns[t as usize].complete_pos().is_some() || h.txns[t as usize].invoke_pos().is_none())
+        .filter(|&t| !h.txns[t as usize].awaits_completion())
         .map(|t| OnlineTxn::from_history(&h, t))
         .collect();
     let mut record_txns = Vec::new();

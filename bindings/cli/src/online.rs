@@ -140,14 +140,7 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
                 }
                 Step::Word(secs) => {
                     let s = checker.stats();
-                    Ok(format!(
-                        "grail: online: {} transactions ({:.0}/s), {} live in the window, {} evicted, {} cycles so far",
-                        s.transactions,
-                        s.transactions as f64 / secs.max(1e-9),
-                        s.live,
-                        s.evicted,
-                        s.cycles
-                    ))
+                    Ok(word("online", s.transactions, secs, s.live, s.evicted, s.cycles, "cycles"))
                 }
             }
         })?
@@ -215,6 +208,14 @@ fn drive<R: grail_core::online::stream::Record>(
     }
 }
 
+/// A live stream's progress line (the resident memory is added by [`drive`]).
+fn word(what: &str, transactions: u64, secs: f64, live: usize, evicted: u64, found: u64, found_what: &str) -> String {
+    format!(
+        "grail: {what}: {transactions} transactions ({:.0}/s), {live} live in the window, {evicted} evicted, {found} {found_what} so far",
+        transactions as f64 / secs.max(1e-9)
+    )
+}
+
 /// The cycles a transaction closed and the reads of aborted or intermediate appends it revealed.
 fn print_found(
     out: &mut dyn std::io::Write,
@@ -273,14 +274,7 @@ fn live_timestamps(
             }
             Step::Word(secs) => {
                 let s = checker.stats();
-                Ok(format!(
-                    "grail: online (timestamps): {} transactions ({:.0}/s), {} live in the window, {} evicted, {} violations so far",
-                    s.transactions,
-                    s.transactions as f64 / secs.max(1e-9),
-                    s.live,
-                    s.evicted,
-                    s.violations
-                ))
+                Ok(word("online (timestamps)", s.transactions, secs, s.live, s.evicted, s.violations, "violations"))
             }
         })?
     };

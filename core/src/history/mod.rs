@@ -135,6 +135,12 @@ impl Transaction {
         (self.complete_pos != NO_POS).then_some(self.complete_pos)
     }
 
+    /// An invocation whose completion the text read so far does not hold (a record of a stream
+    /// whose completion is still to come).
+    pub fn awaits_completion(&self) -> bool {
+        self.invoke_pos().is_some() && self.complete_pos().is_none()
+    }
+
     /// The database's start (snapshot) timestamp, when it reports one (native `start_ts`, EDN
     /// `:start-ts`, TimeKiller's `sts`): white-box checking, [`crate::timestamps`].
     pub fn start_ts(&self) -> Option<Ts> {

@@ -127,10 +127,7 @@ const HELD: usize = 100_000;
 impl TsArrival {
     fn all(h: &History, model: Model) -> Vec<TsArrival> {
         (0..h.txns.len() as u32)
-            .filter(|&t| {
-                let x = &h.txns[t as usize];
-                !(x.invoke_pos().is_some() && x.complete_pos().is_none())
-            })
+            .filter(|&t| !h.txns[t as usize].awaits_completion())
             .map(|t| {
                 let txn = TsTxn::from_history_as(h, t, model);
                 let untimed = txn.is_none() && h.txns[t as usize].status == Status::Committed;
@@ -151,9 +148,7 @@ impl Record for TsArrival {
     /// be if it had no write.
     fn read(text: &[u8], format: Format, first: u64, state: &mut TsState) -> Result<(Vec<Self>, u64), Error> {
         let h = read_record(text, format, first)?;
-        let taken = (0..h.txns.len())
-            .filter(|&t| !(h.txns[t].invoke_pos().is_some() && h.txns[t].complete_pos().is_none()))
-            .count() as u64;
+        let taken = h.txns.iter().filter(|t| !t.awaits_completion()).count() as u64;
         let mut out = Vec::new();
         match (h.model, state.model) {
             (Model::Empty, None) if state.held_txns + h.txns.len() <= HELD => {

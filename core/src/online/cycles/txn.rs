@@ -106,7 +106,7 @@ impl OnlineTxn {
         let mut out = Vec::with_capacity(h.txns.len());
         for (t, txn) in h.txns.iter().enumerate() {
             list_append_only(&h, t as TxnId)?;
-            if txn.invoke_pos().is_some() && txn.complete_pos().is_none() {
+            if txn.awaits_completion() {
                 // An invocation whose completion is still to come.
                 if let Some(p) = txn.process {
                     let mut o = OnlineTxn::from_history(&h, t as TxnId);
