@@ -313,10 +313,21 @@ fn online_reads_native_json_transactions() {
     };
     let txn = from_json(&t, 0).unwrap().unwrap();
     assert_eq!((txn.id, txn.label.as_deref(), txn.ops.len()), (7, Some("pay"), 3));
-    let bad = serde_json::json!({"ops": [["w", "x", 1]]});
-    assert!(from_json(&bad, 0).is_err());
+    // Register transactions are read too (checked in rounds); a stream keeps to one model.
+    let write = from_json(&serde_json::json!({"ops": [["w", "x", 1]]}), 0).unwrap().unwrap();
+    assert_eq!(
+        write.ops,
+        vec![grail_core::online::cycles::OnlineOp::Write {
+            key: grail_core::history::Atom::Str("x".into()),
+            value: grail_core::history::Atom::Int(1)
+        }]
+    );
     assert!(from_json(&serde_json::json!([1]), 0).is_err());
-    assert!(from_json(&serde_json::json!({"ops": [["r", "x", 5]]}), 0).is_err());
+    let mut c = OnlineChecker::new(OnlineOptions::default());
+    c.push(&txn);
+    let e = c.push_text(br#"{"id": 8, "ops": [["r", "x", 5]]}"#, Format::Json).unwrap_err();
+    assert!(e.to_string().contains("one data model") && e.txn == Some(8), "{e}");
+    assert_eq!(c.stats().transactions, 1);
 }
 
 #[test]

@@ -113,16 +113,24 @@ fn the_online_checker_accepts_the_records_the_offline_reader_accepts() {
 }
 
 #[test]
-fn register_records_are_read_and_then_refused_online() {
-    for (text, kind) in [
-        (r#"{"ops": [["w", "x", 1]]}"#, ErrorKind::Usage),
-        (r#"{"ops": [["r", "x", 5]]}"#, ErrorKind::Shape),
-        ("{:type :ok, :value [[:w :x 1]]}", ErrorKind::Usage),
-        ("{:type :ok, :value [[:r :x 1]]}", ErrorKind::Shape),
+fn register_records_are_read_and_a_stream_keeps_to_one_model() {
+    for (text, list) in [
+        (r#"{"ops": [["w", "x", 1]]}"#, r#"{"ops": [["append", "x", 1]]}"#),
+        (r#"{"ops": [["r", "x", 5]]}"#, r#"{"ops": [["r", "x", [5]]]}"#),
+        ("{:type :ok, :value [[:w :x 1]]}", "{:type :ok, :value [[:append :x 1]]}"),
+        ("{:type :ok, :value [[:r :x 1]]}", "{:type :ok, :value [[:r :x [1]]]}"),
     ] {
-        assert!(grail_core::read(text.as_bytes(), Format::Auto).is_ok(), "{text}");
-        let e = OnlineTxn::read(text.as_bytes(), Format::Auto, 0).unwrap_err();
-        assert_eq!(e.kind, kind, "{text}: {e}");
+        let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+        let txns = OnlineTxn::read(text.as_bytes(), Format::Auto, 0).unwrap();
+        assert_eq!(txns, vec![OnlineTxn::from_history(&h, 0)], "{text}");
+        // Registers after a list: refused, naming the transaction, whichever comes first.
+        for (first, second) in [(list, text), (text, list)] {
+            let mut c = OnlineChecker::new(OnlineOptions::default());
+            c.push_text(first.as_bytes(), Format::Auto).unwrap();
+            let e = c.push_text(second.as_bytes(), Format::Auto).unwrap_err();
+            assert_eq!(e.kind, ErrorKind::Shape, "{second}: {e}");
+            assert!(e.to_string().contains("one data model"), "{e}");
+        }
     }
     let e = OnlineTxn::read(b"r(x,1,0,1)", Format::Plume, 0).unwrap_err();
     assert_eq!(e.kind, ErrorKind::Usage);

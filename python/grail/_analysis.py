@@ -167,9 +167,11 @@ class Analysis:
 
 
 class OnlineChecker:
-    """Check a list-append history online: feed transactions in completion order; each cycle is
-    reported when the transaction that closes it arrives, and memory stays bounded by
-    ``window`` committed transactions (Zellag & Kemme 2014, Sects. 5.2 and 6).
+    """Check a history online: feed transactions in completion order. List-append: each cycle
+    is reported when the transaction that closes it arrives, and memory stays bounded by
+    ``window`` committed transactions (Zellag & Kemme 2014, Sects. 5.2 and 6). Registers without
+    a version order (``["w", k, v]``, ``["r", k, v]``): checked in rounds of the offline engine
+    over the last ``window`` transactions (``docs/analysis.md``, Register streams).
 
     A transaction is a dict in grail's native form: ``{"id": 1, "label": "pay", "status":
     "committed", "ops": [["append", "x", 1], ["r", "x", [1]]]}`` (``status`` defaults to
@@ -223,12 +225,20 @@ class OnlineChecker:
         appended to, a socket's file): each cycle is yielded as soon as the line that closes it
         has been read, and the stream is read until its end. ``read1`` is used where the stream
         has it, so that a pipe's data is taken as it comes."""
-        return _watch(stream, chunk_size, self.feed_bytes, self.finish_bytes)
+        return _watch(stream, chunk_size, self.feed_bytes, self.finish_bytes, self.flush)
 
-    def end(self) -> None:
+    def end(self) -> List[Dict[str, Any]]:
         """Say the stream ended (``finish_bytes`` and ``watch`` say it themselves): what only
-        the end tells is judged, and a level may hold in :meth:`levels`."""
-        self._native.end()
+        the end tells is judged, and a level may hold in :meth:`levels`. Returns the cycles the
+        offline engine found at the end (a register stream's last round; a list-append stream's
+        RC, RA and CC)."""
+        return [json.loads(a) for a in self._native.end()]
+
+    def flush(self) -> List[Dict[str, Any]]:
+        """A register stream: a round of the offline engine now, if anything arrived since the
+        last (call it when the input pauses); the cycles it found. Nothing for list-append
+        streams, whose cycles come as they close."""
+        return [json.loads(a) for a in self._native.flush()]
 
     def take_findings(self) -> List[Dict[str, Any]]:
         """Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with
@@ -280,15 +290,19 @@ def _watch(
     chunk_size: int,
     feed: Callable[[bytes], List[Dict[str, Any]]],
     finish: Callable[[], List[Dict[str, Any]]],
+    pause: Optional[Callable[[], List[Dict[str, Any]]]] = None,
 ) -> Iterator[Dict[str, Any]]:
     """Read a file-like object to its end, ``read1`` where it has it (a pipe's data as it comes),
-    feeding each piece and yielding what it gave, then what the end gives."""
+    feeding each piece and yielding what it gave, then what the end gives. After a piece shorter
+    than asked for (the writer paused), what ``pause`` gives (a register stream's round)."""
     read = getattr(stream, "read1", None) or stream.read
     while True:
         data = read(chunk_size)
         if not data:
             break
         yield from feed(data.encode() if isinstance(data, str) else data)
+        if pause is not None and len(data) < chunk_size:
+            yield from pause()
     yield from finish()
 
 

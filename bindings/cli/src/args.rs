@@ -223,9 +223,11 @@ pub enum Cmd {
         #[arg(long, default_value = "auto", value_parser = ["auto", "ignore", "only"])]
         white_box: String,
     },
-    /// Stream a list-append history through the online checker, in completion order, printing
-    /// each cycle when the transaction that closes it arrives (docs/analysis.md). `-` reads
-    /// standard input as it is written; SIGINT or SIGTERM ends a live stream with its summary.
+    /// Stream a history through the online checker, in completion order, printing each cycle
+    /// when the transaction that closes it arrives (list-append), or when the round of the
+    /// offline engine that finds it runs (registers without a version order; docs/analysis.md).
+    /// `-` reads standard input as it is written; SIGINT or SIGTERM ends a live stream with its
+    /// summary.
     Online {
         #[command(flatten)]
         input: Input,
@@ -234,7 +236,8 @@ pub enum Cmd {
         /// `tail -F`); runs until SIGINT or SIGTERM, then prints the summary.
         #[arg(long)]
         follow: bool,
-        /// Committed transactions kept in memory (Zellag & Kemme, Theorem 6.1).
+        /// Committed transactions kept in memory (Zellag & Kemme, Theorem 6.1); for registers,
+        /// the transactions each round checks.
         #[arg(long, default_value_t = 100_000)]
         window: usize,
         /// Report cycles of at most this many transactions.

@@ -31,7 +31,10 @@ pub fn online(
             print_found(&mut out, &mut checker, found, json)?;
         }
     }
-    checker.end();
+    let found = checker.end();
+    if !quiet {
+        print_found(&mut out, &mut checker, found, json)?;
+    }
     finish(progress, &mut out, &mut checker, t0, window, json)
 }
 
@@ -131,10 +134,18 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
             match step {
                 Step::Take(txns) => {
                     for t in txns {
+                        checker.accepts(t).map_err(|e| format!("{name}: {e}"))?;
                         let found = checker.push(t);
                         if !o.quiet {
                             print_found(out, checker, found, o.json)?;
                         }
+                    }
+                    Ok(String::new())
+                }
+                Step::Pause => {
+                    let found = checker.flush();
+                    if !o.quiet {
+                        print_found(out, checker, found, o.json)?;
                     }
                     Ok(String::new())
                 }
@@ -146,7 +157,12 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         })?
     };
     match end {
-        Ended::End => checker.end(),
+        Ended::End => {
+            let found = checker.end();
+            if !o.quiet {
+                print_found(&mut out, &mut checker, found, o.json)?;
+            }
+        }
         Ended::Stopped => {
             // What the summary covers: every complete line; a line still being written is left.
             eprintln!(
@@ -170,6 +186,8 @@ enum Step<'a, R> {
     Take(&'a [R]),
     /// The progress line, this many seconds in.
     Word(f64),
+    /// The input paused: print what the checker held back.
+    Pause,
 }
 
 /// A live stream's records, batch by batch, to `step` (which checks and prints), with a progress
@@ -186,7 +204,12 @@ fn drive<R: grail_core::online::stream::Record>(
     let mut next_word = t0 + LIVE_PROGRESS;
     let mut lines = 0;
     loop {
-        match records.next() {
+        let mut paused: Result<String, String> = Ok(String::new());
+        let next = records.next_idle(&mut || {
+            paused = step(Step::Pause, out).and_then(|_| out.flush().map_err(|e| e.to_string()).map(|_| String::new()))
+        });
+        paused?;
+        match next {
             Some(Parsed::Records(r, n)) => {
                 lines = n;
                 step(Step::Take(&r.txns), out)?;
@@ -272,6 +295,7 @@ fn live_timestamps(
                 }
                 Ok(String::new())
             }
+            Step::Pause => Ok(String::new()),
             Step::Word(secs) => {
                 let s = checker.stats();
                 Ok(word("online (timestamps)", s.transactions, secs, s.live, s.evicted, s.violations, "violations"))

@@ -160,9 +160,26 @@ pub struct RecordSource<R> {
 }
 
 impl<R> RecordSource<R> {
-    /// The next records, or `None` once a stop signal has arrived.
-    pub fn next(&self) -> Option<Parsed<R>> {
-        recv_or_stop(&self.rx).map(|p| p.unwrap_or_else(|| Parsed::Failed("the records thread stopped".into())))
+    /// The next records, or `None` once a stop signal has arrived; `idle` is called once when
+    /// none has come within a poll (the input paused: a checker may report what it held back).
+    pub fn next_idle(&self, idle: &mut dyn FnMut()) -> Option<Parsed<R>> {
+        let mut told = false;
+        loop {
+            if STOP.load(Ordering::SeqCst) {
+                return None;
+            }
+            match self.rx.recv_timeout(POLL) {
+                Ok(c) => return Some(c),
+                Err(RecvTimeoutError::Timeout) if !told => {
+                    told = true;
+                    idle();
+                }
+                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Disconnected) => {
+                    return Some(Parsed::Failed("the records thread stopped".into()))
+                }
+            }
+        }
     }
 
     /// Records checked: handed back to be freed where they were made.

@@ -59,9 +59,21 @@ impl PyOnline {
         })
     }
 
-    /// The stream ended (core's `OnlineChecker::end`): a level may now hold.
-    fn end(&mut self) {
-        self.inner.checker_mut().end();
+    /// The stream ended (core's `OnlineChecker::end`): a level may now hold; the cycles the
+    /// offline engine found at the end, each as JSON text.
+    fn end(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || {
+            Ok(inner.checker_mut().end().iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
+        })
+    }
+
+    /// A register stream's round now (core's `OnlineChecker::flush`); its cycles as JSON text.
+    fn flush(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
+        let inner = &mut self.inner;
+        guarded(py, || {
+            Ok(inner.checker_mut().flush().iter().map(|a| serde_json::to_string(a).unwrap_or_default()).collect())
+        })
     }
 
     /// Reads of aborted and intermediate appends, and reads that disagree with their own

@@ -536,10 +536,23 @@ export class OnlineChecker extends Streaming {
         return watchStream(this, stream);
     }
 
-    /** Say the stream ended (`finishBytes` and `watch` say it themselves): a level may hold. */
+    /**
+     * Say the stream ended (`finishBytes` and `watch` say it themselves): a level may hold.
+     * Returns the cycles the offline engine found at the end (a register stream's last round;
+     * a list-append stream's RC, RA and CC).
+     */
     end() {
         const c = this._live();
         return guard(() => c.end());
+    }
+
+    /**
+     * A register stream: a round of the offline engine now, if anything arrived since the last
+     * (call it when the input pauses); the cycles it found. Nothing for list-append streams.
+     */
+    flush() {
+        const c = this._live();
+        return guard(() => c.flush());
     }
 
     /** Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with their own transaction (internal), found since the last call. */
@@ -560,13 +573,20 @@ export class OnlineChecker extends Streaming {
     }
 }
 
-/** Read a stream of chunks to its end through a checker's feedBytes, then its finishBytes. */
+/**
+ * Read a stream of chunks to its end through a checker's feedBytes, then its finishBytes; after
+ * a chunk shorter than a full one (the writer paused), its flush, where it has one.
+ */
 async function* watchStream(checker, stream) {
     for await (const chunk of stream) {
         yield* checker.feedBytes(chunk);
+        if (typeof checker.flush === 'function' && chunk.length < FULL_CHUNK) yield* checker.flush();
     }
     yield* checker.finishBytes();
 }
+
+/** A Node stream's chunk when more was waiting (its default highWaterMark). */
+const FULL_CHUNK = 65536;
 
 /**
  * Check committed transactions that carry start and commit timestamps as they arrive, in any

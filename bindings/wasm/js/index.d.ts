@@ -75,10 +75,10 @@ export interface OnlineTxn {
     id?: number;
     label?: string | null;
     status?: 'committed' | 'ok' | 'aborted' | 'fail' | 'indeterminate' | 'info';
-    ops: (['append', Value, Value] | ['r', Value, Value[] | null])[];
+    ops: (['append', Value, Value] | ['r', Value, Value[] | null] | ['w', Value, Value] | ['r', Value, Value])[];
 }
 
-/** The online checker (Zellag & Kemme 2014, Sects. 5.2 and 6). */
+/** The online checker (Zellag & Kemme 2014, Sects. 5.2 and 6): list-append cycles as they close; register streams in rounds of the offline engine. */
 export declare class OnlineChecker {
     constructor(options?: OnlineOptions);
     /** Take the next transaction; the cycles it closed. */
@@ -91,8 +91,10 @@ export declare class OnlineChecker {
     finishBytes(): OnlineAnomaly[];
     /** Check a stream of chunks as it is written, yielding each cycle when its line arrives. */
     watch(stream: AsyncIterable<Uint8Array | string>): AsyncGenerator<OnlineAnomaly, void, undefined>;
-    /** Say the stream ended (finishBytes and watch say it themselves): a level may now hold. */
-    end(): void;
+    /** Say the stream ended (finishBytes and watch say it themselves): a level may now hold; the cycles the offline engine found at the end (a register stream's last round, a list-append stream's RC, RA and CC). */
+    end(): OnlineAnomaly[];
+    /** A register stream: a round of the offline engine now, if anything arrived since the last (call it when the input pauses). */
+    flush(): OnlineAnomaly[];
     /** Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with their own transaction (internal), found since the last call. */
     takeFindings(): OnlineFinding[];
     summary(): OnlineSummary;

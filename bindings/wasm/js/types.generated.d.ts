@@ -711,6 +711,14 @@ export interface OnlineStats {
      */
     read_findings: number;
     /**
+     * Transactions refused by `push` (a model other than the stream's; `push_text` says why).
+     */
+    refused: number;
+    /**
+     * Register streams: rounds of the offline engine over the kept transactions.
+     */
+    rounds: number;
+    /**
      * Transactions that claim a start or a commit timestamp (not checked by this checker).
      */
     timed: number;

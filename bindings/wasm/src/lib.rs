@@ -419,9 +419,15 @@ impl OnlineChecker {
         to_js(&found)
     }
 
-    /// The stream ended (core's `OnlineChecker::end`): a level may now hold.
-    pub fn end(&mut self) {
-        self.inner.checker_mut().end();
+    /// The stream ended (core's `OnlineChecker::end`): a level may now hold; the cycles the
+    /// offline engine found at the end.
+    pub fn end(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.checker_mut().end())
+    }
+
+    /// A register stream's round now (core's `OnlineChecker::flush`); the cycles it found.
+    pub fn flush(&mut self) -> Result<JsValue, JsValue> {
+        to_js(&self.inner.checker_mut().flush())
     }
 
     /// Reads of aborted and intermediate appends, and reads that disagree with their own

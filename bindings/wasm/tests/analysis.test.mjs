@@ -78,10 +78,12 @@ test('online checker: cycles as they close, memory within the window', () => {
 
 test('online checker: bad transactions and evictions', () => {
     const oc = new OnlineChecker({ window: 5 });
-    assert.throws(() => oc.add({ ops: [['w', 'x', 1]] }), (e) => e.kind === 'usage');
-    assert.throws(() => oc.add({ ops: [['r', 'x', 5]] }), (e) => e.kind === 'shape');
+    assert.throws(() => oc.add({ ops: [['append', 'x', []]] }), (e) => e.kind === 'shape');
     assert.throws(() => new OnlineChecker({ windw: 5 }), (e) => e.kind === 'usage');
     oc.add({ ops: [['r', 'x', []], ['append', 'x', 1]] });
+    // Register operations after list appends: a stream keeps to one data model.
+    assert.throws(() => oc.add({ ops: [['w', 'x', 1]] }), (e) => e.kind === 'shape' && /one data model/.test(e.message));
+    assert.throws(() => oc.add({ ops: [['r', 'x', 5]] }), (e) => e.kind === 'shape' && /one data model/.test(e.message));
     for (let i = 0; i < 10; i++) oc.add({ ops: [['append', `f${i}`, 1]] });
     oc.add({ ops: [['r', 'x', []], ['append', 'x', 2]] });
     assert.deepEqual(oc.add({ ops: [['r', 'x', [1, 2]]] }), []);

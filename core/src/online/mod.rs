@@ -1,7 +1,8 @@
 //! The online checkers: transactions taken one at a time as they arrive, each anomaly reported
 //! when the transaction that closes it arrives, in memory bounded by a window.
 //!
-//! [`cycles`]: list-append cycles with their classes (Zellag & Kemme 2014, Sect. 5.2 and 6);
+//! [`cycles`]: list-append cycles with their classes (Zellag & Kemme 2014, Sect. 5.2 and 6), and
+//! register streams in rounds of the offline engine over the window;
 //! [`timestamps`]: start and commit timestamps against Chronos's axioms, as Aion checks them.
 //! Both take a record the same way, `push_json` (grail's native JSON form of a transaction,
 //! the text a JSON-lines file holds), so every front end feeds them alike.
@@ -11,7 +12,7 @@ pub mod stream;
 pub mod timestamps;
 
 use crate::error::{Error, ErrorKind};
-use crate::history::{History, Model, Status};
+use crate::history::{History, Status};
 
 /// The online checker for a history.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -23,18 +24,19 @@ pub enum OnlineKind {
 }
 
 impl OnlineKind {
-    /// Timestamps when asked for, or when every committed transaction carries both; list-append
-    /// cycles otherwise. A register history without them has no online checker.
+    /// Timestamps when asked for, or when every committed transaction carries both; the
+    /// [`cycles`] checker otherwise (list-append cycles as they close; registers in rounds of
+    /// the offline engine over the window).
     pub fn choose(h: &History, timestamps: bool) -> Result<OnlineKind, Error> {
         let mut committed = h.txns.iter().filter(|t| t.status == Status::Committed).peekable();
         let all_timed =
             committed.peek().is_some() && committed.all(|t| t.start_ts().is_some() && t.commit_ts().is_some());
         if timestamps || all_timed {
             Ok(OnlineKind::Timestamps)
-        } else if h.model == Model::RwRegister {
+        } else if h.version_order.is_some() {
             Err(Error::new(
                 ErrorKind::Usage,
-                "online checking takes list-append histories (append and r), not register writes, unless every committed transaction carries start and commit timestamps",
+                "online checking does not take a write-ahead log: a stream's records carry no log lines (check it with grail check --wal)",
             ))
         } else {
             Ok(OnlineKind::Cycles)

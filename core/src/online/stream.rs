@@ -399,12 +399,19 @@ impl LineStream {
     pub fn finish(&mut self, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
         let r = self.lines.finish();
         self.check(r, emit)?;
-        self.checker.end();
+        self.checker.end().into_iter().for_each(emit);
         Ok(())
+    }
+
+    /// The input paused (a read gave less than it could): a register stream's round now
+    /// ([`OnlineChecker::flush`]), so that what the lines so far close is not held back.
+    pub fn pause(&mut self, emit: &mut dyn FnMut(OnlineAnomaly)) {
+        self.checker.flush().into_iter().for_each(emit);
     }
 
     fn check(&mut self, r: Records, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
         for t in &r.txns {
+            self.checker.accepts(t)?;
             self.checker.push(t).into_iter().for_each(&mut *emit);
         }
         r.error.map_or(Ok(()), Err)

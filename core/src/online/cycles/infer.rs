@@ -98,6 +98,7 @@ impl KeyState {
 fn own_view(ops: &[OnlineOp], i: usize, key: &Atom, list: &[Atom]) -> (bool, bool, bool) {
     let on_key = |o: &OnlineOp| match o {
         OnlineOp::Append { key: k, .. } | OnlineOp::Read { key: k, .. } => k == key,
+        OnlineOp::Write { .. } | OnlineOp::ReadValue { .. } => false,
     };
     if !ops[..i].iter().any(on_key) {
         return (false, true, false);
@@ -115,6 +116,7 @@ fn own_view(ops: &[OnlineOp], i: usize, key: &Atom, list: &[Atom]) -> (bool, boo
                 before = Some(list.as_deref().unwrap_or(&[]));
                 own.clear();
             }
+            OnlineOp::Write { .. } | OnlineOp::ReadValue { .. } => {}
         }
     }
     let ends_with_own =
@@ -190,7 +192,7 @@ impl Keys {
         // Reads first: they may order earlier appends.
         for (i, op) in txn.ops.iter().enumerate() {
             match op {
-                OnlineOp::Append { .. } => {}
+                OnlineOp::Append { .. } | OnlineOp::Write { .. } | OnlineOp::ReadValue { .. } => {}
                 OnlineOp::Read { key, list } => {
                     // A read after the transaction's own append (internal) makes no edge, but
                     // orders the key like any other read, unless it disagrees with the

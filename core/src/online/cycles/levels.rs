@@ -22,6 +22,7 @@
 //! - `unknown` otherwise, with the reason: what eviction could have missed, or that the level's
 //!   real-time or commit orders are not kept online.
 
+use super::kept::Decided;
 use crate::analysis::classify::ADYA;
 use crate::anomaly::AnomalyKind;
 use crate::engine::Verdict;
@@ -56,13 +57,26 @@ pub(super) struct Seen {
     /// A second read seeing newer versions (an internal finding read committed allows).
     pub reread: bool,
     pub txns: Vec<u64>,
+    /// Decided by the offline engine over the kept transactions (`kept`): the level it found
+    /// violated and its anomalies' names, rather than the kind's entry in the level table.
+    pub level: Option<(Level, Vec<String>)>,
 }
 
 impl Seen {
     /// The levels it violates (`level::violated_with`: one that needed session order counts
     /// only for the levels whose cycles may use it; a reread not for one that allows rereads).
     fn violates(&self, l: Level) -> bool {
+        if let Some((v, _)) = &self.level {
+            return l == *v || l.weaker().contains(v);
+        }
         violated_with(self.kind, self.order).contains(&l) && !(self.reread && l.spec().allows_rereads)
+    }
+
+    fn names(&self) -> Vec<String> {
+        match &self.level {
+            Some((_, names)) => names.clone(),
+            None => vec![self.kind.name().to_string()],
+        }
     }
 }
 
@@ -92,8 +106,18 @@ impl Watch {
     }
 
     fn add_with(&mut self, kind: AnomalyKind, order: Order, reread: bool, txns: &[u64]) {
-        if !self.seen.iter().any(|s| s.kind == kind && s.order == order && s.reread == reread) {
-            self.seen.push(Seen { kind, order, reread, txns: txns.to_vec() });
+        if !self.seen.iter().any(|s| s.level.is_none() && s.kind == kind && s.order == order && s.reread == reread) {
+            self.seen.push(Seen { kind, order, reread, txns: txns.to_vec(), level: None });
+        }
+    }
+
+    /// A level the offline engine found violated over the kept transactions (`kept`), with its
+    /// anomalies' names and first witness.
+    pub fn add_level(&mut self, level: Level, names: &[String], txns: &[u64]) {
+        if !self.seen.iter().any(|s| s.level.as_ref().is_some_and(|(l, _)| *l == level)) {
+            let kind = AnomalyKind::G0; // not read: `level` decides
+            let level = Some((level, names.to_vec()));
+            self.seen.push(Seen { kind, order: Order::None, reread: false, txns: txns.to_vec(), level });
         }
     }
 }
@@ -116,6 +140,10 @@ pub(super) struct Complete {
     /// The window's transactions recorded invocation and completion times: strict-SER and
     /// strong-SI are decided too.
     pub realtime: bool,
+    /// RC, RA and CC as the offline engine decided them over the kept transactions (`kept`);
+    /// empty when it did not run (why: `weak_why`).
+    pub engine: Vec<Decided>,
+    pub weak_why: Option<String>,
 }
 
 /// The search of each anti-pattern not seen yet over the window's graph (`edges` between
@@ -126,7 +154,7 @@ pub(super) fn search_window(watch: &mut Watch, n: usize, edges: Vec<crate::graph
     let comps = components(&g);
     let mut searcher = Searcher::new(&g);
     for k in ADYA {
-        if watch.seen.iter().any(|s| s.kind == k) {
+        if watch.seen.iter().any(|s| s.level.is_none() && s.kind == k) {
             continue; // seen without the order: it violates every level this search is for
         }
         let Some(mut p) = pattern(k) else { continue };
@@ -153,10 +181,18 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
         .map(|l| {
             let own: Vec<&Seen> = watch.seen.iter().filter(|s| s.violates(l)).collect();
             let realtime = matches!(l, Level::StrictSer | Level::StrongSi);
+            let engine = complete.and_then(|c| c.engine.iter().find(|d| d.level == l));
             let (verdict, reason) = if !own.is_empty() {
                 (Verdict::Violated, None)
             } else if !DECIDED.contains(&l) && !realtime {
-                (Verdict::Unknown, Some(NOT_ONLINE_WEAK.to_string()))
+                match (complete, engine) {
+                    (_, _) if committed == 0 => (Verdict::Unknown, Some(crate::engine::NOTHING_COMMITTED.to_string())),
+                    (None, _) => (Verdict::Unknown, Some(lost.to_string())),
+                    (Some(_), Some(d)) => (d.verdict, d.reason.clone()),
+                    (Some(c), None) => {
+                        (Verdict::Unknown, Some(c.weak_why.clone().unwrap_or_else(|| NOT_ONLINE_WEAK.to_string())))
+                    }
+                }
             } else if committed == 0 {
                 (Verdict::Unknown, Some(crate::engine::NOTHING_COMMITTED.to_string()))
             } else {
@@ -196,21 +232,84 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
                     Some(_) => (Verdict::Holds, None),
                 }
             };
-            OnlineLevel {
-                level: l.name().to_string(),
-                verdict,
-                anomalies: own.iter().map(|s| s.kind.name().to_string()).collect(),
-                witness: own.first().map_or(Vec::new(), |s| s.txns.clone()),
-                implied_by: None,
-                reason,
-            }
+            let (anomalies, witness) = match engine {
+                Some(d) if own.is_empty() && verdict == Verdict::Violated => (d.anomalies.clone(), d.witness.clone()),
+                _ => (names(&own), own.first().map_or(Vec::new(), |s| s.txns.clone())),
+            };
+            OnlineLevel { level: l.name().to_string(), verdict, anomalies, witness, implied_by: None, reason }
         })
         .collect();
+    close(&mut out, complete.is_some() && committed > 0);
+    out
+}
+
+/// The verdicts of a register stream: violated by what the rounds found; at the end of a stream
+/// that fit the window, the offline engine's verdicts over it (`decided`), except that a level
+/// that needs real-time order holds only when times were recorded, and none holds over claimed
+/// timestamps (checked by `grail online --timestamps` or `grail check`); else unknown (`lost`).
+pub(super) fn from_engine(
+    watch: &Watch,
+    decided: Option<&[Decided]>,
+    lost: &str,
+    committed: u64,
+    realtime: bool,
+    timed: u64,
+) -> Vec<OnlineLevel> {
+    let mut out: Vec<OnlineLevel> = Level::ALL
+        .into_iter()
+        .map(|l| {
+            let own: Vec<&Seen> = watch.seen.iter().filter(|s| s.violates(l)).collect();
+            let d = decided.and_then(|ds| ds.iter().find(|d| d.level == l));
+            let unknown = |why: String| (Verdict::Unknown, Some(why), Vec::new(), Vec::new());
+            // Its own violation first, else the weaker level's it follows from.
+            let first = own.iter().find(|s| s.level.as_ref().is_none_or(|(v, _)| *v == l)).or(own.first());
+            let (verdict, reason, anomalies, witness) = if let Some(s) = first {
+                (Verdict::Violated, None, names(&own), s.txns.clone())
+            } else if committed == 0 {
+                unknown(crate::engine::NOTHING_COMMITTED.to_string())
+            } else {
+                match d {
+                    None => unknown(lost.to_string()),
+                    Some(d) if d.verdict == Verdict::Violated => {
+                        (Verdict::Violated, None, d.anomalies.clone(), d.witness.clone())
+                    }
+                    Some(_) if matches!(l, Level::StrictSer | Level::StrongSi) && !realtime => {
+                        unknown(NOT_ONLINE.to_string())
+                    }
+                    Some(_) if timed > 0 => unknown(format!(
+                        "{timed} transactions claim start or commit timestamps: {} is also checked against the order they claim, by grail online --timestamps (Aion's axioms) or grail check",
+                        l.name()
+                    )),
+                    Some(d) => (d.verdict, d.reason.clone(), d.anomalies.clone(), d.witness.clone()),
+                }
+            };
+            let implied_by = first.and_then(|s| s.level.as_ref()).filter(|(v, _)| *v != l).map(|(v, _)| v.name().to_string());
+            OnlineLevel { level: l.name().to_string(), verdict, anomalies, witness, implied_by, reason }
+        })
+        .collect();
+    close(&mut out, decided.is_some() && committed > 0);
+    out
+}
+
+/// The anomalies' names, each once, in the order seen.
+fn names(seen: &[&Seen]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for n in seen.iter().flat_map(|s| s.names()) {
+        if !out.contains(&n) {
+            out.push(n);
+        }
+    }
+    out
+}
+
+/// Close the verdicts under the lattice; a level may hold as a stronger one does only when
+/// `may_hold` (the stream ended within the window).
+fn close(out: &mut [OnlineLevel], may_hold: bool) {
     // The lattice: a level holds with every stronger level that holds (SER's graph without
     // the open appends' order is acyclic, so a topological order of it orders them without
     // any cycle: SI and PSI hold too), and is violated with every weaker level it implies.
     for l in Level::ALL {
-        if out[l as usize].verdict != Verdict::Unknown || complete.is_none() || committed == 0 {
+        if out[l as usize].verdict != Verdict::Unknown || !may_hold {
             continue;
         }
         // The weakest stronger level that holds on its own (SI holds as SER does).
@@ -233,7 +332,6 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
             o.reason = None;
         }
     }
-    out
 }
 
 /// The levels decided at the end of a stream: the five classic ones and the two that add

@@ -38,6 +38,7 @@
 
 mod graph;
 mod infer;
+mod kept;
 pub mod levels;
 pub mod render;
 mod search;
@@ -52,7 +53,8 @@ use crate::analysis::{ClassifiedCycle, Tally, NO_LABEL};
 use crate::anomaly::AnomalyKind;
 use crate::error::Error;
 use crate::graph::EdgeType;
-use crate::history::Status;
+use crate::history::{Model, Status};
+use crate::level::Level;
 use crate::level::Order;
 use crate::read::Format;
 use graph::Window;
@@ -130,6 +132,10 @@ pub struct OnlineStats {
     pub timed: u64,
     /// Values appended to a key that had them already (offline: duplicate-write).
     pub duplicate_appends: u64,
+    /// Register streams: rounds of the offline engine over the kept transactions.
+    pub rounds: u64,
+    /// Transactions refused by `push` (a model other than the stream's; `push_text` says why).
+    pub refused: u64,
 }
 
 /// A read of an aborted or an intermediate append, reported when the later of its reader and
@@ -189,7 +195,25 @@ pub struct OnlineChecker {
     ended: bool,
     /// The new pairs of one arrival, kept for the next.
     new_pairs: Vec<(Seq, graph::Adj)>,
+    /// The id of the transaction taken last.
+    last_id: u64,
+    /// The stream's data model, once a transaction wrote: list-append (the cycle search) or
+    /// registers (rounds of the offline engine over the kept transactions).
+    model: Option<Model>,
+    /// The transactions kept for the offline engine ([`kept`]).
+    kept: kept::Kept,
+    /// What the rounds reported already.
+    reported: kept::Reported,
+    /// What the offline engine decided over the whole stream at its end ([`OnlineChecker::end`]).
+    last: Option<Vec<kept::Decided>>,
+    /// Why it did not run at the end, when it did not.
+    last_why: Option<String>,
 }
+
+/// A register stream's round runs after this many arrivals or half the kept transactions,
+/// whichever is more (so that the rounds' work stays in proportion to the stream), but at most
+/// half the window apart; and when asked ([`OnlineChecker::flush`]).
+const ROUND_MIN: usize = 1024;
 
 /// Read findings kept for a caller that does not take them (each is counted in the stats).
 const MAX_QUEUED: usize = 1024;
@@ -211,6 +235,12 @@ impl OnlineChecker {
             findings: Vec::new(),
             ended: false,
             new_pairs: Vec::new(),
+            last_id: 0,
+            model: None,
+            kept: kept::Kept::default(),
+            reported: kept::Reported::default(),
+            last: None,
+            last_why: None,
         }
     }
 
@@ -227,7 +257,12 @@ impl OnlineChecker {
     /// (the count of transactions taken so far). A record refused takes nothing.
     pub fn push_text(&mut self, text: &[u8], format: Format) -> Result<Vec<OnlineAnomaly>, Error> {
         let txns = OnlineTxn::read(text, format, self.stats.transactions)?;
-        Ok(txns.iter().flat_map(|t| self.push(t)).collect())
+        let mut out = Vec::new();
+        for t in &txns {
+            self.accepts(t)?;
+            out.extend(self.push(t));
+        }
+        Ok(out)
     }
 
     /// Take the next transaction as JSON text (grail's native form, as a JSON-lines file holds
@@ -237,10 +272,105 @@ impl OnlineChecker {
     }
 
     /// The stream ended: what only its end tells is judged by [`OnlineChecker::summary`] (reads
-    /// of values nobody appended, the order of appends no read saw), and a level may hold. A
-    /// transaction pushed after it takes the stream up again.
-    pub fn end(&mut self) {
+    /// of values nobody appended, the order of appends no read saw), and a level may hold. When
+    /// nothing left the window, the offline engine checks the kept transactions: a register
+    /// stream's last round, every level (its cycles returned, its reads taken by
+    /// [`OnlineChecker::take_findings`]); a list-append stream's RC, RA and CC. A transaction
+    /// pushed after it takes the stream up again.
+    pub fn end(&mut self) -> Vec<OnlineAnomaly> {
         self.ended = true;
+        self.last = None;
+        self.last_why = None;
+        let by = self.last_id;
+        if self.model == Some(Model::RwRegister) {
+            let found = self.round(by);
+            return found;
+        }
+        if self.kept.dropped > 0 {
+            self.last_why = Some(format!(
+                "not decided online: {} transactions did not fit the {} kept for the offline engine, which decides RC, RA and CC at the end of a stream (Biswas and Enea's commit order)",
+                self.kept.dropped,
+                2 * self.opts.window
+            ));
+            return Vec::new();
+        }
+        if self.stats.timed > 0 {
+            self.last_why = Some(format!(
+                "not decided online: {} transactions claim start or commit timestamps, which RC, RA and CC are also checked against (grail online --timestamps, grail check)",
+                self.stats.timed
+            ));
+            return Vec::new();
+        }
+        let Ok(h) = self.kept.history(false) else { return Vec::new() };
+        let c = kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]);
+        self.last = Some(c.levels.clone());
+        self.take_round(c, by, false)
+    }
+
+    /// A register stream: a round now if anything arrived since the last one (a front end calls
+    /// it when its input pauses, so that a violation is not held until the next round). Nothing
+    /// for a list-append stream, whose cycles are reported as they close.
+    pub fn flush(&mut self) -> Vec<OnlineAnomaly> {
+        if self.model == Some(Model::RwRegister) && self.reported.since > 0 {
+            return self.round(self.last_id);
+        }
+        Vec::new()
+    }
+
+    /// Whether `txn` can join the stream: not a register transaction in a list-append stream,
+    /// nor the other way around (as offline, a history of one model).
+    pub fn accepts(&self, txn: &OnlineTxn) -> Result<(), Error> {
+        match (self.model, model_of(txn)) {
+            (Some(m), Some(t)) if m != t => Err(Error::new(
+                crate::error::ErrorKind::Shape,
+                format!("the stream so far is {m}, and this transaction is {t}: a history has one data model"),
+            )
+            .with_txn(txn.id)),
+            _ => Ok(()),
+        }
+    }
+
+    /// One round of a register stream: the offline engine over the kept transactions, every
+    /// level; what it found that no round reported yet.
+    fn round(&mut self, by: u64) -> Vec<OnlineAnomaly> {
+        self.reported.since = 0;
+        self.stats.rounds += 1;
+        let whole = self.ended && self.kept.dropped == 0;
+        let Ok(h) = self.kept.history(!whole) else { return Vec::new() };
+        let c = kept::check(&h, &Level::ALL);
+        if self.ended && self.kept.dropped == 0 {
+            self.last = Some(c.levels.clone());
+        }
+        self.take_round(c, by, true)
+    }
+
+    /// Take what the engine found: the levels it found violated go to the levels' watch (when
+    /// `watch`), each cycle and read not reported yet is reported.
+    fn take_round(&mut self, c: kept::Checked, by: u64, watch: bool) -> Vec<OnlineAnomaly> {
+        if watch {
+            for d in c.levels.iter().filter(|d| d.verdict == crate::engine::Verdict::Violated) {
+                self.watch.add_level(d.level, &d.anomalies, &d.witness);
+            }
+        }
+        for &(kind, _reread, reader, writer) in &c.findings {
+            if !self.reported.new_finding(kind.name(), reader, writer) {
+                continue;
+            }
+            self.stats.read_findings += 1;
+            if self.findings.len() < MAX_QUEUED {
+                self.findings.push(OnlineFinding { anomaly: kind.name().to_string(), reader, writer, found_by: by });
+            }
+        }
+        let mut found = Vec::new();
+        for cyc in c.cycles {
+            if !self.reported.new_cycle(&cyc.cycle.txns) {
+                continue;
+            }
+            self.stats.cycles += 1;
+            self.tally.add(cyc.classes, cyc.cycle.txns.len(), &cyc.cycle.labels);
+            found.push(kept::anomaly(cyc, by));
+        }
+        found
     }
 
     /// The reads of aborted and intermediate appends found since the last call, in order.
@@ -271,9 +401,23 @@ impl OnlineChecker {
     /// Take the next transaction (in completion order); returns the cycles it closed. Reads of
     /// aborted and intermediate appends it revealed are taken by [`OnlineChecker::take_findings`].
     pub fn push(&mut self, txn: &OnlineTxn) -> Vec<OnlineAnomaly> {
+        if self.accepts(txn).is_err() {
+            self.stats.refused += 1;
+            return Vec::new();
+        }
+        if self.model.is_none() {
+            self.model = model_of(txn);
+        }
         self.stats.transactions += 1;
         self.stats.timed += txn.timed as u64;
         self.ended = false;
+        self.last_id = txn.id;
+        let register = self.model == Some(Model::RwRegister);
+        let limit = if register { self.opts.window } else { 2 * self.opts.window };
+        self.kept.push(txn, limit, register);
+        if register {
+            return self.push_register(txn);
+        }
         if txn.status != Status::Committed {
             // No edges: aborted writes are judged by the reads of them, indeterminate ones not.
             let a = self.keys.foreign(self.window.base() + self.window.len() as Seq, txn);
@@ -313,11 +457,30 @@ impl OnlineChecker {
             self.settle();
         }
         self.evict();
+        if self.stats.evicted > 0 {
+            // RC, RA and CC are decided over the whole stream only: nothing more to keep.
+            self.kept.let_go();
+        }
         self.stats.live = self.window.len();
         self.stats.peak_live = self.stats.peak_live.max(self.window.len());
         self.stats.keys = self.keys.len();
         self.stats.peak_keys = self.stats.peak_keys.max(self.keys.len());
         found
+    }
+
+    /// A register transaction: kept, and a round when one is due.
+    fn push_register(&mut self, txn: &OnlineTxn) -> Vec<OnlineAnomaly> {
+        self.stats.committed += (txn.status == Status::Committed) as u64;
+        self.stats.evicted = self.kept.dropped;
+        self.stats.live = self.kept.len();
+        self.stats.peak_live = self.stats.peak_live.max(self.kept.len());
+        self.reported.since += 1;
+        // At most half the window apart, so that transactions that arrive within half a window of
+        // one another are together in some round.
+        if self.reported.since >= ROUND_MIN.max(self.kept.len() / 2).min((self.opts.window / 2).max(1)) {
+            return self.round(txn.id);
+        }
+        Vec::new()
     }
 
     /// A cycle's edge types, keys and whether some edge is provisional only, as the window has
@@ -433,7 +596,12 @@ impl OnlineChecker {
             ));
         }
         let skipped = s.transactions - s.committed;
-        if skipped > 0 {
+        if self.model == Some(Model::RwRegister) {
+            notes.push(format!(
+                "registers: checked in {} rounds of the offline engine (grail check's) over the last {} transactions at most, every level; a round over a window that lost older transactions leaves out the reads of values written before it",
+                s.rounds, self.opts.window
+            ));
+        } else if skipped > 0 {
             notes.push(format!(
                 "{skipped} transactions did not commit (aborted or indeterminate): no edges; reads of their appends are judged"
             ));
@@ -473,6 +641,17 @@ impl OnlineChecker {
         let mut lost = Vec::new();
         if !self.ended {
             lost.push("the stream has not ended (a reader or a writer still to come may change it)".to_string());
+        }
+        if self.model == Some(Model::RwRegister) {
+            if self.kept.dropped > 0 {
+                lost.push(format!(
+                    "{} transactions left the window of {}: each round checks the last {} transactions of a register stream, so a violation through one that left was not seen, and a version order may hinge on a write that left",
+                    self.kept.dropped, self.opts.window, self.opts.window
+                ));
+            }
+            let lost = format!("not decided online: {}", lost.join("; "));
+            let decided = self.last.as_deref().filter(|_| self.ended && self.kept.dropped == 0);
+            return levels::from_engine(&watch, decided, &lost, s.committed, self.kept.timed(), s.timed);
         }
         if s.evicted > 0 {
             lost.push(format!(
@@ -518,7 +697,13 @@ impl OnlineChecker {
             if let Some((a, b)) = pair {
                 watch.add(AnomalyKind::GSingle, &[id(a), id(b)]);
             }
-            levels::Complete { open_orders, timed: s.timed, realtime: realtime.is_some() }
+            levels::Complete {
+                open_orders,
+                timed: s.timed,
+                realtime: realtime.is_some(),
+                engine: self.last.clone().unwrap_or_default(),
+                weak_why: self.last_why.clone(),
+            }
         });
         levels::verdicts(&watch, complete.as_ref(), &format!("not decided online: {}", lost.join("; ")), s.committed)
     }
@@ -530,4 +715,14 @@ impl OnlineChecker {
             + self.pending.iter().map(|p| p.seqs.capacity() * 8 + p.labels.capacity() * 24).sum::<usize>();
         self.window.memory() + self.keys.memory() + self.search.memory() + pending
     }
+}
+
+/// The data model a transaction's operations tell: list-append (an append or a list read),
+/// registers (a write or a read of a value), or none (reads of `nil` alone).
+fn model_of(t: &OnlineTxn) -> Option<Model> {
+    t.ops.iter().find_map(|op| match op {
+        OnlineOp::Append { .. } | OnlineOp::Read { list: Some(_), .. } => Some(Model::ListAppend),
+        OnlineOp::Write { .. } | OnlineOp::ReadValue { .. } => Some(Model::RwRegister),
+        OnlineOp::Read { list: None, .. } => None,
+    })
 }

@@ -2,13 +2,17 @@
 
 use super::{OnlineAnomaly, OnlineFinding, OnlineSummary};
 
-/// A read finding as a line: `T12 read an aborted append (G1a) of T9, found when T9 arrived`.
+/// A read finding as a line: `T12 read an aborted write (G1a) of T9, found when T9 arrived`
+/// (a write: an append, or a register's).
 pub fn render_finding(f: &OnlineFinding) -> String {
     let reader = f.reader.map_or_else(|| "a committed transaction".to_string(), |r| format!("T{r}"));
-    if f.anomaly == "internal" {
-        return format!("{reader} read a key against its own earlier operations (internal)");
-    }
-    let what = if f.anomaly == "G1a" { "an aborted append" } else { "an intermediate append" };
+    let what = match f.anomaly.as_str() {
+        "internal" => return format!("{reader} read a key against its own earlier operations (internal)"),
+        "G1a" => "an aborted write",
+        "G1b" => "an intermediate write",
+        // A value nobody wrote (the engine's rounds over a register stream): no writer.
+        other => return format!("{reader} read a value nobody wrote ({other}), found when T{} arrived", f.found_by),
+    };
     format!("{reader} read {what} ({}) of T{}, found when T{} arrived", f.anomaly, f.writer, f.found_by)
 }
 

@@ -14,17 +14,28 @@ use crate::history::{Arg, History, OpKind, Status, TxnId};
 use crate::read::timekiller::{looks_like_timekiller, read_timekiller_with, TimeKillerOptions};
 use crate::read::{detect, read_edn_from, read_json_from, Format};
 
-/// A micro-operation of a list-append transaction.
+/// A micro-operation: of a list-append transaction, or of a register one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum OnlineOp {
     Append {
         key: Atom,
         value: Atom,
     },
-    /// `None`: a read of nothing (`nil`), the same as an empty list.
+    /// `None`: a read of nothing (`nil`): the empty list, or a register's initial value.
     Read {
         key: Atom,
         list: Option<Vec<Atom>>,
+    },
+    /// A register write: register streams are checked in rounds by the offline engine
+    /// (`kept`), not by the cycle search.
+    Write {
+        key: Atom,
+        value: Atom,
+    },
+    /// A register read of a value.
+    ReadValue {
+        key: Atom,
+        value: Atom,
     },
 }
 
@@ -46,8 +57,7 @@ pub struct OnlineTxn {
 }
 
 impl OnlineTxn {
-    /// A transaction of a parsed list-append history. Register operations (writes, scalar reads)
-    /// are left out: check the history's model first, as [`OnlineTxn::read`] does.
+    /// A transaction of a parsed history (list-append or registers).
     pub fn from_history(h: &History, t: TxnId) -> OnlineTxn {
         let txn = &h.txns[t as usize];
         let ops = h
@@ -61,6 +71,8 @@ impl OnlineTxn {
                         Some(OnlineOp::Read { key, list: Some(h.list(op).iter().map(|&v| Atom::of(h, v)).collect()) })
                     }
                     (OpKind::Append, Arg::Val(v)) => Some(OnlineOp::Append { key, value: Atom::of(h, v) }),
+                    (OpKind::Write, Arg::Val(v)) => Some(OnlineOp::Write { key, value: Atom::of(h, v) }),
+                    (OpKind::Read, Arg::Val(v)) => Some(OnlineOp::ReadValue { key, value: Atom::of(h, v) }),
                     _ => None,
                 }
             })
@@ -87,8 +99,8 @@ impl OnlineTxn {
     /// does an operation the offline reader skips (the nemesis).
     ///
     /// Errors: the offline reader's (syntax, shape, mixed model; same message, line and
-    /// column); then, as online checking takes list-append transactions only, a register write
-    /// is a usage error and a scalar read a shape error.
+    /// column). A stream that mixes models across records is refused by the checker
+    /// ([`super::OnlineChecker::accepts`]).
     pub fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<OnlineTxn>, Error> {
         OnlineTxn::read_with(text, format, first, &mut crate::hash::Map::default())
     }
@@ -105,13 +117,16 @@ impl OnlineTxn {
         let h = read_record(text, format, first)?;
         let mut out = Vec::with_capacity(h.txns.len());
         for (t, txn) in h.txns.iter().enumerate() {
-            list_append_only(&h, t as TxnId)?;
             if txn.awaits_completion() {
                 // An invocation whose completion is still to come.
                 if let Some(p) = txn.process {
                     let mut o = OnlineTxn::from_history(&h, t as TxnId);
                     o.status = Status::Indeterminate;
-                    pending.insert(p, o);
+                    // An invocation its process left unfinished to invoke again: indeterminate,
+                    // and first in the session, as offline (session order follows invocations).
+                    if let Some(unfinished) = pending.insert(p, o) {
+                        out.push(unfinished);
+                    }
                 }
                 continue;
             }
@@ -217,21 +232,4 @@ fn format_name(f: Format) -> &'static str {
         Format::TimeKiller => "TimeKiller histories",
         Format::Auto | Format::Edn | Format::Json => "this format",
     }
-}
-
-/// Refuse a transaction with register operations: online checking orders versions by list reads.
-fn list_append_only(h: &History, t: TxnId) -> Result<(), Error> {
-    let id = h.txns[t as usize].id;
-    let ops = h.ops_of(t);
-    if ops.iter().any(|op| op.kind == OpKind::Write) {
-        return Err(Error::new(
-            ErrorKind::Usage,
-            "online checking takes list-append histories (\"append\" and \"r\"), not register writes",
-        )
-        .with_txn(id));
-    }
-    if ops.iter().any(|op| op.kind == OpKind::Read && matches!(op.arg, Arg::Val(_))) {
-        return Err(Error::new(ErrorKind::Shape, "expected a read to return a list or null").with_txn(id));
-    }
-    Ok(())
 }

@@ -1,0 +1,360 @@
+//! The stream's transactions kept as a history, for what the offline engine (`engine::run`,
+//! the one `grail check` runs) decides over the window:
+//!
+//! - register streams, whose version order no read reveals as a list does: checked in rounds,
+//!   each over the last `window` transactions, every level; each violation is reported by the
+//!   round that finds it, and at the end of a stream that fit the window the last round is the
+//!   offline check of the whole stream.
+//! - list-append streams that fit the window: at their end, RC, RA and CC, the levels the cycle
+//!   search does not decide (their commit order, Biswas & Enea, is computed offline).
+//!
+//! A round over a window that lost older transactions, or before the stream ended (a writer may
+//! complete after its reader), drops each read of a value no kept transaction wrote. What it then finds violated is violated by the whole stream: a witness
+//! order of the whole stream (a serial order, a commit order, a version order), restricted to
+//! the kept transactions, is one of the kept ones with those reads dropped, since each kept read
+//! still reads a kept writer (or the initial value) and nothing kept comes between. So a round
+//! never reports a violation the whole stream does not have; it may miss one that reaches past
+//! the window, and after one transaction left, no level holds.
+
+use super::txn::{OnlineOp, OnlineTxn};
+use super::OnlineAnomaly;
+use crate::analysis::classify::{classify, Classes};
+use crate::analysis::{ClassifiedCycle, NO_LABEL};
+use crate::anomaly::AnomalyKind;
+use crate::engine::{run, CheckOptions, Evidence, Outcome, Verdict};
+use crate::error::Error;
+use crate::graph::search::Budget;
+use crate::graph::EdgeType;
+use crate::hash::Set;
+use crate::history::builder::{HistoryBuilder, Place, TxnMeta};
+use crate::history::{Atom, History, OpKind, TxnId, Value};
+use crate::infer::{infer, infer_without_rw, Inference};
+use crate::level::Level;
+use std::collections::VecDeque;
+
+/// The kept transactions, oldest first.
+#[derive(Debug, Default)]
+pub(super) struct Kept {
+    txns: VecDeque<OnlineTxn>,
+    /// Transactions that left (a full window) or were never kept (a list-append stream stops
+    /// keeping at the first that leaves).
+    pub dropped: u64,
+}
+
+impl Kept {
+    /// Keep `t`; at most `limit` are kept: the oldest leave (`sliding`), or all are let go and
+    /// no more kept (not sliding: only the whole stream is of use).
+    pub fn push(&mut self, t: &OnlineTxn, limit: usize, sliding: bool) {
+        if !sliding && self.dropped > 0 {
+            self.dropped += 1;
+            return;
+        }
+        self.txns.push_back(t.clone());
+        if self.txns.len() > limit {
+            if sliding {
+                self.txns.pop_front();
+                self.dropped += 1;
+            } else {
+                self.dropped += self.txns.len() as u64;
+                self.txns = VecDeque::new();
+            }
+        }
+    }
+
+    /// Keep nothing more (a list-append stream whose window lost a transaction).
+    pub fn let_go(&mut self) {
+        if !self.txns.is_empty() || self.dropped == 0 {
+            self.dropped += self.txns.len() as u64 + 1;
+            self.txns = VecDeque::new();
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.txns.len()
+    }
+
+    /// Some kept transaction recorded its invocation or completion time: real-time order is
+    /// drawn from times, as offline (without any, offline orders by input positions).
+    pub fn timed(&self) -> bool {
+        self.txns.iter().any(|t| t.times.0.is_some() || t.times.1.is_some())
+    }
+
+    /// The kept transactions as a history; `partial` (some left, or more may come: a writer may
+    /// complete after its reader), without the reads of values no kept transaction wrote (see
+    /// the module's note). Kept ids, processes, labels and times.
+    pub fn history(&self, partial: bool) -> Result<History, Error> {
+        let written: Set<(&Atom, &Atom)> = if partial {
+            self.txns
+                .iter()
+                .flat_map(|t| &t.ops)
+                .filter_map(|op| match op {
+                    OnlineOp::Write { key, value } | OnlineOp::Append { key, value } => Some((key, value)),
+                    _ => None,
+                })
+                .collect()
+        } else {
+            Set::default()
+        };
+        let mut b = HistoryBuilder::new();
+        let place = Place::default();
+        for t in &self.txns {
+            for op in &t.ops {
+                match op {
+                    OnlineOp::Append { key, value } | OnlineOp::Write { key, value } => {
+                        let kind = if matches!(op, OnlineOp::Append { .. }) { OpKind::Append } else { OpKind::Write };
+                        let (k, v) = (value_of(&mut b, key), value_of(&mut b, value));
+                        let k = b.key(k);
+                        b.push_write(kind, k, v, place);
+                    }
+                    OnlineOp::Read { key, list: None } => {
+                        let k = value_of(&mut b, key);
+                        let k = b.key(k);
+                        b.push_read_nil(k);
+                    }
+                    OnlineOp::Read { key, list: Some(list) } => {
+                        let k = value_of(&mut b, key);
+                        let k = b.key(k);
+                        let elems: Vec<Value> = list.iter().map(|a| value_of(&mut b, a)).collect();
+                        b.push_read_list(k, &elems, place);
+                    }
+                    OnlineOp::ReadValue { key, value } => {
+                        if partial && !written.contains(&(key, value)) {
+                            continue;
+                        }
+                        let (k, v) = (value_of(&mut b, key), value_of(&mut b, value));
+                        let k = b.key(k);
+                        b.push_read_scalar(k, v, place);
+                    }
+                }
+            }
+            let label = t.label.as_deref().map(|l| b.intern(l));
+            let meta = TxnMeta {
+                id: Some(t.id),
+                process: t.process,
+                invoke_time: t.times.0,
+                complete_time: t.times.1,
+                label,
+                ..Default::default()
+            };
+            b.finish_txn(t.status, meta);
+        }
+        b.finish()
+    }
+}
+
+fn value_of(b: &mut HistoryBuilder, a: &Atom) -> Value {
+    match a {
+        Atom::Int(i) => Value::Int(*i),
+        Atom::Str(s) => b.str_value(s),
+    }
+}
+
+/// What the engine found over the kept transactions.
+pub(super) struct Checked {
+    pub levels: Vec<Decided>,
+    pub cycles: Vec<ClassifiedCycleAt>,
+    pub findings: Vec<(AnomalyKind, bool, Option<u64>, u64)>,
+}
+
+/// A cycle the engine found, with the levels it violates.
+pub(super) struct ClassifiedCycleAt {
+    pub cycle: ClassifiedCycle,
+    pub classes: Classes,
+    pub violates: Vec<String>,
+}
+
+/// One level's verdict from the engine, with its anomalies' names and its first witness.
+#[derive(Debug, Clone)]
+pub(super) struct Decided {
+    pub level: Level,
+    pub verdict: Verdict,
+    pub anomalies: Vec<String>,
+    pub witness: Vec<u64>,
+    pub reason: Option<String>,
+}
+
+/// Check `levels` of `h` with the offline engine.
+pub(super) fn check(h: &History, levels: &[Level]) -> Checked {
+    let weak_only = levels.iter().all(|l| l.spec().weak.is_some());
+    let inf = if weak_only { infer_without_rw(h) } else { infer(h) };
+    let opts = CheckOptions { levels: levels.to_vec(), ..Default::default() };
+    let out = run(h, &inf, &opts, &mut Budget::new(u64::MAX, None));
+    let id = |t: TxnId| h.txns.get(t as usize).map_or(0, |x| x.id);
+    let decided = out
+        .levels
+        .iter()
+        .map(|o| Decided {
+            level: o.level,
+            verdict: o.verdict,
+            anomalies: o.anomalies.iter().map(|n| n.name()).chain(o.claims.iter().map(|c| c.name())).collect(),
+            witness: match o.evidence.first() {
+                Some(e) => evidence_txns(&out, e).into_iter().map(id).collect(),
+                // A read, not a cycle: its writer and reader (a finding, or a read of the initial
+                // value after observing a writer of the key, in a weak level's graph).
+                None => match inf.findings.iter().find(|f| o.level.forbids(f)) {
+                    Some(f) => {
+                        let mut t: Vec<u64> = f.txns.iter().map(|&t| id(t)).collect();
+                        t.dedup();
+                        t
+                    }
+                    None => {
+                        out.initial.iter().find(|i| Some(i.graph) == o.level.spec().weak).map_or_else(Vec::new, |i| {
+                            vec![id(inf.index.txn_of(i.read.write_op)), id(inf.index.txn_of(i.read.read_op))]
+                        })
+                    }
+                },
+            },
+            reason: o.reason.clone(),
+        })
+        .collect();
+    let cycles = cycles(h, &inf, &out);
+    let findings = inf
+        .findings
+        .iter()
+        .filter(|f| levels.iter().any(|l| l.forbids(f)))
+        .filter_map(|f| {
+            let (writer, reader) = match f.kind {
+                AnomalyKind::G1a | AnomalyKind::G1b => (*f.txns.first()?, f.txns.get(1).copied()),
+                // No other writer: the reader itself (internal), or none (a value nobody wrote).
+                _ => (*f.txns.first()?, f.txns.first().copied()),
+            };
+            Some((f.kind, f.reread, reader.map(id), id(writer)))
+        })
+        .collect();
+    Checked { levels: decided, cycles, findings }
+}
+
+/// The transactions of a piece of evidence, in the order of its cycle.
+fn evidence_txns(out: &Outcome, e: &Evidence) -> Vec<TxnId> {
+    match *e {
+        Evidence::Cycle(i) => out.witnesses.get(i).map_or_else(Vec::new, |w| w.cycle.txns.clone()),
+        Evidence::Poly(i) => {
+            out.poly.get(i).map_or_else(Vec::new, |p| p.counterexample.cycle.iter().map(|(e, _)| e.from).collect())
+        }
+        Evidence::Pair(i) => out.pairs.get(i).map_or_else(Vec::new, |p| vec![p.a_reads.from, p.b_reads.from]),
+        Evidence::Claimed(_) => Vec::new(),
+    }
+}
+
+/// The engine's cycles (the dependency graph's, the weak levels' saturated graphs', the
+/// polygraph's counterexamples), as the cycle checker reports its own.
+fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt> {
+    // The levels each cycle is evidence against (the engine's own verdicts, not the cycle's
+    // name: a weak level's cycle runs through its commit order), and every stronger level.
+    let mut of_cycle = vec![Vec::new(); out.witnesses.len()];
+    let mut of_poly = vec![Vec::new(); out.poly.len()];
+    for o in out.levels.iter().filter(|o| o.verdict == Verdict::Violated) {
+        for e in &o.evidence {
+            let slot = match *e {
+                Evidence::Cycle(i) => of_cycle.get_mut(i),
+                Evidence::Poly(i) => of_poly.get_mut(i),
+                _ => None,
+            };
+            if let Some(ls) = slot {
+                ls.push(o.level);
+            }
+        }
+    }
+    let with_stronger = |ls: &Vec<Level>| -> Vec<Level> {
+        Level::ALL.into_iter().filter(|l| ls.contains(l) || ls.iter().any(|w| l.weaker().contains(w))).collect()
+    };
+    let mut v = Vec::new();
+    let key_json = |k: u32| Atom::of(h, h.key(k)).json();
+    for (w, ls) in out.witnesses.iter().zip(&of_cycle) {
+        if ls.is_empty() {
+            continue;
+        }
+        let Some(g) = out.graphs.get(&inf.graph, w.graph) else { continue };
+        let n = w.cycle.txns.len();
+        let keys: Vec<Vec<serde_json::Value>> = (0..n)
+            .map(|i| {
+                let (a, b) = (w.cycle.txns[i], w.cycle.txns[(i + 1) % n]);
+                let mut ks: Vec<u32> = g
+                    .edges_of(a, b, w.cycle.types[i])
+                    .iter()
+                    .map(|e| e.key)
+                    .filter(|&k| (k as usize) < h.keys.len())
+                    .collect();
+                ks.dedup();
+                ks.into_iter().map(key_json).collect()
+            })
+            .collect();
+        v.push(classified(h, &w.cycle.txns, &w.cycle.types, keys, with_stronger(ls)));
+    }
+    for (p, ls) in out.poly.iter().zip(&of_poly) {
+        if ls.is_empty() {
+            continue;
+        }
+        let txns: Vec<TxnId> = p.counterexample.cycle.iter().map(|(e, _)| e.from).collect();
+        let types: Vec<EdgeType> = p.counterexample.cycle.iter().map(|(e, _)| e.ty).collect();
+        let keys = p
+            .counterexample
+            .cycle
+            .iter()
+            .map(|(e, _)| if (e.key as usize) < h.keys.len() { vec![key_json(e.key)] } else { Vec::new() })
+            .collect();
+        v.push(classified(h, &txns, &types, keys, with_stronger(ls)));
+    }
+    v
+}
+
+fn classified(
+    h: &History,
+    txns: &[TxnId],
+    types: &[EdgeType],
+    keys: Vec<Vec<serde_json::Value>>,
+    violates: Vec<Level>,
+) -> ClassifiedCycleAt {
+    let same = keys.first().is_some_and(|f| f.iter().any(|k| keys.iter().all(|ks| ks.contains(k))));
+    let c = classify(types, same);
+    ClassifiedCycleAt {
+        classes: c,
+        cycle: ClassifiedCycle {
+            txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
+            types: types.iter().map(|t| t.as_str().to_string()).collect(),
+            keys,
+            labels: txns.iter().map(|&t| h.label(t).unwrap_or(NO_LABEL).to_string()).collect(),
+            zellag: c.zellag.into(),
+            ldbc: c.ldbc.into(),
+            adya: c.adya.into(),
+        },
+        violates: violates.iter().map(|l| l.name().to_string()).collect(),
+    }
+}
+
+/// What the rounds reported, so that a cycle or a read found again by a later round over an
+/// overlapping window is reported once.
+#[derive(Debug, Default)]
+pub(super) struct Reported {
+    cycles: Set<Vec<u64>>,
+    findings: Set<(String, Option<u64>, u64)>,
+    /// Arrivals since the last round.
+    pub since: usize,
+}
+
+/// At most this many reported cycles and reads are remembered (then forgotten, all at once).
+const REMEMBERED: usize = 100_000;
+
+impl Reported {
+    /// Whether this cycle is new (by its transactions, whatever the rotation).
+    pub fn new_cycle(&mut self, txns: &[u64]) -> bool {
+        let mut k = txns.to_vec();
+        k.sort_unstable();
+        if self.cycles.len() >= REMEMBERED {
+            self.cycles.clear();
+        }
+        self.cycles.insert(k)
+    }
+
+    pub fn new_finding(&mut self, anomaly: &str, reader: Option<u64>, writer: u64) -> bool {
+        if self.findings.len() >= REMEMBERED {
+            self.findings.clear();
+        }
+        self.findings.insert((anomaly.to_string(), reader, writer))
+    }
+}
+
+/// A cycle of a round as the checker reports it, closed by the round's last arrival.
+pub(super) fn anomaly(c: ClassifiedCycleAt, closed_by: u64) -> OnlineAnomaly {
+    OnlineAnomaly { cycle: c.cycle, closed_by, provisional: false, violates: c.violates }
+}
