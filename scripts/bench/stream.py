@@ -10,6 +10,10 @@
    line by line through a pipe held open; the time from writing the closing line (and flushing)
    to reading the cycle on grail's standard output, over several runs.
 
+3. Registers: a generated register history without a version order piped into `grail online -` at
+   three windows (rounds of the engine): transactions/s, rounds, peak memory
+   (GRAIL_STREAM_REGISTER_TXNS, default 200,000).
+
 GRAIL_STREAM_TXNS (default 10,000,000; issue 35 asks for 100,000,000), GRAIL_CLI (the binary).
 """
 import json
@@ -106,8 +110,31 @@ def latency(runs=5):
               f"was written: median {times[len(times) // 2]:.1f} ms, max {times[-1]:.1f} ms over {runs} runs")
 
 
+def registers(n=int(os.environ.get("GRAIL_STREAM_REGISTER_TXNS", "200000")), windows=(2000, 10000, 50000)):
+    """Register streams without a version order, checked in rounds of the engine over the window:
+    transactions/s and peak memory per window, and whether a level holds (never, past the window)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "r.edn")
+        subprocess.run([CLI, "generate", "--model", "rw-register", "--isolation", "snapshot-isolation",
+                        "--txns", str(n), "--seed", "5"], stdout=open(path, "w"), stderr=subprocess.DEVNULL, check=True)
+        for w in windows:
+            t0 = time.monotonic()
+            p = subprocess.run([CLI, "online", "-", "--json", "--quiet", "-v", "--window", str(w)],
+                               stdin=open(path), capture_output=True, text=True)
+            secs = time.monotonic() - t0
+            summary = json.loads(p.stdout.splitlines()[-1])
+            s = summary["stats"]
+            peak = next((l.rsplit("peak resident memory ", 1)[1] for l in p.stderr.splitlines()
+                         if "peak resident memory" in l), "?")
+            violated = [lv["level"] for lv in summary["levels"] if lv["verdict"] == "violated"]
+            print(f"stream: {n:,} register transactions (no version order), window {w:,}: {secs:.1f} s, "
+                  f"{n / secs:,.0f} transactions/s, {s['rounds']} rounds, peak resident {peak}, "
+                  f"{s['cycles']} cycles; violated {violated}")
+
+
 if __name__ == "__main__":
     if not os.path.exists(CLI):
         sys.exit(f"stream: {CLI} is not built (set GRAIL_CLI)")
     latency()
     throughput()
+    registers()

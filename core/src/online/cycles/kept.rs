@@ -9,12 +9,16 @@
 //!   search does not decide (their commit order, Biswas & Enea, is computed offline).
 //!
 //! A round over a window that lost older transactions, or before the stream ended (a writer may
-//! complete after its reader), drops each read of a value no kept transaction wrote. What it then finds violated is violated by the whole stream: a witness
-//! order of the whole stream (a serial order, a commit order, a version order), restricted to
-//! the kept transactions, is one of the kept ones with those reads dropped, since each kept read
-//! still reads a kept writer (or the initial value) and nothing kept comes between. So a round
-//! never reports a violation the whole stream does not have; it may miss one that reaches past
-//! the window, and after one transaction left, no level holds.
+//! complete after its reader), drops each read of a value no kept transaction wrote, and each
+//! blind register write no kept read saw. What it then finds violated is violated by the whole
+//! stream: a witness order of the whole stream (a serial order, a commit order, a version
+//! order), restricted to the kept transactions, is one of the kept ones with those reads and
+//! writes dropped, since each kept read still reads a kept writer (or the initial value) with
+//! nothing kept in between, and a write taken away only takes constraints away (a conflict, a
+//! version to order). So a round never reports a violation the whole stream does not have; it
+//! may miss one that reaches past the window or runs through an unread blind write (the last
+//! round of a stream that fit the window keeps them all), and after one transaction left, no
+//! level holds.
 
 use super::txn::{OnlineOp, OnlineTxn};
 use super::OnlineAnomaly;
@@ -80,26 +84,43 @@ impl Kept {
     }
 
     /// The kept transactions as a history; `partial` (some left, or more may come: a writer may
-    /// complete after its reader), without the reads of values no kept transaction wrote (see
-    /// the module's note). Kept ids, processes, labels and times.
+    /// complete after its reader), without the reads of values no kept transaction wrote, and
+    /// without the register writes no kept read saw whose transaction did not read the key
+    /// (blind: unread, they would only multiply the orders the polygraph weighs, pairs of them
+    /// on a key, and taking a write away only takes constraints away; see the module's note).
+    /// Kept ids, processes, labels and times.
     pub fn history(&self, partial: bool) -> Result<History, Error> {
-        let written: Set<(&Atom, &Atom)> = if partial {
-            self.txns
-                .iter()
-                .flat_map(|t| &t.ops)
+        let ops = || self.txns.iter().flat_map(|t| &t.ops);
+        let (written, read): (Set<(&Atom, &Atom)>, Set<(&Atom, &Atom)>) = if partial {
+            let written = ops()
                 .filter_map(|op| match op {
                     OnlineOp::Write { key, value } | OnlineOp::Append { key, value } => Some((key, value)),
                     _ => None,
                 })
-                .collect()
+                .collect();
+            let read = ops()
+                .filter_map(|op| match op {
+                    OnlineOp::ReadValue { key, value } => Some((key, value)),
+                    _ => None,
+                })
+                .collect();
+            (written, read)
         } else {
-            Set::default()
+            (Set::default(), Set::default())
+        };
+        let blind_unread = |t: &OnlineTxn, key: &Atom, value: &Atom| {
+            partial
+                && !read.contains(&(key, value))
+                && !t.ops.iter().any(
+                    |o| matches!(o, OnlineOp::Read { key: k, .. } | OnlineOp::ReadValue { key: k, .. } if k == key),
+                )
         };
         let mut b = HistoryBuilder::new();
         let place = Place::default();
         for t in &self.txns {
             for op in &t.ops {
                 match op {
+                    OnlineOp::Write { key, value } if blind_unread(t, key, value) => {}
                     OnlineOp::Append { key, value } | OnlineOp::Write { key, value } => {
                         let kind = if matches!(op, OnlineOp::Append { .. }) { OpKind::Append } else { OpKind::Write };
                         let (k, v) = (value_of(&mut b, key), value_of(&mut b, value));
