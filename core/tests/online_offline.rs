@@ -377,3 +377,42 @@ fn register_rounds_through_a_small_window_are_sound() {
     assert!(checked >= 15, "violations were found through the window ({checked})");
     assert!(before_end >= 3, "rounds report cycles before the stream ends ({before_end})");
 }
+
+/// PolySI/Plume text streamed a chunk at a time (AWDIT's own histories from the peers' corpus):
+/// a transaction ends when its session's next one begins; at the end, every level as `grail
+/// check` decides the file (strict-SER and strong-SI unknown: no times in this format).
+#[test]
+fn plume_text_streamed_gives_the_verdicts_of_the_file() {
+    let Some(c) = corpus() else { return };
+    let dir = c.join("peers/awdit/plume");
+    let mut files: Vec<PathBuf> =
+        std::fs::read_dir(&dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+    files.retain(|p| p.to_string_lossy().ends_with("-2000.txt.gz"));
+    files.sort();
+    assert!(files.len() >= 3, "AWDIT's histories in {}", dir.display());
+    for p in files {
+        let text = common::slurp(&p);
+        let mut s = grail_core::online::stream::LineStream::new(
+            OnlineChecker::new(OnlineOptions::default()),
+            grail_core::Format::Auto,
+        );
+        for chunk in text.chunks(4096) {
+            s.feed(chunk, &mut |_| {}).unwrap();
+        }
+        s.finish(&mut |_| {}).unwrap();
+        let online = s.checker().summary();
+        let h = grail_core::read(&text, grail_core::Format::Auto).unwrap();
+        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        let mut violated = 0;
+        for l in &online.levels {
+            let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict).unwrap();
+            if matches!(l.level.as_str(), "strict-SER" | "strong-SI") && l.verdict == Verdict::Unknown {
+                continue;
+            }
+            assert_eq!(l.verdict, off, "{}: {} ({:?})", p.display(), l.level, l.reason);
+            violated += (off == Verdict::Violated) as usize;
+        }
+        assert!(violated > 0, "{}: the file violates some level", p.display());
+        assert_eq!(online.stats.committed as usize, h.count(grail_core::Status::Committed), "{}", p.display());
+    }
+}

@@ -8,6 +8,7 @@
 //! the text a JSON-lines file holds), so every front end feeds them alike.
 
 pub mod cycles;
+pub mod plume;
 pub mod stream;
 pub mod timestamps;
 

@@ -7,6 +7,7 @@
 
 use super::cycles::txn::{read_record, timekiller_lines};
 use super::cycles::{OnlineAnomaly, OnlineChecker, OnlineTxn};
+use super::plume::PlumeState;
 use super::timestamps::{TsOnlineChecker, TsTxn, TsViolation};
 use crate::error::Error;
 use crate::history::{History, Model, Status};
@@ -36,12 +37,18 @@ pub fn intake(prefix: &[u8], format: Format) -> Option<Intake> {
     let format = match format {
         Format::Auto => match detect(prefix) {
             Format::Edn | Format::Json => Format::Auto,
+            Format::Plume => Format::Plume,
             _ => return Some(Intake::Whole),
         },
-        Format::Edn | Format::Json | Format::TimeKiller => format,
+        Format::Edn | Format::Json | Format::TimeKiller | Format::Plume => format,
         _ => return Some(Intake::Whole),
     };
     let complete = &prefix[..prefix.iter().rposition(|&b| b == b'\n').map_or(0, |p| p + 1)];
+    if format == Format::Plume {
+        // PolySI/Plume text, an operation a line: live once a line is complete (its reader says
+        // what is wrong with a line it refuses).
+        return (!complete.iter().all(u8::is_ascii_whitespace)).then_some(Intake::Live);
+    }
     for line in complete.split(|&b| b == b'\n') {
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
@@ -78,26 +85,38 @@ pub trait Record: Sized + Send + 'static {
     }
 }
 
-/// Each process's invocation whose completion has not arrived (Jepsen EDN).
-pub type Pending = crate::hash::Map<i64, OnlineTxn>;
+/// What a stream's records so far tell the next, for the cycle checker: each process's
+/// invocation whose completion has not arrived (Jepsen EDN), and each session's open
+/// transaction (PolySI/Plume text, [`super::plume`]).
+#[derive(Default)]
+pub struct Pending {
+    invocations: crate::hash::Map<i64, OnlineTxn>,
+    plume: PlumeState,
+}
 
 impl Record for OnlineTxn {
     type State = Pending;
 
     fn read(text: &[u8], format: Format, first: u64, pending: &mut Pending) -> Result<(Vec<Self>, u64), Error> {
+        if format == Format::Plume || format == Format::Auto && detect(text) == Format::Plume {
+            let txns = super::plume::read(text, &mut pending.plume)?;
+            let n = txns.len() as u64;
+            return Ok((txns, n));
+        }
         // Read into a copy: a record refused leaves the state as it was.
-        let mut next = pending.clone();
+        let mut next = pending.invocations.clone();
         let txns = OnlineTxn::read_with(text, format, first, &mut next)?;
-        *pending = next;
+        pending.invocations = next;
         let n = txns.len() as u64;
         Ok((txns, n))
     }
 
     /// Invocations never completed: indeterminate transactions, as offline (their appends may
-    /// be what a read saw).
+    /// be what a read saw); each session's last transaction of PolySI/Plume text.
     fn finish(pending: &mut Pending) -> Vec<Self> {
-        let mut out: Vec<OnlineTxn> = std::mem::take(pending).into_values().collect();
+        let mut out: Vec<OnlineTxn> = std::mem::take(&mut pending.invocations).into_values().collect();
         out.sort_by_key(|t| t.id);
+        out.extend(super::plume::finish(&mut pending.plume));
         out
     }
 }
@@ -482,7 +501,9 @@ mod tests {
         assert_eq!(intake(format!("{untimed}\n").as_bytes(), Format::Json), Some(Intake::Live));
         assert_eq!(intake(&[0x1f, 0x8b, 8, 0], Format::Auto), Some(Intake::Whole));
         assert_eq!(intake(b"[{\"id\": 1,\n", Format::Auto), Some(Intake::Whole));
-        assert_eq!(intake(b"anything\n", Format::Plume), Some(Intake::Whole));
+        assert_eq!(intake(b"w(1,5,0,10)\n", Format::Plume), Some(Intake::Live));
+        assert_eq!(intake(b"w(1,5,0,10)\n", Format::Auto), Some(Intake::Live));
+        assert_eq!(intake(b"w(1,5", Format::Plume), None);
     }
 
     /// Chunks of any size give what the whole text gives: lines cut across chunks, invocations

@@ -91,7 +91,7 @@ impl Kept {
     /// Kept ids, processes, labels and times.
     pub fn history(&self, partial: bool) -> Result<History, Error> {
         let ops = || self.txns.iter().flat_map(|t| &t.ops);
-        let (written, read): (Set<(&Atom, &Atom)>, Set<(&Atom, &Atom)>) = if partial {
+        let (written, read): (Pairs, Pairs) = if partial {
             let written = ops()
                 .filter_map(|op| match op {
                     OnlineOp::Write { key, value } | OnlineOp::Append { key, value } => Some((key, value)),
@@ -162,6 +162,9 @@ impl Kept {
         b.finish()
     }
 }
+
+/// (key, value) pairs of the kept operations.
+type Pairs<'a> = Set<(&'a Atom, &'a Atom)>;
 
 fn value_of(b: &mut HistoryBuilder, a: &Atom) -> Value {
     match a {

@@ -336,7 +336,16 @@ impl OnlineChecker {
         self.reported.since = 0;
         self.stats.rounds += 1;
         let whole = self.ended && self.kept.dropped == 0;
-        let Ok(h) = self.kept.history(!whole) else { return Vec::new() };
+        let h = match self.kept.history(!whole) {
+            Ok(h) => {
+                self.last_why = None;
+                h
+            }
+            Err(e) => {
+                self.last_why = Some(format!("not decided online: the kept transactions are not a history: {e}"));
+                return Vec::new();
+            }
+        };
         let c = kept::check(&h, &Level::ALL);
         if self.ended && self.kept.dropped == 0 {
             self.last = Some(c.levels.clone());
@@ -649,7 +658,10 @@ impl OnlineChecker {
                     self.kept.dropped, self.opts.window, self.opts.window
                 ));
             }
-            let lost = format!("not decided online: {}", lost.join("; "));
+            let mut lost = format!("not decided online: {}", lost.join("; "));
+            if let Some(why) = &self.last_why {
+                lost.clone_from(why);
+            }
             let decided = self.last.as_deref().filter(|_| self.ended && self.kept.dropped == 0);
             return levels::from_engine(&watch, decided, &lost, s.committed, self.kept.timed(), s.timed);
         }
