@@ -97,6 +97,8 @@ struct Sim<'o> {
     index: u64,
     time: u64,
     out: String,
+    /// A line's operations as EDN, rendered here, reused (no allocation a transaction).
+    scratch: String,
     wal: String,
     native: Vec<String>,
     committed: usize,
@@ -189,6 +191,7 @@ pub fn generate_streaming(o: &GenOptions, sink: &mut dyn FnMut(&str)) -> Generat
         index: 0,
         time: 0,
         out: String::new(),
+        scratch: String::new(),
         wal: String::new(),
         native: Vec::new(),
         committed: 0,
@@ -339,12 +342,19 @@ impl Sim<'_> {
         let t =
             Txn { process, plan, done: Vec::new(), snapshot, site, client_abort, lock_conflict: false, sts, cts: 0 };
         self.time += 1000;
-        let ops: Vec<String> = t
-            .plan
-            .iter()
-            .map(|&(r, k, v)| if r { format!("[:r {k} nil]") } else { format!("[{} {k} {v}]", self.write_fn()) })
-            .collect();
+        let mut ops = std::mem::take(&mut self.scratch);
+        ops.clear();
+        if self.o.output == Output::Edn {
+            let w = self.write_fn();
+            for (i, &(r, k, v)) in t.plan.iter().enumerate() {
+                if i > 0 {
+                    ops.push(' ');
+                }
+                let _ = if r { write!(ops, "[:r {k} nil]") } else { write!(ops, "[{w} {k} {v}]") };
+            }
+        }
         self.invoke_line(process, &ops);
+        self.scratch = ops;
         t
     }
 
@@ -500,29 +510,43 @@ impl Sim<'_> {
         }
     }
 
-    fn op_text(&self, d: &Done, invoke: bool) -> String {
-        match d {
-            Done::Write(k, v) => format!("[{} {k} {v}]", self.write_fn()),
-            Done::Read(k, _) if invoke => format!("[:r {k} nil]"),
-            Done::Read(k, None) => format!("[:r {k} nil]"),
-            Done::Read(k, Some(l)) => match self.o.model {
-                DataModel::ListAppend => {
-                    format!("[:r {k} [{}]]", l.iter().map(|v| v.to_string()).collect::<Vec<_>>().join(" "))
-                }
-                DataModel::RwRegister => format!("[:r {k} {}]", l[0]),
-            },
+    /// Operations as EDN, separated by spaces, into `out` (what `op_text` gives, joined).
+    fn push_ops(&self, out: &mut String, done: &[Done], invoke: bool) {
+        let w = self.write_fn();
+        for (i, d) in done.iter().enumerate() {
+            if i > 0 {
+                out.push(' ');
+            }
+            let _ = match d {
+                Done::Write(k, v) => write!(out, "[{w} {k} {v}]"),
+                Done::Read(k, _) if invoke => write!(out, "[:r {k} nil]"),
+                Done::Read(k, None) => write!(out, "[:r {k} nil]"),
+                Done::Read(k, Some(l)) => match self.o.model {
+                    DataModel::ListAppend => {
+                        let _ = write!(out, "[:r {k} [");
+                        for (j, v) in l.iter().enumerate() {
+                            if j > 0 {
+                                out.push(' ');
+                            }
+                            let _ = write!(out, "{v}");
+                        }
+                        out.push_str("]]");
+                        Ok(())
+                    }
+                    DataModel::RwRegister => write!(out, "[:r {k} {}]", l[0]),
+                },
+            };
         }
     }
 
-    /// The invocation: what the client asked for (reads of nil, the values it will write).
-    fn invoke_line(&mut self, process: usize, ops: &[String]) {
+    /// The invocation: what the client asked for (reads of nil, the values it will write), its
+    /// operations as EDN (written for EDN output only).
+    fn invoke_line(&mut self, process: usize, ops: &str) {
         if self.o.output == Output::Edn {
             let _ = writeln!(
                 self.out,
-                "{{:type :invoke, :f :txn, :value [{}], :time {}, :process {process}, :index {}}}",
-                ops.join(" "),
-                self.time,
-                self.index
+                "{{:type :invoke, :f :txn, :value [{ops}], :time {}, :process {process}, :index {}}}",
+                self.time, self.index
             );
         }
         self.index += 1;
@@ -547,23 +571,24 @@ impl Sim<'_> {
     }
 
     fn completion_line(&mut self, t: &Txn, ok: bool) {
-        let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, !ok)).collect();
         match self.o.output {
             Output::Edn => {
-                let ts = if ok && self.o.timestamps {
-                    format!(", :start-ts {}, :commit-ts {}", t.sts, t.cts)
-                } else {
-                    String::new()
-                };
-                let _ = writeln!(
+                let mut ops = std::mem::take(&mut self.scratch);
+                ops.clear();
+                self.push_ops(&mut ops, &t.done, !ok);
+                let _ = write!(
                     self.out,
-                    "{{:type {}, :f :txn, :value [{}], :time {}, :process {}, :index {}{ts}}}",
+                    "{{:type {}, :f :txn, :value [{ops}], :time {}, :process {}, :index {}",
                     if ok { ":ok" } else { ":fail" },
-                    ops.join(" "),
                     self.time,
                     t.process,
                     self.index
                 );
+                if ok && self.o.timestamps {
+                    let _ = write!(self.out, ", :start-ts {}, :commit-ts {}", t.sts, t.cts);
+                }
+                self.out.push_str("}\n");
+                self.scratch = ops;
             }
             Output::Timekiller => {
                 if ok {
@@ -673,8 +698,13 @@ impl Sim<'_> {
             cts,
         };
         self.time += 1000;
-        let ops: Vec<String> = t.done.iter().map(|d| self.op_text(d, true)).collect();
+        let mut ops = std::mem::take(&mut self.scratch);
+        ops.clear();
+        if self.o.output == Output::Edn {
+            self.push_ops(&mut ops, &t.done, true);
+        }
         self.invoke_line(process, &ops);
+        self.scratch = ops;
         self.time += 1000;
         if ok {
             self.ts = self.ts.max(cts);
