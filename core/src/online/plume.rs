@@ -20,7 +20,7 @@ use crate::history::Status;
 use crate::read::read_plume;
 
 /// What the lines so far tell the next: each session's open transaction, and the transactions
-/// that ended (a bit each for ids below 2^32, a set for others).
+/// that ended (a bit each for ids below 2^28, a set for others).
 #[derive(Debug, Default, Clone)]
 pub struct PlumeState {
     open: Map<i64, OnlineTxn>,
@@ -36,16 +36,19 @@ struct Ended {
     other: Set<u64>,
 }
 
+/// Ids below this have a bit each (at most 32 MB of them); others go to a set.
+const DENSE: u64 = 1 << 28;
+
 impl Ended {
     fn contains(&self, id: u64) -> bool {
-        match usize::try_from(id).ok().filter(|&i| i < 1 << 32) {
+        match (id < DENSE).then_some(id as usize) {
             Some(i) => self.bits.get(i / 64).is_some_and(|w| w >> (i % 64) & 1 == 1),
             None => self.other.contains(&id),
         }
     }
 
     fn insert(&mut self, id: u64) {
-        match usize::try_from(id).ok().filter(|&i| i < 1 << 32) {
+        match (id < DENSE).then_some(id as usize) {
             Some(i) => {
                 if self.bits.len() <= i / 64 {
                     self.bits.resize(i / 64 + 1, 0);

@@ -9,16 +9,18 @@
 //!   search does not decide (their commit order, Biswas & Enea, is computed offline).
 //!
 //! A round over a window that lost older transactions, or before the stream ended (a writer may
-//! complete after its reader), drops each read of a value no kept transaction wrote, and each
-//! blind register write no kept read saw. What it then finds violated is violated by the whole
-//! stream: a witness order of the whole stream (a serial order, a commit order, a version
-//! order), restricted to the kept transactions, is one of the kept ones with those reads and
-//! writes dropped, since each kept read still reads a kept writer (or the initial value) with
-//! nothing kept in between, and a write taken away only takes constraints away (a conflict, a
-//! version to order). So a round never reports a violation the whole stream does not have; it
-//! may miss one that reaches past the window or runs through an unread blind write (the last
-//! round of a stream that fit the window keeps them all), and after one transaction left, no
-//! level holds.
+//! complete after its reader), drops each read of a value no kept transaction wrote or two kept
+//! transactions wrote, and each register write no kept read saw that is its transaction's only
+//! operation on the key. What it then finds violated is violated by the whole stream: a witness
+//! order of the whole stream (a serial order, a commit order, a version order), restricted to
+//! the kept transactions, is one of the reduced history, since each kept read still reads the
+//! same kept writer (or the initial value) with nothing kept in between, and such a write taken
+//! away only takes constraints away (a conflict, a version to order) and changes no read. This
+//! assumes, as offline does, that a value is written once per key: a value written again after
+//! its first writer left the window is not seen to be a duplicate (offline, `grail check` reports
+//! duplicate-write and sets it aside). A round may miss a violation that reaches past the window
+//! or runs through a write it left out (the last round of a stream that fit the window keeps
+//! them all); after one transaction left, no level holds.
 
 use super::txn::{OnlineOp, OnlineTxn};
 use super::OnlineAnomaly;
@@ -84,36 +86,48 @@ impl Kept {
     }
 
     /// The kept transactions as a history; `partial` (some left, or more may come: a writer may
-    /// complete after its reader), without the reads of values no kept transaction wrote, and
-    /// without the register writes no kept read saw whose transaction did not read the key
-    /// (blind: unread, they would only multiply the orders the polygraph weighs, pairs of them
-    /// on a key, and taking a write away only takes constraints away; see the module's note).
+    /// complete after its reader), without the reads of values no kept transaction wrote or two
+    /// did, and without the register writes no kept read saw that are their transaction's only
+    /// operation on the key (unread, they would only multiply the orders the polygraph weighs;
+    /// see the module's note).
     /// Kept ids, processes, labels and times.
     pub fn history(&self, partial: bool) -> Result<History, Error> {
         let ops = || self.txns.iter().flat_map(|t| &t.ops);
-        let (written, read): (Pairs, Pairs) = if partial {
-            let written = ops()
-                .filter_map(|op| match op {
-                    OnlineOp::Write { key, value } | OnlineOp::Append { key, value } => Some((key, value)),
-                    _ => None,
-                })
-                .collect();
+        let (written, read, twice): (Pairs, Pairs, Pairs) = if partial {
+            let (mut written, mut twice) = (Set::default(), Set::default());
+            for op in ops() {
+                if let OnlineOp::Write { key, value } | OnlineOp::Append { key, value } = op {
+                    if !written.insert((key, value)) {
+                        twice.insert((key, value));
+                    }
+                }
+            }
             let read = ops()
                 .filter_map(|op| match op {
                     OnlineOp::ReadValue { key, value } => Some((key, value)),
                     _ => None,
                 })
                 .collect();
-            (written, read)
+            (written, read, twice)
         } else {
-            (Set::default(), Set::default())
+            (Set::default(), Set::default(), Set::default())
         };
+        // A register write no kept read saw, the transaction's only operation on its key: taken
+        // away, it takes constraints away and changes no read (a second write of the key would
+        // make the first look final: an intermediate read a read of the final one).
         let blind_unread = |t: &OnlineTxn, key: &Atom, value: &Atom| {
             partial
                 && !read.contains(&(key, value))
-                && !t.ops.iter().any(
-                    |o| matches!(o, OnlineOp::Read { key: k, .. } | OnlineOp::ReadValue { key: k, .. } if k == key),
-                )
+                && t.ops
+                    .iter()
+                    .filter(|o| match o {
+                        OnlineOp::Read { key: k, .. }
+                        | OnlineOp::ReadValue { key: k, .. }
+                        | OnlineOp::Write { key: k, .. }
+                        | OnlineOp::Append { key: k, .. } => k == key,
+                    })
+                    .count()
+                    == 1
         };
         let mut b = HistoryBuilder::new();
         let place = Place::default();
@@ -139,7 +153,8 @@ impl Kept {
                         b.push_read_list(k, &elems, place);
                     }
                     OnlineOp::ReadValue { key, value } => {
-                        if partial && !written.contains(&(key, value)) {
+                        // Which of two kept writers of the value it read is not known.
+                        if partial && (!written.contains(&(key, value)) || twice.contains(&(key, value))) {
                             continue;
                         }
                         let (k, v) = (value_of(&mut b, key), value_of(&mut b, value));
