@@ -19,6 +19,11 @@ fn grail() -> Command {
 /// `grail online - --json` with `FIRST` written to its standard input, which stays open; the
 /// child, its input and its output lines.
 fn online_with_first_lines() -> (std::process::Child, std::process::ChildStdin, mpsc::Receiver<String>) {
+    online_with(FIRST)
+}
+
+/// `grail online - --json` with `first` written to its standard input, which stays open.
+fn online_with(first: &str) -> (std::process::Child, std::process::ChildStdin, mpsc::Receiver<String>) {
     let mut child = grail()
         .args(["online", "-", "--json"])
         .stdin(Stdio::piped())
@@ -27,7 +32,7 @@ fn online_with_first_lines() -> (std::process::Child, std::process::ChildStdin, 
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(FIRST.as_bytes()).unwrap();
+    stdin.write_all(first.as_bytes()).unwrap();
     stdin.flush().unwrap();
     let rx = lines_of(child.stdout.take().unwrap());
     (child, stdin, rx)
@@ -311,17 +316,7 @@ fn a_register_stream_is_checked_in_rounds_while_the_input_is_open() {
     let first = "{:type :ok, :process 0, :value [[:r :x nil] [:w :x 1]]}\n\
         {:type :ok, :process 1, :value [[:r :x nil] [:w :x 2]]}\n";
     let rest = "{:type :ok, :process 2, :value [[:r :x 2]]}\n{:type :ok, :process 3, :value [[:w :y 1]]}\n";
-    let mut child = grail()
-        .args(["online", "-", "--json"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin.write_all(first.as_bytes()).unwrap();
-    stdin.flush().unwrap();
-    let rx = lines_of(child.stdout.take().unwrap());
+    let (mut child, mut stdin, rx) = online_with(first);
     let line = rx.recv_timeout(Duration::from_secs(300)).expect("no cycle printed while the input was open");
     let cycle: serde_json::Value = serde_json::from_str(&line).unwrap();
     assert_eq!(cycle["adya"], "G-single", "{line}");
