@@ -120,7 +120,7 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         return whole(&session, &progress, o);
     }
     if o.timestamps || intake == Intake::LiveTimestamps {
-        return live_timestamps(source, prefix, format, &name, stopped, &progress, o);
+        return live_timestamps(source, prefix, format, &name, (stopped, ended), &progress, o);
     }
     let mut checker =
         OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
@@ -130,8 +130,12 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         (0, Ended::Stopped)
     } else {
         let checker = &mut checker;
-        drive(source.records::<OnlineTxn>(prefix, format), name.as_str(), &progress, &mut out, &mut |step, out| {
-            match step {
+        drive(
+            source.records::<OnlineTxn>(prefix, format, ended),
+            name.as_str(),
+            &progress,
+            &mut out,
+            &mut |step, out| match step {
                 Step::Take(txns) => {
                     for t in txns {
                         checker.accepts(t).map_err(|e| format!("{name}: {e}"))?;
@@ -153,8 +157,8 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
                     let s = checker.stats();
                     Ok(word("online", s.transactions, secs, s.live, s.evicted, s.cycles, "cycles"))
                 }
-            }
-        })?
+            },
+        )?
     };
     match end {
         Ended::End => {
@@ -270,7 +274,7 @@ fn live_timestamps(
     prefix: Vec<u8>,
     format: Format,
     name: &str,
-    stopped: bool,
+    (stopped, ended): (bool, bool),
     progress: &Progress,
     o: &Options,
 ) -> Result<u8, String> {
@@ -285,22 +289,28 @@ fn live_timestamps(
     let (lines, end) = if stopped {
         (0, Ended::Stopped)
     } else {
-        drive(source.records::<TsArrival>(prefix, format), name, progress, &mut out, &mut |step, out| match step {
-            Step::Take(arrivals) => {
-                for a in arrivals {
-                    match &a.txn {
-                        Some(t) => print_violations(out, checker.push(t), o)?,
-                        None => untimed += a.untimed as u64,
+        drive(
+            source.records::<TsArrival>(prefix, format, ended),
+            name,
+            progress,
+            &mut out,
+            &mut |step, out| match step {
+                Step::Take(arrivals) => {
+                    for a in arrivals {
+                        match &a.txn {
+                            Some(t) => print_violations(out, checker.push(t), o)?,
+                            None => untimed += a.untimed as u64,
+                        }
                     }
+                    Ok(String::new())
                 }
-                Ok(String::new())
-            }
-            Step::Pause => Ok(String::new()),
-            Step::Word(secs) => {
-                let s = checker.stats();
-                Ok(word("online (timestamps)", s.transactions, secs, s.live, s.evicted, s.violations, "violations"))
-            }
-        })?
+                Step::Pause => Ok(String::new()),
+                Step::Word(secs) => {
+                    let s = checker.stats();
+                    Ok(word("online (timestamps)", s.transactions, secs, s.live, s.evicted, s.violations, "violations"))
+                }
+            },
+        )?
     };
     match end {
         Ended::End => print_violations(&mut out, checker.finish(), o)?,

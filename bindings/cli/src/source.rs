@@ -110,7 +110,7 @@ impl Source {
 
     /// The rest of the stream (after `first`, the bytes taken already) as records, read on a
     /// thread of their own.
-    pub fn records<R: Record>(self, first: Vec<u8>, format: Format) -> RecordSource<R> {
+    pub fn records<R: Record>(self, first: Vec<u8>, format: Format, ended: bool) -> RecordSource<R> {
         let (tx, rx) = mpsc::sync_channel(CHUNKS_AHEAD);
         // Records come back here to be freed on the thread that made them: glibc's malloc
         // serializes the two threads when one frees what the other allocated.
@@ -123,6 +123,12 @@ impl Source {
                 while done.try_recv().is_ok() {}
                 let data = match next.take() {
                     Some(d) => d,
+                    // The stream's end came with its first bytes (taken before this thread).
+                    None if ended => {
+                        let last = lines.finish();
+                        let _ = tx.send(Parsed::Records(last, lines.lines()));
+                        return tx.send(Parsed::End).is_ok();
+                    }
                     None => match chunks.recv() {
                         Ok(Chunk::Data(d)) => d,
                         Ok(Chunk::Failed(e)) => return tx.send(Parsed::Failed(e)).is_ok(),

@@ -348,3 +348,28 @@ fn tempdir() -> std::path::PathBuf {
     std::fs::create_dir_all(&d).unwrap();
     d
 }
+
+/// A stream that ends before any committed transaction (the intake saw its end): the summary,
+/// not "the reading thread stopped".
+#[test]
+fn a_stream_without_a_committed_transaction_ends_with_its_summary() {
+    for input in
+        ["{:type :fail, :process 0, :value [[:append :x 1]]}\n", "{:type :info, :process 0, :value [[:w :x 1]]}", ""]
+    {
+        let mut child = grail()
+            .args(["online", "-", "--json"])
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
+        let out = child.wait_with_output().unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(0), "{input:?}: {err}");
+        let summary: serde_json::Value =
+            serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().last().unwrap()).unwrap();
+        assert_eq!(summary["stats"]["committed"], 0, "{input:?}");
+        assert_eq!(verdict(&summary, "PL-1"), "unknown", "{input:?}");
+    }
+}
