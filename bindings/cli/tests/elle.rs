@@ -594,3 +594,26 @@ fn elle_cli_stored_results_agree() {
         assert_eq!(v["also-not"], serde_json::json!(also), "{name}");
     }
 }
+
+/// Several files in one call, as elle-cli's `-main` handles them: with `-v json` one result map
+/// after another, in the order given, without paths; with `-d`, every file's files in the one
+/// directory (the later file's replace the earlier's of the same name).
+#[test]
+fn several_files_in_one_call_as_elle_cli() {
+    let (a, b) = (case("G-single/lost-update.edn"), case("valid/serial.edn"));
+    let (code, out, err) = elle_cli(&["-m", "list-append", "-c", "serializable", "-v", "json", &a, &b]);
+    assert_eq!(code, 1, "{err}");
+    let docs: Vec<serde_json::Value> =
+        serde_json::Deserializer::from_str(&out).into_iter().collect::<Result<_, _>>().unwrap();
+    assert_eq!(docs.len(), 2, "{out}");
+    assert_eq!(docs[0]["valid?"], false);
+    assert_eq!(docs[1]["valid?"], true);
+    assert!(!out.contains("lost-update.edn"), "no paths in JSON output");
+    let dir = tmp("elle-dir-two");
+    let d = dir.to_str().unwrap();
+    let (code, out, _) = elle_cli(&["-m", "list-append", "-c", "serializable", "-d", d, &a, &b]);
+    assert_eq!(code, 1);
+    assert_eq!(out.lines().count(), 2, "{out}");
+    // The first file's cycle files stay; the second (valid) wrote no cycle files of its own.
+    assert!(dir.join("G-single-item.txt").exists());
+}
