@@ -4,7 +4,7 @@ online checker (see ``docs/analysis.md``)."""
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional
+from typing import TYPE_CHECKING, Any, Callable, Dict, Iterable, Iterator, List, Mapping, Optional, Union
 
 from . import _grail
 from ._errors import UsageError
@@ -233,6 +233,12 @@ class OnlineChecker:
         offline engine found at the end (a register stream's last round; a list-append stream's
         RC, RA and CC)."""
         return [json.loads(a) for a in self._native.end()]
+
+    def set_wal(self, wal: Union[bytes, str]) -> None:
+        """A register stream's write-ahead log (ArangoDB's JSON lines, as ``grail check --wal``
+        reads it): every round reads it as the kept transactions' version order. A line that is
+        not a log record raises :class:`grail.GrailError` naming it."""
+        self._native.set_wal(wal.encode() if isinstance(wal, str) else bytes(wal))
 
     def flush(self) -> List[Dict[str, Any]]:
         """A register stream: a round of the offline engine now, if anything arrived since the

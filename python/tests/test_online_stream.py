@@ -154,3 +154,21 @@ def test_a_register_stream_is_checked_in_rounds_and_ends_as_grail_check():
     # A list-append transaction after registers: refused, naming it.
     with pytest.raises(grail.GrailError, match="one data model"):
         oc.add({"id": 4, "ops": [["append", "x", 3]]})
+
+
+def test_a_register_stream_with_a_write_ahead_log_gives_grail_checks_verdicts():
+    here = os.path.dirname(os.path.abspath(__file__))
+    case = os.path.join(here, "..", "..", "tests", "cases", "register", "lost-update-wal")
+    oc = grail.OnlineChecker()
+    with open(case + ".log", "rb") as f:
+        oc.set_wal(f.read())
+    with open(case + ".edn", "rb") as f:
+        list(oc.watch(f))
+    report = grail.check(case + ".edn", wal=case + ".log", levels="all")
+    for name, online in oc.levels().items():
+        if name in ("strict-SER", "strong-SI") and online["verdict"] == "unknown":
+            continue
+        assert online["verdict"] == report.levels[name].verdict, name
+    assert oc.levels()["SER"]["verdict"] == "violated"
+    with pytest.raises(grail.GrailError):
+        grail.OnlineChecker().set_wal(b"not a log\n")

@@ -95,7 +95,11 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, level } => {
-            let o = online::Options { window, max_length, json, quiet, timestamps, level };
+            let wal = match &input.wal {
+                Some(w) => Some(std::fs::read(w).map_err(|e| format!("{}: {e}", w.display()))?),
+                None => None,
+            };
+            let o = online::Options { window, max_length, json, quiet, timestamps, level, wal };
             if follow || input.history == Path::new("-") {
                 return online::live(&input, follow, &o);
             }

@@ -13,15 +13,9 @@ use std::path::Path;
 use std::time::Instant;
 
 /// `grail online`: stream the history's transactions, in completion order, through the checker.
-pub fn online(
-    progress: &Progress,
-    h: &History,
-    window: usize,
-    max_length: usize,
-    json: bool,
-    quiet: bool,
-) -> Result<u8, String> {
-    let mut checker = OnlineChecker::new(OnlineOptions { window, max_length, ..Default::default() });
+pub fn online(progress: &Progress, h: &History, o: &Options) -> Result<u8, String> {
+    let (window, json, quiet) = (o.window, o.json, o.quiet);
+    let mut checker = checker(o)?;
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let t0 = Instant::now();
@@ -46,6 +40,17 @@ pub struct Options {
     pub quiet: bool,
     pub timestamps: bool,
     pub level: String,
+    /// `--wal`: a register history's write-ahead log, its version order in every round.
+    pub wal: Option<Vec<u8>>,
+}
+
+/// The cycle checker with the options (and the write-ahead log, read whole) given.
+fn checker(o: &Options) -> Result<OnlineChecker, String> {
+    let mut c = OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
+    if let Some(wal) = &o.wal {
+        c.set_wal(wal.clone()).map_err(|e| format!("write-ahead log: {e}"))?;
+    }
+    Ok(c)
 }
 
 /// How often a live stream says how it goes (on a terminal, or with `-v`).
@@ -56,7 +61,7 @@ pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, 
     let h = session.history();
     match OnlineKind::choose(h, o.timestamps).map_err(|e| e.to_string())? {
         OnlineKind::Timestamps => online_timestamps(progress, h, o.window, &o.level, o.json, o.quiet),
-        OnlineKind::Cycles => online(progress, h, o.window, o.max_length, o.json, o.quiet),
+        OnlineKind::Cycles => online(progress, h, o),
     }
 }
 
@@ -122,8 +127,7 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
     if o.timestamps || intake == Intake::LiveTimestamps {
         return live_timestamps(source, prefix, format, &name, (stopped, ended), &progress, o);
     }
-    let mut checker =
-        OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
+    let mut checker = checker(o)?;
     let mut out = std::io::stdout().lock();
     let t0 = Instant::now();
     let (lines, end) = if stopped {

@@ -91,6 +91,12 @@ impl PyOnline {
     fn memory_estimate(&self) -> usize {
         self.inner.checker().memory_estimate()
     }
+
+    /// A register stream's write-ahead log (core's `OnlineChecker::set_wal`).
+    fn set_wal(&mut self, py: Python<'_>, wal: Vec<u8>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        guarded(py, || inner.checker_mut().set_wal(wal).map_err(|e| to_pyerr(py, e.into())))
+    }
 }
 
 /// `TimestampOnlineChecker`: core's windowed checker of transactions with start and commit

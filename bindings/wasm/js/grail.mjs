@@ -547,6 +547,17 @@ export class OnlineChecker extends Streaming {
     }
 
     /**
+     * A register stream's write-ahead log (ArangoDB's JSON lines, a Uint8Array or a string): every
+     * round reads it as the kept transactions' version order, as `grail check --wal` does.
+     */
+    setWal(data) {
+        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+        if (!(bytes instanceof Uint8Array)) throw usage('setWal takes a Uint8Array or a string');
+        const c = this._live();
+        return guard(() => c.setWal(bytes));
+    }
+
+    /**
      * A register stream: a round of the offline engine now, if anything arrived since the last
      * (call it when the input pauses); the cycles it found. Nothing for list-append streams.
      */

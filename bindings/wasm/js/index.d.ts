@@ -95,6 +95,8 @@ export declare class OnlineChecker {
     end(): OnlineAnomaly[];
     /** A register stream: a round of the offline engine now, if anything arrived since the last (call it when the input pauses). */
     flush(): OnlineAnomaly[];
+    /** A register stream's write-ahead log (ArangoDB's JSON lines): every round reads it as the version order. */
+    setWal(data: Uint8Array | string): void;
     /** Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with their own transaction (internal), found since the last call. */
     takeFindings(): OnlineFinding[];
     summary(): OnlineSummary;

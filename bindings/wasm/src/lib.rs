@@ -430,6 +430,12 @@ impl OnlineChecker {
         to_js(&self.inner.checker_mut().flush())
     }
 
+    /// A register stream's write-ahead log (core's `OnlineChecker::set_wal`).
+    #[wasm_bindgen(js_name = setWal)]
+    pub fn set_wal(&mut self, wal: &[u8]) -> Result<(), JsValue> {
+        self.inner.checker_mut().set_wal(wal.to_vec()).map_err(core_error)
+    }
+
     /// Reads of aborted and intermediate appends, and reads that disagree with their own
     /// transaction (internal), found since the last call.
     #[wasm_bindgen(js_name = takeFindings)]

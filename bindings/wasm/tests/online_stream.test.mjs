@@ -128,3 +128,17 @@ test('a register stream is checked in rounds: a pause (flush) reports a lost upd
     assert.throws(() => oc.add({ id: 4, ops: [['append', 'x', 3]] }), (e) => e instanceof GrailError && /one data model/.test(e.message));
     oc.free();
 });
+
+test('a register stream with a write-ahead log: every round reads it as the version order', async () => {
+    const { readFileSync } = await import('node:fs');
+    const base = new URL('../../../tests/cases/register/lost-update-wal', import.meta.url);
+    const oc = new OnlineChecker();
+    oc.setWal(readFileSync(new URL(base.href + '.log')));
+    oc.feedBytes(readFileSync(new URL(base.href + '.edn')));
+    oc.finishBytes();
+    const levels = oc.levels();
+    assert.equal(levels.SER.verdict, 'violated');
+    assert.equal(levels['PL-2'].verdict, 'holds');
+    assert.throws(() => new OnlineChecker().setWal('not a log\n'), (e) => e instanceof GrailError);
+    oc.free();
+});

@@ -12,7 +12,7 @@ pub mod plume;
 pub mod stream;
 pub mod timestamps;
 
-use crate::error::{Error, ErrorKind};
+use crate::error::Error;
 use crate::history::{History, Status};
 
 /// The online checker for a history.
@@ -27,18 +27,14 @@ pub enum OnlineKind {
 impl OnlineKind {
     /// Timestamps when asked for, or when every committed transaction carries both; the
     /// [`cycles`] checker otherwise (list-append cycles as they close; registers in rounds of
-    /// the offline engine over the window).
+    /// the offline engine over the window, with a write-ahead log's version order when given:
+    /// `OnlineChecker::set_wal`).
     pub fn choose(h: &History, timestamps: bool) -> Result<OnlineKind, Error> {
         let mut committed = h.txns.iter().filter(|t| t.status == Status::Committed).peekable();
         let all_timed =
             committed.peek().is_some() && committed.all(|t| t.start_ts().is_some() && t.commit_ts().is_some());
         if timestamps || all_timed {
             Ok(OnlineKind::Timestamps)
-        } else if h.version_order.is_some() {
-            Err(Error::new(
-                ErrorKind::Usage,
-                "online checking does not take a write-ahead log: a stream's records carry no log lines (check it with grail check --wal)",
-            ))
         } else {
             Ok(OnlineKind::Cycles)
         }

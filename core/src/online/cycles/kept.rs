@@ -91,7 +91,12 @@ impl Kept {
     /// operation on the key (unread, they would only multiply the orders the polygraph weighs;
     /// see the module's note).
     /// Kept ids, processes, labels and times.
-    pub fn history(&self, partial: bool) -> Result<History, Error> {
+    ///
+    /// `wal`: a write-ahead log, read against the kept transactions (`read::read_wal`) as their
+    /// version order; its writes of transactions not kept are skipped, as offline skips a
+    /// logged write the history lacks, so a round sees the log's order restricted to the kept
+    /// writes. With it, no write is left out: the polygraph is not needed.
+    pub fn history(&self, partial: bool, wal: Option<&[u8]>) -> Result<History, Error> {
         let ops = || self.txns.iter().flat_map(|t| &t.ops);
         let (written, read, twice): (Pairs, Pairs, Pairs) = if partial {
             let (mut written, mut twice) = (Set::default(), Set::default());
@@ -117,6 +122,7 @@ impl Kept {
         // make the first look final: an intermediate read a read of the final one).
         let blind_unread = |t: &OnlineTxn, key: &Atom, value: &Atom| {
             partial
+                && wal.is_none()
                 && !read.contains(&(key, value))
                 && t.ops
                     .iter()
@@ -174,7 +180,11 @@ impl Kept {
             };
             b.finish_txn(t.status, meta);
         }
-        b.finish()
+        let mut h = b.finish()?;
+        if let Some(wal) = wal {
+            crate::read::read_wal(&mut h, wal)?;
+        }
+        Ok(h)
     }
 }
 

@@ -208,6 +208,8 @@ pub struct OnlineChecker {
     last: Option<Vec<kept::Decided>>,
     /// Why it did not run at the end, when it did not.
     last_why: Option<String>,
+    /// A register stream's write-ahead log: its version order for every round ([`kept`]).
+    wal: Option<Vec<u8>>,
 }
 
 /// A register stream's round runs after this many arrivals or half the kept transactions,
@@ -241,7 +243,18 @@ impl OnlineChecker {
             reported: kept::Reported::default(),
             last: None,
             last_why: None,
+            wal: None,
         }
+    }
+
+    /// A register stream's write-ahead log (ArangoDB's JSON lines, `read::read_wal`): each
+    /// round reads it against the kept transactions as their version order, so no version order
+    /// is searched for (as `grail check --wal`). Refused when a line is not a log record.
+    pub fn set_wal(&mut self, wal: Vec<u8>) -> Result<(), Error> {
+        let mut empty = crate::history::HistoryBuilder::new().finish()?;
+        crate::read::read_wal(&mut empty, &wal)?;
+        self.wal = Some(wal);
+        Ok(())
     }
 
     pub fn options(&self) -> &OnlineOptions {
@@ -301,7 +314,7 @@ impl OnlineChecker {
             ));
             return Vec::new();
         }
-        let Ok(h) = self.kept.history(false) else { return Vec::new() };
+        let Ok(h) = self.kept.history(false, self.wal.as_deref()) else { return Vec::new() };
         let c = kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]);
         self.last = Some(c.levels.clone());
         self.take_round(c, by, false)
@@ -336,7 +349,7 @@ impl OnlineChecker {
         self.reported.since = 0;
         self.stats.rounds += 1;
         let whole = self.ended && self.kept.dropped == 0;
-        let h = match self.kept.history(!whole) {
+        let h = match self.kept.history(!whole, self.wal.as_deref()) {
             Ok(h) => {
                 self.last_why = None;
                 h
