@@ -96,7 +96,7 @@ fn run(cli: Cli) -> Result<u8, String> {
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, level } => {
             let wal = match &input.wal {
-                Some(w) => Some(std::fs::read(w).map_err(|e| format!("{}: {e}", w.display()))?),
+                Some(w) => Some((w.clone(), std::fs::read(w).map_err(|e| format!("{}: {e}", w.display()))?)),
                 None => None,
             };
             let o = online::Options { window, max_length, json, quiet, timestamps, level, wal };

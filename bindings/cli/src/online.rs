@@ -41,14 +41,14 @@ pub struct Options {
     pub timestamps: bool,
     pub level: String,
     /// `--wal`: a register history's write-ahead log, its version order in every round.
-    pub wal: Option<Vec<u8>>,
+    pub wal: Option<(std::path::PathBuf, Vec<u8>)>,
 }
 
 /// The cycle checker with the options (and the write-ahead log, read whole) given.
 fn checker(o: &Options) -> Result<OnlineChecker, String> {
     let mut c = OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
-    if let Some(wal) = &o.wal {
-        c.set_wal(wal.clone()).map_err(|e| format!("write-ahead log: {e}"))?;
+    if let Some((path, wal)) = &o.wal {
+        c.set_wal(wal.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(c)
 }

@@ -373,3 +373,33 @@ fn a_stream_without_a_committed_transaction_ends_with_its_summary() {
         assert_eq!(verdict(&summary, "PL-1"), "unknown", "{input:?}");
     }
 }
+
+/// `grail online - --wal LOG`: the log read whole at the start gives every round its version
+/// order; a log that is not one is refused naming its file and line.
+#[test]
+fn a_live_register_stream_takes_a_write_ahead_log() {
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/register");
+    let text = std::fs::read(root.join("lost-update-wal.edn")).unwrap();
+    let run = |wal: &std::path::Path| {
+        let mut child = grail()
+            .args(["online", "-", "--json", "--quiet", "--wal"])
+            .arg(wal)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&text).unwrap();
+        child.wait_with_output().unwrap()
+    };
+    let out = run(&root.join("lost-update-wal.log"));
+    assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
+    let summary: serde_json::Value =
+        serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().last().unwrap()).unwrap();
+    assert_eq!(verdict(&summary, "SER"), "violated", "{summary}");
+    assert_eq!(verdict(&summary, "PL-2"), "holds", "{summary}");
+    let bad = run(&root.join("lost-update-wal.edn"));
+    let err = String::from_utf8_lossy(&bad.stderr);
+    assert_eq!(bad.status.code(), Some(2), "{err}");
+    assert!(err.contains("lost-update-wal.edn: line 1"), "{err}");
+}
