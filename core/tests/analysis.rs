@@ -397,7 +397,8 @@ fn online_takes_any_transactions_without_panicking() {
                 _ => grail_core::Status::Committed,
             };
             let label = (next(3) == 0).then(|| format!("f{}", next(3)));
-            for a in c.push(&OnlineTxn { id, label, status, ops, timed: false, process: None, times: (None, None) }) {
+            for a in c.push(&OnlineTxn { id, label, status, ops, ts: (None, None), process: None, times: (None, None) })
+            {
                 assert!(a.cycle.txns.len() >= 2 && a.cycle.txns.len() <= max_length.min(255));
                 assert_eq!(a.cycle.types.len(), a.cycle.txns.len());
             }

@@ -527,3 +527,56 @@ fn register_streams_with_a_write_ahead_log() {
     assert!(violated >= 3, "the injected write skews and lost updates are found ({violated})");
     assert!(OnlineChecker::new(OnlineOptions::default()).set_wal(b"not json\n".to_vec()).is_err());
 }
+
+/// Register streams whose transactions claim start and commit timestamps, through the rounds
+/// (the CLI sends a stream whose first transaction is timed to Aion's checker; the API and a
+/// stream timed only in part come here): the claims are checked by the engine as offline. Whole,
+/// every level is `grail check`'s; through a window of 150, nothing holds and every violation is
+/// one offline.
+#[test]
+fn register_rounds_check_claimed_timestamps() {
+    let mut checked = 0;
+    for (seed, iso) in
+        [(1u64, Isolation::SnapshotIsolation), (2, Isolation::Serializable), (3, Isolation::ReadCommitted)]
+    {
+        let o = GenOptions {
+            transactions: 1_000,
+            keys: 8,
+            model: DataModel::RwRegister,
+            isolation: iso,
+            timestamps: true,
+            inject: vec![(Injection::WriteSkew, 2), (Injection::LostUpdate, 2)],
+            seed,
+            ..Default::default()
+        };
+        let h = common::generated(&o);
+        assert!(h.txns.iter().any(|t| t.start_ts().is_some()), "the history claims timestamps");
+        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        for window in [h.txns.len(), 150] {
+            let mut oc = OnlineChecker::new(OnlineOptions { window, ..Default::default() });
+            for i in stream_order(&h) {
+                oc.push(&OnlineTxn::from_history(&h, i));
+            }
+            oc.end();
+            for l in oc.summary().levels {
+                let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict).unwrap();
+                if window == 150 {
+                    assert_ne!(l.verdict, Verdict::Holds, "seed {seed}: {} holds through a small window", l.level);
+                    if l.verdict == Verdict::Violated {
+                        assert_eq!(
+                            off,
+                            Verdict::Violated,
+                            "seed {seed}: {} violated online ({:?})",
+                            l.level,
+                            l.witness
+                        );
+                    }
+                } else {
+                    assert_eq!(l.verdict, off, "seed {seed}: {} ({:?} {:?})", l.level, l.reason, l.anomalies);
+                    checked += 1;
+                }
+            }
+        }
+    }
+    assert_eq!(checked, 36);
+}

@@ -176,6 +176,8 @@ impl Kept {
                 invoke_time: t.times.0,
                 complete_time: t.times.1,
                 label,
+                start_ts: t.ts.0,
+                commit_ts: t.ts.1,
                 ..Default::default()
             };
             b.finish_txn(t.status, meta);

@@ -244,16 +244,15 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
 }
 
 /// The verdicts of a register stream: violated by what the rounds found; at the end of a stream
-/// that fit the window, the offline engine's verdicts over it (`decided`), except that a level
-/// that needs real-time order holds only when times were recorded, and none holds over claimed
-/// timestamps (checked by `grail online --timestamps` or `grail check`); else unknown (`lost`).
+/// that fit the window, the offline engine's verdicts over it (`decided`: claimed timestamps
+/// checked as offline), except that a level that needs real-time order holds only when times
+/// were recorded; else unknown (`lost`).
 pub(super) fn from_engine(
     watch: &Watch,
     decided: Option<&[Decided]>,
     lost: &str,
     committed: u64,
     realtime: bool,
-    timed: u64,
 ) -> Vec<OnlineLevel> {
     let mut out: Vec<OnlineLevel> = Level::ALL
         .into_iter()
@@ -276,14 +275,11 @@ pub(super) fn from_engine(
                     Some(_) if matches!(l, Level::StrictSer | Level::StrongSi) && !realtime => {
                         unknown(NOT_ONLINE.to_string())
                     }
-                    Some(_) if timed > 0 => unknown(format!(
-                        "{timed} transactions claim start or commit timestamps: {} is also checked against the order they claim, by grail online --timestamps (Aion's axioms) or grail check",
-                        l.name()
-                    )),
                     Some(d) => (d.verdict, d.reason.clone(), d.anomalies.clone(), d.witness.clone()),
                 }
             };
-            let implied_by = first.and_then(|s| s.level.as_ref()).filter(|(v, _)| *v != l).map(|(v, _)| v.name().to_string());
+            let implied_by =
+                first.and_then(|s| s.level.as_ref()).filter(|(v, _)| *v != l).map(|(v, _)| v.name().to_string());
             OnlineLevel { level: l.name().to_string(), verdict, anomalies, witness, implied_by, reason }
         })
         .collect();

@@ -307,13 +307,8 @@ impl OnlineChecker {
             ));
             return Vec::new();
         }
-        if self.stats.timed > 0 {
-            self.last_why = Some(format!(
-                "not decided online: {} transactions claim start or commit timestamps, which RC, RA and CC are also checked against (grail online --timestamps, grail check)",
-                self.stats.timed
-            ));
-            return Vec::new();
-        }
+        // Claimed timestamps are in the kept transactions: the engine checks RC, RA and CC
+        // against them too, as offline.
         let Ok(h) = self.kept.history(false, self.wal.as_deref()) else { return Vec::new() };
         let c = kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]);
         self.last = Some(c.levels.clone());
@@ -431,7 +426,7 @@ impl OnlineChecker {
             self.model = model_of(txn);
         }
         self.stats.transactions += 1;
-        self.stats.timed += txn.timed as u64;
+        self.stats.timed += txn.timed() as u64;
         self.ended = false;
         self.last_id = txn.id;
         let register = self.model == Some(Model::RwRegister);
@@ -676,7 +671,7 @@ impl OnlineChecker {
                 lost.clone_from(why);
             }
             let decided = self.last.as_deref().filter(|_| self.ended && self.kept.dropped == 0);
-            return levels::from_engine(&watch, decided, &lost, s.committed, self.kept.timed(), s.timed);
+            return levels::from_engine(&watch, decided, &lost, s.committed, self.kept.timed());
         }
         if s.evicted > 0 {
             lost.push(format!(

@@ -10,7 +10,7 @@
 
 use crate::error::{Error, ErrorKind};
 pub use crate::history::Atom;
-use crate::history::{Arg, History, OpKind, Status, TxnId};
+use crate::history::{Arg, History, OpKind, Status, Ts, TxnId};
 use crate::read::timekiller::{looks_like_timekiller, read_timekiller_with, TimeKillerOptions};
 use crate::read::{detect, read_edn_from, read_json_from, Format};
 
@@ -46,9 +46,10 @@ pub struct OnlineTxn {
     pub label: Option<String>,
     pub status: Status,
     pub ops: Vec<OnlineOp>,
-    /// It claims a start or a commit timestamp: an order the cycle checker does not check
-    /// (`online::timestamps` and the offline white-box check do).
-    pub timed: bool,
+    /// The start and commit timestamps it claims: an order the cycle search does not check
+    /// (`online::timestamps` and the offline white-box check do, and so do a register
+    /// stream's rounds, which are the offline check).
+    pub ts: (Option<Ts>, Option<Ts>),
     /// Its process (Jepsen's `:process`, a session): the session order at the stream's end.
     pub process: Option<i64>,
     /// Its recorded invocation and completion times (`:time`, native `start`/`end`): the
@@ -57,6 +58,11 @@ pub struct OnlineTxn {
 }
 
 impl OnlineTxn {
+    /// It claims a start or a commit timestamp.
+    pub fn timed(&self) -> bool {
+        self.ts.0.is_some() || self.ts.1.is_some()
+    }
+
     /// A transaction of a parsed history (list-append or registers).
     pub fn from_history(h: &History, t: TxnId) -> OnlineTxn {
         let txn = &h.txns[t as usize];
@@ -77,13 +83,13 @@ impl OnlineTxn {
                 }
             })
             .collect();
-        let timed = txn.start_ts().is_some() || txn.commit_ts().is_some();
+
         OnlineTxn {
             id: txn.id,
             label: h.label(t).map(String::from),
             status: txn.status,
             ops,
-            timed,
+            ts: (txn.start_ts(), txn.commit_ts()),
             process: txn.process,
             times: (txn.invoke_time, txn.complete_time),
         }
