@@ -253,6 +253,11 @@ pub enum Cmd {
         /// or list histories): the default when every transaction carries both.
         #[arg(long)]
         timestamps: bool,
+        /// Check a history whose transactions carry timestamps with the cycle checker and, for
+        /// registers, rounds of the engine over the window (every level, the claimed timestamps
+        /// checked as grail check checks them), rather than with Aion's checker.
+        #[arg(long, conflicts_with = "timestamps")]
+        rounds: bool,
         /// With timestamps: SI (snapshot reads, no conflicts, sessions) or SER (commit order).
         #[arg(long, default_value = "SI", value_parser = ["SI", "SER"])]
         level: String,

@@ -94,12 +94,12 @@ fn run(cli: Cli) -> Result<u8, String> {
             check::check(input, &opts, timeout, &check::Outputs { json, dot, html })
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
-        Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, level } => {
+        Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, rounds, level } => {
             let wal = match &input.wal {
                 Some(w) => Some((w.clone(), std::fs::read(w).map_err(|e| format!("{}: {e}", w.display()))?)),
                 None => None,
             };
-            let o = online::Options { window, max_length, json, quiet, timestamps, level, wal };
+            let o = online::Options { window, max_length, json, quiet, timestamps, rounds, level, wal };
             if follow || input.history == Path::new("-") {
                 return online::live(&input, follow, &o);
             }

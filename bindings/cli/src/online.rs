@@ -39,6 +39,8 @@ pub struct Options {
     pub json: bool,
     pub quiet: bool,
     pub timestamps: bool,
+    /// `--rounds`: a timestamped history through the cycle checker (rounds for registers).
+    pub rounds: bool,
     pub level: String,
     /// `--wal`: a register history's write-ahead log, its version order in every round.
     pub wal: Option<(std::path::PathBuf, Vec<u8>)>,
@@ -60,8 +62,8 @@ const LIVE_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
 pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, String> {
     let h = session.history();
     match OnlineKind::choose(h, o.timestamps).map_err(|e| e.to_string())? {
-        OnlineKind::Timestamps => online_timestamps(progress, h, o.window, &o.level, o.json, o.quiet),
-        OnlineKind::Cycles => online(progress, h, o),
+        OnlineKind::Timestamps if !o.rounds => online_timestamps(progress, h, o.window, &o.level, o.json, o.quiet),
+        _ => online(progress, h, o),
     }
 }
 
@@ -124,7 +126,7 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         let (session, progress) = load::load_text(input, Path::new("-"), text, progress, false)?;
         return whole(&session, &progress, o);
     }
-    if o.timestamps || intake == Intake::LiveTimestamps {
+    if o.timestamps || intake == Intake::LiveTimestamps && !o.rounds {
         return live_timestamps(source, prefix, format, &name, (stopped, ended), &progress, o);
     }
     let mut checker = checker(o)?;

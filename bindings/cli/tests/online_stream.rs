@@ -403,3 +403,39 @@ fn a_live_register_stream_takes_a_write_ahead_log() {
     assert_eq!(bad.status.code(), Some(2), "{err}");
     assert!(err.contains("lost-update-wal.edn: line 1"), "{err}");
 }
+
+/// `--rounds`: a timestamped register history through the rounds of the engine (every level,
+/// the claimed timestamps checked as offline) rather than Aion's checker; from a file and live,
+/// `grail check`'s verdicts; with `--timestamps`, a usage error.
+#[test]
+fn rounds_check_a_timestamped_register_history_at_every_level() {
+    let gen = grail()
+        .args(["generate", "--model", "rw-register", "--timestamps", "--isolation", "snapshot-isolation"])
+        .args(["--txns", "1500", "--inject", "write-skew:2,lost-update:1", "--seed", "4"])
+        .output()
+        .unwrap();
+    let dir = tempdir();
+    let file = dir.join("timestamped.edn");
+    std::fs::write(&file, &gen.stdout).unwrap();
+    let check = grail().args(["check", "--levels", "all", "--json"]).arg(&file).output().unwrap();
+    let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
+    let from_file = grail().args(["online", "--rounds", "--json", "--quiet"]).arg(&file).output().unwrap();
+    let mut child = grail()
+        .args(["online", "-", "--rounds", "--json", "--quiet"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&gen.stdout).unwrap();
+    let live = child.wait_with_output().unwrap();
+    for out in [from_file, live] {
+        assert_eq!(out.status.code(), Some(1));
+        let summary: serde_json::Value =
+            serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().last().unwrap()).unwrap();
+        for (level, r) in report["levels"].as_object().unwrap() {
+            assert_eq!(verdict(&summary, level), r["verdict"].as_str().unwrap(), "{level}: {summary}");
+        }
+    }
+    let both = grail().args(["online", "--rounds", "--timestamps"]).arg(&file).output().unwrap();
+    assert_eq!(both.status.code(), Some(2), "{}", String::from_utf8_lossy(&both.stderr));
+}
