@@ -18,7 +18,10 @@
 //! away only takes constraints away (a conflict, a version to order) and changes no read. This
 //! assumes, as offline does, that a value is written once per key: a value written again after
 //! its first writer left the window is not seen to be a duplicate (offline, `grail check` reports
-//! duplicate-write and sets it aside). A round may miss a violation that reaches past the window
+//! duplicate-write and sets it aside). A write-ahead log's order and the timestamps transactions
+//! claim are restricted the same way (the log's writes of transactions not kept are skipped; a
+//! claim only orders the kept transactions that make it), so the argument holds with them. A
+//! round may miss a violation that reaches past the window
 //! or runs through a write it left out (the last round of a stream that fit the window keeps
 //! them all); after one transaction left, no level holds.
 
