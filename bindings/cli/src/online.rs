@@ -144,8 +144,7 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
             &mut |step, out| match step {
                 Step::Take(txns) => {
                     for t in txns {
-                        checker.accepts(t).map_err(|e| format!("{name}: {e}"))?;
-                        let found = checker.push(t);
+                        let found = checker.try_push(t).map_err(|e| format!("{name}: {e}"))?;
                         if !o.quiet {
                             print_found(out, checker, found, o.json)?;
                         }

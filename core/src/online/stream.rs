@@ -430,8 +430,7 @@ impl LineStream {
 
     fn check(&mut self, r: Records, emit: &mut dyn FnMut(OnlineAnomaly)) -> Result<(), Error> {
         for t in &r.txns {
-            self.checker.accepts(t)?;
-            self.checker.push(t).into_iter().for_each(&mut *emit);
+            self.checker.try_push(t)?.into_iter().for_each(&mut *emit);
         }
         r.error.map_or(Ok(()), Err)
     }

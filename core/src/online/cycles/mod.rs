@@ -272,8 +272,7 @@ impl OnlineChecker {
         let txns = OnlineTxn::read(text, format, self.stats.transactions)?;
         let mut out = Vec::new();
         for t in &txns {
-            self.accepts(t)?;
-            out.extend(self.push(t));
+            out.extend(self.try_push(t)?);
         }
         Ok(out)
     }
@@ -323,19 +322,6 @@ impl OnlineChecker {
             return self.round(self.last_id);
         }
         Vec::new()
-    }
-
-    /// Whether `txn` can join the stream: not a register transaction in a list-append stream,
-    /// nor the other way around (as offline, a history of one model).
-    pub fn accepts(&self, txn: &OnlineTxn) -> Result<(), Error> {
-        match (self.model, model_of(txn)) {
-            (Some(m), Some(t)) if m != t => Err(Error::new(
-                crate::error::ErrorKind::Shape,
-                format!("the stream so far is {m}, and this transaction is {t}: a history has one data model"),
-            )
-            .with_txn(txn.id)),
-            _ => Ok(()),
-        }
     }
 
     /// One round of a register stream: the offline engine over the kept transactions, every
@@ -417,14 +403,35 @@ impl OnlineChecker {
 
     /// Take the next transaction (in completion order); returns the cycles it closed. Reads of
     /// aborted and intermediate appends it revealed are taken by [`OnlineChecker::take_findings`].
+    /// A transaction of another data model than the stream's is refused, counted in
+    /// `stats.refused` ([`OnlineChecker::try_push`] says why).
     pub fn push(&mut self, txn: &OnlineTxn) -> Vec<OnlineAnomaly> {
-        if self.accepts(txn).is_err() {
+        self.try_push(txn).unwrap_or_else(|_| {
             self.stats.refused += 1;
-            return Vec::new();
+            Vec::new()
+        })
+    }
+
+    /// [`OnlineChecker::push`], or the error naming a transaction of another data model than
+    /// the stream's (as offline, a history has one), which takes nothing.
+    pub fn try_push(&mut self, txn: &OnlineTxn) -> Result<Vec<OnlineAnomaly>, Error> {
+        let model = model_of(txn);
+        match (self.model, model) {
+            (Some(m), Some(t)) if m != t => {
+                return Err(Error::new(
+                    crate::error::ErrorKind::Shape,
+                    format!("the stream so far is {m}, and this transaction is {t}: a history has one data model"),
+                )
+                .with_txn(txn.id))
+            }
+            (None, _) => self.model = model,
+            _ => {}
         }
-        if self.model.is_none() {
-            self.model = model_of(txn);
-        }
+        Ok(self.take(txn))
+    }
+
+    /// Take a transaction of the stream's model.
+    fn take(&mut self, txn: &OnlineTxn) -> Vec<OnlineAnomaly> {
         self.stats.transactions += 1;
         self.stats.timed += txn.timed() as u64;
         self.ended = false;

@@ -106,7 +106,7 @@ impl OnlineTxn {
     ///
     /// Errors: the offline reader's (syntax, shape, mixed model; same message, line and
     /// column). A stream that mixes models across records is refused by the checker
-    /// ([`super::OnlineChecker::accepts`]).
+    /// ([`super::OnlineChecker::try_push`]).
     pub fn read(text: &[u8], format: Format, first: u64) -> Result<Vec<OnlineTxn>, Error> {
         OnlineTxn::read_with(text, format, first, &mut crate::hash::Map::default())
     }
