@@ -284,8 +284,7 @@ fn live_timestamps(
     o: &Options,
 ) -> Result<u8, String> {
     use grail_core::online::stream::TsArrival;
-    use grail_core::online::timestamps::{render_stats, TsLevel, TsOnlineChecker, TsOnlineOptions};
-    use std::io::Write;
+    use grail_core::online::timestamps::{TsLevel, TsOnlineChecker, TsOnlineOptions};
     let level = if o.level == "SER" { TsLevel::Ser } else { TsLevel::Si };
     let mut checker = TsOnlineChecker::new(TsOnlineOptions { window: o.window, level, ..Default::default() });
     let mut out = std::io::stdout().lock();
@@ -325,16 +324,7 @@ fn live_timestamps(
         ),
     }
     let stats = checker.stats();
-    if o.json {
-        writeln!(out, "{}", serde_json::json!({"stats": stats, "untimed": untimed})).map_err(|e| e.to_string())?;
-    } else {
-        write!(out, "{}", render_stats(&stats)).map_err(|e| e.to_string())?;
-        if untimed > 0 {
-            writeln!(out, "note: {untimed} committed transactions carry no start and commit timestamps: not checked")
-                .map_err(|e| e.to_string())?;
-        }
-    }
-    out.flush().map_err(|e| e.to_string())?;
+    print_ts_summary(&mut out, &stats, untimed, o.json)?;
     progress.say(format_args!(
         "online (timestamps): {} transactions in {:.3} s; window {}; peak resident memory {}",
         stats.transactions,
@@ -414,9 +404,7 @@ pub fn online_timestamps(
     json: bool,
     quiet: bool,
 ) -> Result<u8, String> {
-    use grail_core::online::timestamps::{
-        render_stats, render_violation, TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn,
-    };
+    use grail_core::online::timestamps::{render_violation, TsLevel, TsOnlineChecker, TsOnlineOptions, TsTxn};
     use std::io::Write;
     let level = if level == "SER" { TsLevel::Ser } else { TsLevel::Si };
     let mut checker = TsOnlineChecker::new(TsOnlineOptions { window, level, ..Default::default() });
@@ -449,16 +437,28 @@ pub fn online_timestamps(
     print(&mut out, vs)?;
     let secs = t0.elapsed().as_secs_f64();
     let stats = checker.stats();
-    if json {
-        writeln!(out, "{}", serde_json::json!({"stats": stats, "untimed": untimed})).map_err(|e| e.to_string())?;
-    } else {
-        write!(out, "{}", render_stats(&stats)).map_err(|e| e.to_string())?;
-        if untimed > 0 {
-            writeln!(out, "note: {untimed} committed transactions carry no start and commit timestamps: not checked")
-                .map_err(|e| e.to_string())?;
-        }
-    }
-    out.flush().map_err(|e| e.to_string())?;
+    print_ts_summary(&mut out, &stats, untimed as u64, json)?;
     progress.say(format_args!("online (timestamps): {} transactions in {secs:.3} s; window {window}", h.txns.len()));
     Ok(if stats.violations == 0 { 0 } else { 1 })
+}
+
+/// The timestamp checker's summary: its counters, and how many committed transactions carried no
+/// timestamps (JSON, or text with a note).
+fn print_ts_summary(
+    out: &mut dyn std::io::Write,
+    stats: &grail_core::online::timestamps::TsOnlineStats,
+    untimed: u64,
+    json: bool,
+) -> Result<(), String> {
+    let e = |e: std::io::Error| e.to_string();
+    if json {
+        writeln!(out, "{}", serde_json::json!({"stats": stats, "untimed": untimed})).map_err(e)?;
+    } else {
+        write!(out, "{}", grail_core::online::timestamps::render_stats(stats)).map_err(e)?;
+        if untimed > 0 {
+            writeln!(out, "note: {untimed} committed transactions carry no start and commit timestamps: not checked")
+                .map_err(e)?;
+        }
+    }
+    out.flush().map_err(e)
 }

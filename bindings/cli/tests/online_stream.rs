@@ -356,15 +356,7 @@ fn a_stream_without_a_committed_transaction_ends_with_its_summary() {
     for input in
         ["{:type :fail, :process 0, :value [[:append :x 1]]}\n", "{:type :info, :process 0, :value [[:w :x 1]]}", ""]
     {
-        let mut child = grail()
-            .args(["online", "-", "--json"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(input.as_bytes()).unwrap();
-        let out = child.wait_with_output().unwrap();
+        let out = with_stdin(grail().args(["online", "-", "--json"]), input.as_bytes());
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(0), "{input:?}: {err}");
         let summary: serde_json::Value =
@@ -380,18 +372,8 @@ fn a_stream_without_a_committed_transaction_ends_with_its_summary() {
 fn a_live_register_stream_takes_a_write_ahead_log() {
     let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/cases/register");
     let text = std::fs::read(root.join("lost-update-wal.edn")).unwrap();
-    let run = |wal: &std::path::Path| {
-        let mut child = grail()
-            .args(["online", "-", "--json", "--quiet", "--wal"])
-            .arg(wal)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(&text).unwrap();
-        child.wait_with_output().unwrap()
-    };
+    let run =
+        |wal: &std::path::Path| with_stdin(grail().args(["online", "-", "--json", "--quiet", "--wal"]).arg(wal), &text);
     let out = run(&root.join("lost-update-wal.log"));
     assert_eq!(out.status.code(), Some(1), "{}", String::from_utf8_lossy(&out.stderr));
     let summary: serde_json::Value =
@@ -420,14 +402,7 @@ fn rounds_check_a_timestamped_register_history_at_every_level() {
     let check = grail().args(["check", "--levels", "all", "--json"]).arg(&file).output().unwrap();
     let report: serde_json::Value = serde_json::from_slice(&check.stdout).unwrap();
     let from_file = grail().args(["online", "--rounds", "--json", "--quiet"]).arg(&file).output().unwrap();
-    let mut child = grail()
-        .args(["online", "-", "--rounds", "--json", "--quiet"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(&gen.stdout).unwrap();
-    let live = child.wait_with_output().unwrap();
+    let live = with_stdin(grail().args(["online", "-", "--rounds", "--json", "--quiet"]), &gen.stdout);
     for out in [from_file, live] {
         assert_eq!(out.status.code(), Some(1));
         let summary: serde_json::Value =
@@ -438,4 +413,11 @@ fn rounds_check_a_timestamped_register_history_at_every_level() {
     }
     let both = grail().args(["online", "--rounds", "--timestamps"]).arg(&file).output().unwrap();
     assert_eq!(both.status.code(), Some(2), "{}", String::from_utf8_lossy(&both.stderr));
+}
+
+/// Run `cmd` with `input` on its standard input (then closed); its output.
+fn with_stdin(cmd: &mut Command, input: &[u8]) -> std::process::Output {
+    let mut child = cmd.stdin(Stdio::piped()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().unwrap();
+    child.stdin.take().unwrap().write_all(input).unwrap();
+    child.wait_with_output().unwrap()
 }

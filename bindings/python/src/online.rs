@@ -38,25 +38,13 @@ impl PyOnline {
     /// lines they complete closed, each as JSON text.
     fn feed_bytes(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<String>> {
         let inner = &mut self.inner;
-        guarded(py, || {
-            let mut found = Vec::new();
-            inner
-                .feed(data, &mut |a| found.push(serde_json::to_string(&a).unwrap_or_default()))
-                .map_err(|e| to_pyerr(py, e.into()))?;
-            Ok(found)
-        })
+        as_json(py, |emit| inner.feed(data, emit))
     }
 
     /// The end of a byte stream: its last line, when no line break ended it.
     fn finish_bytes(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
         let inner = &mut self.inner;
-        guarded(py, || {
-            let mut found = Vec::new();
-            inner
-                .finish(&mut |a| found.push(serde_json::to_string(&a).unwrap_or_default()))
-                .map_err(|e| to_pyerr(py, e.into()))?;
-            Ok(found)
-        })
+        as_json(py, |emit| inner.finish(emit))
     }
 
     /// The stream ended (core's `OnlineChecker::end`): a level may now hold; the cycles the
@@ -134,25 +122,13 @@ impl PyTsOnline {
     /// that became final, each as JSON text.
     fn feed_bytes(&mut self, py: Python<'_>, data: &[u8]) -> PyResult<Vec<String>> {
         let inner = &mut self.inner;
-        guarded(py, || {
-            let mut found = Vec::new();
-            inner
-                .feed(data, &mut |v| found.push(serde_json::to_string(&v).unwrap_or_default()))
-                .map_err(|e| to_pyerr(py, e.into()))?;
-            Ok(found)
-        })
+        as_json(py, |emit| inner.feed(data, emit))
     }
 
     /// The end of a byte stream: its last line, then every pending verdict final.
     fn finish_bytes(&mut self, py: Python<'_>) -> PyResult<Vec<String>> {
         let inner = &mut self.inner;
-        guarded(py, || {
-            let mut found = Vec::new();
-            inner
-                .finish(&mut |v| found.push(serde_json::to_string(&v).unwrap_or_default()))
-                .map_err(|e| to_pyerr(py, e.into()))?;
-            Ok(found)
-        })
+        as_json(py, |emit| inner.finish(emit))
     }
 
     /// Every pending verdict, final: the violations left, each as JSON text.
@@ -173,4 +149,16 @@ impl PyTsOnline {
     fn memory_estimate(&self) -> usize {
         self.inner.checker().memory_estimate()
     }
+}
+
+/// What a byte stream's `feed` or `finish` handed on, each as JSON text, or its error.
+fn as_json<T: serde::Serialize>(
+    py: Python<'_>,
+    run: impl FnOnce(&mut dyn FnMut(T)) -> Result<(), Error>,
+) -> PyResult<Vec<String>> {
+    guarded(py, || {
+        let mut found = Vec::new();
+        run(&mut |x| found.push(serde_json::to_string(&x).unwrap_or_default())).map_err(|e| to_pyerr(py, e.into()))?;
+        Ok(found)
+    })
 }

@@ -515,8 +515,7 @@ export class OnlineChecker extends Streaming {
      * complete closed. A refused line throws a GrailError naming its line in the stream.
      */
     feedBytes(data) {
-        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-        if (!(bytes instanceof Uint8Array)) throw usage('feedBytes takes a Uint8Array or a string');
+        const bytes = bytesOf(data, 'feedBytes');
         const c = this._live();
         return guard(() => c.feedBytes(bytes));
     }
@@ -551,8 +550,7 @@ export class OnlineChecker extends Streaming {
      * round reads it as the kept transactions' version order, as `grail check --wal` does.
      */
     setWal(data) {
-        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-        if (!(bytes instanceof Uint8Array)) throw usage('setWal takes a Uint8Array or a string');
+        const bytes = bytesOf(data, 'setWal');
         const c = this._live();
         return guard(() => c.setWal(bytes));
     }
@@ -582,6 +580,13 @@ export class OnlineChecker extends Streaming {
     levels() {
         return Object.fromEntries(this.summary().levels.map((l) => [l.level, l]));
     }
+}
+
+/** A `Uint8Array`, or a string as UTF-8; anything else is a usage error of `method`. */
+function bytesOf(data, method) {
+    const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
+    if (!(bytes instanceof Uint8Array)) throw usage(`${method} takes a Uint8Array or a string`);
+    return bytes;
 }
 
 /**
@@ -643,8 +648,7 @@ export class TimestampOnlineChecker extends Streaming {
      * (`untimed()`), not checked.
      */
     feedBytes(data) {
-        const bytes = typeof data === 'string' ? new TextEncoder().encode(data) : data;
-        if (!(bytes instanceof Uint8Array)) throw usage('feedBytes takes a Uint8Array or a string');
+        const bytes = bytesOf(data, 'feedBytes');
         const c = this._live();
         return guard(() => c.feedBytes(bytes));
     }
