@@ -20,8 +20,9 @@
 //! 1. `error`, `hash`, `par`: errors; the hash maps; work on several threads when there are some.
 //! 2. `bucket_sort`, `generate`: sorting by small keys; synthetic histories, as EDN text.
 //! 3. `history`: the model (transactions, operations, values, claimed timestamps) and its index.
-//! 4. `read`, `graph`, `anomaly`: the readers; the dependency graph, its orders and the one cycle
-//!    search; the anomaly kinds and the findings on reads and writes.
+//! 4. `read`, `graph`, `anomaly`, `verify`: the readers; the dependency graph, its orders and the
+//!    one cycle search; the anomaly kinds and the findings on reads and writes; the certificate
+//!    format and its verifier, which knows only the history.
 //! 5. `infer`, `level`: the dependency graph and findings from a history; the level table (what
 //!    each level proscribes, what it implies).
 //! 6. `polygraph`, `timestamps`: PolySI's exact search for registers without a version order;
@@ -32,8 +33,8 @@
 //! 10. `report`, `online`: the report as data, from a history and the options; the online
 //!     checkers (cycles, timestamps), one record at a time, and a stream of bytes as it arrives
 //!     (`online::stream`).
-//! 11. `strategy`, `export`, `elle`: GRAIL's checkers; exports and sub-histories; Elle's model
-//!     names, result map and wording.
+//! 11. `strategy`, `export`, `elle`, `certify`: GRAIL's checkers; exports and sub-histories; Elle's model
+//!     names, result map and wording; the witnesses of the levels that hold (certificates).
 //! 12. `render`: text, DOT, SVG and the HTML page of a report; the files of Elle's `--directory`.
 //! 13. `api`: the one door of the bindings: a `Session` reads once, keeps each inference it
 //!     built, checks and gives the views (graph, stats, transactions, HTML); its `Observer`
@@ -43,6 +44,7 @@ pub mod analysis;
 pub mod anomaly;
 pub mod api;
 mod bucket_sort;
+pub mod certify;
 pub mod elle;
 pub mod engine;
 pub mod error;
@@ -62,6 +64,7 @@ pub mod render;
 pub mod report;
 pub mod strategy;
 pub mod timestamps;
+pub mod verify;
 
 pub use analysis::{Analysis, AnalyzeOptions};
 pub use anomaly::{AnomalyKind, Finding};

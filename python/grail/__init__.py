@@ -31,7 +31,8 @@ from ._errors import GrailError, HistoryError, UsageError, WalError
 from ._grail import ALL_LEVELS as _ALL_LEVELS
 from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
-from ._history import Graph, History, check, check_strategy, read
+from ._certificate import Verification
+from ._history import Graph, History, check, check_strategy, read, verify
 from ._report import Anomaly, Cycle, LevelResult, OpRef, Report, Stats, Step
 from ._strategy import STRATEGIES, StrategyReport
 
@@ -43,6 +44,8 @@ ALL_LEVELS = tuple(_ALL_LEVELS)
 
 __all__ = [
     "check",
+    "verify",
+    "Verification",
     "check_strategy",
     "read",
     "History",

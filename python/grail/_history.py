@@ -7,6 +7,7 @@ import math
 from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
 
 from . import _grail
+from ._certificate import CertificateSource, Verification, certificate_bytes
 from ._errors import UsageError
 from ._input import HistorySource, LogSource, to_bytes
 from ._report import Report, Stats, _import
@@ -16,7 +17,7 @@ if TYPE_CHECKING:  # pragma: no cover
     import networkx
     import pandas
 
-__all__ = ["History", "Graph", "read", "check", "check_strategy"]
+__all__ = ["History", "Graph", "read", "check", "check_strategy", "verify"]
 
 Levels = Union[None, str, Iterable[str]]
 
@@ -117,6 +118,11 @@ class History:
             _levels_arg(levels), max_steps, max_cycles, budget, analyze_arg, register_mode, white_box
         )
         return Report(native)
+
+    def verify(self, certificate: CertificateSource) -> Verification:
+        """Check a certificate (:attr:`Report.certificate`, its JSON text, or a file's path) against
+        this history, sharing nothing with the checker's graph or engine; see :func:`grail.verify`."""
+        return Verification(json.loads(self._native.verify(certificate_bytes(certificate))))
 
     def check_strategy(
         self,
@@ -392,3 +398,30 @@ def check_strategy(
     h = _history_of(history, wal, format)
     return h.check_strategy(strategy, max_depth=max_depth, levels=levels)
 
+
+
+def verify(
+    history: Union[HistorySource, History],
+    certificate: CertificateSource,
+    *,
+    wal: Optional[LogSource] = None,
+    format: str = "auto",
+) -> Verification:
+    """Check a certificate written by ``grail check --certificate`` or given by
+    :attr:`Report.certificate` against a history, as ``grail verify`` does: each witness (a
+    serial order, or an order of starts and commits) is replayed from the history alone, with
+    nothing of the checker's graph, inference or engine. ``certificate`` is the dict, its JSON
+    text, or the path of its file (an ``os.PathLike``). Raises :class:`UsageError` when it is
+    not a certificate.
+
+    >>> import grail
+    >>> text = '''{:index 0, :type :ok, :value [[:r :x []] [:append :x 1]]}
+    ... {:index 1, :type :ok, :value [[:r :x [1]] [:append :x 2]]}'''
+    >>> cert = grail.check(text).certificate
+    >>> grail.verify(text, cert).ok
+    True
+    >>> cert["witnesses"][0]["order"].reverse()
+    >>> grail.verify(text, cert).failure
+    'T1 read x = [1] but the replay has []'
+    """
+    return _history_of(history, wal, format).verify(certificate)

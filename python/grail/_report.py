@@ -247,11 +247,24 @@ class Report:
     ['G-single']
     """
 
-    __slots__ = ("_native", "_cache")
+    __slots__ = ("_native", "_cache", "_certificate")
 
     def __init__(self, native: _grail.Report) -> None:
         self._native = native
         self._cache: Optional[Dict[str, Any]] = None
+        self._certificate: Optional[str] = None
+
+    @property
+    def certificate(self) -> Dict[str, Any]:
+        """Witnesses of the levels that hold, which :func:`grail.verify` (and ``grail verify``)
+        check from the history alone: a serial order of the transactions, or an order of their
+        starts and commits (``docs/certificates.md``). Levels that hold without a witness are
+        listed under ``not_certified`` with the reason. Built on first use; a new dict each time.
+        """
+        if self._certificate is None:
+            self._certificate = self._native.certificate_json()
+        data: Dict[str, Any] = json.loads(self._certificate)
+        return data
 
     def _data(self) -> Dict[str, Any]:
         if self._cache is None:

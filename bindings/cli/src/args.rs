@@ -187,6 +187,10 @@ pub enum Cmd {
         /// sub-histories, statistics, a timeline with nemesis operations; no network).
         #[arg(long, value_name = "FILE")]
         html: Option<PathBuf>,
+        /// Write a certificate of the levels that hold: executions `grail verify` checks from
+        /// the history alone (docs/certificates.md).
+        #[arg(long, value_name = "FILE")]
+        certificate: Option<PathBuf>,
         /// Stop searching after this many steps (edge visits); undecided levels become unknown.
         #[arg(long)]
         max_steps: Option<u64>,
@@ -261,6 +265,18 @@ pub enum Cmd {
         /// With timestamps: SI (snapshot reads, no conflicts, sessions) or SER (commit order).
         #[arg(long, default_value = "SI", value_parser = ["SI", "SER"])]
         level: String,
+    },
+    /// Check a certificate written by `grail check --certificate` against the history, sharing
+    /// nothing with the checker's graph, inference or engine: exit 0 when every witness holds,
+    /// 1 with the first place one fails, 2 on bad input (docs/certificates.md).
+    Verify {
+        #[command(flatten)]
+        input: Input,
+        /// The certificate (JSON).
+        certificate: PathBuf,
+        /// Print the verification as JSON.
+        #[arg(long)]
+        json: bool,
     },
     /// Print graph statistics and the anomalies found while building the graph.
     Stats {

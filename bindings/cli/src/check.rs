@@ -12,6 +12,7 @@ pub struct Outputs {
     pub json: bool,
     pub dot: Option<PathBuf>,
     pub html: Option<PathBuf>,
+    pub certificate: Option<PathBuf>,
 }
 
 /// Check with the default engine: exit 0 only when every level asked for holds.
@@ -27,6 +28,12 @@ pub fn check(mut input: Input, opts: &CheckOptions, timeout: Option<f64>, out: &
         let title = input.history.file_name().map_or("history".to_string(), |f| f.to_string_lossy().into_owned());
         std::fs::write(path, session.html(&report, &title)).map_err(|e| format!("{}: {e}", path.display()))?;
     }
+    if let Some(path) = &out.certificate {
+        let cert = session.certificate(&report);
+        let text = serde_json::to_string(&cert).map_err(|e| e.to_string())?;
+        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        eprint!("{}", text::certificate_summary(&cert, &path.display().to_string()));
+    }
     if out.json {
         println!("{}", report.to_json());
     } else {
@@ -40,6 +47,20 @@ pub fn check(mut input: Input, opts: &CheckOptions, timeout: Option<f64>, out: &
     // transactions' allocations one by one first cost 35-40 ms at 1M.
     std::mem::forget((report, session));
     Ok(code)
+}
+
+/// `grail verify`: the certificate's witnesses checked against the history; exit 0 when all
+/// hold, 1 when one fails.
+pub fn verify(input: &Input, certificate: &Path, json: bool) -> Result<u8, String> {
+    let text = std::fs::read(certificate).map_err(|e| format!("{}: {e}", certificate.display()))?;
+    let (session, _progress) = load(input, false)?;
+    let v = session.verify(&text).map_err(|e| format!("{}: {e}", certificate.display()))?;
+    if json {
+        println!("{}", serde_json::to_string_pretty(&v).unwrap_or_default());
+    } else {
+        print!("{}", text::verification(&v));
+    }
+    Ok(if v.ok() { 0 } else { 1 })
 }
 
 /// Each level's counterexample cycles as DOT files in `dir`.

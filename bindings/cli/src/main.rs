@@ -49,6 +49,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             json,
             dot,
             html,
+            certificate,
             max_steps,
             timeout,
             max_cycles,
@@ -67,6 +68,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 let unsupported = [
                     ("--dot", dot.is_some()),
                     ("--html", html.is_some()),
+                    ("--certificate", certificate.is_some()),
                     ("--max-steps", max_steps.is_some()),
                     ("--timeout", timeout.is_some()),
                 ];
@@ -91,7 +93,7 @@ fn run(cli: Cli) -> Result<u8, String> {
                 white_box: grail_core::timestamps::WhiteBoxMode::parse(&white_box).map_err(usage)?,
                 ..CheckOptions::default()
             };
-            check::check(input, &opts, timeout, &check::Outputs { json, dot, html })
+            check::check(input, &opts, timeout, &check::Outputs { json, dot, html, certificate })
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, rounds, level } => {
@@ -106,6 +108,7 @@ fn run(cli: Cli) -> Result<u8, String> {
             let (session, progress) = load::load(&input, false)?;
             online::whole(&session, &progress, &o)
         }
+        Cmd::Verify { input, certificate, json } => check::verify(&input, &certificate, json),
         Cmd::Stats { input, json } => commands::stats(input, json),
         Cmd::Generate(g) => commands::generate(&g),
         Cmd::Export { history, wal, input_format, verbose, format, out, max_depth } => {

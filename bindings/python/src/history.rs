@@ -152,6 +152,15 @@ impl PyHistory {
         Ok(PyReport::new(report, self.session.clone()))
     }
 
+    /// Check a certificate (its JSON text) against this history, with the GIL released: the
+    /// verification as JSON, or GrailError when the text is not a certificate.
+    fn verify(&self, py: Python<'_>, certificate: &[u8]) -> PyResult<String> {
+        run_detached(py, || {
+            let v = self.session.verify(certificate)?;
+            Ok(serde_json::to_string(&v).unwrap_or_default())
+        })
+    }
+
     /// Decide levels with one of GRAIL's checkers (`scc`, `dfs`, `shortest-path`, `gabow`), with
     /// the GIL released; the report as JSON, the same as `grail check --strategy S --json`.
     /// `max_depth` applies to `dfs` only (default 4); `levels` as in `check` (all five when None).

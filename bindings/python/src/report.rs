@@ -51,6 +51,12 @@ impl PyReport {
         })
     }
 
+    /// The certificate of the levels that hold, as JSON (what `grail check --certificate`
+    /// writes), built with the GIL released.
+    fn certificate_json(&self, py: Python<'_>) -> PyResult<String> {
+        run_detached(py, || Ok(serde_json::to_string(&self.session.certificate(&self.inner)).unwrap_or_default()))
+    }
+
     /// True when every checked level holds, False when one is violated, None when undecided.
     #[getter]
     fn valid(&self) -> Option<bool> {

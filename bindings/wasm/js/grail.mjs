@@ -223,6 +223,9 @@ class Progress {
 }
 
 function checkArgs(o) {
+    if (o.levels !== undefined && o.levels !== null && !Array.isArray(o.levels)) {
+        throw usage('option `levels` must be an array of level names, such as ALL_LEVELS or ["SER", "PL-2"]');
+    }
     const check = {};
     for (const k of ['levels', 'max_steps', 'max_cycles', 'register_mode', 'white_box']) {
         if (o[k] !== undefined) check[k] = o[k];
@@ -299,7 +302,27 @@ export class History {
     _check(o, progress) {
         const h = this.#get();
         const report = progress.run(() => h.check(checkArgs(o), o.timeout ?? undefined, progress.fn, o.progress_interval_ms));
-        return withHtml(report, (title) => this.renderHtml(report, title));
+        return withHtml(report, (title) => this.renderHtml(report, title), () => this.certificate(report));
+    }
+
+    /**
+     * The certificate of the levels `report` (a check of this history) found to hold: witnesses
+     * `verify` checks from the history alone (`grail check --certificate`; docs/certificates.md).
+     */
+    certificate(report) {
+        const h = this.#get();
+        return guard(() => h.certificate(report));
+    }
+
+    /**
+     * Check a certificate (the object `certificate` gives, its JSON text, or its bytes) against
+     * this history, as `grail verify --json`: `{witnesses: [{kind, respects, levels, failure}],
+     * not_certified}`; a witness verified has `failure: null`.
+     */
+    verify(certificate) {
+        const text = certificateText(certificate);
+        const h = this.#get();
+        return guard(() => h.verify(text));
     }
 
     /** A report of this history as one self-contained HTML page (what `grail check --html` writes). */
@@ -391,11 +414,26 @@ export function read(input, opts) {
  * A report with `toHTML(title)`, not enumerable: JSON, structured clones and deep comparisons
  * see the report's data only.
  */
-function withHtml(report, render) {
+function withHtml(report, render, certify) {
     if (report !== null && typeof report === 'object') {
         Object.defineProperty(report, 'toHTML', { value: render, enumerable: false, configurable: true, writable: true });
+        let cert;
+        // Built on first use: a certificate costs a topological order or two of the graph.
+        Object.defineProperty(report, 'certificate', {
+            get: () => (cert ??= certify()),
+            enumerable: false,
+            configurable: true,
+        });
     }
     return report;
+}
+
+/** A certificate's JSON text, from the object, its text or its bytes. */
+function certificateText(certificate) {
+    if (typeof certificate === 'string') return certificate;
+    if (certificate instanceof Uint8Array) return new TextDecoder().decode(certificate);
+    if (certificate !== null && typeof certificate === 'object') return JSON.stringify(certificate);
+    throw usage('a certificate is an object, its JSON text or its bytes');
 }
 
 /** Read and check a history in one call; the report has the schema of `grail check --json`. */
@@ -409,15 +447,35 @@ export function check(input, opts) {
     } finally {
         h.free();
     }
-    // The history is freed: toHTML reads it again (a moment, next to the check).
-    return withHtml(report, (title) => {
+    // The history is freed: toHTML and the certificate read it again (a moment, next to the check).
+    const withAgain = (f) => {
         const again = readWith(input, o, new Progress(undefined));
         try {
-            return again.renderHtml(report, title);
+            return f(again);
         } finally {
             again.free();
         }
-    });
+    };
+    return withHtml(
+        report,
+        (title) => withAgain((h) => h.renderHtml(report, title)),
+        () => withAgain((h) => h.certificate(report)),
+    );
+}
+
+/**
+ * Read a history and check a certificate against it, as `grail verify --json` (options as for
+ * `read`): each witness verified (`failure: null`) or the first place it fails.
+ */
+export function verify(input, certificate, opts) {
+    const o = options(opts, [...READ_KEYS, ...CALL_KEYS], 'verify');
+    const text = certificateText(certificate);
+    const h = readWith(input, o, new Progress(o.progress));
+    try {
+        return h.verify(text);
+    } finally {
+        h.free();
+    }
 }
 
 /** Read a history and decide its levels with one strategy (schema of `grail check --strategy S --json`). */

@@ -68,7 +68,15 @@ export interface CheckedReport<L extends Level = Level> extends Report<L> {
      * counterexamples drawn, sub-histories, statistics, a timeline with nemesis operations; no
      * script, no network, bounded in size. `title` names the history. */
     toHTML(title?: string): string;
+    /** Witnesses of the levels that hold, which `verify` checks from the history alone (the file
+     * `grail check --certificate` writes; docs/certificates.md). Built on first use; not enumerable. */
+    readonly certificate: Certificate;
 }
+
+/** A certificate: witnesses (serial orders, or orders of starts and commits) of the levels that hold. */
+export type Certificate = Data.Certificate;
+/** What `verify` found: each witness verified (`failure: null`) or the first place it fails. */
+export type Verification = Data.Verification;
 
 /** A transaction in grail's native form, as the online checker takes it. */
 export interface OnlineTxn {
@@ -242,6 +250,10 @@ export declare class History {
     check<L extends Level = Level>(options?: CheckOptions<L>): CheckedReport<L>;
     /** A report of this history as one self-contained HTML page (`report.toHTML()` calls it). */
     renderHtml(report: Report, title?: string): string;
+    /** The certificate of the levels `report` (a check of this history) found to hold. */
+    certificate(report: Report): Certificate;
+    /** Check a certificate (object, JSON text or bytes) against this history, as `grail verify --json`. */
+    verify(certificate: Certificate | string | Uint8Array): Verification;
     /** Decide the levels with one of GRAIL's checkers, counting its work. */
     checkStrategy<L extends Level = Level>(options?: StrategyOptions<L>): StrategyReport<L>;
     graph(): Graph;
@@ -270,6 +282,9 @@ export declare function read(input: Input, options?: ReadOptions): History;
 export declare function check<L extends Level = Level>(input: Input, options?: ReadOptions & CheckOptions<L>): CheckedReport<L>;
 
 /** Read a history and decide its levels with one of GRAIL's checkers. */
+/** Read a history and check a certificate against it, as `grail verify --json`. */
+export declare function verify(input: Input, certificate: Certificate | string | Uint8Array, options?: ReadOptions): Verification;
+
 export declare function checkStrategy<L extends Level = Level>(input: Input, options?: Omit<ReadOptions, keyof CallOptions> & StrategyOptions<L>): StrategyReport<L>;
 
 /** A report as terminal text (what `grail check` prints without `--json`). */

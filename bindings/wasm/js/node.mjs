@@ -20,4 +20,4 @@ export function gunzip(bytes) {
     });
 }
 
-export { LEVELS, ALL_LEVELS, STRATEGIES, GrailError, History, OnlineChecker, TimestampOnlineChecker, read, check, checkStrategy, renderText, cycleDot, coreTables, version } from './grail.mjs';
+export { LEVELS, ALL_LEVELS, STRATEGIES, GrailError, History, OnlineChecker, TimestampOnlineChecker, read, check, checkStrategy, verify, renderText, cycleDot, coreTables, version } from './grail.mjs';

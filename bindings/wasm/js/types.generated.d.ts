@@ -120,6 +120,8 @@ export type AnomalyType =
  */
 export type WhiteBoxFindingType =
     'snapshot-read' | 'write-conflict' | 'session-order' | 'commit-order-read' | 'claimed-order';
+export type WitnessKind = 'serial' | 'snapshot' | 'versions' | 'commit-order';
+export type Respect = 'session' | 'real-time';
 /**
  * How SER and SI are decided for read/write register histories.
  */
@@ -409,6 +411,55 @@ export interface Step {
     why: string;
 }
 /**
+ * A certificate: witnesses, and the levels that hold but have none.
+ */
+export interface Certificate {
+    /**
+     * Always [`FORMAT`].
+     */
+    format: string;
+    /**
+     * Levels the check found to hold for which no witness is given, and why.
+     */
+    not_certified: NotCertified[];
+    /**
+     * How many transactions the history had (to say early that a certificate is another
+     * history's; the replay decides).
+     */
+    transactions: number;
+    /**
+     * Always [`VERSION`].
+     */
+    version: number;
+    witnesses: Witness[];
+}
+/**
+ * A level that holds with no witness in the file.
+ */
+export interface NotCertified {
+    level: string;
+    reason: string;
+}
+/**
+ * One execution that proves the levels it lists.
+ */
+export interface Witness {
+    kind: WitnessKind;
+    /**
+     * The levels it proves (grail's names: `SER`, `strong-session-SI`, ...).
+     */
+    levels: string[];
+    /**
+     * Transaction ids: once each (`serial`, `versions`), or twice each, start then commit
+     * (`snapshot`).
+     */
+    order: number[];
+    /**
+     * Orders the execution also respects: `session`, `real-time`.
+     */
+    respects: Respect[];
+}
+/**
  * Options of a check.
  */
 export interface CheckOptions {
@@ -445,6 +496,21 @@ export interface CheckOptions {
      * ([`crate::timestamps`]).
      */
     white_box?: WhiteBoxMode & string;
+}
+/**
+ * One witness and its verdict.
+ */
+export interface Checked {
+    /**
+     * The first problem found, or `None` when the witness holds.
+     */
+    failure: string | null;
+    kind: WitnessKind;
+    /**
+     * The levels the witness claims to prove.
+     */
+    levels: string[];
+    respects: Respect[];
 }
 /**
  * Work done, for plots like the thesis's (traversals per history, edges per traversal).
@@ -980,4 +1046,11 @@ export interface Transaction {
      * Whether it is a vertex of the graph (committed, or indeterminate and observed).
      */
     vertex: boolean;
+}
+/**
+ * What [`verify`] found: each witness, checked, and the levels the certificate leaves uncertified.
+ */
+export interface Verification {
+    not_certified: NotCertified[];
+    witnesses: Checked[];
 }

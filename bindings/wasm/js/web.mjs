@@ -27,4 +27,4 @@ export async function gunzip(bytes) {
     return new Uint8Array(await new Response(stream).arrayBuffer());
 }
 
-export { LEVELS, ALL_LEVELS, STRATEGIES, GrailError, History, OnlineChecker, TimestampOnlineChecker, read, check, checkStrategy, renderText, cycleDot, coreTables, version } from './grail.mjs';
+export { LEVELS, ALL_LEVELS, STRATEGIES, GrailError, History, OnlineChecker, TimestampOnlineChecker, read, check, checkStrategy, verify, renderText, cycleDot, coreTables, version } from './grail.mjs';

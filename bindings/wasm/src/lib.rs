@@ -267,6 +267,19 @@ impl History {
         Ok(self.session.html(&report, title.as_deref().unwrap_or("history")))
     }
 
+    /// The certificate of the levels `report` (a check of this history) found to hold: the
+    /// file `grail check --certificate` writes.
+    pub fn certificate(&self, report: JsValue) -> Result<JsValue, JsValue> {
+        let report: Report = serde_wasm_bindgen::from_value(report)
+            .map_err(|e| usage(format!("not a grail report: {}", serde_message(e))))?;
+        to_js(&self.session.certificate(&report))
+    }
+
+    /// Check a certificate (its JSON text) against this history, as `grail verify --json`.
+    pub fn verify(&self, certificate: &str) -> Result<JsValue, JsValue> {
+        to_js(&self.session.verify(certificate.as_bytes()).map_err(core_error)?)
+    }
+
     /// Decide levels with one of GRAIL's checkers: `strategy` is `scc`, `dfs`, `shortest-path`
     /// or `gabow`; `max_depth` applies to `dfs` (default 4); `levels` is comma-separated (all
     /// five when absent or empty). The report has the schema of `grail check --strategy S --json`.

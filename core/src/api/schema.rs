@@ -14,7 +14,7 @@ pub fn report_schema() -> serde_json::Value {
 /// The JSON Schema of every data type the JS package returns or takes, in one document whose
 /// `$defs` name them all (shared definitions once): `Report`, `GraphView`, `StatsView`,
 /// `TxnView`, `StrategyReport`, `OnlineAnomaly`, `OnlineSummary`, `OnlineFinding`, `TsViolation`,
-/// `TsOnlineStats`, and the options `CheckOptions`, `AnalyzeOptions`, `OnlineOptions`,
+/// `TsOnlineStats`, `Certificate`, `Verification`, and the options `CheckOptions`, `AnalyzeOptions`, `OnlineOptions`,
 /// `TsOnlineOptions`. Results follow what serialization writes (a field skipped when empty is
 /// optional, an `Option` without skip is `null`able); options follow what deserialization
 /// accepts (every field has a default). bindings/wasm/scripts/gen-types.mjs makes the
@@ -32,6 +32,8 @@ pub fn data_schemas() -> serde_json::Value {
     out.subschema_for::<crate::online::cycles::OnlineFinding>();
     out.subschema_for::<crate::online::timestamps::TsViolation>();
     out.subschema_for::<crate::online::timestamps::TsOnlineStats>();
+    out.subschema_for::<crate::verify::format::Certificate>();
+    out.subschema_for::<crate::verify::Verification>();
     let mut defs = out.take_definitions(true);
     // A result's field that is not required is skipped when `None` (core skips only `None`s
     // and empty lists): present, it is never `null`.

@@ -169,6 +169,20 @@ impl Session {
         report
     }
 
+    /// The certificate of the levels `report` (a check of this history) found to hold:
+    /// witnesses that [`Session::verify`] checks from the history alone ([`crate::certify`]).
+    pub fn certificate(&self, report: &Report) -> crate::verify::format::Certificate {
+        let inf = self.inference_for(Needs::Full, &mut ());
+        crate::certify::certificate(&self.history, inf, report)
+    }
+
+    /// Check a certificate's witnesses against this history ([`crate::verify`]); an error when
+    /// the text is not a certificate.
+    pub fn verify(&self, certificate: &[u8]) -> Result<crate::verify::Verification, Error> {
+        let cert = crate::verify::parse(certificate)?;
+        Ok(crate::verify::verify(&self.history, &cert))
+    }
+
     /// Decide levels with one of GRAIL's checkers ([`crate::strategy`]); the five classic levels
     /// when `levels` is empty. They know the classic levels only: another is an error.
     pub fn check_strategy(&self, strategy: Strategy, levels: &[Level]) -> Result<StrategyReport, Error> {

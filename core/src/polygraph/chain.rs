@@ -40,6 +40,18 @@ pub fn guess_from(
     rank: &[u32],
     budget: &mut Budget,
 ) -> Option<bool> {
+    guess_edges(pg, mode, known, rank, budget).map(|found| found.is_some())
+}
+
+/// [`guess_from`], giving the acyclic graph's edges (the known ones and the guessed version
+/// order's) when a guess is acyclic: a resolution a certificate can be built from.
+pub fn guess_edges(
+    pg: &Polygraph,
+    mode: Mode,
+    known: &[(Edge, Origin)],
+    rank: &[u32],
+    budget: &mut Budget,
+) -> Option<Option<Vec<(Edge, Origin)>>> {
     let nodes = 2 * pg.n;
     let mut with_session = known.to_vec();
     with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
@@ -56,11 +68,11 @@ pub fn guess_from(
             return None;
         }
         let Some(order) = Arcs::new(edges, mode, nodes).topo_by(nodes, key) else { continue };
-        if test(pg, mode, known, &positions(&order), budget)? {
-            return Some(true);
+        if let Some(found) = test(pg, mode, known, &positions(&order), budget)? {
+            return Some(Some(found));
         }
     }
-    Some(false)
+    Some(None)
 }
 
 /// The key of product node `p` in a topological order that runs sessions side by side: its
@@ -70,9 +82,15 @@ pub(super) fn by_rank(rank: &[u32], p: u32) -> u64 {
     (u64::from(rank.get((p / 2) as usize).copied().unwrap_or(0)) << 32) | u64::from(p / 2)
 }
 
-/// Whether the version order that these positions of the writers give is acyclic with the
-/// known edges.
-fn test(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], pos: &[u32], budget: &mut Budget) -> Option<bool> {
+/// The graph of the version order these positions of the writers give with the known edges,
+/// when it is acyclic.
+fn test(
+    pg: &Polygraph,
+    mode: Mode,
+    known: &[(Edge, Origin)],
+    pos: &[u32],
+    budget: &mut Budget,
+) -> Option<Option<Vec<(Edge, Origin)>>> {
     let nodes = 2 * pg.n;
     let mut edges = known.to_vec();
     for k in &pg.keys {
@@ -97,9 +115,9 @@ fn test(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], pos: &[u32], budge
     if !budget.spend((edges.len() + nodes) as u64) {
         return None;
     }
-    let Some(order) = Arcs::new(&edges, mode, nodes).topo(nodes) else { return Some(false) };
+    let Some(order) = Arcs::new(&edges, mode, nodes).topo(nodes) else { return Some(None) };
     if mode != Mode::Psi {
-        return Some(true);
+        return Some(Some(edges));
     }
     // PSI's product graph is acyclic also when a cycle has one RW edge: test those.
     let mut g = DynGraph::new(mode, pg.n);
@@ -108,7 +126,7 @@ fn test(pg: &Polygraph, mode: Mode, known: &[(Edge, Origin)], pos: &[u32], budge
         g.push(e, o);
     }
     match one_rw_cycle(&mut g, budget) {
-        Ok(found) => Some(found.is_none()),
+        Ok(found) => Some(found.is_none().then_some(edges)),
         Err(OutOfBudget) => None,
     }
 }

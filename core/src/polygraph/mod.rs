@@ -175,6 +175,39 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
     decide_from(pg, mode, &[], &pg.rank, budget, search, false)
 }
 
+/// An acyclic resolution of `pg` for `mode` (SER or SI) with `extra` edges known: the known
+/// edges and the chosen ones, for a certificate's witness; `None` when there is none or the
+/// budget ran out. The first guess ([`chain`]), else pruning and the search that learns, as
+/// [`decide`] tries them (without its detours, which only make a `holds` faster).
+pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Option<Vec<Edge>> {
+    if pg.cons.len() as u64 != pg.pairs {
+        return None;
+    }
+    let known = pg.certain(extra);
+    if let Some(found) = chain::guess_edges(pg, mode, &known, &pg.rank, budget)? {
+        return Some(found.into_iter().map(|(e, _)| e).collect());
+    }
+    let pruned = prune::prune(pg, mode, extra, budget);
+    if !matches!(pruned.outcome, PruneOutcome::Open) {
+        return None;
+    }
+    let mut g = DynGraph::with_edges(mode, pg.n, &pruned.edges);
+    let mut open: Vec<u32> =
+        pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
+    let prefer = match preferences(pg, &g.edges, mode, &pg.rank) {
+        Some((pos, prefer)) => {
+            open.sort_by_cached_key(|&c| earliest(pg, &pos, c));
+            g.set_order(pos);
+            prefer
+        }
+        None => vec![true; pg.cons.len()],
+    };
+    match solve_open(pg, &mut g, &open, &prefer, budget, PolyStats::default(), SearchMode::Fast) {
+        (Decision::Holds, _) => Some(g.edges.iter().map(|(e, _)| *e).collect()),
+        _ => None,
+    }
+}
+
 /// `unknown`, with the reason the budget gives.
 fn unknown(b: &Budget) -> Decision {
     Decision::Unknown(b.exhausted.clone().unwrap_or_else(|| "the step budget ran out".into()))

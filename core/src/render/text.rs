@@ -133,3 +133,71 @@ fn white_box(w: &WhiteBoxReport) -> String {
     }
     s
 }
+
+/// What `grail check --certificate` wrote: a line per witness, one per level left uncertified.
+pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -> String {
+    let mut s = String::new();
+    let _ = writeln!(s, "grail: wrote {path}: {}", plural(c.witnesses.len(), "witness", "witnesses"));
+    for w in &c.witnesses {
+        let _ = writeln!(s, "grail:   {}: proves {}", witness_name(w.kind, &w.respects), w.levels.join(", "));
+    }
+    for n in &c.not_certified {
+        let _ = writeln!(s, "grail:   {} holds but is not certified: {}", n.level, n.reason);
+    }
+    s
+}
+
+/// `grail verify`'s answer: each witness verified or where it fails, the levels left uncertified.
+pub fn verification(v: &crate::verify::Verification) -> String {
+    let mut s = String::new();
+    for (i, w) in v.witnesses.iter().enumerate() {
+        let name = witness_name(w.kind, &w.respects);
+        match &w.failure {
+            None => {
+                let _ = writeln!(s, "witness {} ({name}): verified: {}", i + 1, w.levels.join(", "));
+            }
+            Some(f) => {
+                let _ = writeln!(s, "witness {} ({name}): FAILS: {f}", i + 1);
+            }
+        }
+    }
+    for n in &v.not_certified {
+        let _ = writeln!(s, "{}: not certified: {}", n.level, n.reason);
+    }
+    let proved = v.proved();
+    if v.ok() {
+        let _ = writeln!(
+            s,
+            "certificate verified: {}",
+            if proved.is_empty() { "it proves no level".to_string() } else { proved.join(", ") }
+        );
+    } else {
+        let _ = writeln!(s, "certificate does not verify");
+    }
+    s
+}
+
+fn witness_name(kind: crate::verify::format::WitnessKind, respects: &[crate::verify::format::Respect]) -> String {
+    use crate::verify::format::{Respect, WitnessKind};
+    let mut name = match kind {
+        WitnessKind::Serial => "serial".to_string(),
+        WitnessKind::Snapshot => "snapshot".to_string(),
+        WitnessKind::Versions => "versions".to_string(),
+        WitnessKind::CommitOrder => "commit-order".to_string(),
+    };
+    let r: Vec<&str> = respects
+        .iter()
+        .map(|r| match r {
+            Respect::Session => "session",
+            Respect::RealTime => "real-time",
+        })
+        .collect();
+    if !r.is_empty() {
+        name.push_str(&format!(", respecting {} order", r.join(" and ")));
+    }
+    name
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}

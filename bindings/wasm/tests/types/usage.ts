@@ -3,6 +3,9 @@
 import {
     check,
     checkStrategy,
+    verify,
+    type Certificate,
+    type Verification,
     STRATEGIES,
     read,
     init,
@@ -43,6 +46,12 @@ export async function main(text: string, bytes: Uint8Array): Promise<void> {
     const some = check(bytes, { levels: ['SER', 'SI'], max_steps: 1000, timeout: 2.5 });
     const ser: Verdict = some.levels.SER.verdict;
     const page: string = some.toHTML('history.edn');
+    const cert: Certificate = some.certificate;
+    const witnessKind: 'serial' | 'snapshot' | 'versions' | 'commit-order' | undefined = cert.witnesses[0]?.kind;
+    const checked: Verification = verify(text, cert);
+    const failure: string | null | undefined = checked.witnesses[0]?.failure;
+    // @ts-expect-error a certificate is not a number
+    verify(text, 42);
     // @ts-expect-error PSI was not checked
     some.levels.PSI;
 

@@ -1,0 +1,71 @@
+// Certificates from JS: `report.certificate` (not enumerable, built on first use) and `verify`
+// give what `grail check --certificate` and `grail verify --json` give; a tampered certificate
+// fails with the place, and bad input throws a GrailError.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { check, read, verify, GrailError, ALL_LEVELS } from '../pkg/node.mjs';
+import { skipOrFail } from './helpers.mjs';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const cli = process.env.GRAIL_CLI ?? join(here, '../../../target/release/grail');
+
+const SKEW = `{:index 0, :type :ok, :process 0, :value [[:r :x []] [:r :y []] [:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:r :x []] [:r :y []] [:append :y 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :x [1]] [:r :y [1]]]}`;
+
+test('report.certificate proves the levels that hold, and verify accepts it', () => {
+    const report = check(SKEW, { levels: [...ALL_LEVELS] });
+    assert.ok(!Object.keys(report).includes('certificate'), 'not enumerable');
+    assert.ok(!('certificate' in JSON.parse(JSON.stringify(report))));
+    const cert = report.certificate;
+    assert.equal(cert.format, 'grail-certificate');
+    assert.equal(report.certificate, cert, 'built once');
+    const v = verify(SKEW, cert);
+    const proved = v.witnesses.filter((w) => w.failure === null).flatMap((w) => w.levels);
+    const holds = Object.entries(report.levels).filter(([, l]) => l.valid === true).map(([n]) => n);
+    assert.deepEqual([...new Set(proved)].sort(), holds.sort());
+    assert.ok(!proved.includes('SER'));
+});
+
+test('levels given as a string is a clear usage error', () => {
+    assert.throws(() => check(SKEW, { levels: 'all' }), (e) => e instanceof GrailError && /must be an array of level names/.test(e.message));
+});
+
+test('a History gives and checks certificates as objects, text or bytes', () => {
+    const h = read(SKEW);
+    try {
+        const cert = h.certificate(h.check());
+        for (const form of [cert, JSON.stringify(cert), new TextEncoder().encode(JSON.stringify(cert))]) {
+            const v = h.verify(form);
+            assert.ok(v.witnesses.length > 0 && v.witnesses.every((w) => w.failure === null));
+        }
+        const bad = structuredClone(cert);
+        bad.witnesses[0].order.reverse();
+        const v = h.verify(bad);
+        assert.match(v.witnesses[0].failure, /^T\d read . = \[\] but the replay has \[1\]$|^T2 read x = \[1\] but the replay has \[\]$/);
+        assert.throws(() => h.verify('{"format": "grail-certificate",\n "version": 1, "transactions": [}'), (e) => e instanceof GrailError && e.line === 2);
+        assert.throws(() => h.verify(42), (e) => e instanceof GrailError && e.kind === 'usage');
+    } finally {
+        h.free();
+    }
+});
+
+test('JS and the CLI write the same certificate and the same verification', (t) => {
+    if (!existsSync(cli) && skipOrFail(t, `the CLI is not built at ${cli}`)) return;
+    const dir = mkdtempSync(join(tmpdir(), 'grail-cert-'));
+    const file = join(dir, 'h.edn');
+    writeFileSync(file, SKEW);
+    const out = join(dir, 'c.json');
+    const r = spawnSync(cli, ['check', file, '--levels', 'all', '--certificate', out], { encoding: 'utf8' });
+    assert.equal(r.status, 1, r.stderr);
+    const fromCli = JSON.parse(spawnSync('cat', [out], { encoding: 'utf8' }).stdout);
+    assert.deepEqual(check(SKEW, { levels: [...ALL_LEVELS] }).certificate, fromCli);
+    const v = spawnSync(cli, ['verify', file, out, '--json'], { encoding: 'utf8' });
+    assert.equal(v.status, 0, v.stdout + v.stderr);
+    assert.deepEqual(verify(SKEW, fromCli), JSON.parse(v.stdout));
+});

@@ -1,0 +1,127 @@
+//! The certificate file (`grail check --certificate C.json`, `docs/certificates.md`): witnesses
+//! of the levels a check found to hold, in a form [`super::verify`] checks from the history alone.
+//!
+//! Transactions are named by their ids (`Transaction::id`, the ids reports show). A witness is
+//! an order of the committed transactions (and of the indeterminate ones it takes as
+//! committed): `serial` names each once, in the order of a serial execution; `snapshot` names
+//! each twice, its start where it first appears and its commit where it appears again;
+//! `versions` names each once, in the order their versions are installed.
+
+use serde::{Deserialize, Serialize};
+
+/// What the file says it is: `"grail-certificate"`.
+pub const FORMAT: &str = "grail-certificate";
+/// The version of the format this grail writes and reads.
+pub const VERSION: u32 = 1;
+
+/// A certificate: witnesses, and the levels that hold but have none.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Certificate {
+    /// Always [`FORMAT`].
+    pub format: String,
+    /// Always [`VERSION`].
+    pub version: u32,
+    /// How many transactions the history had (to say early that a certificate is another
+    /// history's; the replay decides).
+    pub transactions: usize,
+    #[serde(default)]
+    pub witnesses: Vec<Witness>,
+    /// Levels the check found to hold for which no witness is given, and why.
+    #[serde(default)]
+    pub not_certified: Vec<NotCertified>,
+}
+
+/// One execution that proves the levels it lists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Witness {
+    pub kind: WitnessKind,
+    /// Orders the execution also respects: `session`, `real-time`.
+    #[serde(default)]
+    pub respects: Vec<Respect>,
+    /// The levels it proves (grail's names: `SER`, `strong-session-SI`, ...).
+    pub levels: Vec<String>,
+    /// Transaction ids: once each (`serial`, `versions`), or twice each, start then commit
+    /// (`snapshot`).
+    pub order: Vec<u64>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum WitnessKind {
+    /// A serial execution: replayed one transaction at a time from the initial state, each
+    /// transaction reads what the replay has (its own writes included).
+    Serial,
+    /// Starts and commits: each transaction reads the state its start saw plus its own writes,
+    /// and no two transactions whose start-to-commit intervals overlap write one key.
+    Snapshot,
+    /// The order each key's versions are installed in (its writers' order here, Adya's version
+    /// order): every read returns a version installed before its reader, or its own write (no
+    /// G1a, G1b or G1c: PL-2); for PL-1 alone, list reads agree with that order (no G0).
+    Versions,
+    /// A commit order containing session order and reads-from, in which every read satisfies
+    /// the axiom of the weak level it proves (Biswas and Enea 2019): RC, RA or CC; each version
+    /// read is its writer's last write and, for a list, the appends up to it in this order.
+    #[serde(rename = "commit-order")]
+    CommitOrder,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub enum Respect {
+    /// Each process's transactions in the order it ran them.
+    #[serde(rename = "session")]
+    Session,
+    /// A transaction that completed before another was invoked comes (commits) before it starts.
+    #[serde(rename = "real-time")]
+    RealTime,
+}
+
+/// A level that holds with no witness in the file.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct NotCertified {
+    pub level: String,
+    pub reason: String,
+}
+
+/// The levels a witness of this kind respecting these orders proves, strongest first. A fact of
+/// the definitions (Adya; Cerone et al.; Daudjee and Salem), kept here rather than read from
+/// grail's level table so that the verifier shares nothing with the engine.
+pub fn proves(kind: WitnessKind, respects: &[Respect]) -> Vec<&'static str> {
+    match kind {
+        WitnessKind::Versions => return vec!["PL-2", "PL-1"],
+        WitnessKind::CommitOrder => return vec!["CC", "RA", "RC", "PL-2", "PL-1"],
+        _ => {}
+    }
+    let session = respects.contains(&Respect::Session);
+    let realtime = respects.contains(&Respect::RealTime);
+    let serial = kind == WitnessKind::Serial;
+    let mut out = Vec::new();
+    if serial && realtime {
+        out.push("strict-SER");
+    }
+    if serial && session {
+        out.push("strong-session-SER");
+    }
+    if serial {
+        out.push("SER");
+    }
+    if realtime {
+        out.push("strong-SI");
+    }
+    if session {
+        out.push("strong-session-SI");
+    }
+    out.extend(["SI", "PSI"]);
+    if session {
+        out.extend(["CC", "RA", "RC"]);
+    }
+    out.extend(["PL-2", "PL-1"]);
+    out
+}

@@ -1,0 +1,289 @@
+//! The verifier of certificates ([`format`]): given a history and a certificate, it checks each
+//! witness from the history alone, and says which levels the witnesses that hold prove.
+//!
+//! A witness is an execution of the history's transactions. It is checked by replaying it:
+//! * `serial`: one transaction at a time from the initial state (registers `nil`, lists empty),
+//!   every read of a committed transaction equal to what the replay has (Adya 1999: a serial
+//!   order consistent with the reads proves PL-3, that is SER);
+//! * `snapshot`: starts and commits; each transaction reads the state its start saw, overlaid
+//!   with its own writes, and installs its writes at its commit; no two transactions whose
+//!   intervals overlap write one key (Cerone, Bernardi, Gotsman CONCUR 2015: SI as a start and
+//!   commit order; Adya's PL-SI);
+//! * `versions`: each key's versions installed in the order of their writers; every read returns
+//!   a version installed before its reader, or its own write (Adya's PL-2: no G1a, G1b, G1c);
+//!   for PL-1 alone, list reads are prefixes of the order their appends are installed in (no G0);
+//! * and the orders it says it respects: each session's order (Daudjee and Salem: strong session
+//!   SI), real time (a transaction that completed before another was invoked commits before it
+//!   starts).
+//!
+//! When the history has a write-ahead log (a version order it states), every witness installs
+//! each key's versions in the log's order.
+//!
+//! Every committed transaction must be in the witness and no aborted one; an indeterminate one
+//! may be, taken as committed (its writes apply, its reads, whose results are unknown, are not
+//! checked). Which levels a witness proves is [`format::proves`], a fact of the definitions.
+//!
+//! The verifier shares nothing with the engine that writes certificates: it imports only the
+//! history model, and no graph, inference or level table. It is kept small enough to be read
+//! whole, so that trusting a certificate means trusting this module and the reader.
+
+mod commit_order;
+pub mod format;
+mod orders;
+mod replay;
+#[cfg(test)]
+mod tests;
+mod versions;
+
+use crate::error::{Error, ErrorKind};
+use crate::hash::Map;
+use crate::history::{History, Status};
+use format::{Certificate, NotCertified, Respect, Witness, WitnessKind};
+use serde::Serialize;
+
+/// What [`verify`] found: each witness, checked, and the levels the certificate leaves uncertified.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Verification {
+    pub witnesses: Vec<Checked>,
+    pub not_certified: Vec<NotCertified>,
+}
+
+/// One witness and its verdict.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Checked {
+    pub kind: WitnessKind,
+    pub respects: Vec<Respect>,
+    /// The levels the witness claims to prove.
+    pub levels: Vec<String>,
+    /// The first problem found, or `None` when the witness holds.
+    pub failure: Option<String>,
+}
+
+impl Verification {
+    /// Whether every witness holds.
+    pub fn ok(&self) -> bool {
+        self.witnesses.iter().all(|w| w.failure.is_none())
+    }
+
+    /// The levels of the witnesses that hold, each once, in the order met.
+    pub fn proved(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for level in self.witnesses.iter().filter(|w| w.failure.is_none()).flat_map(|w| &w.levels) {
+            if !out.contains(level) {
+                out.push(level.clone());
+            }
+        }
+        out
+    }
+
+    /// The first witness's failure, when one fails.
+    pub fn first_failure(&self) -> Option<&str> {
+        self.witnesses.iter().find_map(|w| w.failure.as_deref())
+    }
+}
+
+/// A certificate from its JSON text. Errors: `syntax` or `shape` (with the line and column),
+/// and `usage` when the file is not a certificate of this format's version.
+pub fn parse(text: &[u8]) -> Result<Certificate, Error> {
+    let cert: Certificate = serde_json::from_slice(text).map_err(|e| {
+        let kind = match e.classify() {
+            serde_json::error::Category::Data => ErrorKind::Shape,
+            _ => ErrorKind::Syntax,
+        };
+        // serde_json's message ends with the place, which the error gives apart.
+        let place = format!(" at line {} column {}", e.line(), e.column());
+        let full = e.to_string();
+        let message = full.strip_suffix(&place).unwrap_or(&full);
+        let message = format!(
+            "expected a grail certificate (a JSON object with format, version, transactions and witnesses): {message}"
+        );
+        let place = |n: usize| u32::try_from(n).unwrap_or(u32::MAX).max(1);
+        Error::at(kind, place(e.line()), place(e.column()), message)
+    })?;
+    if cert.format != format::FORMAT {
+        let message =
+            format!("expected a certificate (\"format\": \"{}\"), found \"format\": {:?}", format::FORMAT, cert.format);
+        return Err(Error::new(ErrorKind::Usage, message));
+    }
+    if cert.version != format::VERSION {
+        let message = format!(
+            "this grail reads certificates of version {}, the file is of version {}",
+            format::VERSION,
+            cert.version
+        );
+        return Err(Error::new(ErrorKind::Usage, message));
+    }
+    Ok(cert)
+}
+
+/// Check every witness of `cert` against `h`.
+pub fn verify(h: &History, cert: &Certificate) -> Verification {
+    let ids = ids(h);
+    let witnesses = cert
+        .witnesses
+        .iter()
+        .enumerate()
+        .map(|(n, w)| Checked {
+            kind: w.kind,
+            respects: w.respects.clone(),
+            levels: w.levels.clone(),
+            failure: check(h, &ids, n + 1, w).err(),
+        })
+        .collect();
+    Verification { witnesses, not_certified: cert.not_certified.clone() }
+}
+
+/// Each transaction's index by its id, or why the ids cannot name transactions.
+fn ids(h: &History) -> Result<Map<u64, u32>, String> {
+    let mut ids = Map::default();
+    for (t, txn) in h.txns.iter().enumerate() {
+        if ids.insert(txn.id, t as u32).is_some() {
+            return Err(format!("the history has two transactions with id {}: a certificate cannot name them", txn.id));
+        }
+    }
+    Ok(ids)
+}
+
+/// One witness: the first problem found.
+fn check(h: &History, ids: &Result<Map<u64, u32>, String>, n: usize, w: &Witness) -> Result<(), String> {
+    levels(n, w)?;
+    let ex = execution(h, ids.as_ref().map_err(Clone::clone)?, w)?;
+    if !h.predicate_reads.is_empty() {
+        return Err("the history has predicate reads, which this verifier does not evaluate".to_string());
+    }
+    let claims = |l: &str| w.levels.iter().any(|x| x == l);
+    match w.kind {
+        WitnessKind::Versions => {
+            versions::duplicate(h, &ex)?;
+            versions::replay(h, &ex, claims("PL-2"))?
+        }
+        WitnessKind::CommitOrder => {
+            versions::duplicate(h, &ex)?;
+            use commit_order::Axiom;
+            let axiom = [("CC", Axiom::Causal), ("RA", Axiom::ReadAtomic), ("RC", Axiom::ReadCommitted)]
+                .into_iter()
+                .find(|(l, _)| claims(l))
+                .map_or(Axiom::None, |(_, a)| a);
+            commit_order::check(h, &ex, axiom)?
+        }
+        _ => replay::replay(h, &ex)?,
+    }
+    versions::log_order(h, &ex)?;
+    if w.respects.contains(&Respect::Session) {
+        orders::session(h, &ex, w.kind)?;
+    }
+    if w.respects.contains(&Respect::RealTime) {
+        orders::real_time(h, &ex, w.kind)?;
+    }
+    Ok(())
+}
+
+/// Every level the witness claims is one its kind and orders prove; else what it lacks.
+fn levels(n: usize, w: &Witness) -> Result<(), String> {
+    let proved = format::proves(w.kind, &w.respects);
+    let Some(level) = w.levels.iter().find(|l| !proved.contains(&l.as_str())) else { return Ok(()) };
+    use {Respect::*, WitnessKind::Serial};
+    let lacks: [(WitnessKind, &[Respect], &str); 5] = [
+        (w.kind, &[RealTime], "it does not respect real-time"),
+        (w.kind, &[Session], "it does not respect sessions"),
+        (Serial, &[], "it is not serial"),
+        (Serial, &[RealTime], "it is not serial and does not respect real-time"),
+        (Serial, &[Session], "it is not serial and does not respect sessions"),
+    ];
+    let why = lacks
+        .iter()
+        .find(|(kind, more, _)| format::proves(*kind, &[&w.respects[..], more].concat()).contains(&level.as_str()))
+        .map_or("no witness proves it", |l| l.2);
+    let kind = match w.kind {
+        Serial => "serial",
+        WitnessKind::Snapshot => "snapshot",
+        WitnessKind::Versions => "versions",
+        WitnessKind::CommitOrder => "commit-order",
+    };
+    Err(format!("witness {n} ({kind}) cannot prove {level}: {why}"))
+}
+
+/// Where a transaction's start or commit is not (it is not in the witness).
+const ABSENT: usize = usize::MAX;
+
+/// A witness's execution: the transactions (indices) in its order, and where each starts and
+/// commits in it (one place for both in a serial witness; [`ABSENT`] when left out).
+struct Execution {
+    order: Vec<u32>,
+    start: Vec<usize>,
+    commit: Vec<usize>,
+}
+
+impl Execution {
+    fn contains(&self, t: usize) -> bool {
+        self.start.get(t).is_some_and(|&s| s != ABSENT)
+    }
+
+    /// Whether `a` commits before `b` starts.
+    fn before(&self, a: u32, b: u32) -> bool {
+        let (Some(&c), Some(&s)) = (self.commit.get(a as usize), self.start.get(b as usize)) else { return false };
+        c < s
+    }
+}
+
+/// The name of a witness's kind, as the file writes it.
+pub fn kind_name(k: WitnessKind) -> &'static str {
+    match k {
+        WitnessKind::Serial => "serial",
+        WitnessKind::Snapshot => "snapshot",
+        WitnessKind::Versions => "versions",
+        WitnessKind::CommitOrder => "commit-order",
+    }
+}
+
+/// The transaction `T<id>`, as messages name it.
+fn name(h: &History, t: u32) -> String {
+    h.txns.get(t as usize).map_or_else(|| format!("#{t}"), |x| format!("T{}", x.id))
+}
+
+/// The witness's order as an execution: known ids, none aborted, each committed one present,
+/// each once (serial) or twice (snapshot).
+fn execution(h: &History, ids: &Map<u64, u32>, w: &Witness) -> Result<Execution, String> {
+    let n = h.txns.len();
+    let (mut start, mut commit) = (vec![ABSENT; n], vec![ABSENT; n]);
+    let mut order = Vec::with_capacity(w.order.len());
+    for (i, &id) in w.order.iter().enumerate() {
+        let Some(&t) = ids.get(&id) else { return Err(format!("T{id} is not a transaction of this history")) };
+        let (Some(txn), Some(s), Some(c)) =
+            (h.txns.get(t as usize), start.get_mut(t as usize), commit.get_mut(t as usize))
+        else {
+            return Err(format!("T{id} is not a transaction of this history"));
+        };
+        if txn.status == Status::Aborted {
+            return Err(format!("T{id} aborted: it cannot be in the execution"));
+        }
+        match w.kind {
+            WitnessKind::Serial | WitnessKind::Versions | WitnessKind::CommitOrder if *s == ABSENT => (*s, *c) = (i, i),
+            WitnessKind::Snapshot if *s == ABSENT => *s = i,
+            WitnessKind::Snapshot if *c == ABSENT => *c = i,
+            WitnessKind::Serial | WitnessKind::Versions | WitnessKind::CommitOrder => {
+                return Err(format!("T{id} appears twice: a {} witness names each transaction once", kind_name(w.kind)))
+            }
+            WitnessKind::Snapshot => {
+                return Err(format!(
+                "T{id} appears three times: a snapshot witness names each transaction twice, its start and its commit"
+            ))
+            }
+        }
+        order.push(t);
+    }
+    for ((txn, &s), &c) in h.txns.iter().zip(&start).zip(&commit) {
+        if s == ABSENT && txn.status == Status::Committed {
+            return Err(format!("T{} committed but the witness leaves it out", txn.id));
+        }
+        if s != ABSENT && c == ABSENT {
+            return Err(format!(
+                "T{} appears once: a snapshot witness names each transaction twice, its start and its commit",
+                txn.id
+            ));
+        }
+    }
+    Ok(Execution { order, start, commit })
+}

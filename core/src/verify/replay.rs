@@ -1,0 +1,159 @@
+//! The replay of a witness: the state of every key along its order, every read of a committed
+//! transaction against the state it is given, and no two writers of a key running at once.
+//!
+//! One replay serves both kinds. At a transaction's start its reads are checked against the
+//! state, overlaid with its own earlier writes; at its commit its writes are installed. A serial
+//! witness starts and commits each transaction at one place, so nothing comes between the two,
+//! and no two of its transactions overlap.
+
+use super::{name, Execution};
+use crate::history::{Arg, History, KeyId, Model, Op, OpKind, Status, Value};
+
+/// A register's value in the replay.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Reg {
+    /// Never written, and the history leaves the initial value open ([`History::initial_open`]):
+    /// the first read fixes it.
+    Open,
+    Nil,
+    Val(Value),
+}
+
+/// Every key's state.
+struct State {
+    reg: Vec<Reg>,
+    list: Vec<Vec<Value>>,
+    /// The latest commit of a writer of each key: its place in the order, and the transaction.
+    last_commit: Vec<Option<(usize, u32)>>,
+}
+
+/// The writes of the transaction being checked, so far, by key.
+struct Own {
+    reg: Vec<Option<Value>>,
+    list: Vec<Vec<Value>>,
+    touched: Vec<KeyId>,
+}
+
+/// Replay `ex`: the first read that differs from the replay, or the first overlapping writers.
+pub(super) fn replay(h: &History, ex: &Execution) -> Result<(), String> {
+    let keys = h.keys.len();
+    let initial = if h.initial_open { Reg::Open } else { Reg::Nil };
+    let mut state = State { reg: vec![initial; keys], list: vec![Vec::new(); keys], last_commit: vec![None; keys] };
+    let mut own = Own { reg: vec![None; keys], list: vec![Vec::new(); keys], touched: Vec::new() };
+    for (i, &t) in ex.order.iter().enumerate() {
+        let (Some(&s), Some(&c), Some(txn)) =
+            (ex.start.get(t as usize), ex.commit.get(t as usize), h.txns.get(t as usize))
+        else {
+            continue;
+        };
+        // An indeterminate transaction's results are unknown: only its writes count.
+        if i == s && txn.status == Status::Committed {
+            let result = state.reads(h, t, &mut own);
+            own.clear();
+            result?;
+        }
+        if i == c {
+            state.commit(h, t, s, c)?;
+        }
+    }
+    Ok(())
+}
+
+/// A read of a list: in a list history, or one whose result is a list.
+fn is_list(h: &History, op: &Op) -> bool {
+    h.model == Model::ListAppend || matches!({ op.arg }, Arg::Prefix(_) | Arg::List { .. })
+}
+
+impl State {
+    /// Check the reads of transaction `t` against this state (the state at its start).
+    fn reads(&mut self, h: &History, t: u32, own: &mut Own) -> Result<(), String> {
+        for op in h.ops_of(t) {
+            let (k, arg) = ({ op.key }, { op.arg });
+            let ku = k as usize;
+            match ({ op.kind }, arg) {
+                (OpKind::Write, Arg::Val(v)) => {
+                    own.reg[ku] = Some(v);
+                    own.touched.push(k);
+                }
+                (OpKind::Append, Arg::Val(v)) => {
+                    own.list[ku].push(v);
+                    own.touched.push(k);
+                }
+                (OpKind::Read, _) if is_list(h, op) => {
+                    let (read, snap, mine) = (h.list(op), &self.list[ku], &own.list[ku]);
+                    let same = read.len() == snap.len() + mine.len() && read.starts_with(snap) && read.ends_with(mine);
+                    if !same {
+                        let has: Vec<Value> = snap.iter().chain(mine).copied().collect();
+                        return Err(mismatch(h, t, k, &show_list(h, read), &show_list(h, &has)));
+                    }
+                }
+                (OpKind::Read, _) => {
+                    let read = match arg {
+                        Arg::Val(v) => Reg::Val(v),
+                        _ => Reg::Nil,
+                    };
+                    let has = own.reg[ku].map_or(self.reg[ku], Reg::Val);
+                    if has == Reg::Open {
+                        self.reg[ku] = read;
+                    } else if has != read {
+                        return Err(mismatch(h, t, k, &show_reg(h, read), &show_reg(h, has)));
+                    }
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// Install the writes of transaction `t`, which started at `s` and commits at `c`, unless
+    /// another writer of one of its keys committed after it started.
+    fn commit(&mut self, h: &History, t: u32, s: usize, c: usize) -> Result<(), String> {
+        for op in h.ops_of(t) {
+            let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
+            let ku = k as usize;
+            let Arg::Val(v) = arg else { continue };
+            match kind {
+                OpKind::Write => self.reg[ku] = Reg::Val(v),
+                OpKind::Append => self.list[ku].push(v),
+                OpKind::Read => continue,
+            }
+            if let Some((p, u)) = self.last_commit[ku] {
+                if u != t && p > s {
+                    let (a, b) = (name(h, u), name(h, t));
+                    return Err(format!(
+                        "{a} and {b} both write {} while both are running ({a} starts before {b} commits and {b} before {a} commits)",
+                        h.show(h.key(k))
+                    ));
+                }
+            }
+            self.last_commit[ku] = Some((c, t));
+        }
+        Ok(())
+    }
+}
+
+impl Own {
+    fn clear(&mut self) {
+        for k in self.touched.drain(..) {
+            self.reg[k as usize] = None;
+            self.list[k as usize].clear();
+        }
+    }
+}
+
+fn mismatch(h: &History, t: u32, k: KeyId, read: &str, has: &str) -> String {
+    format!("{} read {} = {read} but the replay has {has}", name(h, t), h.show(h.key(k)))
+}
+
+/// A list as EDN: `[1 2]`.
+fn show_list(h: &History, list: &[Value]) -> String {
+    let items: Vec<String> = list.iter().map(|&v| h.show(v)).collect();
+    format!("[{}]", items.join(" "))
+}
+
+fn show_reg(h: &History, r: Reg) -> String {
+    match r {
+        Reg::Val(v) => h.show(v),
+        Reg::Nil | Reg::Open => "nil".to_string(),
+    }
+}

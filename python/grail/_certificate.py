@@ -1,0 +1,88 @@
+"""Certificates: witnesses of the levels that hold, and their verification (``docs/certificates.md``)."""
+
+from __future__ import annotations
+
+import json
+import os
+from typing import Any, Dict, List, Mapping, Optional, Union
+
+__all__ = ["Verification", "CertificateSource"]
+
+#: A certificate: the dict :attr:`grail.Report.certificate` gives, its JSON text (str or bytes),
+#: or the path of a file that holds it.
+CertificateSource = Union[Mapping[str, Any], str, bytes, "os.PathLike[str]"]
+
+
+def certificate_bytes(certificate: CertificateSource) -> bytes:
+    """The JSON text of a certificate given in any of the forms :data:`CertificateSource` names."""
+    if isinstance(certificate, Mapping):
+        return json.dumps(dict(certificate)).encode()
+    if isinstance(certificate, bytes):
+        return certificate
+    if isinstance(certificate, str):
+        return certificate.encode()
+    if isinstance(certificate, os.PathLike):
+        with open(certificate, "rb") as f:
+            return f.read()
+    raise TypeError(f"a certificate is a dict, its JSON text or a path, not {type(certificate).__name__}")
+
+
+class Verification:
+    """What :func:`grail.verify` found: each witness verified or where it fails.
+
+    >>> import grail
+    >>> h = grail.read('''
+    ... {:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
+    ... {:index 1, :type :ok, :process 1, :value [[:r :x [1]]]}''')
+    >>> v = h.verify(h.check().certificate)
+    >>> v.ok, v.proved
+    (True, ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'])
+    """
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Dict[str, Any]) -> None:
+        self._data = data
+
+    @property
+    def ok(self) -> bool:
+        """True when no witness fails."""
+        return all(w.get("failure") is None for w in self._data["witnesses"])
+
+    def __bool__(self) -> bool:
+        return self.ok
+
+    @property
+    def proved(self) -> List[str]:
+        """The levels the witnesses that verified prove, each once."""
+        out: List[str] = []
+        for w in self._data["witnesses"]:
+            if w.get("failure") is None:
+                out.extend(lv for lv in w["levels"] if lv not in out)
+        return out
+
+    @property
+    def failure(self) -> Optional[str]:
+        """The first place a witness fails ("T17 read x = [1 2] but the replay has [1]"), or None."""
+        for w in self._data["witnesses"]:
+            if w.get("failure") is not None:
+                return str(w["failure"])
+        return None
+
+    @property
+    def witnesses(self) -> List[Dict[str, Any]]:
+        """Each witness: its ``kind``, ``respects``, ``levels`` and ``failure`` (None when it verified)."""
+        return [dict(w) for w in self._data["witnesses"]]
+
+    @property
+    def not_certified(self) -> Dict[str, str]:
+        """Levels the certificate says hold without a witness, with the reason."""
+        return {n["level"]: n["reason"] for n in self._data["not_certified"]}
+
+    def to_dict(self) -> Dict[str, Any]:
+        return json.loads(json.dumps(self._data))
+
+    def __repr__(self) -> str:
+        if self.ok:
+            return f"<Verification: verified {', '.join(self.proved) or 'no level'}>"
+        return f"<Verification: fails: {self.failure}>"

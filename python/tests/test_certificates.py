@@ -1,0 +1,86 @@
+"""Certificates from Python: ``report.certificate`` and ``grail.verify`` give what the CLI's
+``grail check --certificate`` and ``grail verify`` give, and a wrong certificate is rejected."""
+
+import json
+import os
+import subprocess
+
+import pytest
+
+import grail
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+EXAMPLES = os.path.join(ROOT, "examples")
+CLI = os.path.join(os.environ.get("CARGO_TARGET_DIR", os.path.join(ROOT, "target")), "release", "grail")
+
+WRITE_SKEW = """{:index 0, :type :ok, :process 0, :value [[:r :x []] [:r :y []] [:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:r :x []] [:r :y []] [:append :y 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :x [1]] [:r :y [1]]]}"""
+
+
+def test_a_certificate_proves_the_levels_that_hold():
+    report = grail.check(WRITE_SKEW, levels="all")
+    cert = report.certificate
+    assert cert["format"] == "grail-certificate" and cert["version"] == 1
+    holds = {name for name, lv in report.levels.items() if lv.valid}
+    v = grail.verify(WRITE_SKEW, cert)
+    assert v.ok and bool(v)
+    assert set(v.proved) == holds
+    assert "SER" not in v.proved and "SI" in v.proved
+    assert v.witnesses[0]["kind"] == "snapshot" and v.witnesses[0]["failure"] is None
+    assert v.failure is None and "verified" in repr(v)
+
+
+def test_a_wrong_certificate_is_rejected_with_the_place():
+    text = """{:index 0, :type :ok, :value [[:r :x []] [:append :x 1]]}
+{:index 1, :type :ok, :value [[:r :x [1]] [:append :x 2]]}"""
+    cert = grail.check(text).certificate
+    cert["witnesses"][0]["order"].reverse()
+    v = grail.verify(text, cert)
+    assert not v.ok and v.proved == []
+    assert v.failure == "T1 read x = [1] but the replay has []"
+    assert "fails" in repr(v)
+
+
+def test_certificates_in_every_form(tmp_path):
+    h = grail.read(os.path.join(EXAMPLES, "lost-update.edn"))
+    report = h.check(levels="all")
+    cert = report.certificate
+    path = tmp_path / "c.json"
+    path.write_text(json.dumps(cert))
+    for form in (cert, json.dumps(cert), json.dumps(cert).encode(), path):
+        v = h.verify(form)
+        assert v.ok and "CC" in v.proved and "PL-2" in v.proved, form
+    # SER and SI are violated by the lost update: nothing proves them.
+    assert "SER" not in h.verify(cert).proved
+    with pytest.raises(TypeError):
+        h.verify(42)  # type: ignore[arg-type]
+
+
+def test_bad_certificates_raise_with_line_and_column():
+    h = grail.read(WRITE_SKEW)
+    with pytest.raises(grail.GrailError) as e:
+        h.verify('{"format": "grail-certificate",\n "version": 1, "transactions": [}')
+    assert e.value.line == 2
+    with pytest.raises(grail.UsageError):
+        h.verify('{"format": "something-else", "version": 1, "transactions": 0, "witnesses": []}')
+
+
+@pytest.mark.skipif(not os.path.exists(CLI), reason="the CLI is not built")
+def test_the_cli_writes_and_verifies_the_same_certificate(tmp_path):
+    path = os.path.join(EXAMPLES, "anomaly-mix.edn")
+    out = tmp_path / "c.json"
+    r = subprocess.run([CLI, "check", path, "--levels", "all", "--certificate", str(out)], capture_output=True, text=True)
+    assert r.returncode == 1  # some levels are violated
+    assert "witness" in r.stderr
+    from_cli = json.loads(out.read_text())
+    from_python = grail.check(path, levels="all").certificate
+    assert from_cli == from_python
+    ok = subprocess.run([CLI, "verify", path, str(out)], capture_output=True, text=True)
+    assert ok.returncode == 0 and "certificate verified" in ok.stdout
+    from_cli["witnesses"][0]["order"].reverse()
+    out.write_text(json.dumps(from_cli))
+    bad = subprocess.run([CLI, "verify", path, str(out), "--json"], capture_output=True, text=True)
+    assert bad.returncode == 1
+    data = json.loads(bad.stdout)
+    assert data["witnesses"][0]["failure"] == grail.verify(path, from_cli).failure
