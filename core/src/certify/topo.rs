@@ -57,6 +57,55 @@ pub fn order(n: usize, edges: &[(u32, u32)], prio: Option<&dyn Fn(u32) -> u64>) 
     (out.len() == n).then_some(out)
 }
 
+/// A topological order of the dependency graph's vertices with `extra` edges, or `None` when
+/// they have a cycle: [`order`] without copying the graph's edges (a serial witness of a large
+/// history, where the copy cost as much as the sort).
+pub fn order_of_graph(g: &crate::graph::DependencyGraph, extra: &[(u32, u32)]) -> Option<Vec<u32>> {
+    let n = g.is_vertex.len();
+    let vertex = |v: u32| g.is_vertex.get(v as usize).copied().unwrap_or(false);
+    let mut indeg = vec![0u32; n];
+    for v in (0..n as u32).filter(|&v| vertex(v)) {
+        for s in g.out(v) {
+            let to = { s.to };
+            if vertex(to) {
+                indeg[to as usize] += 1;
+            }
+        }
+    }
+    // Extra edges as a second adjacency.
+    let mut start = vec![0u32; n + 1];
+    for &(a, b) in extra {
+        if (a as usize) < n && (b as usize) < n {
+            start[a as usize + 1] += 1;
+            indeg[b as usize] += 1;
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut next = start.clone();
+    let mut succ = vec![0u32; start[n] as usize];
+    for &(a, b) in extra {
+        if (a as usize) < n && (b as usize) < n {
+            succ[next[a as usize] as usize] = b;
+            next[a as usize] += 1;
+        }
+    }
+    let mut queue: std::collections::VecDeque<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    let mut out = Vec::with_capacity(n);
+    while let Some(v) = queue.pop_front() {
+        out.push(v);
+        let dep = g.out(v).iter().map(|s| s.to).filter(|&w| vertex(w) && vertex(v));
+        for w in dep.chain(succ[start[v as usize] as usize..start[v as usize + 1] as usize].iter().copied()) {
+            indeg[w as usize] -= 1;
+            if indeg[w as usize] == 0 {
+                queue.push_back(w);
+            }
+        }
+    }
+    (out.len() == n).then_some(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::order;

@@ -180,16 +180,21 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
 /// budget ran out. The first guess ([`chain`]), else pruning and the search that learns, as
 /// [`decide`] tries them (without its detours, which only make a `holds` faster).
 pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Option<Vec<Edge>> {
-    if pg.cons.len() as u64 != pg.pairs {
-        return None;
-    }
     let known = pg.certain(extra);
     if let Some(found) = chain::guess_edges(pg, mode, &known, &pg.rank, budget)? {
         return Some(found.into_iter().map(|(e, _)| e).collect());
     }
+    // Pruning and the search need every constraint at hand.
+    if pg.cons.len() as u64 != pg.pairs {
+        return None;
+    }
     let pruned = prune::prune(pg, mode, extra, budget);
     if !matches!(pruned.outcome, PruneOutcome::Open) {
         return None;
+    }
+    // The first guess again, with the choices pruning forced.
+    if let Some(found) = chain::guess_edges(pg, mode, &pruned.edges, &pg.rank, budget)? {
+        return Some(found.into_iter().map(|(e, _)| e).collect());
     }
     let mut g = DynGraph::with_edges(mode, pg.n, &pruned.edges);
     let mut open: Vec<u32> =
