@@ -12,6 +12,18 @@ use grail_core::verify::{parse, verify};
 use grail_core::{check, infer, read, CheckOptions, Format, History, Level, Report};
 use proptest::prelude::*;
 
+/// A counterexample of one cycle, as the certificate writes it.
+fn cycle(level: &str, steps: &[(u64, u64, &str, serde_json::Value)]) -> Certificate {
+    use grail_core::verify::format::{Counterexample, CycleStep};
+    let steps =
+        steps.iter().map(|(a, b, t, k)| CycleStep { from: *a, to: *b, ty: t.to_string(), key: k.clone() }).collect();
+    Certificate {
+        counterexamples: vec![Counterexample { level: level.into(), anomaly: String::new(), steps }],
+        witnesses: Vec::new(),
+        ..one(WitnessKind::Serial, &[], &[], &[])
+    }
+}
+
 fn all_levels() -> CheckOptions {
     CheckOptions { levels: Level::ALL.to_vec(), ..CheckOptions::default() }
 }
@@ -53,7 +65,21 @@ fn assert_certified(what: &str, h: &History) -> (usize, usize) {
         let listed = cert.not_certified.iter().any(|n| n.level == *l);
         assert!(proved.iter().any(|p| p == l) || listed, "{what}: {l} holds, and is neither proved nor listed");
     }
-    (proved.len(), cert.not_certified.len())
+    // Every violated level whose cycle the history shows step by step has its counterexample.
+    let disproved = v.disproved();
+    for (l, r) in &report.levels.0 {
+        assert!(!(r.valid != Some(false) && disproved.contains(&l.name().to_string())), "{what}: {l:?} disproved");
+        let shown =
+            r.cycles.iter().any(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
+        if r.valid == Some(false) && l.spec().weak.is_none() && shown {
+            assert!(
+                disproved.contains(&l.name().to_string()),
+                "{what}: {} violated by a shown cycle, no counterexample",
+                l.name()
+            );
+        }
+    }
+    (proved.len() + disproved.len(), cert.not_certified.len())
 }
 
 #[test]
@@ -170,6 +196,7 @@ fn one(kind: WitnessKind, respects: &[Respect], levels: &[&str], order: &[u64]) 
             order: order.to_vec(),
         }],
         not_certified: Vec::new(),
+        counterexamples: Vec::new(),
     }
 }
 
@@ -270,6 +297,37 @@ fn mutated_commit_order_and_versions_witnesses_are_rejected() {
         let f = failure(&twice, &one(kind, &[], &["PL-2"], &[0, 1, 2])).unwrap();
         assert!(f.contains("T0 and T1 both write x = 1"), "{f}");
     }
+}
+
+#[test]
+fn counterexamples_are_re_derived_from_the_history() {
+    let lost = "{:index 0, :type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:r :x []] [:append :x 2]]}
+{:index 2, :type :ok, :process 2, :value [[:r :x [1 2]]]}";
+    let h = edn(lost);
+    let (_, cert) = certified(&h);
+    let ser = cert.counterexamples.iter().find(|c| c.level == "SER").expect("a counterexample of SER");
+    assert_eq!(ser.anomaly, "G-single");
+    let only = |c: &grail_core::verify::format::Counterexample| Certificate {
+        counterexamples: vec![c.clone()],
+        ..cert.clone()
+    };
+    assert!(verify(&h, &only(ser)).ok());
+    // The same cycle where T1 read T0's append: no lost update, no rw step from T1 to T0.
+    let fixed = edn(&lost.replace(":process 1, :value [[:r :x []]", ":process 1, :value [[:r :x [1]]"));
+    let f = verify(&fixed, &only(ser)).first_failure().map(str::to_string).unwrap();
+    assert!(f.contains("the history does not show T1 -rw-> T0") || f.contains("the history does not show"), "{f}");
+    // A cycle the level allows: SI allows two adjacent rw steps (write skew).
+    let x = serde_json::json!("x");
+    let skew = cycle("SI", &[(0, 1, "rw", x.clone()), (1, 0, "rw", x.clone())]);
+    let f = verify(&h, &skew).first_failure().unwrap().to_string();
+    assert!(f.contains("SI allows a cycle of rw rw"), "{f}");
+    // Steps that do not close.
+    let open = cycle("SER", &[(0, 1, "rw", x.clone()), (2, 0, "rw", x.clone())]);
+    assert!(verify(&h, &open).first_failure().unwrap().contains("ends at T1"));
+    // Weak levels are not checked as cycles.
+    let weak = cycle("CC", &[(0, 1, "rw", x.clone()), (1, 0, "rw", x)]);
+    assert!(verify(&h, &weak).first_failure().unwrap().contains("not checked here"));
 }
 
 #[test]
@@ -405,6 +463,45 @@ proptest! {
             (WitnessKind::Versions, &[], &["PL-2", "PL-1"], permutations(n)),
             (WitnessKind::Snapshot, &[Respect::Session], &["strong-session-SI", "SI"], if n <= 4 { interleavings(n) } else { vec![] }),
         ];
+        // Every cycle of two or three steps (ww, wr, rw on either key): one the verifier accepts
+        // shows a level violated that the engine says is violated.
+        let keys = [serde_json::json!(0), serde_json::json!(1)];
+        let mut kinds: Vec<(&str, serde_json::Value)> = Vec::new();
+        for t in ["ww", "wr", "rw"] {
+            for k in &keys {
+                kinds.push((t, k.clone()));
+            }
+        }
+        let ids: Vec<u64> = (0..n as u64).collect();
+        let mut cycles: Vec<Vec<(u64, u64, &str, serde_json::Value)>> = Vec::new();
+        for &a in &ids {
+            for &b in ids.iter().filter(|&&b| b > a) {
+                for s1 in &kinds {
+                    for s2 in &kinds {
+                        cycles.push(vec![(a, b, s1.0, s1.1.clone()), (b, a, s2.0, s2.1.clone())]);
+                    }
+                }
+                for &c in ids.iter().filter(|&&c| c != a && c != b && n <= 3) {
+                    for s1 in &kinds {
+                        for s2 in &kinds {
+                            for s3 in &kinds {
+                                cycles.push(vec![(a, b, s1.0, s1.1.clone()), (b, c, s2.0, s2.1.clone()), (c, a, s3.0, s3.1.clone())]);
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        for steps in &cycles {
+            for level in ["SER", "SI", "PSI", "PL-2", "PL-1"] {
+                // A verdict with a broken assumption set aside (an incompatible list order) is
+                // the verdict of the reads that keep the assumption: a cycle through the others
+                // may still be there.
+                if verify(&h, &cycle(level, steps)).ok() && report.levels[level].set_aside.is_empty() {
+                    prop_assert!(violated(level), "{text}\n{steps:?} shows {level} violated, which the engine says is not");
+                }
+            }
+        }
         for (kind, respects, levels, orders) in tries {
             for level in levels {
                 // Each level alone: a witness proving it must not exist when it is violated.
@@ -417,4 +514,96 @@ proptest! {
             }
         }
     }
+}
+
+// ---- shapes a review found the verifier accepted for levels the check says are violated ----
+
+/// The verifier rejects `cert` for `level`, which the check says is violated.
+fn refused(hist: &str, kind: WitnessKind, respects: &[Respect], level: &str, order: &[u64]) {
+    let h = read(hist.as_bytes(), Format::Auto).unwrap();
+    let r = check(&h, &all_levels());
+    assert_eq!(r.levels[level].valid, Some(false), "{hist}: the check says {level} is not violated");
+    let f = failure(&h, &one(kind, respects, &[level], order));
+    assert!(f.is_some(), "{hist}: a {kind:?} witness {order:?} proves {level}");
+}
+
+/// A TimeKiller history of committed transactions, one session each (no initial value given:
+/// the keys' initial value is open).
+fn timekiller(ops: &[&str]) -> String {
+    let txns: Vec<String> = ops
+        .iter()
+        .enumerate()
+        .map(|(i, o)| {
+            format!(
+                r#"{{"tid": {i}, "sid": {i}, "sts": {{"p": {}, "l": 0}}, "cts": {{"p": {}, "l": 0}}, "ops": [{o}]}}"#,
+                10 * i + 1,
+                10 * i + 2
+            )
+        })
+        .collect();
+    format!("[{}]", txns.join(","))
+}
+
+#[test]
+fn list_reads_after_own_appends_are_checked() {
+    // T1's read [1 2] puts its 2 right after T0's 1, before T0's 3: G0.
+    let g0 = "{:index 0, :type :ok, :process 0, :value [[:append :x 1] [:append :x 3]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 2] [:r :x [1 2]]]}";
+    refused(g0, WitnessKind::Versions, &[], "PL-1", &[0, 1]);
+    // x: T1's 2 before T0's 1; y: T1 read T0's: G1c.
+    let g1c = "{:index 0, :type :ok, :process 0, :value [[:append :x 1] [:append :y 1]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 2] [:r :x [2]] [:r :y [1]]]}";
+    refused(g1c, WitnessKind::Versions, &[], "PL-2", &[0, 1]);
+    refused(g1c, WitnessKind::CommitOrder, &[], "CC", &[0, 1]);
+    // Its session predecessor's append missed.
+    let so = "{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
+{:index 1, :type :ok, :process 0, :value [[:append :x 2] [:r :x [2]]]}";
+    refused(so, WitnessKind::CommitOrder, &[], "CC", &[0, 1]);
+    // Non-monotonic reads, and a list no order makes.
+    let nm = "{:index 0, :type :ok, :process 0, :value [[:append :x 2]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 1] [:r :x [2 1]] [:r :x [1]]]}";
+    refused(nm, WitnessKind::CommitOrder, &[], "RC", &[0, 1]);
+    let garbage = "{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 5] [:r :x [5 1 5]]]}";
+    refused(garbage, WitnessKind::CommitOrder, &[], "PL-2", &[1, 0]);
+}
+
+#[test]
+fn an_open_initial_value_is_one_value_no_transaction_writes() {
+    let h = timekiller(&[
+        r#"{"t":"r","k":1,"v":1},{"t":"w","k":2,"v":1}"#,
+        r#"{"t":"r","k":2,"v":1},{"t":"w","k":1,"v":1}"#,
+    ]);
+    refused(&h, WitnessKind::Serial, &[], "SER", &[0, 1]);
+    refused(&h, WitnessKind::Snapshot, &[], "SI", &[0, 0, 1, 1]);
+    let two = timekiller(&[r#"{"t":"r","k":1,"v":5}"#, r#"{"t":"r","k":1,"v":6}"#]);
+    refused(&two, WitnessKind::Versions, &[], "PL-2", &[0, 1]);
+    refused(&two, WitnessKind::CommitOrder, &[], "CC", &[0, 1]);
+    let nil = timekiller(&[r#"{"t":"r","k":1,"v":null}"#, r#"{"t":"r","k":1,"v":6}"#]);
+    refused(&nil, WitnessKind::Versions, &[], "PL-2", &[0, 1]);
+}
+
+#[test]
+fn a_value_written_twice_names_no_writer() {
+    let h = "{:index 0, :type :ok, :process 0, :value [[:w :x 1] [:w :x 2]]}
+{:index 1, :type :ok, :process 1, :value [[:w :x 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :x 1]]}";
+    refused(h, WitnessKind::Serial, &[Respect::Session, Respect::RealTime], "strict-SER", &[0, 1, 2]);
+}
+
+#[test]
+fn an_indeterminate_transactions_nil_reads_are_unknown_to_the_check_too() {
+    // T3's read of y returned nothing the client saw: no anti-dependency on T1.
+    let h = edn("{:index 0, :type :invoke, :process 1, :value [[:w :y 1]]}
+{:index 1, :type :ok, :process 1, :value [[:w :y 1]]}
+{:index 2, :type :invoke, :process 1, :value [[:r :y nil] [:w :x 2]]}
+{:index 3, :type :info, :process 1, :value [[:r :y nil] [:w :x 2]]}
+{:index 4, :type :invoke, :process 1, :value [[:r :x nil]]}
+{:index 5, :type :ok, :process 1, :value [[:r :x 2]]}");
+    let r = check(&h, &all_levels());
+    for l in Level::ALL {
+        assert_eq!(r.levels[l.name()].valid, Some(true), "{}", l.name());
+    }
+    let (_, cert) = certified(&h);
+    assert!(verify(&h, &cert).ok() && verify(&h, &cert).proved().contains(&"strong-session-SER".to_string()));
 }

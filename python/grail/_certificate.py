@@ -35,8 +35,8 @@ class Verification:
     ... {:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
     ... {:index 1, :type :ok, :process 1, :value [[:r :x [1]]]}''')
     >>> v = h.verify(h.check().certificate)
-    >>> v.ok, v.proved
-    (True, ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'])
+    >>> v.ok, v.proved, v.disproved
+    (True, ['SER', 'SI', 'PSI', 'PL-2', 'PL-1'], [])
     """
 
     __slots__ = ("_data",)
@@ -46,8 +46,9 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        """True when no witness fails."""
-        return all(w.get("failure") is None for w in self._data["witnesses"])
+        """True when no witness and no counterexample fails."""
+        items = self._data["witnesses"] + self._data.get("counterexamples", [])
+        return all(w.get("failure") is None for w in items)
 
     def __bool__(self) -> bool:
         return self.ok
@@ -62,9 +63,19 @@ class Verification:
         return out
 
     @property
+    def disproved(self) -> List[str]:
+        """The levels the counterexamples that verified show violated, each once."""
+        out: List[str] = []
+        for c in self._data.get("counterexamples", []):
+            if c.get("failure") is None and c["level"] not in out:
+                out.append(c["level"])
+        return out
+
+    @property
     def failure(self) -> Optional[str]:
-        """The first place a witness fails ("T17 read x = [1 2] but the replay has [1]"), or None."""
-        for w in self._data["witnesses"]:
+        """The first place a witness or counterexample fails ("T17 read x = [1 2] but the
+        replay has [1]"), or None."""
+        for w in self._data["witnesses"] + self._data.get("counterexamples", []):
             if w.get("failure") is not None:
                 return str(w["failure"])
         return None
@@ -75,12 +86,20 @@ class Verification:
         return [dict(w) for w in self._data["witnesses"]]
 
     @property
+    def counterexamples(self) -> List[Dict[str, Any]]:
+        """Each counterexample: its ``level``, ``anomaly`` and ``failure`` (None when the history
+        shows the cycle step by step)."""
+        return [dict(c) for c in self._data.get("counterexamples", [])]
+
+    @property
     def not_certified(self) -> Dict[str, str]:
         """Levels the certificate says hold without a witness, with the reason."""
         return {n["level"]: n["reason"] for n in self._data["not_certified"]}
 
     def to_dict(self) -> Dict[str, Any]:
-        return json.loads(json.dumps(self._data))
+        """The verification as `grail verify --json` prints it (a copy)."""
+        data: Dict[str, Any] = json.loads(json.dumps(self._data))
+        return data
 
     def __repr__(self) -> str:
         if self.ok:

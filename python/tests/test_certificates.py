@@ -51,8 +51,10 @@ def test_certificates_in_every_form(tmp_path):
     for form in (cert, json.dumps(cert), json.dumps(cert).encode(), path):
         v = h.verify(form)
         assert v.ok and "CC" in v.proved and "PL-2" in v.proved, form
-    # SER and SI are violated by the lost update: nothing proves them.
-    assert "SER" not in h.verify(cert).proved
+    # SER and SI are violated by the lost update: nothing proves them, counterexamples show it.
+    v = h.verify(cert)
+    assert "SER" not in v.proved and "SER" in v.disproved and "SI" in v.disproved
+    assert all(c["failure"] is None for c in v.counterexamples)
     with pytest.raises(TypeError):
         h.verify(42)  # type: ignore[arg-type]
 

@@ -36,7 +36,9 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
         transactions: h.txns.len(),
         witnesses: Vec::new(),
         not_certified: Vec::new(),
+        counterexamples: Vec::new(),
     };
+    cert.counterexamples = counterexamples(h, report);
     let mut holds: Vec<&'static str> = Vec::new();
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Holds) {
         if r.set_aside.is_empty() {
@@ -89,13 +91,12 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
         };
         let levels: Vec<String> = holds.iter().filter(|l| proven.contains(l)).map(|l| l.to_string()).collect();
         let w = Witness { kind, respects: respects.to_vec(), levels, order };
-        // A witness of a level the check found to hold is one by construction (an order of an
-        // acyclic graph that holds every constraint of the level: Adya's, Cerone and
-        // Gotsman's, Biswas and Enea's theorems), written as is: `grail verify` checks it.
-        // One that serves a weaker level only (a serial order for PL-1 where a read of an
-        // overwritten version broke SER) may not be: it is checked as `grail verify` checks
-        // it, and not written if it fails.
-        let checked = if proves_own_level(&w) { None } else { check_one(h, &w) };
+        // Checked as `grail verify` checks it, and not written if it fails: a witness of a level
+        // the check found to hold is one by construction (an order of an acyclic graph that
+        // holds the level's constraints: Adya's, Cerone and Gotsman's, Biswas and Enea's
+        // theorems), unless the check is wrong; one that serves a weaker level only (a serial
+        // order for PL-1 where a read of an overwritten version broke SER) may not be.
+        let checked = check_one(h, &w);
         match checked {
             None => {
                 needed.retain(|l| !proven.contains(l));
@@ -111,6 +112,41 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
     cert
 }
 
+/// For each violated level, the first of its cycles that the history shows step by step: not
+/// one that rests on a chosen version order (a register without a log, appends no read
+/// observed), nor a claimed timestamp's order, nor a weak level's commit order (RC, RA, CC).
+/// Each is checked as `grail verify` checks it; one the verifier cannot re-derive is left out.
+fn counterexamples(h: &History, report: &Report) -> Vec<crate::verify::format::Counterexample> {
+    use crate::verify::format::{Counterexample, CycleStep};
+    let mut out = Vec::new();
+    for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Violated) {
+        if l.spec().weak.is_some() {
+            continue;
+        }
+        let shown =
+            r.cycles.iter().find(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
+        let Some(c) = shown else { continue };
+        let steps = c
+            .steps
+            .iter()
+            .map(|s| CycleStep { from: s.from, to: s.to, ty: s.ty.as_str().into(), key: s.key.clone() })
+            .collect();
+        let cx = Counterexample { level: l.name().into(), anomaly: c.anomaly.clone(), steps };
+        let one = Certificate {
+            format: FORMAT.into(),
+            version: VERSION,
+            transactions: h.txns.len(),
+            witnesses: Vec::new(),
+            not_certified: Vec::new(),
+            counterexamples: vec![cx],
+        };
+        if crate::verify::verify(h, &one).ok() {
+            out.extend(one.counterexamples);
+        }
+    }
+    out
+}
+
 /// Why a witness grail built does not verify, or `None` when it does. It does not when the
 /// graph left out what its replay meets: a read of an intermediate or aborted write, where a
 /// weaker level holds; where the witness's own level holds, that is a bug of grail's.
@@ -121,9 +157,15 @@ fn check_one(h: &History, w: &Witness) -> Option<String> {
         transactions: h.txns.len(),
         witnesses: vec![w.clone()],
         not_certified: Vec::new(),
+        counterexamples: Vec::new(),
     };
     let failure = crate::verify::verify(h, &one).witnesses.pop()?.failure?;
-    Some(format!("the {} witness grail built does not verify ({failure})", kind_name(w.kind)))
+    let bug = if proves_own_level(w) {
+        ": the check's verdict and the history disagree, a bug of grail's: please report it"
+    } else {
+        ""
+    };
+    Some(format!("the {} witness grail built does not verify ({failure}){bug}", kind_name(w.kind)))
 }
 
 /// The levels a witness of this kind respecting these orders is the execution of: it exists

@@ -70,7 +70,9 @@ impl<'a> Input<'a> {
         let mut starts = Vec::with_capacity(n + 1);
         for t in 0..n as TxnId {
             starts.push(reads.len() as u32);
-            if is_vertex.get(t as usize).copied().unwrap_or(false) {
+            // An indeterminate transaction's reads are unknown (its `nil`s are the invocation's).
+            let committed = h.txns[t as usize].status == crate::history::Status::Committed;
+            if committed && is_vertex.get(t as usize).copied().unwrap_or(false) {
                 reads.extend(external_reads(h, inf, t));
             }
         }
@@ -200,9 +202,81 @@ impl Redundant {
     }
 }
 
-/// A vertex's external reads that saw another transaction's write, or the initial value (reads
-/// after its own write to the key are internal: checked as `internal`).
-fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
+/// A vertex's external reads that saw another transaction's write, or the initial value, in
+/// program order. A list read after the transaction's own appends to the key shows, before
+/// them, the version it observed: that version's writer is read from too (a register read
+/// after its own write shows nothing else, and is checked as `internal`).
+fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> Vec<ExtRead> {
+    let mut out: Vec<ExtRead> = outside_reads(h, inf, t).collect();
+    if h.model == crate::history::Model::ListAppend {
+        out.extend(after_own_appends(h, inf, t));
+        out.sort_unstable_by_key(|r| r.op);
+    }
+    out
+}
+
+/// List reads after the reader's own appends to the key, as reads of the version before them:
+/// its last element's writer, or the initial (empty) list.
+fn after_own_appends<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
+    let range = h.op_range(t);
+    let start = range.start;
+    let ops = &h.ops[range];
+    ops.iter().enumerate().filter_map(move |(i, op)| {
+        let k = op.key;
+        if op.kind != OpKind::Read {
+            return None;
+        }
+        let own: Vec<crate::history::Value> = ops[..i]
+            .iter()
+            .filter(|o| o.key == k && o.kind == OpKind::Append)
+            .filter_map(|o| if let Arg::Val(v) = o.arg { Some(v) } else { None })
+            .collect();
+        if own.is_empty() {
+            return None;
+        }
+        let seen = h.list(op).strip_suffix(&own[..])?;
+        let o = (start + i) as u32;
+        let Some(&last) = seen.last() else { return Some(ExtRead { op: o, key: k, from: None }) };
+        let w = inf.index.writes.get(&(k, last))?;
+        let vertex = inf.graph.is_vertex.get(w.txn as usize).copied().unwrap_or(false);
+        (vertex && w.txn != t).then_some(ExtRead { op: o, key: k, from: Some(w.op) })
+    })
+}
+
+/// The list reads of `t3` after its own appends whose version before them ends with an append
+/// of `t2`'s: reads from `t2` the graph does not draw.
+fn seen_before_own_appends(h: &History, t2: TxnId, t3: TxnId) -> Vec<u32> {
+    if h.model != crate::history::Model::ListAppend || t2 == t3 {
+        return Vec::new();
+    }
+    let range = h.op_range(t3);
+    let start = range.start;
+    let ops = &h.ops[range];
+    let appended = |k: KeyId, v: crate::history::Value| {
+        h.ops_of(t2).iter().any(|o| o.key == k && o.kind == OpKind::Append && { o.arg } == Arg::Val(v))
+    };
+    let mut out = Vec::new();
+    for (i, op) in ops.iter().enumerate() {
+        let k = op.key;
+        if op.kind != OpKind::Read {
+            continue;
+        }
+        let own: Vec<crate::history::Value> = ops[..i]
+            .iter()
+            .filter(|o| o.key == k && o.kind == OpKind::Append)
+            .filter_map(|o| if let Arg::Val(v) = o.arg { Some(v) } else { None })
+            .collect();
+        let last = if own.is_empty() { None } else { h.list(op).strip_suffix(&own[..]).and_then(|s| s.last()) };
+        if last.is_some_and(|&v| appended(k, v)) {
+            out.push((start + i) as u32);
+        }
+    }
+    out
+}
+
+/// A vertex's reads before its own writes of their keys that saw another transaction's write,
+/// or the initial value.
+fn outside_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
     h.external_reads(t).filter_map(move |o| {
         let op = h.ops[o as usize];
         let initial = match op.arg {
@@ -295,14 +369,20 @@ pub enum Premise {
 /// How `t3` had observed `t2` when it made the read `read_op`, judged on the weak graph `g`.
 pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: u32) -> Premise {
     let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (t2, t3, EdgeType::Wr));
-    let wr: Vec<&Edge> =
-        g.edges[i..].iter().take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr).collect();
-    if wr.iter().any(|e| e.to_op < read_op) {
+    // t3's reads from t2: the graph's WR edges, and list reads after t3's own appends that saw
+    // t2's version before them ([`after_own_appends`], which the graph does not draw).
+    let mut reads: Vec<u32> = g.edges[i..]
+        .iter()
+        .take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr)
+        .map(|e| e.to_op)
+        .collect();
+    reads.extend(seen_before_own_appends(h, t2, t3));
+    if reads.iter().any(|&o| o < read_op) {
         return Premise::EarlierRead;
     }
     let (a, b) = (&h.txns[t2 as usize], &h.txns[t3 as usize]);
     let earlier = session_place(h, t2) < session_place(h, t3);
-    if !wr.is_empty() || (a.process.is_some() && a.process == b.process && earlier) {
+    if !reads.is_empty() || (a.process.is_some() && a.process == b.process && earlier) {
         return Premise::Direct;
     }
     Premise::Causal

@@ -187,7 +187,9 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
     }
     let mut known: Vec<Edge> = Vec::new();
     for t in 0..n as TxnId {
-        if !vertex(t) || h.txns[t as usize].status == Status::Aborted {
+        // An indeterminate transaction's reads are unknown (an `:info` completion repeats the
+        // invocation's `nil`s): only a committed one's reads are edges, as the inference takes them.
+        if !vertex(t) || h.txns[t as usize].status != Status::Committed {
             continue;
         }
         // Reads after the transaction's own write are internal: checked by the inference, no edge.

@@ -144,6 +144,10 @@ pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -
     for n in &c.not_certified {
         let _ = writeln!(s, "grail:   {} holds but is not certified: {}", n.level, n.reason);
     }
+    if !c.counterexamples.is_empty() {
+        let levels: Vec<&str> = c.counterexamples.iter().map(|x| x.level.as_str()).collect();
+        let _ = writeln!(s, "grail:   counterexamples (cycles shown step by step): {}", levels.join(", "));
+    }
     s
 }
 
@@ -164,6 +168,16 @@ pub fn verification(v: &crate::verify::Verification) -> String {
     for n in &v.not_certified {
         let _ = writeln!(s, "{}: not certified: {}", n.level, n.reason);
     }
+    for c in &v.counterexamples {
+        match &c.failure {
+            None => {
+                let _ = writeln!(s, "counterexample ({} {}): verified: {} is violated", c.level, c.anomaly, c.level);
+            }
+            Some(f) => {
+                let _ = writeln!(s, "counterexample ({} {}): FAILS: {f}", c.level, c.anomaly);
+            }
+        }
+    }
     let proved = v.proved();
     if v.ok() {
         let _ = writeln!(
@@ -171,6 +185,10 @@ pub fn verification(v: &crate::verify::Verification) -> String {
             "certificate verified: {}",
             if proved.is_empty() { "it proves no level".to_string() } else { proved.join(", ") }
         );
+        let disproved = v.disproved();
+        if !disproved.is_empty() {
+            let _ = writeln!(s, "violated, by the counterexamples: {}", disproved.join(", "));
+        }
     } else {
         let _ = writeln!(s, "certificate does not verify");
     }

@@ -27,8 +27,16 @@ pub(super) enum Axiom {
 /// The most transactions times sessions the causal check keeps vector clocks for (4 bytes each).
 const MAX_CLOCKS: usize = 100_000_000;
 
-/// Each list key's list in `co`, and each (writer, key)'s version length in it.
-type Lists = (Vec<Vec<Value>>, Map<(u32, KeyId), usize>);
+/// The writer of each (key, value), and whether it is its last write of the key.
+type Writers = Map<(KeyId, Value), (u32, bool)>;
+
+/// Each list key's list in `co`; each (writer, key)'s version length in it, and its length
+/// before the writer's appends.
+struct Lists {
+    lists: Vec<Vec<Value>>,
+    ends: Map<(u32, KeyId), usize>,
+    before: Map<(u32, KeyId), usize>,
+}
 
 /// An external read: its key, and the writer it read from (`None`: the initial value).
 type Read = (KeyId, Option<u32>);
@@ -36,6 +44,7 @@ type Read = (KeyId, Option<u32>);
 pub(super) fn check(h: &History, ex: &Execution, axiom: Axiom) -> Result<(), String> {
     let pos = |t: u32| ex.start.get(t as usize).copied().unwrap_or(usize::MAX);
     let (writer, versions) = writers(h, ex);
+    let mut initial = super::versions::Initial::new(h);
     let writes: Set<(u32, KeyId)> =
         writer.values().map(|&(t, _)| t).flat_map(|t| keys_written(h, t).map(move |k| (t, k))).collect();
     // Each committed transaction's external reads, with their writers.
@@ -44,7 +53,7 @@ pub(super) fn check(h: &History, ex: &Execution, axiom: Axiom) -> Result<(), Str
         if h.txns.get(t3 as usize).is_none_or(|x| x.status != Status::Committed) {
             continue;
         }
-        let rs = external_reads(h, t3, &writer, &versions)?;
+        let rs = external_reads(h, t3, &writer, &versions, &mut initial)?;
         for &(k, t1) in &rs {
             if let Some(t1) = t1.filter(|&t1| pos(t1) > pos(t3)) {
                 return Err(format!(
@@ -224,14 +233,11 @@ fn keys_written(h: &History, t: u32) -> impl Iterator<Item = KeyId> + '_ {
 
 /// The writer of each (key, value) among the witness's transactions, with whether it is its
 /// last write of the key; and each list key's list in `co` with each writer's version length.
-#[allow(clippy::type_complexity)]
-fn writers(
-    h: &History,
-    ex: &Execution,
-) -> (Map<(KeyId, Value), (u32, bool)>, (Vec<Vec<Value>>, Map<(u32, KeyId), usize>)) {
+fn writers(h: &History, ex: &Execution) -> (Writers, Lists) {
     let mut writer = Map::default();
     let mut lists: Vec<Vec<Value>> = vec![Vec::new(); h.keys.len()];
     let mut ends: Map<(u32, KeyId), usize> = Map::default();
+    let mut before: Map<(u32, KeyId), usize> = Map::default();
     for &t in &ex.order {
         let ops = h.ops_of(t);
         for (i, op) in ops.iter().enumerate() {
@@ -244,6 +250,7 @@ fn writers(
             writer.entry((k, v)).or_insert((t, last));
             if kind == OpKind::Append {
                 if let Some(l) = lists.get_mut(k as usize) {
+                    before.entry((t, k)).or_insert(l.len());
                     l.push(v);
                     if last {
                         ends.insert((t, k), l.len());
@@ -252,7 +259,7 @@ fn writers(
             }
         }
     }
-    (writer, (lists, ends))
+    (writer, Lists { lists, ends, before })
 }
 
 /// Transaction `t3`'s external reads with their writers; its internal reads must return its own
@@ -260,9 +267,11 @@ fn writers(
 fn external_reads(
     h: &History,
     t3: u32,
-    writer: &Map<(KeyId, Value), (u32, bool)>,
-    (lists, ends): &Lists,
+    writer: &Writers,
+    versions: &Lists,
+    initial: &mut super::versions::Initial,
 ) -> Result<Vec<Read>, String> {
+    let Lists { lists, ends, before } = versions;
     let mut out = Vec::new();
     let ops = h.ops_of(t3);
     let lists_model = h.model == Model::ListAppend;
@@ -281,10 +290,22 @@ fn external_reads(
             let Some(seen) = seen else {
                 return Err(format!("{} read {} without its own appends", name(h, t3), key()));
             };
-            let Some(&last) = seen.last() else {
-                if mine.is_empty() {
-                    out.push((k, None));
+            if !mine.is_empty() {
+                // Its own appends follow what it saw: the list as the commit order has it when
+                // they are installed.
+                let at = before.get(&(t3, k)).copied().unwrap_or(0);
+                if lists.get(k as usize).and_then(|l| l.get(..at)) != Some(seen) {
+                    return Err(format!(
+                        "{} read {} = {}: its own appends do not follow {} in the commit order",
+                        name(h, t3),
+                        key(),
+                        show(h, read),
+                        show(h, seen)
+                    ));
                 }
+            }
+            let Some(&last) = seen.last() else {
+                out.push((k, None));
                 continue;
             };
             let t1 = writer.get(&(k, last)).map(|w| w.0);
@@ -306,9 +327,7 @@ fn external_reads(
                     show(h, seen)
                 ));
             }
-            if mine.is_empty() {
-                out.push((k, Some(t1)));
-            }
+            out.push((k, Some(t1)));
             continue;
         }
         let v = match arg {
@@ -323,12 +342,15 @@ fn external_reads(
             continue;
         }
         let Some(v) = v else {
+            if !initial.agrees(k, arg) {
+                return Err(format!("{} read {} = nil, not the initial value other reads found", name(h, t3), key()));
+            }
             out.push((k, None));
             continue;
         };
         match writer.get(&(k, v)) {
             Some(&(t1, true)) if t1 != t3 => out.push((k, Some(t1))),
-            None if h.initial_open => out.push((k, None)),
+            None if h.initial_open && initial.agrees(k, arg) => out.push((k, None)),
             _ => {
                 return Err(format!(
                     "{} read {} = {}, which no transaction of the witness installed",

@@ -31,6 +31,37 @@ pub struct Certificate {
     /// Levels the check found to hold for which no witness is given, and why.
     #[serde(default)]
     pub not_certified: Vec<NotCertified>,
+    /// Cycles that prove levels violated, each step re-derived from the history.
+    #[serde(default)]
+    pub counterexamples: Vec<Counterexample>,
+}
+
+/// A cycle of dependencies (and session or real-time order) that a level forbids.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Counterexample {
+    /// The level it violates (grail's name).
+    pub level: String,
+    /// Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it.
+    pub anomaly: String,
+    /// The steps, each from the transaction the one before leads to; the last leads to the first.
+    pub steps: Vec<CycleStep>,
+}
+
+/// One step of a cycle: `from` precedes `to` by a write (`ww`), read (`wr`) or anti-dependency
+/// (`rw`) on `key`, or by session (`so`) or real-time (`rt`) order.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CycleStep {
+    pub from: u64,
+    pub to: u64,
+    #[serde(rename = "type")]
+    pub ty: String,
+    /// The key, as reports write it (`null` for an order step).
+    #[serde(default)]
+    pub key: serde_json::Value,
 }
 
 /// One execution that proves the levels it lists.

@@ -16,6 +16,9 @@
 //!   SI), real time (a transaction that completed before another was invoked commits before it
 //!   starts).
 //!
+//! A counterexample is a cycle a level forbids; each of its steps is re-derived from the
+//! history ([`cycles`]).
+//!
 //! When the history has a write-ahead log (a version order it states), every witness installs
 //! each key's versions in the log's order.
 //!
@@ -28,6 +31,7 @@
 //! whole, so that trusting a certificate means trusting this module and the reader.
 
 mod commit_order;
+mod cycles;
 pub mod format;
 mod orders;
 mod replay;
@@ -41,12 +45,26 @@ use crate::history::{History, Status};
 use format::{Certificate, NotCertified, Respect, Witness, WitnessKind};
 use serde::Serialize;
 
-/// What [`verify`] found: each witness, checked, and the levels the certificate leaves uncertified.
+/// What [`verify`] found: each witness and counterexample, checked, and the levels the
+/// certificate leaves uncertified.
 #[derive(Debug, Clone, Serialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Verification {
     pub witnesses: Vec<Checked>,
     pub not_certified: Vec<NotCertified>,
+    pub counterexamples: Vec<CheckedCycle>,
+}
+
+/// One counterexample and its verdict.
+#[derive(Debug, Clone, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct CheckedCycle {
+    /// The level it shows violated.
+    pub level: String,
+    pub anomaly: String,
+    /// The first step the history does not show, or why the cycle is not one the level
+    /// forbids; `None` when it shows the level violated.
+    pub failure: Option<String>,
 }
 
 /// One witness and its verdict.
@@ -62,9 +80,20 @@ pub struct Checked {
 }
 
 impl Verification {
-    /// Whether every witness holds.
+    /// Whether every witness and counterexample holds.
     pub fn ok(&self) -> bool {
-        self.witnesses.iter().all(|w| w.failure.is_none())
+        self.witnesses.iter().all(|w| w.failure.is_none()) && self.counterexamples.iter().all(|c| c.failure.is_none())
+    }
+
+    /// The levels the counterexamples that hold show violated, each once.
+    pub fn disproved(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for c in self.counterexamples.iter().filter(|c| c.failure.is_none()) {
+            if !out.contains(&c.level) {
+                out.push(c.level.clone());
+            }
+        }
+        out
     }
 
     /// The levels of the witnesses that hold, each once, in the order met.
@@ -78,9 +107,12 @@ impl Verification {
         out
     }
 
-    /// The first witness's failure, when one fails.
+    /// The first witness's or counterexample's failure, when one fails.
     pub fn first_failure(&self) -> Option<&str> {
-        self.witnesses.iter().find_map(|w| w.failure.as_deref())
+        self.witnesses
+            .iter()
+            .find_map(|w| w.failure.as_deref())
+            .or_else(|| self.counterexamples.iter().find_map(|c| c.failure.as_deref()))
     }
 }
 
@@ -132,7 +164,21 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             failure: check(h, &ids, n + 1, w).err(),
         })
         .collect();
-    Verification { witnesses, not_certified: cert.not_certified.clone() }
+    let keys: Map<String, crate::history::KeyId> =
+        (0..h.keys.len() as u32).map(|k| (h.value_json(h.key(k)).to_string(), k)).collect();
+    let counterexamples = cert
+        .counterexamples
+        .iter()
+        .map(|cx| CheckedCycle {
+            level: cx.level.clone(),
+            anomaly: cx.anomaly.clone(),
+            failure: match &ids {
+                Ok(ids) => cycles::check(h, ids, &keys, cx),
+                Err(e) => Some(e.clone()),
+            },
+        })
+        .collect();
+    Verification { witnesses, not_certified: cert.not_certified.clone(), counterexamples }
 }
 
 /// Transactions by id: found by binary search when the history lists them in increasing id
@@ -172,14 +218,12 @@ fn check(h: &History, ids: &Result<Ids, String>, n: usize, w: &Witness) -> Resul
     if !h.predicate_reads.is_empty() {
         return Err("the history has predicate reads, which this verifier does not evaluate".to_string());
     }
+    // Every kind names versions by value: a value written twice to a key is read from neither.
+    versions::duplicate(h)?;
     let claims = |l: &str| w.levels.iter().any(|x| x == l);
     match w.kind {
-        WitnessKind::Versions => {
-            versions::duplicate(h, &ex)?;
-            versions::replay(h, &ex, claims("PL-2"))?
-        }
+        WitnessKind::Versions => versions::replay(h, &ex, claims("PL-2"))?,
         WitnessKind::CommitOrder => {
-            versions::duplicate(h, &ex)?;
             use commit_order::Axiom;
             let axiom = [("CC", Axiom::Causal), ("RA", Axiom::ReadAtomic), ("RC", Axiom::ReadCommitted)]
                 .into_iter()

@@ -25,6 +25,7 @@ struct State {
     list: Vec<Vec<Value>>,
     /// The latest commit of a writer of each key: its place in the order, and the transaction.
     last_commit: Vec<Option<(usize, u32)>>,
+    initial: super::versions::Initial,
 }
 
 /// The writes of the transaction being checked, so far, by key.
@@ -38,7 +39,12 @@ struct Own {
 pub(super) fn replay(h: &History, ex: &Execution) -> Result<(), String> {
     let keys = h.keys.len();
     let initial = if h.initial_open { Reg::Open } else { Reg::Nil };
-    let mut state = State { reg: vec![initial; keys], list: vec![Vec::new(); keys], last_commit: vec![None; keys] };
+    let mut state = State {
+        reg: vec![initial; keys],
+        list: vec![Vec::new(); keys],
+        last_commit: vec![None; keys],
+        initial: super::versions::Initial::new(h),
+    };
     let mut own = Own { reg: vec![None; keys], list: vec![Vec::new(); keys], touched: Vec::new() };
     for (i, &t) in ex.order.iter().enumerate() {
         let (Some(&s), Some(&c), Some(txn)) =
@@ -94,6 +100,11 @@ impl State {
                     };
                     let has = own.reg[ku].map_or(self.reg[ku], Reg::Val);
                     if has == Reg::Open {
+                        // The first read of the open initial value fixes it: to a value no
+                        // transaction writes (one that one does is its write, not the initial).
+                        if !self.initial.agrees(k, arg) {
+                            return Err(mismatch(h, t, k, &show_reg(h, read), "a value no transaction writes"));
+                        }
                         self.reg[ku] = read;
                     } else if has != read {
                         return Err(mismatch(h, t, k, &show_reg(h, read), &show_reg(h, has)));

@@ -71,6 +71,7 @@ fn cert(h: &History, witnesses: Vec<Witness>) -> Certificate {
         transactions: h.txns.len(),
         witnesses,
         not_certified: Vec::new(),
+        counterexamples: Vec::new(),
     }
 }
 

@@ -20,6 +20,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
     let mut ends: Vec<Set<usize>> = vec![Set::default(); keys];
     let mut installed: Set<(KeyId, Value)> = Set::default();
     let lists = h.model == Model::ListAppend;
+    let mut initial = Initial::new(h);
     if !reads {
         for &t in &ex.order {
             for op in h.ops_of(t) {
@@ -54,7 +55,15 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
                     return Err(format!("{} read {} = {} without its own appends", name(h, t), key(), show(h, read)));
                 };
                 let (cur, at_end) = (&list[ku], seen.is_empty() || ends[ku].contains(&seen.len()));
-                if !cur.starts_with(seen) || (reads && !at_end) {
+                // PL-1: the whole read is a prefix of the installed order. PL-2: what it saw is a
+                // version installed before it, and after its own appends, the version its own
+                // appends follow: the list as it stands when the transaction installs them.
+                let fine = match (reads, mine.is_empty()) {
+                    (false, _) => cur.starts_with(read),
+                    (true, true) => cur.starts_with(seen) && at_end,
+                    (true, false) => cur[..] == *seen,
+                };
+                if !fine {
                     let what = if reads {
                         "no version installed before it"
                     } else {
@@ -67,8 +76,8 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
             let own = before.iter().rev().find(|o| o.key == k && o.kind == OpKind::Write).map(|o| o.arg);
             let fine = match (own, arg) {
                 (Some(w), r) => w == r,
-                (None, Arg::Nil) => true,
-                (None, Arg::Val(v)) => installed.contains(&(k, v)) || (h.initial_open && !written(h, k, v)),
+                (None, Arg::Nil) => initial.agrees(k, arg),
+                (None, Arg::Val(v)) => installed.contains(&(k, v)) || initial.agrees(k, arg),
                 (None, _) => false,
             };
             if !fine {
@@ -101,11 +110,11 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
     Ok(())
 }
 
-/// A value two writes of the witness's transactions write to one key: reads-from is read from
-/// values, and such a read names no one writer.
-pub(super) fn duplicate(h: &History, ex: &Execution) -> Result<(), String> {
+/// A value two writes of the history write to one key (committed, aborted or indeterminate):
+/// reads-from is read from values, and such a read names no one writer.
+pub(super) fn duplicate(h: &History) -> Result<(), String> {
     let mut seen: crate::hash::Map<(KeyId, Value), u32> = Default::default();
-    for &t in &ex.order {
+    for t in 0..h.txns.len() as u32 {
         for op in h.ops_of(t) {
             let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
             let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (kind, arg) else { continue };
@@ -123,10 +132,42 @@ pub(super) fn duplicate(h: &History, ex: &Execution) -> Result<(), String> {
     Ok(())
 }
 
-/// Whether some transaction of the history writes `v` to `k` (an open initial value is one no
-/// transaction writes).
-fn written(h: &History, k: KeyId, v: Value) -> bool {
-    h.ops.iter().any(|o| o.key == k && o.kind == OpKind::Write && { o.arg } == Arg::Val(v))
+/// Each register's initial value as reads of it find it: `nil`, or, where the history leaves
+/// it open ([`History::initial_open`]), the value the first such read returns (one no
+/// transaction writes), which every other read of the initial value must return too.
+pub(super) struct Initial {
+    open: bool,
+    written: Set<(KeyId, Value)>,
+    seen: crate::hash::Map<KeyId, Arg>,
+}
+
+impl Initial {
+    pub(super) fn new(h: &History) -> Initial {
+        let written = if h.initial_open { writes(h) } else { Set::default() };
+        Initial { open: h.initial_open, written, seen: Default::default() }
+    }
+
+    /// Whether `arg` can be key `k`'s initial value, given the reads of it so far.
+    pub(super) fn agrees(&mut self, k: KeyId, arg: Arg) -> bool {
+        if !self.open {
+            return arg == Arg::Nil;
+        }
+        if let Arg::Val(v) = arg {
+            if self.written.contains(&(k, v)) {
+                return false;
+            }
+        }
+        *self.seen.entry(k).or_insert(arg) == arg
+    }
+}
+
+/// Every (key, value) some transaction of the history writes or appends.
+pub(super) fn writes(h: &History) -> Set<(KeyId, Value)> {
+    h.ops
+        .iter()
+        .filter(|o| o.kind != OpKind::Read)
+        .filter_map(|o| if let Arg::Val(v) = o.arg { Some((o.key, v)) } else { None })
+        .collect()
 }
 
 /// With a write-ahead log: each key's versions the log lists are installed (their writers

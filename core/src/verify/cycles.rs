@@ -1,0 +1,235 @@
+//! Counterexamples: a cycle a level forbids, each step re-derived from the history alone.
+//!
+//! A step `from -> to` holds when the history shows it: `wr` on x, `to` read a version of x
+//! that holds `from`'s write (a register's value, or a list with `from`'s append); `ww`, a
+//! version of x with `from`'s write was installed before one with `to`'s (a list read that
+//! holds `from`'s append and not `to`'s, or both in that order; a register's write-ahead log
+//! in that order; or `to` read `from`'s value and then wrote x); `rw`, `from` read a version
+//! of x that `to`'s write came after (a list read without `to`'s append; a register read of
+//! the initial value, or of a value the log or `to`'s own read puts before `to`'s write);
+//! `so`, one process invoked `from` before `to`; `rt`, `from` completed before `to` was
+//! invoked. A step may skip versions between (say `to` wrote after the next version): the
+//! cycle then stands for a longer one through the versions between, with as many `rw` steps,
+//! none of them adjacent that were not (Adya 1999, §4: a `ww` path between two versions).
+//! The cycle's word of step types must be one the level forbids (`docs/levels.md`).
+
+use super::format::Counterexample;
+use crate::hash::Map;
+use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
+
+/// Why a counterexample does not show its level violated, or `None` when it does.
+pub(super) fn check(h: &History, ids: &super::Ids, keys: &Map<String, KeyId>, cx: &Counterexample) -> Option<String> {
+    pattern(cx).err().or_else(|| {
+        cx.steps.iter().find_map(|s| {
+            let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
+            let step = || -> Result<(), String> {
+                let (a, b) = (t(s.from)?, t(s.to)?);
+                for x in [a, b] {
+                    if h.txns.get(x as usize).is_none_or(|x| x.status != Status::Committed) {
+                        return Err(format!("{} did not commit", super::name(h, x)));
+                    }
+                }
+                let key =
+                    || keys.get(&s.key.to_string()).copied().ok_or_else(|| format!("no key {} in this history", s.key));
+                let holds = match s.ty.as_str() {
+                    "so" => session(h, a, b),
+                    "rt" => realtime(h, a, b),
+                    "wr" => reads(h, b, key()?).any(|r| wrote(h, a, key_of(&r), &r)),
+                    // PL-1 allows a read of a version installed later (G1c): a read and then a
+                    // write orders a register's versions only where reads see earlier ones.
+                    // A list read after the reader's own appends orders them after what it saw
+                    // where a lost update is forbidden (else the two would be one).
+                    "ww" => write_order(h, a, b, key()?, cx.level != "PL-1", !weak(&cx.level)),
+                    "rw" => anti(h, a, b, key()?),
+                    other => return Err(format!("unknown step type {other:?}")),
+                };
+                if holds {
+                    Ok(())
+                } else {
+                    Err(format!("the history does not show {} -{}-> {}", super::name(h, a), s.ty, super::name(h, b)))
+                }
+            };
+            step().err()
+        })
+    })
+}
+
+/// The steps close a cycle whose word the level forbids.
+fn pattern(cx: &Counterexample) -> Result<(), String> {
+    let n = cx.steps.len();
+    if n < 2 && !cx.steps.iter().all(|s| s.from != s.to) {
+        return Err("a cycle needs two transactions".into());
+    }
+    for (i, s) in cx.steps.iter().enumerate() {
+        let next = &cx.steps[(i + 1) % n];
+        if s.to != next.from {
+            return Err(format!(
+                "step {} ends at T{} but step {} starts at T{}",
+                i + 1,
+                s.to,
+                (i + 1) % n + 1,
+                next.from
+            ));
+        }
+    }
+    let types: Vec<&str> = cx.steps.iter().map(|s| s.ty.as_str()).collect();
+    let l = cx.level.as_str();
+    let orders: &[&str] = match l {
+        "strict-SER" | "strong-SI" => &["rt"],
+        "strong-session-SER" | "strong-session-SI" => &["so"],
+        "SER" | "SI" | "PSI" | "PL-2" | "PL-1" => &[],
+        _ => return Err(format!("counterexamples of {l} are not checked here (only cycles of Adya's levels and their session and real-time variants)")),
+    };
+    if let Some(t) = types.iter().find(|t| !["ww", "wr", "rw"].contains(t) && !orders.contains(t)) {
+        return Err(format!("a {t} step is not among the edges {l} forbids cycles of"));
+    }
+    let rw = types.iter().filter(|&&t| t == "rw").count();
+    let adjacent = (0..n).any(|i| types[i] == "rw" && types[(i + 1) % n] == "rw");
+    let forbidden = match l {
+        "SER" | "strict-SER" | "strong-session-SER" => true,
+        "SI" | "strong-SI" | "strong-session-SI" => !adjacent,
+        "PSI" => rw <= 1,
+        "PL-2" => rw == 0,
+        _ => types.iter().all(|&t| t == "ww"),
+    };
+    if forbidden {
+        Ok(())
+    } else {
+        Err(format!("{l} allows a cycle of {}", types.join(" ")))
+    }
+}
+
+type Read = (KeyId, Arg);
+
+fn key_of(r: &Read) -> KeyId {
+    r.0
+}
+
+/// Transaction `t`'s external reads of `k` (before its own writes of it).
+fn reads(h: &History, t: u32, k: KeyId) -> impl Iterator<Item = Read> + '_ {
+    let ops = h.ops_of(t);
+    ops.iter()
+        .enumerate()
+        .filter(move |(i, o)| {
+            o.kind == OpKind::Read && o.key == k && !ops[..*i].iter().any(|p| p.key == k && p.kind != OpKind::Read)
+        })
+        .map(move |(_, o)| (k, { o.arg }))
+}
+
+/// The values `t` wrote (or appended) to `k`.
+fn writes(h: &History, t: u32, k: KeyId) -> Vec<Value> {
+    h.ops_of(t)
+        .iter()
+        .filter(|o| o.key == k && o.kind != OpKind::Read)
+        .filter_map(|o| if let Arg::Val(v) = { o.arg } { Some(v) } else { None })
+        .collect()
+}
+
+/// The list a read returned.
+fn list<'h>(h: &'h History, (k, arg): &Read) -> &'h [Value] {
+    let op = crate::history::Op { kind: OpKind::Read, key: *k, arg: *arg };
+    h.list(&op)
+}
+
+/// Whether read `r` returned a version holding one of `t`'s writes of its key.
+fn wrote(h: &History, t: u32, k: KeyId, r: &Read) -> bool {
+    let mine = writes(h, t, k);
+    match h.model {
+        Model::ListAppend => list(h, r).iter().any(|v| mine.contains(v)),
+        _ => matches!(r.1, Arg::Val(v) if mine.contains(&v)),
+    }
+}
+
+/// Every committed external read of `k` (and, with `internal`, every read after the reader's
+/// own writes too), by transaction.
+fn all_reads(h: &History, k: KeyId, internal: bool) -> impl Iterator<Item = (u32, Read)> + '_ {
+    (0..h.txns.len() as u32).filter(|&t| h.txns[t as usize].status == Status::Committed).flat_map(move |t| {
+        let all = h.ops_of(t).iter().filter(move |o| internal && o.kind == OpKind::Read && o.key == k);
+        let inner: Vec<Read> = all.map(|o| (k, { o.arg })).collect();
+        let outer: Vec<Read> = if internal { Vec::new() } else { reads(h, t, k).collect() };
+        inner.into_iter().chain(outer).map(move |r| (t, r))
+    })
+}
+
+/// The levels whose cycles may hide a lost update (PL-2, PL-1): a step that assumes none is
+/// not taken for them.
+fn weak(level: &str) -> bool {
+    matches!(level, "PL-2" | "PL-1")
+}
+
+/// A version with `a`'s write of `k` came before one with `b`'s.
+fn write_order(h: &History, a: u32, b: u32, k: KeyId, reads_order: bool, internal: bool) -> bool {
+    let (wa, wb) = (writes(h, a, k), writes(h, b, k));
+    if wa.is_empty() || wb.is_empty() {
+        return false;
+    }
+    if h.model == Model::ListAppend {
+        // A list holding an append of `a`'s and, after it or not at all, one of `b`'s.
+        return consistent(h, k, internal)
+            && all_reads(h, k, internal).any(|(_, r)| {
+                let l = list(h, &r);
+                let pa = l.iter().position(|v| wa.contains(v));
+                let pb = l.iter().position(|v| wb.contains(v));
+                matches!((pa, pb), (Some(x), Some(y)) if x < y) || (pa.is_some() && pb.is_none())
+            });
+    }
+    // `b` read `a`'s last write and then wrote; or the log orders them.
+    let last_a = wa.last().copied();
+    (reads_order && reads(h, b, k).any(|r| matches!(r.1, Arg::Val(v) if Some(v) == last_a)))
+        || logged_before(h, k, &wa, &wb)
+}
+
+/// `a` read a version of `k` that `b`'s write came after.
+fn anti(h: &History, a: u32, b: u32, k: KeyId) -> bool {
+    let wb = writes(h, b, k);
+    if wb.is_empty() {
+        return false;
+    }
+    if h.model == Model::ListAppend {
+        return consistent(h, k, false) && reads(h, a, k).any(|r| !list(h, &r).iter().any(|v| wb.contains(v)));
+    }
+    reads(h, a, k).any(|r| match r.1 {
+        Arg::Val(v) => {
+            // `b` read that value and then wrote, or the log puts it before `b`'s write.
+            reads(h, b, k).any(|s| s.1 == Arg::Val(v)) || logged_before(h, k, &[v], &wb)
+        }
+        // The initial value: every version comes after it.
+        _ => !h.initial_open,
+    })
+}
+
+/// The write-ahead log lists one of `a`'s values of `k` before one of `b`'s.
+fn logged_before(h: &History, k: KeyId, a: &[Value], b: &[Value]) -> bool {
+    let Some(order) = h.version_order.as_ref().and_then(|vo| vo.per_key.get(&k)) else { return false };
+    let pa = order.iter().position(|v| a.contains(v));
+    let pb = order.iter().rposition(|v| b.contains(v));
+    matches!((pa, pb), (Some(x), Some(y)) if x < y)
+}
+
+/// A list key's committed reads are each a prefix of the longest: its versions are one order
+/// (else a read without an append says nothing of where it stands).
+fn consistent(h: &History, k: KeyId, internal: bool) -> bool {
+    let lists: Vec<&[Value]> = all_reads(h, k, internal).map(|(_, r)| list(h, &r)).collect();
+    let Some(longest) = lists.iter().max_by_key(|l| l.len()) else { return true };
+    lists.iter().all(|l| longest.starts_with(l))
+}
+
+fn session(h: &History, a: u32, b: u32) -> bool {
+    let (Some(x), Some(y)) = (h.txns.get(a as usize), h.txns.get(b as usize)) else { return false };
+    x.process.is_some()
+        && x.process == y.process
+        && (x.invoke_pos(), x.invoke_time, a) < (y.invoke_pos(), y.invoke_time, b)
+}
+
+fn realtime(h: &History, a: u32, b: u32) -> bool {
+    let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
+    let times = |t: &crate::history::Transaction| match timed {
+        true => (t.invoke_time, t.complete_time),
+        false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
+    };
+    let (Some(x), Some(y)) = (h.txns.get(a as usize), h.txns.get(b as usize)) else { return false };
+    match (times(x), times(y)) {
+        ((Some(ia), Some(ca)), (Some(ib), _)) => ca.max(ia) < ib,
+        _ => false,
+    }
+}
