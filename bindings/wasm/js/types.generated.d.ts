@@ -415,6 +415,10 @@ export interface Step {
  */
 export interface Certificate {
     /**
+     * Cycles that prove levels violated, each step re-derived from the history.
+     */
+    counterexamples: Counterexample[];
+    /**
      * Always [`FORMAT`].
      */
     format: string;
@@ -432,6 +436,38 @@ export interface Certificate {
      */
     version: number;
     witnesses: Witness[];
+}
+/**
+ * A cycle of dependencies (and session or real-time order) that a level forbids.
+ */
+export interface Counterexample {
+    /**
+     * Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it.
+     */
+    anomaly: string;
+    /**
+     * The level it violates (grail's name).
+     */
+    level: string;
+    /**
+     * The steps, each from the transaction the one before leads to; the last leads to the first.
+     */
+    steps: CycleStep[];
+}
+/**
+ * One step of a cycle: `from` precedes `to` by a write (`ww`), read (`wr`) or anti-dependency
+ * (`rw`) on `key`, or by session (`so`) or real-time (`rt`) order.
+ */
+export interface CycleStep {
+    from: number;
+    /**
+     * The key, as reports write it (`null` for an order step).
+     */
+    key: {
+        [k: string]: unknown;
+    };
+    to: number;
+    type: string;
 }
 /**
  * A level that holds with no witness in the file.
@@ -511,6 +547,21 @@ export interface Checked {
      */
     levels: string[];
     respects: Respect[];
+}
+/**
+ * One counterexample and its verdict.
+ */
+export interface CheckedCycle {
+    anomaly: string;
+    /**
+     * The first step the history does not show, or why the cycle is not one the level
+     * forbids; `None` when it shows the level violated.
+     */
+    failure: string | null;
+    /**
+     * The level it shows violated.
+     */
+    level: string;
 }
 /**
  * Work done, for plots like the thesis's (traversals per history, edges per traversal).
@@ -1048,9 +1099,11 @@ export interface Transaction {
     vertex: boolean;
 }
 /**
- * What [`verify`] found: each witness, checked, and the levels the certificate leaves uncertified.
+ * What [`verify`] found: each witness and counterexample, checked, and the levels the
+ * certificate leaves uncertified.
  */
 export interface Verification {
+    counterexamples: CheckedCycle[];
     not_certified: NotCertified[];
     witnesses: Checked[];
 }
