@@ -92,6 +92,11 @@ class Verification:
         return [dict(c) for c in self._data.get("counterexamples", [])]
 
     @property
+    def violations_not_certified(self) -> Dict[str, str]:
+        """Levels the certificate says are violated without a counterexample, with the reason."""
+        return {n["level"]: n["reason"] for n in self._data.get("violations_not_certified", [])}
+
+    @property
     def not_certified(self) -> Dict[str, str]:
         """Levels the certificate says hold without a witness, with the reason."""
         return {n["level"]: n["reason"] for n in self._data["not_certified"]}

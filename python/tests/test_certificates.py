@@ -55,6 +55,10 @@ def test_certificates_in_every_form(tmp_path):
     v = h.verify(cert)
     assert "SER" not in v.proved and "SER" in v.disproved and "SI" in v.disproved
     assert all(c["failure"] is None for c in v.counterexamples)
+    # The weak levels hold; nothing violated is left without its reason.
+    assert set(v.violations_not_certified) | set(v.disproved) == {
+        name for name, lv in report.levels.items() if lv.valid is False
+    }
     with pytest.raises(TypeError):
         h.verify(42)  # type: ignore[arg-type]
 

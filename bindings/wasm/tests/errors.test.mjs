@@ -130,7 +130,7 @@ test('bad options and arguments are usage errors, without a place', () => {
         assert.throws(fn, (e) => e instanceof grail.GrailError && e.kind === 'usage' && e.line === null && e.column === null && pattern.test(e.message));
     usage(() => grail.check(lostUpdate, { level: ['SER'] }), /unknown option `level`/);
     usage(() => grail.check(lostUpdate, { levels: ['SNAPSHOT'] }), /unknown level "SNAPSHOT".*strong-session-SER/);
-    usage(() => grail.check(lostUpdate, { levels: 'SER' }), /invalid check options/);
+    usage(() => grail.check(lostUpdate, { levels: 'SER' }), /must be an array of level names/);
     usage(() => grail.check(lostUpdate, { max_steps: -1 }), /invalid check options/);
     usage(() => grail.check(lostUpdate, { max_cycles: 'many' }), /invalid check options/);
     usage(() => grail.check(lostUpdate, { timeout: 'soon' }), /timeout/);

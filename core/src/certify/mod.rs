@@ -37,8 +37,9 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
         witnesses: Vec::new(),
         not_certified: Vec::new(),
         counterexamples: Vec::new(),
+        violations_not_certified: Vec::new(),
     };
-    cert.counterexamples = counterexamples(h, report);
+    (cert.counterexamples, cert.violations_not_certified) = counterexamples(h, report);
     let mut holds: Vec<&'static str> = Vec::new();
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Holds) {
         if r.set_aside.is_empty() {
@@ -115,23 +116,38 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
 /// For each violated level, the first of its cycles that the history shows step by step: not
 /// one that rests on a chosen version order (a register without a log, appends no read
 /// observed), nor a claimed timestamp's order, nor a weak level's commit order (RC, RA, CC).
-/// Each is checked as `grail verify` checks it; one the verifier cannot re-derive is left out.
-fn counterexamples(h: &History, report: &Report) -> Vec<crate::verify::format::Counterexample> {
+/// Each is checked as `grail verify` checks it. The violated levels left without one, and why.
+fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::Counterexample>, Vec<NotCertified>) {
     use crate::verify::format::{Counterexample, CycleStep};
-    let mut out = Vec::new();
+    let (mut out, mut without) = (Vec::new(), Vec::new());
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Violated) {
-        if l.spec().weak.is_some() {
-            continue;
-        }
+        let level = l.name().to_string();
         let shown =
             r.cycles.iter().find(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
-        let Some(c) = shown else { continue };
+        let reason = if !report.broken_assumptions.is_empty() {
+            format!(
+                "the history breaks the data model's assumptions ({}): its cycles are not re-derived",
+                report.broken_assumptions.join(", ")
+            )
+        } else if l.spec().weak.is_some() {
+            "the weak levels' counterexamples (cycles through the commit order their axioms force, reads of the initial value after an observed writer) are not re-derived yet".to_string()
+        } else if r.cycles.is_empty() {
+            format!("violated by {} (not a cycle): such findings are not re-derived yet", r.anomalies.join(", "))
+        } else if shown.is_none() {
+            "every cycle shown rests on a chosen version order (a step marked certain: false) or a claimed timestamp's order: the case split over the choices is not carried".to_string()
+        } else {
+            String::new()
+        };
+        let Some(c) = shown.filter(|_| reason.is_empty()) else {
+            without.push(NotCertified { level, reason });
+            continue;
+        };
         let steps = c
             .steps
             .iter()
             .map(|s| CycleStep { from: s.from, to: s.to, ty: s.ty.as_str().into(), key: s.key.clone() })
             .collect();
-        let cx = Counterexample { level: l.name().into(), anomaly: c.anomaly.clone(), steps };
+        let cx = Counterexample { level: level.clone(), anomaly: c.anomaly.clone(), steps };
         let one = Certificate {
             format: FORMAT.into(),
             version: VERSION,
@@ -139,12 +155,18 @@ fn counterexamples(h: &History, report: &Report) -> Vec<crate::verify::format::C
             witnesses: Vec::new(),
             not_certified: Vec::new(),
             counterexamples: vec![cx],
+            violations_not_certified: Vec::new(),
         };
-        if crate::verify::verify(h, &one).ok() {
-            out.extend(one.counterexamples);
+        let v = crate::verify::verify(h, &one);
+        match v.first_failure() {
+            None => out.extend(one.counterexamples),
+            Some(f) => without.push(NotCertified {
+                level,
+                reason: format!("the cycle the report shows does not verify ({f}): a bug of grail's, please report it"),
+            }),
         }
     }
-    out
+    (out, without)
 }
 
 /// Why a witness grail built does not verify, or `None` when it does. It does not when the
@@ -158,6 +180,7 @@ fn check_one(h: &History, w: &Witness) -> Option<String> {
         witnesses: vec![w.clone()],
         not_certified: Vec::new(),
         counterexamples: Vec::new(),
+        violations_not_certified: Vec::new(),
     };
     let failure = crate::verify::verify(h, &one).witnesses.pop()?.failure?;
     let bug = if proves_own_level(w) {

@@ -148,6 +148,9 @@ pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -
         let levels: Vec<&str> = c.counterexamples.iter().map(|x| x.level.as_str()).collect();
         let _ = writeln!(s, "grail:   counterexamples (cycles shown step by step): {}", levels.join(", "));
     }
+    for n in &c.violations_not_certified {
+        let _ = writeln!(s, "grail:   {} is violated, no counterexample: {}", n.level, n.reason);
+    }
     s
 }
 
@@ -167,6 +170,9 @@ pub fn verification(v: &crate::verify::Verification) -> String {
     }
     for n in &v.not_certified {
         let _ = writeln!(s, "{}: not certified: {}", n.level, n.reason);
+    }
+    for n in &v.violations_not_certified {
+        let _ = writeln!(s, "{}: violated, no counterexample: {}", n.level, n.reason);
     }
     for c in &v.counterexamples {
         match &c.failure {

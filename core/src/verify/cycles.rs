@@ -24,9 +24,13 @@ pub(super) fn check(h: &History, ids: &super::Ids, keys: &Map<String, KeyId>, cx
             let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
             let step = || -> Result<(), String> {
                 let (a, b) = (t(s.from)?, t(s.to)?);
+                // An indeterminate transaction committed when a committed one read its write.
                 for x in [a, b] {
-                    if h.txns.get(x as usize).is_none_or(|x| x.status != Status::Committed) {
-                        return Err(format!("{} did not commit", super::name(h, x)));
+                    let status = h.txns.get(x as usize).map(|x| x.status);
+                    let committed =
+                        status == Some(Status::Committed) || (status == Some(Status::Indeterminate) && observed(h, x));
+                    if !committed {
+                        return Err(format!("{} is not known to have committed", super::name(h, x)));
                     }
                 }
                 let key =
@@ -105,9 +109,17 @@ fn key_of(r: &Read) -> KeyId {
     r.0
 }
 
-/// Transaction `t`'s external reads of `k` (before its own writes of it).
+/// Whether a committed transaction read a version holding one of `t`'s writes.
+fn observed(h: &History, t: u32) -> bool {
+    let keys: Vec<KeyId> = h.ops_of(t).iter().filter(|o| o.kind != OpKind::Read).map(|o| o.key).collect();
+    keys.iter().any(|&k| all_reads(h, k, false).any(|(r, read)| r != t && wrote(h, t, k, &read)))
+}
+
+/// Transaction `t`'s external reads of `k` (before its own writes of it); none when it did not
+/// commit (an indeterminate transaction's reads are unknown).
 fn reads(h: &History, t: u32, k: KeyId) -> impl Iterator<Item = Read> + '_ {
-    let ops = h.ops_of(t);
+    let known = h.txns.get(t as usize).is_some_and(|x| x.status == Status::Committed);
+    let ops = if known { h.ops_of(t) } else { &[] };
     ops.iter()
         .enumerate()
         .filter(move |(i, o)| {

@@ -34,6 +34,9 @@ pub struct Certificate {
     /// Cycles that prove levels violated, each step re-derived from the history.
     #[serde(default)]
     pub counterexamples: Vec<Counterexample>,
+    /// Levels the check found violated for which no counterexample is given, and why.
+    #[serde(default)]
+    pub violations_not_certified: Vec<NotCertified>,
 }
 
 /// A cycle of dependencies (and session or real-time order) that a level forbids.
@@ -112,7 +115,7 @@ pub enum Respect {
     RealTime,
 }
 
-/// A level that holds with no witness in the file.
+/// A level that holds with no witness in the file, or one violated with no counterexample.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]

@@ -53,6 +53,7 @@ pub struct Verification {
     pub witnesses: Vec<Checked>,
     pub not_certified: Vec<NotCertified>,
     pub counterexamples: Vec<CheckedCycle>,
+    pub violations_not_certified: Vec<NotCertified>,
 }
 
 /// One counterexample and its verdict.
@@ -178,7 +179,12 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             },
         })
         .collect();
-    Verification { witnesses, not_certified: cert.not_certified.clone(), counterexamples }
+    Verification {
+        witnesses,
+        not_certified: cert.not_certified.clone(),
+        counterexamples,
+        violations_not_certified: cert.violations_not_certified.clone(),
+    }
 }
 
 /// Transactions by id: found by binary search when the history lists them in increasing id

@@ -72,6 +72,7 @@ fn cert(h: &History, witnesses: Vec<Witness>) -> Certificate {
         witnesses,
         not_certified: Vec::new(),
         counterexamples: Vec::new(),
+        violations_not_certified: Vec::new(),
     }
 }
 
