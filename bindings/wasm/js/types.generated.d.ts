@@ -435,6 +435,10 @@ export interface Certificate {
      * Always [`VERSION`].
      */
     version: number;
+    /**
+     * Levels the check found violated for which no counterexample is given, and why.
+     */
+    violations_not_certified: NotCertified[];
     witnesses: Witness[];
 }
 /**
@@ -470,7 +474,7 @@ export interface CycleStep {
     type: string;
 }
 /**
- * A level that holds with no witness in the file.
+ * A level that holds with no witness in the file, or one violated with no counterexample.
  */
 export interface NotCertified {
     level: string;
@@ -1105,5 +1109,6 @@ export interface Transaction {
 export interface Verification {
     counterexamples: CheckedCycle[];
     not_certified: NotCertified[];
+    violations_not_certified: NotCertified[];
     witnesses: Checked[];
 }
