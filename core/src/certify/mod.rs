@@ -195,30 +195,20 @@ fn check_one(h: &History, w: &Witness) -> Option<String> {
 /// only where they hold (a serial order respecting sessions only where strong-session SER
 /// does), so it is sought only there.
 fn own_levels(kind: WitnessKind, respects: &[Respect]) -> Vec<&'static str> {
-    let (session, realtime) = (respects.contains(&Respect::Session), respects.contains(&Respect::RealTime));
-    let mut out = Vec::new();
-    match kind {
-        WitnessKind::Serial => {
-            out.push("SER");
-            if session {
-                out.push("strong-session-SER");
-            }
-            if realtime {
-                out.push("strict-SER");
-            }
-        }
-        WitnessKind::Snapshot => {
-            out.push("SI");
-            if session {
-                out.push("strong-session-SI");
-            }
-            if realtime {
-                out.push("strong-SI");
-            }
-        }
+    // The kind's level, and its variants with session and with real-time order.
+    let (plain, session, realtime) = match kind {
+        WitnessKind::Serial => ("SER", "strong-session-SER", "strict-SER"),
+        WitnessKind::Snapshot => ("SI", "strong-session-SI", "strong-SI"),
         // The weakest of their levels: the witness serves the strongest that holds.
-        WitnessKind::CommitOrder => out.push("RC"),
-        WitnessKind::Versions => out.push("PL-1"),
+        WitnessKind::CommitOrder => return vec!["RC"],
+        WitnessKind::Versions => return vec!["PL-1"],
+    };
+    let mut out = vec![plain];
+    if respects.contains(&Respect::Session) {
+        out.push(session);
+    }
+    if respects.contains(&Respect::RealTime) {
+        out.push(realtime);
     }
     out
 }
@@ -543,19 +533,7 @@ impl Reach {
     const BUDGET: usize = 50_000_000;
 
     fn new(n: usize, edges: &[(u32, u32)], budget: usize) -> Reach {
-        let mut start = vec![0u32; n + 1];
-        for &(a, _) in edges {
-            start[a as usize + 1] += 1;
-        }
-        for i in 0..n {
-            start[i + 1] += start[i];
-        }
-        let mut next = start.clone();
-        let mut succ = vec![0u32; edges.len()];
-        for &(a, b) in edges {
-            succ[next[a as usize] as usize] = b;
-            next[a as usize] += 1;
-        }
+        let (start, succ) = topo::adjacency(n, edges, &mut []);
         Reach { start, succ, left: budget }
     }
 

@@ -7,25 +7,8 @@ use std::collections::BinaryHeap;
 /// A topological order of nodes `0..n` under `edges`, or `None` when they have a cycle. With
 /// `prio`, among the nodes ready the one of least priority goes first; else input order.
 pub fn order(n: usize, edges: &[(u32, u32)], prio: Option<&dyn Fn(u32) -> u64>) -> Option<Vec<u32>> {
-    let mut start = vec![0u32; n + 1];
     let mut indeg = vec![0u32; n];
-    for &(a, b) in edges {
-        if (a as usize) < n && (b as usize) < n {
-            start[a as usize + 1] += 1;
-            indeg[b as usize] += 1;
-        }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut next = start.clone();
-    let mut succ = vec![0u32; start[n] as usize];
-    for &(a, b) in edges {
-        if (a as usize) < n && (b as usize) < n {
-            succ[next[a as usize] as usize] = b;
-            next[a as usize] += 1;
-        }
-    }
+    let (start, succ) = adjacency(n, edges, &mut indeg);
     let mut out = Vec::with_capacity(n);
     let ready = (0..n as u32).filter(|&v| indeg[v as usize] == 0);
     match prio {
@@ -73,24 +56,7 @@ pub fn order_of_graph(g: &crate::graph::DependencyGraph, extra: &[(u32, u32)]) -
         }
     }
     // Extra edges as a second adjacency.
-    let mut start = vec![0u32; n + 1];
-    for &(a, b) in extra {
-        if (a as usize) < n && (b as usize) < n {
-            start[a as usize + 1] += 1;
-            indeg[b as usize] += 1;
-        }
-    }
-    for i in 0..n {
-        start[i + 1] += start[i];
-    }
-    let mut next = start.clone();
-    let mut succ = vec![0u32; start[n] as usize];
-    for &(a, b) in extra {
-        if (a as usize) < n && (b as usize) < n {
-            succ[next[a as usize] as usize] = b;
-            next[a as usize] += 1;
-        }
-    }
+    let (start, succ) = adjacency(n, extra, &mut indeg);
     let mut queue: std::collections::VecDeque<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
     let mut out = Vec::with_capacity(n);
     while let Some(v) = queue.pop_front() {
@@ -104,6 +70,32 @@ pub fn order_of_graph(g: &crate::graph::DependencyGraph, extra: &[(u32, u32)]) -
         }
     }
     (out.len() == n).then_some(out)
+}
+
+/// The edges among nodes `0..n` as an adjacency (each node's successors are
+/// `succ[start[v]..start[v + 1]]`), counting each edge into `indeg`; edges out of range dropped.
+pub fn adjacency(n: usize, edges: &[(u32, u32)], indeg: &mut [u32]) -> (Vec<u32>, Vec<u32>) {
+    let mut start = vec![0u32; n + 1];
+    for &(a, b) in edges {
+        if (a as usize) < n && (b as usize) < n {
+            start[a as usize + 1] += 1;
+            if let Some(d) = indeg.get_mut(b as usize) {
+                *d += 1;
+            }
+        }
+    }
+    for i in 0..n {
+        start[i + 1] += start[i];
+    }
+    let mut next = start.clone();
+    let mut succ = vec![0u32; start[n] as usize];
+    for &(a, b) in edges {
+        if (a as usize) < n && (b as usize) < n {
+            succ[next[a as usize] as usize] = b;
+            next[a as usize] += 1;
+        }
+    }
+    (start, succ)
 }
 
 #[cfg(test)]
