@@ -636,3 +636,17 @@ fn an_indeterminate_transactions_nil_reads_are_unknown_to_the_check_too() {
     let (_, cert) = certified(&h);
     assert!(verify(&h, &cert).ok() && verify(&h, &cert).proved().contains(&"strong-session-SER".to_string()));
 }
+
+#[test]
+fn a_list_without_its_writers_earlier_append_is_no_version() {
+    // The check said strict-SER holds here; no serial order replays it. Now an incompatible
+    // order (a broken assumption), and no level is certified.
+    let h = edn("{:index 0, :type :ok, :value [[:append :x 1] [:append :x 2]]}
+{:index 1, :type :ok, :value [[:r :x [2]]]}");
+    let (report, cert) = certified(&h);
+    assert!(report.broken_assumptions.contains(&"incompatible-order".to_string()), "{:?}", report.broken_assumptions);
+    assert!(cert.witnesses.is_empty());
+    assert!(cert.not_certified.iter().all(|n| n.reason.contains("set aside")), "{:?}", cert.not_certified);
+    let serial = one(WitnessKind::Serial, &[], &["SER"], &[0, 1]);
+    assert_eq!(failure(&h, &serial).unwrap(), "T1 read x = [2] but the replay has [1 2]");
+}

@@ -347,6 +347,24 @@ fn key_edges(
             cx.finding(kind, Some(k), Some(e), w.map(|w| (w.txn, w.op)), &readers);
         }
     }
+    // A transaction's appends to a key are installed together, in its order: an element whose
+    // writer appended another to the key just before it must follow that one (a list of
+    // `[2]` where one transaction appended 1 and then 2 is no version).
+    for (i, &e) in order.iter().enumerate() {
+        let Some(w) = writer(i) else { continue };
+        let start = h.txns.get(w.txn as usize).map_or(w.op, |t| t.ops_start);
+        let prev = (start..w.op).rev().map(|o| h.ops[o as usize]).find(|o| o.key == k && o.kind == OpKind::Append);
+        let Some(prev) = prev else { continue };
+        let fine = match (i.checked_sub(1).map(|j| order[j]), prev.arg) {
+            (Some(before), Arg::Val(p)) => before == p,
+            _ => false,
+        };
+        if !fine {
+            let readers: Vec<(TxnId, u32)> =
+                reads.iter().filter(|r| r.list(h, k).len() > i).map(|r| (cx.index.txn_of(r.op), r.op)).collect();
+            cx.finding(AnomalyKind::IncompatibleOrder, Some(k), Some(e), Some((w.txn, w.op)), &readers);
+        }
+    }
     // WW between consecutive versions.
     for i in 1..order.len() {
         if let (Some(a), Some(b)) = (writer(i - 1), writer(i)) {
