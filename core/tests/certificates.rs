@@ -18,7 +18,7 @@ fn cycle(level: &str, steps: &[(u64, u64, &str, serde_json::Value)]) -> Certific
     let steps =
         steps.iter().map(|(a, b, t, k)| CycleStep { from: *a, to: *b, ty: t.to_string(), key: k.clone() }).collect();
     Certificate {
-        counterexamples: vec![Counterexample { level: level.into(), anomaly: String::new(), steps }],
+        counterexamples: vec![Counterexample { level: level.into(), anomaly: String::new(), steps, read: None }],
         witnesses: Vec::new(),
         ..one(WitnessKind::Serial, &[], &[], &[])
     }
@@ -513,6 +513,16 @@ proptest! {
                 }
             }
         }
+        // Every read claimed aborted or intermediate: one the verifier accepts is a violation.
+        for t in 0..n as u64 {
+            for i in 0..4u32 {
+                for anomaly in ["G1a", "G1b"] {
+                    if verify(&h, &read_cx("PL-2", anomaly, t, i)).ok() && report.levels["PL-2"].set_aside.is_empty() {
+                        prop_assert!(violated("PL-2"), "{text}\nT{t}'s op {i} shown {anomaly}, PL-2 not violated");
+                    }
+                }
+            }
+        }
         for steps in &cycles {
             for level in ["SER", "SI", "PSI", "PL-2", "PL-1"] {
                 // A verdict with a broken assumption set aside (an incompatible list order) is
@@ -649,4 +659,38 @@ fn a_list_without_its_writers_earlier_append_is_no_version() {
     assert!(cert.not_certified.iter().all(|n| n.reason.contains("set aside")), "{:?}", cert.not_certified);
     let serial = one(WitnessKind::Serial, &[], &["SER"], &[0, 1]);
     assert_eq!(failure(&h, &serial).unwrap(), "T1 read x = [2] but the replay has [1 2]");
+}
+
+/// A counterexample that is one read: an aborted (`G1a`) or intermediate (`G1b`) read.
+fn read_cx(level: &str, anomaly: &str, txn: u64, index: u32) -> Certificate {
+    use grail_core::verify::format::{Counterexample, ReadRef};
+    let cx = Counterexample {
+        level: level.into(),
+        anomaly: anomaly.into(),
+        steps: Vec::new(),
+        read: Some(ReadRef { txn, index }),
+    };
+    Certificate { counterexamples: vec![cx], witnesses: Vec::new(), ..one(WitnessKind::Serial, &[], &[], &[]) }
+}
+
+#[test]
+fn aborted_and_intermediate_reads_are_re_derived() {
+    let g1a = edn("{:index 0, :type :fail, :value [[:append :x 1]]}
+{:index 1, :type :ok, :value [[:r :x [1]]]}");
+    let (_, cert) = certified(&g1a);
+    let cx = cert.counterexamples.iter().find(|c| c.level == "PL-2").expect("PL-2's counterexample");
+    assert_eq!((cx.anomaly.as_str(), cx.read.map(|r| (r.txn, r.index))), ("G1a", Some((1, 0))));
+    assert!(verify(&g1a, &cert).ok());
+    // The same read where the writer committed: no aborted read.
+    let fine = edn("{:index 0, :type :ok, :value [[:append :x 1]]}
+{:index 1, :type :ok, :value [[:r :x [1]]]}");
+    assert!(verify(&fine, &read_cx("PL-2", "G1a", 1, 0)).first_failure().unwrap().contains("does not show"));
+    // PL-1 allows it.
+    assert!(verify(&g1a, &read_cx("PL-1", "G1a", 1, 0)).first_failure().unwrap().contains("allows"));
+    let g1b = edn("{:index 0, :type :ok, :value [[:w :x 1] [:w :x 2]]}
+{:index 1, :type :ok, :value [[:r :x 1]]}");
+    let (_, cert) = certified(&g1b);
+    assert!(cert.counterexamples.iter().any(|c| c.level == "PL-2" && c.anomaly == "G1b"), "{cert:?}");
+    assert!(verify(&g1b, &cert).ok());
+    assert!(verify(&g1b, &read_cx("PL-2", "G1b", 0, 0)).first_failure().unwrap().contains("not a read"));
 }

@@ -118,36 +118,55 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
 /// observed), nor a claimed timestamp's order, nor a weak level's commit order (RC, RA, CC).
 /// Each is checked as `grail verify` checks it. The violated levels left without one, and why.
 fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::Counterexample>, Vec<NotCertified>) {
-    use crate::verify::format::{Counterexample, CycleStep};
+    use crate::verify::format::{Counterexample, CycleStep, ReadRef};
     let (mut out, mut without) = (Vec::new(), Vec::new());
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Violated) {
         let level = l.name().to_string();
         let shown =
             r.cycles.iter().find(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
+        // An aborted or intermediate read that violates the level, when no cycle is shown.
+        let read = report
+            .anomalies
+            .iter()
+            .filter(|a| (a.kind == "G1a" || a.kind == "G1b") && a.levels.contains(l))
+            .find_map(|a| a.ops.get(1).map(|o| (a.kind.clone(), ReadRef { txn: o.txn, index: o.index })));
         let reason = if !report.broken_assumptions.is_empty() {
             format!(
                 "the history breaks the data model's assumptions ({}): its cycles are not re-derived",
                 report.broken_assumptions.join(", ")
             )
+        } else if read.is_some() && (shown.is_none() || l.spec().weak.is_some()) {
+            String::new()
         } else if l.spec().weak.is_some() {
             "the weak levels' counterexamples (cycles through the commit order their axioms force, reads of the initial value after an observed writer) are not re-derived yet".to_string()
         } else if r.cycles.is_empty() {
-            format!("violated by {} (not a cycle): such findings are not re-derived yet", r.anomalies.join(", "))
+            format!(
+                "violated by {} (not a cycle, nor an aborted or intermediate read): not re-derived yet",
+                r.anomalies.join(", ")
+            )
         } else if shown.is_none() {
             "every cycle shown rests on a chosen version order (a step marked certain: false) or a claimed timestamp's order: the case split over the choices is not carried".to_string()
         } else {
             String::new()
         };
-        let Some(c) = shown.filter(|_| reason.is_empty()) else {
+        if !reason.is_empty() {
             without.push(NotCertified { level, reason });
             continue;
+        }
+        let cx = match (shown, read) {
+            (Some(c), _) if l.spec().weak.is_none() => {
+                let steps = c
+                    .steps
+                    .iter()
+                    .map(|s| CycleStep { from: s.from, to: s.to, ty: s.ty.as_str().into(), key: s.key.clone() })
+                    .collect();
+                Counterexample { level: level.clone(), anomaly: c.anomaly.clone(), steps, read: None }
+            }
+            (_, Some((anomaly, read))) => {
+                Counterexample { level: level.clone(), anomaly, steps: Vec::new(), read: Some(read) }
+            }
+            _ => continue,
         };
-        let steps = c
-            .steps
-            .iter()
-            .map(|s| CycleStep { from: s.from, to: s.to, ty: s.ty.as_str().into(), key: s.key.clone() })
-            .collect();
-        let cx = Counterexample { level: level.clone(), anomaly: c.anomaly.clone(), steps };
         let one = Certificate {
             format: FORMAT.into(),
             version: VERSION,
@@ -162,7 +181,9 @@ fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::
             None => out.extend(one.counterexamples),
             Some(f) => without.push(NotCertified {
                 level,
-                reason: format!("the cycle the report shows does not verify ({f}): a bug of grail's, please report it"),
+                reason: format!(
+                    "the counterexample the report shows does not verify ({f}): a bug of grail's, please report it"
+                ),
             }),
         }
     }

@@ -146,7 +146,7 @@ pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -
     }
     if !c.counterexamples.is_empty() {
         let levels: Vec<&str> = c.counterexamples.iter().map(|x| x.level.as_str()).collect();
-        let _ = writeln!(s, "grail:   counterexamples (cycles shown step by step): {}", levels.join(", "));
+        let _ = writeln!(s, "grail:   counterexamples (cycles and reads shown step by step): {}", levels.join(", "));
     }
     for n in &c.violations_not_certified {
         let _ = writeln!(s, "grail:   {} is violated, no counterexample: {}", n.level, n.reason);

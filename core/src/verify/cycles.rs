@@ -19,6 +19,9 @@ use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
 
 /// Why a counterexample does not show its level violated, or `None` when it does.
 pub(super) fn check(h: &History, ids: &super::Ids, keys: &Map<String, KeyId>, cx: &Counterexample) -> Option<String> {
+    if let Some(r) = cx.read {
+        return read_anomaly(h, ids, cx, r).err();
+    }
     pattern(cx).err().or_else(|| {
         cx.steps.iter().find_map(|s| {
             let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
@@ -56,6 +59,77 @@ pub(super) fn check(h: &History, ids: &super::Ids, keys: &Map<String, KeyId>, cx
             step().err()
         })
     })
+}
+
+/// An aborted read (G1a: a committed transaction read a value, or a list holding an element,
+/// that only aborted transactions wrote) or an intermediate read (G1b: the value, or the list's
+/// last element, is a write its committed writer overwrote later in the same transaction), both
+/// proscribed by PL-2 and every level above it, and by RC, RA and CC (Adya 1999, §4.2.2).
+fn read_anomaly(h: &History, ids: &super::Ids, cx: &Counterexample, r: super::format::ReadRef) -> Result<(), String> {
+    let forbidding = [
+        "strict-SER",
+        "strong-session-SER",
+        "SER",
+        "strong-SI",
+        "strong-session-SI",
+        "SI",
+        "PSI",
+        "CC",
+        "RA",
+        "RC",
+        "PL-2",
+    ];
+    if !forbidding.contains(&cx.level.as_str()) {
+        return Err(format!("{} allows an aborted or intermediate read", cx.level));
+    }
+    let t = ids.get(r.txn).ok_or_else(|| format!("T{} is not a transaction of this history", r.txn))?;
+    if h.txns.get(t as usize).is_none_or(|x| x.status != Status::Committed) {
+        return Err(format!("T{} did not commit: its reads are unknown", r.txn));
+    }
+    let ops = h.ops_of(t);
+    let i = r.index as usize;
+    let op = ops
+        .get(i)
+        .filter(|o| o.kind == OpKind::Read)
+        .ok_or_else(|| format!("T{}'s operation {i} is not a read", r.txn))?;
+    let k = op.key;
+    if ops[..i].iter().any(|o| o.key == k && o.kind != OpKind::Read) {
+        return Err(format!("T{}'s operation {i} reads its own write", r.txn));
+    }
+    // The writes of each value to the key: (writer, whether it is its last write of the key).
+    let writers = |v: Value| -> Vec<(u32, bool)> {
+        (0..h.txns.len() as u32)
+            .flat_map(|w| {
+                let wo = h.ops_of(w);
+                wo.iter().enumerate().filter_map(move |(j, o)| {
+                    let last = !wo[j + 1..].iter().any(|p| p.key == k && p.kind != OpKind::Read);
+                    (o.key == k && o.kind != OpKind::Read && { o.arg } == Arg::Val(v)).then_some((w, last))
+                })
+            })
+            .collect()
+    };
+    let read: Vec<Value> = match (h.model, { op.arg }) {
+        (Model::ListAppend, _) => list(h, &(k, { op.arg })).to_vec(),
+        (_, Arg::Val(v)) => vec![v],
+        _ => Vec::new(),
+    };
+    let status = |w: u32| h.txns.get(w as usize).map(|x| x.status);
+    let shown = match cx.anomaly.as_str() {
+        "G1a" => read.iter().any(|&v| {
+            let ws = writers(v);
+            !ws.is_empty() && ws.iter().all(|&(w, _)| status(w) == Some(Status::Aborted))
+        }),
+        "G1b" => read.last().is_some_and(|&v| {
+            let ws = writers(v);
+            ws.len() == 1 && ws[0].0 != t && !ws[0].1 && status(ws[0].0) == Some(Status::Committed)
+        }),
+        other => return Err(format!("{other} is not a read anomaly")),
+    };
+    if shown {
+        Ok(())
+    } else {
+        Err(format!("the history does not show T{}'s operation {i} to be a {} read", r.txn, cx.anomaly))
+    }
 }
 
 /// The steps close a cycle whose word the level forbids.

@@ -46,10 +46,25 @@ pub struct Certificate {
 pub struct Counterexample {
     /// The level it violates (grail's name).
     pub level: String,
-    /// Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it.
+    /// Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it;
+    /// or `G1a` (aborted read) or `G1b` (intermediate read) for a read.
     pub anomaly: String,
     /// The steps, each from the transaction the one before leads to; the last leads to the first.
+    #[serde(default)]
     pub steps: Vec<CycleStep>,
+    /// For `G1a` and `G1b`: the read, as the transaction's id and the operation's place in it
+    /// (0-based).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<ReadRef>,
+}
+
+/// One operation of a transaction.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ReadRef {
+    pub txn: u64,
+    pub index: u32,
 }
 
 /// One step of a cycle: `from` precedes `to` by a write (`ww`), read (`wr`) or anti-dependency
