@@ -446,7 +446,8 @@ export interface Certificate {
  */
 export interface Counterexample {
     /**
-     * Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it.
+     * Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it;
+     * or `G1a` (aborted read) or `G1b` (intermediate read) for a read.
      */
     anomaly: string;
     /**
@@ -454,9 +455,21 @@ export interface Counterexample {
      */
     level: string;
     /**
+     * For `G1a` and `G1b`: the read, as the transaction's id and the operation's place in it
+     * (0-based).
+     */
+    read?: ReadRef;
+    /**
      * The steps, each from the transaction the one before leads to; the last leads to the first.
      */
     steps: CycleStep[];
+}
+/**
+ * One operation of a transaction.
+ */
+export interface ReadRef {
+    index: number;
+    txn: number;
 }
 /**
  * One step of a cycle: `from` precedes `to` by a write (`ww`), read (`wr`) or anti-dependency
