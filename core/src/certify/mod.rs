@@ -30,15 +30,7 @@ use edges::Edges;
 /// others listed as not certified with the reason. `inf` must hold the reads-from relation
 /// (a full inference) for register histories without a version order.
 pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate {
-    let mut cert = Certificate {
-        format: FORMAT.into(),
-        version: VERSION,
-        transactions: h.txns.len(),
-        witnesses: Vec::new(),
-        not_certified: Vec::new(),
-        counterexamples: Vec::new(),
-        violations_not_certified: Vec::new(),
-    };
+    let mut cert = empty(h);
     (cert.counterexamples, cert.violations_not_certified) = counterexamples(h, report);
     let mut holds: Vec<&'static str> = Vec::new();
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Holds) {
@@ -119,7 +111,7 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
 /// Each is checked as `grail verify` checks it. The violated levels left without one, and why.
 fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::Counterexample>, Vec<NotCertified>) {
     use crate::verify::format::{Counterexample, CycleStep, ReadRef};
-    let (mut out, mut without) = (Vec::new(), Vec::new());
+    let (mut found, mut without) = (Vec::new(), Vec::new());
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Violated) {
         let level = l.name().to_string();
         let shown =
@@ -167,20 +159,17 @@ fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::
             }
             _ => continue,
         };
-        let one = Certificate {
-            format: FORMAT.into(),
-            version: VERSION,
-            transactions: h.txns.len(),
-            witnesses: Vec::new(),
-            not_certified: Vec::new(),
-            counterexamples: vec![cx],
-            violations_not_certified: Vec::new(),
-        };
-        let v = crate::verify::verify(h, &one);
-        match v.first_failure() {
-            None => out.extend(one.counterexamples),
+        found.push(cx);
+    }
+    // All checked at once, as `grail verify` checks them; one that fails is not written.
+    let all = Certificate { counterexamples: found, ..empty(h) };
+    let checked = crate::verify::verify(h, &all).counterexamples;
+    let mut out = Vec::new();
+    for (cx, c) in all.counterexamples.into_iter().zip(checked) {
+        match c.failure {
+            None => out.push(cx),
             Some(f) => without.push(NotCertified {
-                level,
+                level: cx.level,
                 reason: format!(
                     "the counterexample the report shows does not verify ({f}): a bug of grail's, please report it"
                 ),
@@ -190,19 +179,24 @@ fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::
     (out, without)
 }
 
+/// A certificate of `h` with nothing in it yet.
+fn empty(h: &History) -> Certificate {
+    Certificate {
+        format: FORMAT.into(),
+        version: VERSION,
+        transactions: h.txns.len(),
+        witnesses: Vec::new(),
+        not_certified: Vec::new(),
+        counterexamples: Vec::new(),
+        violations_not_certified: Vec::new(),
+    }
+}
+
 /// Why a witness grail built does not verify, or `None` when it does. It does not when the
 /// graph left out what its replay meets: a read of an intermediate or aborted write, where a
 /// weaker level holds; where the witness's own level holds, that is a bug of grail's.
 fn check_one(h: &History, w: &Witness) -> Option<String> {
-    let one = Certificate {
-        format: FORMAT.into(),
-        version: VERSION,
-        transactions: h.txns.len(),
-        witnesses: vec![w.clone()],
-        not_certified: Vec::new(),
-        counterexamples: Vec::new(),
-        violations_not_certified: Vec::new(),
-    };
+    let one = Certificate { witnesses: vec![w.clone()], ..empty(h) };
     let failure = crate::verify::verify(h, &one).witnesses.pop()?.failure?;
     let bug = if proves_own_level(w) {
         ": the check's verdict and the history disagree, a bug of grail's: please report it"

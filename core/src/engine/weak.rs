@@ -215,9 +215,10 @@ fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> Vec<ExtRe
     out
 }
 
-/// List reads after the reader's own appends to the key, as reads of the version before them:
-/// its last element's writer, or the initial (empty) list.
-fn after_own_appends<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
+/// Transaction `t`'s list reads after its own appends to the key, each as (read op, key, the
+/// version it saw before them); a read that does not end with its own appends is left out
+/// (checked as `internal`).
+fn seen_before_own_appends(h: &History, t: TxnId) -> impl Iterator<Item = (u32, KeyId, &[crate::history::Value])> + '_ {
     let range = h.op_range(t);
     let start = range.start;
     let ops = &h.ops[range];
@@ -234,8 +235,14 @@ fn after_own_appends<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl I
         if own.is_empty() {
             return None;
         }
-        let seen = h.list(op).strip_suffix(&own[..])?;
-        let o = (start + i) as u32;
+        Some(((start + i) as u32, k, h.list(op).strip_suffix(&own[..])?))
+    })
+}
+
+/// List reads after the reader's own appends to the key, as reads of the version before them:
+/// its last element's writer, or the initial (empty) list.
+fn after_own_appends<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
+    seen_before_own_appends(h, t).filter_map(move |(o, k, seen)| {
         let Some(&last) = seen.last() else { return Some(ExtRead { op: o, key: k, from: None }) };
         let w = inf.index.writes.get(&(k, last))?;
         let vertex = inf.graph.is_vertex.get(w.txn as usize).copied().unwrap_or(false);
@@ -245,33 +252,17 @@ fn after_own_appends<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl I
 
 /// The list reads of `t3` after its own appends whose version before them ends with an append
 /// of `t2`'s: reads from `t2` the graph does not draw.
-fn seen_before_own_appends(h: &History, t2: TxnId, t3: TxnId) -> Vec<u32> {
+fn reads_before_own_appends_from(h: &History, t2: TxnId, t3: TxnId) -> Vec<u32> {
     if h.model != crate::history::Model::ListAppend || t2 == t3 {
         return Vec::new();
     }
-    let range = h.op_range(t3);
-    let start = range.start;
-    let ops = &h.ops[range];
     let appended = |k: KeyId, v: crate::history::Value| {
         h.ops_of(t2).iter().any(|o| o.key == k && o.kind == OpKind::Append && { o.arg } == Arg::Val(v))
     };
-    let mut out = Vec::new();
-    for (i, op) in ops.iter().enumerate() {
-        let k = op.key;
-        if op.kind != OpKind::Read {
-            continue;
-        }
-        let own: Vec<crate::history::Value> = ops[..i]
-            .iter()
-            .filter(|o| o.key == k && o.kind == OpKind::Append)
-            .filter_map(|o| if let Arg::Val(v) = o.arg { Some(v) } else { None })
-            .collect();
-        let last = if own.is_empty() { None } else { h.list(op).strip_suffix(&own[..]).and_then(|s| s.last()) };
-        if last.is_some_and(|&v| appended(k, v)) {
-            out.push((start + i) as u32);
-        }
-    }
-    out
+    seen_before_own_appends(h, t3)
+        .filter(|(_, k, seen)| seen.last().is_some_and(|&v| appended(*k, v)))
+        .map(|(o, ..)| o)
+        .collect()
 }
 
 /// A vertex's reads before its own writes of their keys that saw another transaction's write,
@@ -376,7 +367,7 @@ pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: 
         .take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr)
         .map(|e| e.to_op)
         .collect();
-    reads.extend(seen_before_own_appends(h, t2, t3));
+    reads.extend(reads_before_own_appends_from(h, t2, t3));
     if reads.iter().any(|&o| o < read_op) {
         return Premise::EarlierRead;
     }

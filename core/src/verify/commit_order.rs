@@ -10,7 +10,7 @@
 //! the writer of its last element, and the list must be that writer's version, the appends of
 //! the key's writers up to it in `co`. Each version is its writer's last write to the key.
 
-use super::{name, Execution};
+use super::{name, show_list, Execution};
 use crate::hash::{Map, Set};
 use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
 
@@ -101,7 +101,7 @@ pub(super) fn check(h: &History, ex: &Execution, axiom: Axiom) -> Result<(), Str
         }
         Axiom::ReadAtomic => {
             // Per session, the latest writer (in co) of each key so far.
-            for session in sessions(h, ex) {
+            for session in super::orders::sessions(h, ex) {
                 let mut latest: Map<KeyId, u32> = Map::default();
                 for t3 in session {
                     let rs = reads.get(&t3).map_or(&[][..], |r| &r[..]);
@@ -139,7 +139,7 @@ fn causal(
     pos: &dyn Fn(u32) -> usize,
     observed: &dyn Fn(u32, KeyId, Option<u32>, u32) -> Result<(), String>,
 ) -> Result<(), String> {
-    let sessions = sessions(h, ex);
+    let sessions = super::orders::sessions(h, ex);
     let s = sessions.len();
     if ex.order.len().saturating_mul(s) > MAX_CLOCKS {
         return Err(format!(
@@ -202,29 +202,6 @@ fn causal(
         row.insert(t3, r);
     }
     Ok(())
-}
-
-/// The witness's transactions by session (process), each in the order the process ran them;
-/// a transaction without a process is a session of its own.
-fn sessions(h: &History, ex: &Execution) -> Vec<Vec<u32>> {
-    // (process, invocation position, invocation time, transaction): a session's order.
-    type Run = (Option<i64>, Option<u64>, Option<i64>, u32);
-    let mut runs: Vec<Run> = ex
-        .order
-        .iter()
-        .filter_map(|&t| h.txns.get(t as usize).map(|x| (x.process, x.invoke_pos(), x.invoke_time, t)))
-        .collect();
-    runs.sort_unstable();
-    let mut out: Vec<Vec<u32>> = Vec::new();
-    let mut last: Option<i64> = None;
-    for (p, .., t) in runs {
-        match (p, out.last_mut()) {
-            (Some(p), Some(s)) if last == Some(p) => s.push(t),
-            _ => out.push(vec![t]),
-        }
-        last = p;
-    }
-    out
 }
 
 fn keys_written(h: &History, t: u32) -> impl Iterator<Item = KeyId> + '_ {
@@ -299,8 +276,8 @@ fn external_reads(
                         "{} read {} = {}: its own appends do not follow {} in the commit order",
                         name(h, t3),
                         key(),
-                        show(h, read),
-                        show(h, seen)
+                        show_list(h, read),
+                        show_list(h, seen)
                     ));
                 }
             }
@@ -316,7 +293,7 @@ fn external_reads(
                     "{} read {} = {}, not a version the commit order installs",
                     name(h, t3),
                     key(),
-                    show(h, seen)
+                    show_list(h, seen)
                 ));
             };
             if t1 == t3 {
@@ -324,7 +301,7 @@ fn external_reads(
                     "{} read {} = {}, its own append, before making it",
                     name(h, t3),
                     key(),
-                    show(h, seen)
+                    show_list(h, seen)
                 ));
             }
             out.push((k, Some(t1)));
@@ -362,9 +339,4 @@ fn external_reads(
         }
     }
     Ok(out)
-}
-
-fn show(h: &History, list: &[Value]) -> String {
-    let items: Vec<String> = list.iter().map(|&v| h.show(v)).collect();
-    format!("[{}]", items.join(" "))
 }

@@ -301,20 +301,16 @@ fn consistent(h: &History, k: KeyId, internal: bool) -> bool {
 }
 
 fn session(h: &History, a: u32, b: u32) -> bool {
+    use super::orders::place;
     let (Some(x), Some(y)) = (h.txns.get(a as usize), h.txns.get(b as usize)) else { return false };
-    x.process.is_some()
-        && x.process == y.process
-        && (x.invoke_pos(), x.invoke_time, a) < (y.invoke_pos(), y.invoke_time, b)
+    x.process.is_some() && x.process == y.process && place(x, a) < place(y, b)
 }
 
 fn realtime(h: &History, a: u32, b: u32) -> bool {
-    let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
-    let times = |t: &crate::history::Transaction| match timed {
-        true => (t.invoke_time, t.complete_time),
-        false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
-    };
+    use super::orders::{timed, times};
+    let timed = timed(h);
     let (Some(x), Some(y)) = (h.txns.get(a as usize), h.txns.get(b as usize)) else { return false };
-    match (times(x), times(y)) {
+    match (times(x, timed), times(y, timed)) {
         ((Some(ia), Some(ca)), (Some(ib), _)) => ca.max(ia) < ib,
         _ => false,
     }

@@ -310,6 +310,12 @@ pub fn kind_name(k: WitnessKind) -> &'static str {
     }
 }
 
+/// A list as EDN, as messages show a list read: `[1 2]`.
+fn show_list(h: &History, list: &[crate::history::Value]) -> String {
+    let items: Vec<String> = list.iter().map(|&v| h.show(v)).collect();
+    format!("[{}]", items.join(" "))
+}
+
 /// The transaction `T<id>`, as messages name it.
 fn name(h: &History, t: u32) -> String {
     h.txns.get(t as usize).map_or_else(|| format!("#{t}"), |x| format!("T{}", x.id))

@@ -16,20 +16,43 @@ fn runs_first(h: &History, kind: WitnessKind, a: u32, b: u32) -> String {
     }
 }
 
-/// Each process's transactions in the witness, in the order the process ran them (by invocation
-/// position, then invocation time, then place in the history), come one after the other.
-pub(super) fn session(h: &History, ex: &Execution, kind: WitnessKind) -> Result<(), String> {
-    let mut runs: Vec<(i64, Option<u64>, Option<i64>, u32)> = h
+/// The witness's transactions by session (process), each in the order the process ran them (by
+/// invocation position, then invocation time, then place in the history); a transaction
+/// without a process is a session of its own.
+pub(super) fn sessions(h: &History, ex: &Execution) -> Vec<Vec<u32>> {
+    // (process, place): each transaction of the witness once (a snapshot names each twice).
+    type Run = (Option<i64>, (Option<u64>, Option<i64>, u32));
+    let mut runs: Vec<Run> = h
         .txns
         .iter()
         .enumerate()
         .filter(|&(t, _)| ex.contains(t))
-        .filter_map(|(t, x)| Some((x.process?, x.invoke_pos(), x.invoke_time, t as u32)))
+        .map(|(t, x)| (x.process, place(x, t as u32)))
         .collect();
     runs.sort_unstable();
-    for pair in runs.windows(2) {
-        let (&(p, .., a), &(q, .., b)) = (&pair[0], &pair[1]);
-        if p == q && !ex.before(a, b) {
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    let mut last: Option<i64> = None;
+    for (p, (.., t)) in runs {
+        match (p, out.last_mut()) {
+            (Some(p), Some(s)) if last == Some(p) => s.push(t),
+            _ => out.push(vec![t]),
+        }
+        last = p;
+    }
+    out
+}
+
+/// Where a transaction stands in its process: invocation position, time, then place in the
+/// history.
+pub(super) fn place(x: &Transaction, t: u32) -> (Option<u64>, Option<i64>, u32) {
+    (x.invoke_pos(), x.invoke_time, t)
+}
+
+/// Each process's transactions in the witness come one after the other ([`sessions`]).
+pub(super) fn session(h: &History, ex: &Execution, kind: WitnessKind) -> Result<(), String> {
+    for pair in sessions(h, ex).iter().flat_map(|s| s.windows(2)) {
+        let (a, b) = (pair[0], pair[1]);
+        if !ex.before(a, b) {
             return Err(format!(
                 "{} and {} are one session's, in this order, but {}",
                 name(h, a),
@@ -41,6 +64,22 @@ pub(super) fn session(h: &History, ex: &Execution, kind: WitnessKind) -> Result<
     Ok(())
 }
 
+/// A transaction's invocation and completion times: the history's when it records any (`timed`),
+/// else the positions of its invocation and completion in the input.
+pub(super) fn times(x: &Transaction, timed: bool) -> (Option<i64>, Option<i64>) {
+    let pos = |p: Option<u64>| p.and_then(|p| i64::try_from(p).ok());
+    if timed {
+        (x.invoke_time, x.complete_time)
+    } else {
+        (pos(x.invoke_pos()), pos(x.complete_pos()))
+    }
+}
+
+/// Whether the history records times (else real time is the input's order).
+pub(super) fn timed(h: &History) -> bool {
+    h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some())
+}
+
 /// A transaction of the witness that completed before another was invoked comes before it: by
 /// the history's times when it has any, else by the positions of invocations and completions.
 /// `a` precedes `b` when `a`'s completion and invocation are both before `b`'s invocation
@@ -50,15 +89,8 @@ pub(super) fn session(h: &History, ex: &Execution, kind: WitnessKind) -> Result<
 /// the invocations in order, the predecessors completed before each one grow, and of them only
 /// the one that commits last in the witness needs to be before it.
 pub(super) fn real_time(h: &History, ex: &Execution, kind: WitnessKind) -> Result<(), String> {
-    let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
-    let pos = |p: Option<u64>| p.and_then(|p| i64::try_from(p).ok());
-    let times = |x: &Transaction| {
-        if timed {
-            (x.invoke_time, x.complete_time)
-        } else {
-            (pos(x.invoke_pos()), pos(x.complete_pos()))
-        }
-    };
+    let timed = timed(h);
+    let times = |x: &Transaction| times(x, timed);
     let (mut completions, mut invocations) = (Vec::new(), Vec::new());
     for (t, x) in h.txns.iter().enumerate().filter(|&(t, _)| ex.contains(t)) {
         let (invoked, completed) = times(x);

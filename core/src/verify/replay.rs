@@ -6,7 +6,7 @@
 //! witness starts and commits each transaction at one place, so nothing comes between the two,
 //! and no two of its transactions overlap.
 
-use super::{name, Execution};
+use super::{name, show_list, Execution};
 use crate::history::{Arg, History, KeyId, Model, Op, OpKind, Status, Value};
 
 /// A register's value in the replay.
@@ -154,12 +154,6 @@ impl Own {
 
 fn mismatch(h: &History, t: u32, k: KeyId, read: &str, has: &str) -> String {
     format!("{} read {} = {read} but the replay has {has}", name(h, t), h.show(h.key(k)))
-}
-
-/// A list as EDN: `[1 2]`.
-fn show_list(h: &History, list: &[Value]) -> String {
-    let items: Vec<String> = list.iter().map(|&v| h.show(v)).collect();
-    format!("[{}]", items.join(" "))
 }
 
 fn show_reg(h: &History, r: Reg) -> String {

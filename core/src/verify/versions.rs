@@ -7,7 +7,7 @@
 //! installed later (a cycle of WW and WR edges, G1c) finds none. A list's versions are its
 //! prefixes that end where a writer's appends end.
 
-use super::{name, Execution};
+use super::{name, show_list, Execution};
 use crate::hash::Set;
 use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
 
@@ -52,7 +52,12 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
                     .collect();
                 let read = h.list(op);
                 let Some(seen) = read.strip_suffix(&mine[..]) else {
-                    return Err(format!("{} read {} = {} without its own appends", name(h, t), key(), show(h, read)));
+                    return Err(format!(
+                        "{} read {} = {} without its own appends",
+                        name(h, t),
+                        key(),
+                        show_list(h, read)
+                    ));
                 };
                 let (cur, at_end) = (&list[ku], seen.is_empty() || ends[ku].contains(&seen.len()));
                 // PL-1: the whole read is a prefix of the installed order. PL-2: what it saw is a
@@ -69,7 +74,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
                     } else {
                         "not a prefix of the order its appends are installed in"
                     };
-                    return Err(format!("{} read {} = {}, {what}", name(h, t), key(), show(h, seen)));
+                    return Err(format!("{} read {} = {}, {what}", name(h, t), key(), show_list(h, seen)));
                 }
                 continue;
             }
@@ -209,9 +214,4 @@ pub(super) fn log_order(h: &History, ex: &Execution) -> Result<(), String> {
         }
     }
     Ok(())
-}
-
-fn show(h: &History, list: &[Value]) -> String {
-    let items: Vec<String> = list.iter().map(|&v| h.show(v)).collect();
-    format!("[{}]", items.join(" "))
 }
