@@ -15,10 +15,17 @@ use proptest::prelude::*;
 /// A counterexample of one cycle, as the certificate writes it.
 fn cycle(level: &str, steps: &[(u64, u64, &str, serde_json::Value)]) -> Certificate {
     use grail_core::verify::format::{Counterexample, CycleStep};
-    let steps =
-        steps.iter().map(|(a, b, t, k)| CycleStep { from: *a, to: *b, ty: t.to_string(), key: k.clone() }).collect();
+    let steps = steps
+        .iter()
+        .map(|(a, b, t, k)| CycleStep { from: *a, to: *b, ty: t.to_string(), key: k.clone(), ..Default::default() })
+        .collect();
     Certificate {
-        counterexamples: vec![Counterexample { level: level.into(), anomaly: String::new(), steps, read: None }],
+        counterexamples: vec![Counterexample {
+            level: level.into(),
+            anomaly: String::new(),
+            steps,
+            ..Default::default()
+        }],
         witnesses: Vec::new(),
         ..one(WitnessKind::Serial, &[], &[], &[])
     }
@@ -76,7 +83,7 @@ fn assert_certified(what: &str, h: &History) -> (usize, usize) {
         assert!(!(r.valid != Some(false) && disproved.contains(&l.name().to_string())), "{what}: {l:?} disproved");
         let shown =
             r.cycles.iter().any(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
-        if r.valid == Some(false) && l.spec().weak.is_none() && shown && report.broken_assumptions.is_empty() {
+        if r.valid == Some(false) && shown && report.broken_assumptions.is_empty() {
             assert!(
                 disproved.contains(&l.name().to_string()),
                 "{what}: {} violated by a shown cycle, no counterexample",
@@ -346,9 +353,10 @@ fn counterexamples_are_re_derived_from_the_history() {
     // Steps that do not close.
     let open = cycle("SER", &[(0, 1, "rw", x.clone()), (2, 0, "rw", x.clone())]);
     assert!(verify(&h, &open).first_failure().unwrap().contains("ends at T1"));
-    // Weak levels are not checked as cycles.
+    // A weak level's cycle is of its commit order, which holds no rw step.
     let weak = cycle("CC", &[(0, 1, "rw", x.clone()), (1, 0, "rw", x)]);
-    assert!(verify(&h, &weak).first_failure().unwrap().contains("not checked here"));
+    let f = verify(&h, &weak).first_failure().unwrap().to_string();
+    assert!(f.contains("a rw step is not an order CC's commit order contains"), "{f}");
 }
 
 #[test]
@@ -477,6 +485,7 @@ proptest! {
         }
         let n = h.txns.len();
         let violated = |l: &str| report.levels[l].valid == Some(false);
+        let disproved = verify(&h, &cert).disproved();
         type Try<'a> = (WitnessKind, &'a [Respect], &'a [&'a str], Vec<Vec<u64>>);
         let tries: Vec<Try> = vec![
             (WitnessKind::Serial, &[Respect::Session], &["strong-session-SER", "SER"], permutations(n)),
@@ -540,6 +549,9 @@ proptest! {
                     let c = one(kind, respects, &[level], order);
                     if verify(&h, &c).ok() {
                         prop_assert!(!violated(level), "{text}\n{kind:?} {order:?} proves {level}, which the engine says is violated");
+                        // And no counterexample of the certificate (a weak level's `co` steps
+                        // included) shows it violated.
+                        prop_assert!(!disproved.iter().any(|d| d == level), "{text}\n{kind:?} {order:?} proves {level}, a counterexample disproves it");
                     }
                 }
             }
@@ -667,8 +679,8 @@ fn read_cx(level: &str, anomaly: &str, txn: u64, index: u32) -> Certificate {
     let cx = Counterexample {
         level: level.into(),
         anomaly: anomaly.into(),
-        steps: Vec::new(),
         read: Some(ReadRef { txn, index }),
+        ..Default::default()
     };
     Certificate { counterexamples: vec![cx], witnesses: Vec::new(), ..one(WitnessKind::Serial, &[], &[], &[]) }
 }
@@ -693,4 +705,73 @@ fn aborted_and_intermediate_reads_are_re_derived() {
     assert!(cert.counterexamples.iter().any(|c| c.level == "PL-2" && c.anomaly == "G1b"), "{cert:?}");
     assert!(verify(&g1b, &cert).ok());
     assert!(verify(&g1b, &read_cx("PL-2", "G1b", 0, 0)).first_failure().unwrap().contains("not a read"));
+}
+
+/// The one counterexample of `level` in `cert`, alone in a certificate.
+fn only_cx(cert: &Certificate, level: &str) -> Certificate {
+    let cx = cert
+        .counterexamples
+        .iter()
+        .find(|c| c.level == level)
+        .unwrap_or_else(|| panic!("no counterexample of {level}"));
+    Certificate { counterexamples: vec![cx.clone()], witnesses: Vec::new(), ..cert.clone() }
+}
+
+#[test]
+fn weak_levels_counterexamples_name_the_read_and_how_its_reader_observed_the_writer() {
+    // T2 read y from T1, then x from T0 though T1 wrote x after T0 (T3's read): RC's axiom puts
+    // T1 before T0, the list order T0 before T1 (a non-monotonic read).
+    let h = edn("{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 2] [:append :y 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :y [1]] [:r :x [1]]]}
+{:index 3, :type :ok, :process 3, :value [[:r :x [1 2]]]}");
+    let (_, cert) = certified(&h);
+    let rc = only_cx(&cert, "RC");
+    assert!(verify(&h, &rc).ok(), "{:?}", verify(&h, &rc).first_failure());
+    let co = rc.counterexamples[0].steps.iter().find(|s| s.ty == "co").expect("a co step").clone();
+    assert_eq!((co.from, co.to, co.read.map(|r| (r.txn, r.index))), (1, 0, Some((2, 1))));
+    assert_eq!(co.observed.len(), 1);
+    assert_eq!((co.observed[0].ty.as_str(), co.observed[0].read.map(|r| r.index)), ("wr", Some(0)));
+    let failure = |f: &dyn Fn(&mut grail_core::verify::format::CycleStep)| {
+        let mut c = rc.clone();
+        let s = c.counterexamples[0].steps.iter_mut().find(|s| s.ty == "co").unwrap();
+        f(s);
+        verify(&h, &c).first_failure().map(str::to_string).unwrap_or_default()
+    };
+    // No premise; a premise that is not an earlier read; a read that is not from `to`.
+    assert!(failure(&|s| s.observed.clear()).contains("no steps show how the reader"));
+    let later = failure(&|s| s.observed[0].read.as_mut().unwrap().index = 1);
+    assert!(later.contains("RC's premise is an earlier read"), "{later}");
+    let other = failure(&|s| s.read = Some(grail_core::verify::format::ReadRef { txn: 3, index: 0 }));
+    assert!(other.contains("did not read key \"x\" from T0"), "{other}");
+    // The same certificate under a history where T2 read y before T1 wrote it: no premise.
+    let moved = edn("{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 2] [:append :y 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :y []] [:r :x [1]]]}
+{:index 3, :type :ok, :process 3, :value [[:r :x [1 2]]]}");
+    let f = verify(&moved, &rc).first_failure().unwrap().to_string();
+    assert!(f.contains("does not show T1 -wr-> T2"), "{f}");
+
+    // T2 observed T0 only through session order after T1's read: CC is violated by T2's read of
+    // the initial x, RA (one step) is not.
+    let h = edn("{:index 0, :type :ok, :process 0, :value [[:append :x 1] [:append :y 1]]}
+{:index 1, :type :ok, :process 1, :value [[:r :y [1]]]}
+{:index 2, :type :ok, :process 1, :value [[:r :x []]]}");
+    let (report, cert) = certified(&h);
+    assert_eq!(report.levels["RA"].valid, Some(true));
+    let cc = only_cx(&cert, "CC");
+    assert!(verify(&h, &cc).ok(), "{:?}", verify(&h, &cc).first_failure());
+    let cx = &cc.counterexamples[0];
+    assert_eq!(cx.read.map(|r| (r.txn, r.index)), Some((2, 0)));
+    let chain: Vec<(u64, u64, &str)> = cx.observed.iter().map(|s| (s.from, s.to, s.ty.as_str())).collect();
+    assert_eq!(chain, [(0, 1, "wr"), (1, 2, "so")]);
+    let mut ra = cc.clone();
+    ra.counterexamples[0].level = "RA".into();
+    let f = verify(&h, &ra).first_failure().unwrap().to_string();
+    assert!(f.contains("RA's premise is one step"), "{f}");
+    // A history where T2 read T0's x: no read of the initial value.
+    let read = edn("{:index 0, :type :ok, :process 0, :value [[:append :x 1] [:append :y 1]]}
+{:index 1, :type :ok, :process 1, :value [[:r :y [1]]]}
+{:index 2, :type :ok, :process 1, :value [[:r :x [1]]]}");
+    assert!(verify(&read, &cc).first_failure().unwrap().contains("did not read the initial value"));
 }

@@ -63,6 +63,27 @@ def test_certificates_in_every_form(tmp_path):
         h.verify(42)  # type: ignore[arg-type]
 
 
+def test_weak_levels_counterexamples_carry_their_premise():
+    # T1 read y from T0, then the initial x, though T0 appended to x: RC, RA and CC are violated.
+    h = grail.read(
+        "{:index 0, :type :ok, :process 0, :value [[:append :x 1] [:append :y 1]]}\n"
+        "{:index 1, :type :ok, :process 1, :value [[:r :y [1]] [:r :x []]]}\n"
+    )
+    cert = h.check(levels=["RC", "RA", "CC"]).certificate
+    rc = next(c for c in cert["counterexamples"] if c["level"] == "RC")
+    assert rc["read"] == {"txn": 1, "index": 1}
+    assert [(s["from"], s["to"], s["type"]) for s in rc["observed"]] == [(0, 1, "wr")]
+    v = h.verify(cert)
+    assert v.ok and set(v.disproved) == {"RC", "RA", "CC"}
+    # The same certificate against a history where T1 read T0's x: no initial read.
+    other = grail.read(
+        "{:index 0, :type :ok, :process 0, :value [[:append :x 1] [:append :y 1]]}\n"
+        "{:index 1, :type :ok, :process 1, :value [[:r :y [1]] [:r :x [1]]]}\n"
+    )
+    v = other.verify(cert)
+    assert not v.ok and "did not read the initial value" in v.failure
+
+
 def test_bad_certificates_raise_with_line_and_column():
     h = grail.read(WRITE_SKEW)
     with pytest.raises(grail.GrailError) as e:

@@ -455,6 +455,12 @@ export interface Counterexample {
      */
     level: string;
     /**
+     * For a weak level's read of a key's initial value (`read`): how the reader had observed a
+     * writer of the key, as steps of session order and reads-from (`so`, `wr`) from that
+     * writer to the reader.
+     */
+    observed?: CycleStep[];
+    /**
      * For `G1a` and `G1b`: the read, as the transaction's id and the operation's place in it
      * (0-based).
      */
@@ -465,15 +471,10 @@ export interface Counterexample {
     steps: CycleStep[];
 }
 /**
- * One operation of a transaction.
- */
-export interface ReadRef {
-    index: number;
-    txn: number;
-}
-/**
  * One step of a cycle: `from` precedes `to` by a write (`ww`), read (`wr`) or anti-dependency
- * (`rw`) on `key`, or by session (`so`) or real-time (`rt`) order.
+ * (`rw`) on `key`, by session (`so`) or real-time (`rt`) order, or, for RC, RA and CC, by the
+ * commit order their axiom forces (`co`: a transaction that had observed `from` read `key`
+ * from `to`).
  */
 export interface CycleStep {
     from: number;
@@ -483,8 +484,26 @@ export interface CycleStep {
     key: {
         [k: string]: unknown;
     };
+    /**
+     * For `co`: how the reader had observed `from`, as steps of session order and reads-from
+     * (`so`, `wr`) from `from` to the reader: one `wr` by an earlier read (RC), one step (RA),
+     * a chain (CC).
+     */
+    observed?: CycleStep[];
+    /**
+     * For `co`: the read of `key` from `to` that forces the step. For a `wr` step of an
+     * `observed` chain: the read from `from`.
+     */
+    read?: ReadRef;
     to: number;
     type: string;
+}
+/**
+ * One operation of a transaction.
+ */
+export interface ReadRef {
+    index: number;
+    txn: number;
 }
 /**
  * A level that holds with no witness in the file, or one violated with no counterexample.

@@ -69,3 +69,22 @@ test('JS and the CLI write the same certificate and the same verification', (t) 
     assert.equal(v.status, 0, v.stdout + v.stderr);
     assert.deepEqual(verify(SKEW, fromCli), JSON.parse(v.stdout));
 });
+
+test('a weak level violated by a non-monotonic read: its co step names the read and how it was observed', () => {
+    // T2 read y from T1, then x from T0, though T1 appended to x after T0 (T3's read).
+    const h = `{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:append :x 2] [:append :y 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :y [1]] [:r :x [1]]]}
+{:index 3, :type :ok, :process 3, :value [[:r :x [1 2]]]}`;
+    const cert = check(h, { levels: ['RC'] }).certificate;
+    const [cx] = cert.counterexamples;
+    assert.equal(cx.level, 'RC');
+    const co = cx.steps.find((s) => s.type === 'co');
+    assert.deepEqual([co.from, co.to, co.read], [1, 0, { txn: 2, index: 1 }]);
+    assert.deepEqual(co.observed.map((s) => [s.from, s.to, s.type, s.read.index]), [[1, 2, 'wr', 0]]);
+    const v = verify(h, cert);
+    assert.deepEqual(v.counterexamples.map((c) => [c.level, c.failure]), [['RC', null]]);
+    // The premise's read moved after the read it forces: RC's axiom does not apply.
+    co.observed[0].read.index = 1;
+    assert.match(verify(h, cert).counterexamples[0].failure, /RC's premise is an earlier read/);
+});

@@ -17,6 +17,7 @@
 //! not certified, never written wrong, since each witness is verified before it is written.
 
 mod edges;
+mod premise;
 mod topo;
 
 use crate::history::{History, TxnId};
@@ -31,7 +32,7 @@ use edges::Edges;
 /// (a full inference) for register histories without a version order.
 pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate {
     let mut cert = empty(h);
-    (cert.counterexamples, cert.violations_not_certified) = counterexamples(h, report);
+    (cert.counterexamples, cert.violations_not_certified) = counterexamples(h, inf, report);
     let mut holds: Vec<&'static str> = Vec::new();
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Holds) {
         if r.set_aside.is_empty() {
@@ -107,13 +108,21 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
 
 /// For each violated level, the first of its cycles that the history shows step by step: not
 /// one that rests on a chosen version order (a register without a log, appends no read
-/// observed), nor a claimed timestamp's order, nor a weak level's commit order (RC, RA, CC).
-/// Each is checked as `grail verify` checks it. The violated levels left without one, and why.
-fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::Counterexample>, Vec<NotCertified>) {
+/// observed), nor a claimed timestamp's order; a weak level's (RC, RA, CC) `co` steps with how
+/// their reader had observed the writer ([`premise`]), or its read of an initial value after
+/// observing a writer. Each is checked as `grail verify` checks it. The violated levels left
+/// without one, and why.
+fn counterexamples(
+    h: &History,
+    inf: &Inference,
+    report: &Report,
+) -> (Vec<crate::verify::format::Counterexample>, Vec<NotCertified>) {
     use crate::verify::format::{Counterexample, CycleStep, ReadRef};
     let (mut found, mut without) = (Vec::new(), Vec::new());
+    let mut observer: Option<premise::Observer> = None;
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Violated) {
         let level = l.name().to_string();
+        let weak = l.spec().weak;
         let shown =
             r.cycles.iter().find(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
         // An aborted or intermediate read that violates the level, when no cycle is shown.
@@ -122,15 +131,22 @@ fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::
             .iter()
             .filter(|a| (a.kind == "G1a" || a.kind == "G1b") && a.levels.contains(l))
             .find_map(|a| a.ops.get(1).map(|o| (a.kind.clone(), ReadRef { txn: o.txn, index: o.index })));
+        // A weak level's read of the initial value after observing a writer of the key.
+        let initial = report.anomalies.iter().find(|a| {
+            let kinds = ["non-monotonic-read", "fractured-read", "non-repeatable-read", "causal-violation"];
+            weak.is_some()
+                && a.cycle.is_none()
+                && a.levels.contains(l)
+                && a.ops.len() == 2
+                && kinds.contains(&a.kind.as_str())
+        });
         let reason = if !report.broken_assumptions.is_empty() {
             format!(
                 "the history breaks the data model's assumptions ({}): its cycles are not re-derived",
                 report.broken_assumptions.join(", ")
             )
-        } else if read.is_some() && (shown.is_none() || l.spec().weak.is_some()) {
+        } else if read.is_some() || (weak.is_some() && (shown.is_some() || initial.is_some())) {
             String::new()
-        } else if l.spec().weak.is_some() {
-            "the weak levels' counterexamples (cycles through the commit order their axioms force, reads of the initial value after an observed writer) are not re-derived yet".to_string()
         } else if r.cycles.is_empty() {
             format!(
                 "violated by {} (not a cycle, nor an aborted or intermediate read): not re-derived yet",
@@ -145,17 +161,48 @@ fn counterexamples(h: &History, report: &Report) -> (Vec<crate::verify::format::
             without.push(NotCertified { level, reason });
             continue;
         }
-        let cx = match (shown, read) {
-            (Some(c), _) if l.spec().weak.is_none() => {
-                let steps = c
-                    .steps
-                    .iter()
-                    .map(|s| CycleStep { from: s.from, to: s.to, ty: s.ty.as_str().into(), key: s.key.clone() })
-                    .collect();
-                Counterexample { level: level.clone(), anomaly: c.anomaly.clone(), steps, read: None }
+        let cx = match (shown, read, weak) {
+            (_, Some((anomaly, read)), _) if shown.is_none() || weak.is_some() => {
+                Counterexample { level: level.clone(), anomaly, read: Some(read), ..Default::default() }
             }
-            (_, Some((anomaly, read))) => {
-                Counterexample { level: level.clone(), anomaly, steps: Vec::new(), read: Some(read) }
+            (Some(c), _, _) => {
+                let mut steps = Vec::new();
+                for s in &c.steps {
+                    let mut step = CycleStep {
+                        from: s.from,
+                        to: s.to,
+                        ty: s.ty.as_str().into(),
+                        key: s.key.clone(),
+                        ..Default::default()
+                    };
+                    if let (crate::graph::EdgeType::Co, Some(w)) = (s.ty, weak) {
+                        let o = observer.get_or_insert_with(|| premise::Observer::new(h, inf));
+                        let chain = o
+                            .txn(s.from)
+                            .zip(o.txn(s.to_op.txn))
+                            .and_then(|(a, b)| o.chain(w, a, b, h.txns[b as usize].ops_start + s.to_op.index));
+                        step.read = Some(ReadRef { txn: s.to_op.txn, index: s.to_op.index });
+                        step.observed = chain.unwrap_or_default();
+                    }
+                    steps.push(step);
+                }
+                Counterexample { level: level.clone(), anomaly: c.anomaly.clone(), steps, ..Default::default() }
+            }
+            (None, None, Some(w)) => {
+                let Some(a) = initial else { continue };
+                let (wo, ro) = (&a.ops[0], &a.ops[1]);
+                let o = observer.get_or_insert_with(|| premise::Observer::new(h, inf));
+                let chain = o
+                    .txn(wo.txn)
+                    .zip(o.txn(ro.txn))
+                    .and_then(|(x, y)| o.chain(w, x, y, h.txns[y as usize].ops_start + ro.index));
+                Counterexample {
+                    level: level.clone(),
+                    anomaly: a.kind.clone(),
+                    read: Some(ReadRef { txn: ro.txn, index: ro.index }),
+                    observed: chain.unwrap_or_default(),
+                    ..Default::default()
+                }
             }
             _ => continue,
         };

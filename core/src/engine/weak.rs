@@ -43,10 +43,10 @@ pub struct WeakGraph {
 /// An external read of a vertex: its op, key, and the write op it read from (`None`: the initial
 /// value).
 #[derive(Clone, Copy)]
-pub(super) struct ExtRead {
-    pub(super) op: u32,
-    pub(super) key: KeyId,
-    pub(super) from: Option<u32>,
+pub(crate) struct ExtRead {
+    pub(crate) op: u32,
+    pub(crate) key: KeyId,
+    pub(crate) from: Option<u32>,
 }
 
 /// What the weak levels read of a history, built once and shared by RC, RA and CC.
@@ -206,7 +206,7 @@ impl Redundant {
 /// program order. A list read after the transaction's own appends to the key shows, before
 /// them, the version it observed: that version's writer is read from too (a register read
 /// after its own write shows nothing else, and is checked as `internal`).
-fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> Vec<ExtRead> {
+pub(crate) fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> Vec<ExtRead> {
     let mut out: Vec<ExtRead> = outside_reads(h, inf, t).collect();
     if h.model == crate::history::Model::ListAppend {
         out.extend(after_own_appends(h, inf, t));

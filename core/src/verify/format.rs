@@ -40,7 +40,7 @@ pub struct Certificate {
 }
 
 /// A cycle of dependencies (and session or real-time order) that a level forbids.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct Counterexample {
@@ -56,6 +56,11 @@ pub struct Counterexample {
     /// (0-based).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read: Option<ReadRef>,
+    /// For a weak level's read of a key's initial value (`read`): how the reader had observed a
+    /// writer of the key, as steps of session order and reads-from (`so`, `wr`) from that
+    /// writer to the reader.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<CycleStep>,
 }
 
 /// One operation of a transaction.
@@ -68,8 +73,10 @@ pub struct ReadRef {
 }
 
 /// One step of a cycle: `from` precedes `to` by a write (`ww`), read (`wr`) or anti-dependency
-/// (`rw`) on `key`, or by session (`so`) or real-time (`rt`) order.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// (`rw`) on `key`, by session (`so`) or real-time (`rt`) order, or, for RC, RA and CC, by the
+/// commit order their axiom forces (`co`: a transaction that had observed `from` read `key`
+/// from `to`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct CycleStep {
@@ -80,6 +87,15 @@ pub struct CycleStep {
     /// The key, as reports write it (`null` for an order step).
     #[serde(default)]
     pub key: serde_json::Value,
+    /// For `co`: the read of `key` from `to` that forces the step. For a `wr` step of an
+    /// `observed` chain: the read from `from`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read: Option<ReadRef>,
+    /// For `co`: how the reader had observed `from`, as steps of session order and reads-from
+    /// (`so`, `wr`) from `from` to the reader: one `wr` by an earlier read (RC), one step (RA),
+    /// a chain (CC).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub observed: Vec<CycleStep>,
 }
 
 /// One execution that proves the levels it lists.

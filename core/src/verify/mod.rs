@@ -38,6 +38,7 @@ mod replay;
 #[cfg(test)]
 mod tests;
 mod versions;
+mod weak;
 
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
@@ -167,15 +168,19 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
         .collect();
     let keys: Map<String, crate::history::KeyId> =
         (0..h.keys.len() as u32).map(|k| (h.value_json(h.key(k)).to_string(), k)).collect();
+    // Steps name writers by the values read: a value written twice to a key names neither.
+    let steps = |cx: &format::Counterexample| !cx.steps.is_empty() || !cx.observed.is_empty();
+    let duplicate = if cert.counterexamples.iter().any(steps) { versions::duplicate(h).err() } else { None };
     let counterexamples = cert
         .counterexamples
         .iter()
         .map(|cx| CheckedCycle {
             level: cx.level.clone(),
             anomaly: cx.anomaly.clone(),
-            failure: match &ids {
-                Ok(ids) => cycles::check(h, ids, &keys, cx),
-                Err(e) => Some(e.clone()),
+            failure: match (&ids, &duplicate) {
+                (Err(e), _) => Some(e.clone()),
+                (_, Some(d)) if steps(cx) => Some(d.clone()),
+                (Ok(ids), _) => cycles::check(h, ids, &keys, cx),
             },
         })
         .collect();
