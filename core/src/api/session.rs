@@ -173,10 +173,11 @@ impl Session {
     /// witnesses that [`Session::verify`] checks from the history alone ([`crate::certify`]).
     pub fn certificate(&self, report: &Report) -> crate::verify::format::Certificate {
         // The reads-from list is needed to order a register's versions the history leaves open,
-        // and for the weak levels' commit order; else the inference the check built serves.
+        // and for the weak levels' commit order and counterexamples; else the inference the check
+        // built serves.
         let h = &self.history;
         let open_registers = h.model == crate::history::Model::RwRegister && h.version_order.is_none();
-        let weak = report.levels.0.iter().any(|(l, r)| l.spec().weak.is_some() && r.valid == Some(true));
+        let weak = report.levels.0.iter().any(|(l, r)| l.spec().weak.is_some() && r.valid.is_some());
         let inf = match open_registers || weak {
             true => self.inference_for(Needs::Full, &mut ()),
             false => self.graph_inference(&mut ()),

@@ -57,15 +57,25 @@ pub fn order_of_graph(g: &crate::graph::DependencyGraph, extra: &[(u32, u32)]) -
     }
     // Extra edges as a second adjacency.
     let (start, succ) = adjacency(n, extra, &mut indeg);
-    let mut queue: std::collections::VecDeque<u32> = (0..n as u32).filter(|&v| indeg[v as usize] == 0).collect();
+    // Kahn's algorithm visiting the ready nodes in index order as far as the edges allow: a
+    // scan emits each node whose predecessors are out, and a node made ready behind the scan
+    // goes out at once. The order stays near the history's, which a replay reads in order
+    // (a queue of all sources first jumped across the history and cost the replay its caches).
     let mut out = Vec::with_capacity(n);
-    while let Some(v) = queue.pop_front() {
-        out.push(v);
-        let dep = g.out(v).iter().map(|s| s.to).filter(|&w| vertex(w) && vertex(v));
-        for w in dep.chain(succ[start[v as usize] as usize..start[v as usize + 1] as usize].iter().copied()) {
-            indeg[w as usize] -= 1;
-            if indeg[w as usize] == 0 {
-                queue.push_back(w);
+    let mut behind: Vec<u32> = Vec::new();
+    for i in 0..n as u32 {
+        if indeg[i as usize] != 0 {
+            continue;
+        }
+        behind.push(i);
+        while let Some(v) = behind.pop() {
+            out.push(v);
+            let dep = g.out(v).iter().map(|s| s.to).filter(|&w| vertex(w) && vertex(v));
+            for w in dep.chain(succ[start[v as usize] as usize..start[v as usize + 1] as usize].iter().copied()) {
+                indeg[w as usize] -= 1;
+                if indeg[w as usize] == 0 && w < i {
+                    behind.push(w);
+                }
             }
         }
     }

@@ -22,6 +22,10 @@ enum Reg {
 /// Every key's state.
 struct State {
     reg: Vec<Reg>,
+    /// Each list's length while it is a prefix of the key's canonical list ([`History::list`]'s,
+    /// where it then lives, and a read stored as a prefix of it compares by its length), or
+    /// `None` once it left it and lives in `list`.
+    canonical: Vec<Option<u32>>,
     list: Vec<Vec<Value>>,
     /// The latest commit of a writer of each key: its place in the order, and the transaction.
     last_commit: Vec<Option<(usize, u32)>>,
@@ -41,6 +45,7 @@ pub(super) fn replay(h: &History, ex: &Execution) -> Result<(), String> {
     let initial = if h.initial_open { Reg::Open } else { Reg::Nil };
     let mut state = State {
         reg: vec![initial; keys],
+        canonical: vec![Some(0); keys],
         list: vec![Vec::new(); keys],
         last_commit: vec![None; keys],
         initial: super::versions::Initial::new(h),
@@ -86,8 +91,11 @@ impl State {
                     own.touched.push(k);
                 }
                 (OpKind::Read, _) if is_list(h, op) => {
-                    let (read, snap, mine) = (h.list(op), &self.list[ku], &own.list[ku]);
-                    let same = read.len() == snap.len() + mine.len() && read.starts_with(snap) && read.ends_with(mine);
+                    let (read, snap, mine) = (h.list(op), self.list(h, k), &own.list[ku]);
+                    let prefix = matches!(arg, Arg::Prefix(_)) && self.canonical[ku].is_some();
+                    let same = read.len() == snap.len() + mine.len()
+                        && (prefix || read.starts_with(snap))
+                        && read.ends_with(mine);
                     if !same {
                         let has: Vec<Value> = snap.iter().chain(mine).copied().collect();
                         return Err(mismatch(h, t, k, &show_list(h, read), &show_list(h, &has)));
@@ -116,6 +124,14 @@ impl State {
         Ok(())
     }
 
+    /// Key `k`'s list in the replay.
+    fn list<'a>(&'a self, h: &'a History, k: KeyId) -> &'a [Value] {
+        match self.canonical[k as usize] {
+            Some(n) => h.canon.get(k as usize).map_or(&[][..], |c| &c[..(n as usize).min(c.len())]),
+            None => &self.list[k as usize],
+        }
+    }
+
     /// Install the writes of transaction `t`, which started at `s` and commits at `c`, unless
     /// another writer of one of its keys committed after it started.
     fn commit(&mut self, h: &History, t: u32, s: usize, c: usize) -> Result<(), String> {
@@ -125,8 +141,22 @@ impl State {
             let Arg::Val(v) = arg else { continue };
             match kind {
                 OpKind::Write => self.reg[ku] = Reg::Val(v),
-                OpKind::Append => self.list[ku].push(v),
+                OpKind::Append => match self.canonical[ku] {
+                    Some(n) if h.canon.get(ku).and_then(|c| c.get(n as usize)) == Some(&v) => {
+                        self.canonical[ku] = Some(n + 1)
+                    }
+                    Some(_) => {
+                        let mut l = self.list(h, k).to_vec();
+                        l.push(v);
+                        (self.list[ku], self.canonical[ku]) = (l, None);
+                    }
+                    None => self.list[ku].push(v),
+                },
                 OpKind::Read => continue,
+            }
+            if s == c {
+                // Serial: no transaction runs beside it.
+                continue;
             }
             if let Some((p, u)) = self.last_commit[ku] {
                 if u != t && p > s {
