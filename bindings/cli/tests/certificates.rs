@@ -88,14 +88,35 @@ fn bad_input_exits_2_with_the_place() {
 
 #[test]
 fn levels_without_a_witness_are_said_to_be_so() {
-    // A read of a value nobody wrote (garbage), set aside: PL-1 holds, but no witness accounts
-    // for the read.
+    // A long fork: PSI holds, SI does not, and no PSI witness is written.
+    let c = tmp("fork.json");
+    let h = tmp("fork.edn");
+    let fork = "{:type :ok, :value [[:r 1 nil] [:r 2 nil] [:w 1 1]]}
+{:type :ok, :value [[:r 1 1] [:r 2 nil]]}
+{:type :ok, :value [[:r 1 nil] [:r 2 nil] [:w 2 1]]}
+{:type :ok, :value [[:r 1 nil] [:r 2 1]]}
+";
+    std::fs::write(&h, fork).unwrap();
+    let (_, _, err) = grail(&["check", &h, "--certificate", &c]);
+    assert!(err.contains("PSI holds but is not certified: no witness was tried"), "{err}");
+    let (code, out, _) = grail(&["verify", &h, &c]);
+    assert_eq!(code, 0);
+    assert!(out.contains("PSI: not certified: ") && out.contains("certificate verified: PL-2, PL-1"), "{out}");
+}
+
+#[test]
+fn reads_set_aside_are_named_and_said() {
+    // A read of a value nobody wrote (garbage): PL-1 holds with it set aside, and its witness
+    // names it; the levels it violates have it as their counterexample.
     let c = tmp("g1a.json");
     let h = tmp("g1a.edn");
     std::fs::write(&h, "{:type :ok, :value [[:w 1 1]]}\n{:type :ok, :value [[:r 1 7] [:w 1 2]]}\n").unwrap();
     let (_, _, err) = grail(&["check", &h, "--certificate", &c]);
-    assert!(err.contains("PL-1 holds but is not certified: it holds with"), "{err}");
+    assert!(err.contains("proves PL-1 (1 read set aside, each one no execution has)"), "{err}");
+    let cert: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
+    assert_eq!(cert["witnesses"][0]["set_aside"], serde_json::json!([{"txn": 1, "index": 0}]));
+    assert_eq!(cert["counterexamples"][0]["anomaly"], "garbage-read");
     let (code, out, _) = grail(&["verify", &h, &c]);
-    assert_eq!(code, 0);
-    assert!(out.contains("PL-1: not certified: ") && out.contains("it proves no level"), "{out}");
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("witness 1 (versions): verified: PL-1 (1 read set aside"), "{out}");
 }

@@ -447,7 +447,9 @@ export interface Certificate {
 export interface Counterexample {
     /**
      * Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it;
-     * or `G1a` (aborted read) or `G1b` (intermediate read) for a read.
+     * for a read, `G1a` (aborted read), `G1b` (intermediate read), `garbage-read` (a value no
+     * transaction wrote), `internal` (one that disagrees with its transaction's own earlier
+     * writes), or a weak level's name for a read of the initial value (with `observed`).
      */
     anomaly: string;
     /**
@@ -461,8 +463,7 @@ export interface Counterexample {
      */
     observed?: CycleStep[];
     /**
-     * For `G1a` and `G1b`: the read, as the transaction's id and the operation's place in it
-     * (0-based).
+     * For a read: the transaction's id and the operation's place in it (0-based).
      */
     read?: ReadRef;
     /**
@@ -530,6 +531,12 @@ export interface Witness {
      * Orders the execution also respects: `session`, `real-time`.
      */
     respects: Respect[];
+    /**
+     * Reads the execution does not account for, each a garbage read or an internal
+     * inconsistency that no execution has (a level that holds `with internal set aside`): the
+     * levels are proved of the history without them.
+     */
+    set_aside?: ReadRef[];
 }
 /**
  * Options of a check.
@@ -583,6 +590,11 @@ export interface Checked {
      */
     levels: string[];
     respects: Respect[];
+    /**
+     * How many reads it sets aside (garbage reads, internal inconsistencies): its levels are
+     * proved of the history without them.
+     */
+    set_aside: number;
 }
 /**
  * One counterexample and its verdict.

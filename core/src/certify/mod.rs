@@ -34,18 +34,23 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
     let mut cert = empty(h);
     (cert.counterexamples, cert.violations_not_certified) = counterexamples(h, inf, report);
     let mut holds: Vec<&'static str> = Vec::new();
+    // A level that holds with reads set aside that no execution has (garbage reads, internal
+    // inconsistencies) is proved by a witness that names them; other assumptions broken (an
+    // incompatible list order) leave it without one.
+    let set_aside_of =
+        |l: &str| report.levels.0.iter().find(|(x, _)| x.name() == l).map_or(&[][..], |(_, r)| &r.set_aside[..]);
     for (l, r) in report.levels.0.iter().filter(|(_, r)| r.verdict == Verdict::Holds) {
-        if r.set_aside.is_empty() {
+        if r.set_aside.iter().all(|k| k == "garbage-read" || k == "internal") {
             holds.push(l.name());
         } else {
-            // A witness accounts for every read; these reads break the model's assumptions.
             let why = format!(
-                "it holds with {} set aside, and a certificate accounts for every read",
+                "it holds with {} set aside, and a certificate sets aside only reads no execution has (garbage reads, internal inconsistencies)",
                 r.set_aside.join(", ")
             );
             cert.not_certified.push(NotCertified { level: l.name().into(), reason: why });
         }
     }
+    let mut broken: Option<Vec<(crate::verify::format::ReadRef, &'static str)>> = None;
     if holds.is_empty() {
         return cert;
     }
@@ -83,8 +88,18 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
                 continue;
             }
         };
-        let levels: Vec<String> = holds.iter().filter(|l| proven.contains(l)).map(|l| l.to_string()).collect();
-        let w = Witness { kind, respects: respects.to_vec(), levels, order };
+        let mut levels: Vec<&str> = holds.iter().copied().filter(|l| proven.contains(l)).collect();
+        // The reads its levels hold with set aside; then it proves only the levels that do.
+        let kinds: Vec<&String> = levels.iter().flat_map(|l| set_aside_of(l)).collect();
+        let set_aside = if kinds.is_empty() {
+            Vec::new()
+        } else {
+            levels.retain(|l| !set_aside_of(l).is_empty());
+            let all = broken.get_or_insert_with(|| crate::verify::broken_reads(h));
+            all.iter().filter(|(_, k)| kinds.iter().any(|x| x == k)).map(|(r, _)| *r).collect()
+        };
+        let levels: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
+        let w = Witness { kind, respects: respects.to_vec(), levels, order, set_aside };
         // Checked as `grail verify` checks it, and not written if it fails: a witness of a level
         // the check found to hold is one by construction (an order of an acyclic graph that
         // holds the level's constraints: Adya's, Cerone and Gotsman's, Biswas and Enea's
@@ -93,7 +108,7 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
         let checked = check_one(h, &w);
         match checked {
             None => {
-                needed.retain(|l| !proven.contains(l));
+                needed.retain(|l| !w.levels.iter().any(|x| x == l));
                 cert.witnesses.push(w);
             }
             Some(f) => why_not.push((kind, respects, f)),
@@ -125,12 +140,13 @@ fn counterexamples(
         let weak = l.spec().weak;
         let shown =
             r.cycles.iter().find(|c| c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true)));
-        // An aborted or intermediate read that violates the level, when no cycle is shown.
+        // A read that violates the level, when no cycle is shown: aborted or intermediate, or
+        // one no execution explains (a garbage read, an internal inconsistency).
         let read = report
             .anomalies
             .iter()
-            .filter(|a| (a.kind == "G1a" || a.kind == "G1b") && a.levels.contains(l))
-            .find_map(|a| a.ops.get(1).map(|o| (a.kind.clone(), ReadRef { txn: o.txn, index: o.index })));
+            .filter(|a| ["G1a", "G1b", "garbage-read", "internal"].contains(&a.kind.as_str()) && a.levels.contains(l))
+            .find_map(|a| a.ops.last().map(|o| (a.kind.clone(), ReadRef { txn: o.txn, index: o.index })));
         // A weak level's read of the initial value after observing a writer of the key.
         let initial = report.anomalies.iter().find(|a| {
             let kinds = ["non-monotonic-read", "fractured-read", "non-repeatable-read", "causal-violation"];
@@ -140,12 +156,14 @@ fn counterexamples(
                 && a.ops.len() == 2
                 && kinds.contains(&a.kind.as_str())
         });
-        let reason = if !report.broken_assumptions.is_empty() {
+        let reason = if read.is_some() {
+            String::new()
+        } else if !report.broken_assumptions.is_empty() {
             format!(
                 "the history breaks the data model's assumptions ({}): its cycles are not re-derived",
                 report.broken_assumptions.join(", ")
             )
-        } else if read.is_some() || (weak.is_some() && (shown.is_some() || initial.is_some())) {
+        } else if weak.is_some() && (shown.is_some() || initial.is_some()) {
             String::new()
         } else if r.cycles.is_empty() {
             format!(
@@ -162,7 +180,9 @@ fn counterexamples(
             continue;
         }
         let cx = match (shown, read, weak) {
-            (_, Some((anomaly, read)), _) if shown.is_none() || weak.is_some() => {
+            (_, Some((anomaly, read)), _)
+                if shown.is_none() || weak.is_some() || !report.broken_assumptions.is_empty() =>
+            {
                 Counterexample { level: level.clone(), anomaly, read: Some(read), ..Default::default() }
             }
             (Some(c), _, _) => {

@@ -139,7 +139,11 @@ pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -
     let mut s = String::new();
     let _ = writeln!(s, "grail: wrote {path}: {}", plural(c.witnesses.len(), "witness", "witnesses"));
     for w in &c.witnesses {
-        let _ = writeln!(s, "grail:   {}: proves {}", witness_name(w.kind, &w.respects), w.levels.join(", "));
+        let aside = match w.set_aside.len() {
+            0 => String::new(),
+            n => format!(" ({} set aside, each one no execution has)", plural(n, "read", "reads")),
+        };
+        let _ = writeln!(s, "grail:   {}: proves {}{aside}", witness_name(w.kind, &w.respects), w.levels.join(", "));
     }
     for n in &c.not_certified {
         let _ = writeln!(s, "grail:   {} holds but is not certified: {}", n.level, n.reason);
@@ -161,7 +165,11 @@ pub fn verification(v: &crate::verify::Verification) -> String {
         let name = witness_name(w.kind, &w.respects);
         match &w.failure {
             None => {
-                let _ = writeln!(s, "witness {} ({name}): verified: {}", i + 1, w.levels.join(", "));
+                let aside = match w.set_aside {
+                    0 => String::new(),
+                    n => format!(" ({} set aside, each one no execution has)", plural(n, "read", "reads")),
+                };
+                let _ = writeln!(s, "witness {} ({name}): verified: {}{aside}", i + 1, w.levels.join(", "));
             }
             Some(f) => {
                 let _ = writeln!(s, "witness {} ({name}): FAILS: {f}", i + 1);

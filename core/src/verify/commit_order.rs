@@ -53,7 +53,7 @@ pub(super) fn check(h: &History, ex: &Execution, axiom: Axiom) -> Result<(), Str
         if h.txns.get(t3 as usize).is_none_or(|x| x.status != Status::Committed) {
             continue;
         }
-        let rs = external_reads(h, t3, &writer, &versions, &mut initial)?;
+        let rs = external_reads(h, ex, t3, &writer, &versions, &mut initial)?;
         for &(k, t1) in &rs {
             if let Some(t1) = t1.filter(|&t1| pos(t1) > pos(t3)) {
                 return Err(format!(
@@ -243,6 +243,7 @@ fn writers(h: &History, ex: &Execution) -> (Writers, Lists) {
 /// writes, and each external read a version of a transaction of the witness.
 fn external_reads(
     h: &History,
+    ex: &Execution,
     t3: u32,
     writer: &Writers,
     versions: &Lists,
@@ -254,7 +255,7 @@ fn external_reads(
     let lists_model = h.model == Model::ListAppend;
     for (i, op) in ops.iter().enumerate() {
         let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
-        if kind != OpKind::Read {
+        if kind != OpKind::Read || ex.skips(t3, i) {
             continue;
         }
         let key = || h.show(h.key(k));

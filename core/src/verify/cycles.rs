@@ -18,8 +18,24 @@ use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
 
 /// Why a counterexample does not show its level violated, or `None` when it does.
-pub(super) fn check(h: &History, ids: &super::Ids, keys: &Map<String, KeyId>, cx: &Counterexample) -> Option<String> {
+pub(super) fn check(
+    h: &History,
+    ids: &super::Ids,
+    keys: &Map<String, KeyId>,
+    written: &crate::hash::Set<(KeyId, Value)>,
+    cx: &Counterexample,
+) -> Option<String> {
     if let Some(r) = cx.read {
+        if matches!(cx.anomaly.as_str(), "garbage-read" | "internal") {
+            return match super::broken::kind(h, ids, written, r) {
+                Ok(k) if k.name() != cx.anomaly => {
+                    Some(format!("T{}'s operation {} is a {} read, not {}", r.txn, r.index, k.name(), cx.anomaly))
+                }
+                Ok(k) if !k.violates(&cx.level) => Some(format!("{} allows this read ({k:?})", cx.level)),
+                Ok(_) => None,
+                Err(e) => Some(e),
+            };
+        }
         if !cx.observed.is_empty() {
             return super::weak::initial_read(h, ids, keys, cx, r).err();
         }

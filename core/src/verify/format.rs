@@ -47,13 +47,14 @@ pub struct Counterexample {
     /// The level it violates (grail's name).
     pub level: String,
     /// Adya's name for the cycle (G0, G1c, G-single, G-nonadjacent, G2-item), as reports give it;
-    /// or `G1a` (aborted read) or `G1b` (intermediate read) for a read.
+    /// for a read, `G1a` (aborted read), `G1b` (intermediate read), `garbage-read` (a value no
+    /// transaction wrote), `internal` (one that disagrees with its transaction's own earlier
+    /// writes), or a weak level's name for a read of the initial value (with `observed`).
     pub anomaly: String,
     /// The steps, each from the transaction the one before leads to; the last leads to the first.
     #[serde(default)]
     pub steps: Vec<CycleStep>,
-    /// For `G1a` and `G1b`: the read, as the transaction's id and the operation's place in it
-    /// (0-based).
+    /// For a read: the transaction's id and the operation's place in it (0-based).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read: Option<ReadRef>,
     /// For a weak level's read of a key's initial value (`read`): how the reader had observed a
@@ -112,6 +113,11 @@ pub struct Witness {
     /// Transaction ids: once each (`serial`, `versions`), or twice each, start then commit
     /// (`snapshot`).
     pub order: Vec<u64>,
+    /// Reads the execution does not account for, each a garbage read or an internal
+    /// inconsistency that no execution has (a level that holds `with internal set aside`): the
+    /// levels are proved of the history without them.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<ReadRef>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -154,6 +160,22 @@ pub struct NotCertified {
     pub level: String,
     pub reason: String,
 }
+
+/// Every level's name, strongest first.
+pub const LEVELS: [&str; 12] = [
+    "strict-SER",
+    "strong-session-SER",
+    "SER",
+    "strong-SI",
+    "strong-session-SI",
+    "SI",
+    "PSI",
+    "CC",
+    "RA",
+    "RC",
+    "PL-2",
+    "PL-1",
+];
 
 /// The levels a witness of this kind respecting these orders proves, strongest first. A fact of
 /// the definitions (Adya; Cerone et al.; Daudjee and Salem), kept here rather than read from

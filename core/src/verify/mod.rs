@@ -30,6 +30,7 @@
 //! history model, and no graph, inference or level table. It is kept small enough to be read
 //! whole, so that trusting a certificate means trusting this module and the reader.
 
+mod broken;
 mod commit_order;
 mod cycles;
 pub mod format;
@@ -77,6 +78,9 @@ pub struct Checked {
     pub respects: Vec<Respect>,
     /// The levels the witness claims to prove.
     pub levels: Vec<String>,
+    /// How many reads it sets aside (garbage reads, internal inconsistencies): its levels are
+    /// proved of the history without them.
+    pub set_aside: usize,
     /// The first problem found, or `None` when the witness holds.
     pub failure: Option<String>,
 }
@@ -171,6 +175,7 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             kind: w.kind,
             respects: w.respects.clone(),
             levels: w.levels.clone(),
+            set_aside: w.set_aside.len(),
             failure: check(h, &ids, n + 1, w).err(),
         })
         .collect();
@@ -179,6 +184,8 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
     // Steps name writers by the values read: a value written twice to a key names neither.
     let steps = |cx: &format::Counterexample| !cx.steps.is_empty() || !cx.observed.is_empty();
     let duplicate = if cert.counterexamples.iter().any(steps) { versions::duplicate(h).err() } else { None };
+    let broken = |cx: &format::Counterexample| matches!(cx.anomaly.as_str(), "garbage-read" | "internal");
+    let written = if cert.counterexamples.iter().any(broken) { versions::writes(h) } else { Default::default() };
     let counterexamples = cert
         .counterexamples
         .iter()
@@ -188,7 +195,7 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             failure: match (&ids, &duplicate) {
                 (Err(e), _) => Some(e.clone()),
                 (_, Some(d)) if steps(cx) => Some(d.clone()),
-                (Ok(ids), _) => cycles::check(h, ids, &keys, cx),
+                (Ok(ids), _) => cycles::check(h, ids, &keys, &written, cx),
             },
         })
         .collect();
@@ -198,6 +205,25 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
         counterexamples,
         violations_not_certified: cert.violations_not_certified.clone(),
     }
+}
+
+/// Every read of a committed transaction that no execution has (a garbage read, an internal
+/// inconsistency: [`broken`]), with its kind's name (`garbage-read`, `internal`).
+pub fn broken_reads(h: &History) -> Vec<(format::ReadRef, &'static str)> {
+    let Ok(ids) = ids(h) else { return Vec::new() };
+    let written = versions::writes(h);
+    let mut out = Vec::new();
+    for (t, x) in h.txns.iter().enumerate().filter(|(_, x)| x.status == Status::Committed) {
+        for (i, op) in h.ops_of(t as u32).iter().enumerate() {
+            if op.kind == crate::history::OpKind::Read {
+                let r = format::ReadRef { txn: x.id, index: i as u32 };
+                if let Ok(k) = broken::kind(h, &ids, &written, r) {
+                    out.push((r, k.name()));
+                }
+            }
+        }
+    }
+    out
 }
 
 /// Transactions by id: in a table by id when the ids are small (Jepsen's `:index`, a reader's
@@ -255,7 +281,16 @@ fn ids(h: &History) -> Result<Ids<'_>, String> {
 /// One witness: the first problem found.
 fn check(h: &History, ids: &Result<Ids, String>, n: usize, w: &Witness) -> Result<(), String> {
     levels(n, w)?;
-    let ex = execution(h, ids.as_ref().map_err(Clone::clone)?, w)?;
+    let ids = ids.as_ref().map_err(Clone::clone)?;
+    let mut ex = execution(h, ids, w)?;
+    if !w.set_aside.is_empty() {
+        let written = versions::writes(h);
+        for &r in &w.set_aside {
+            broken::kind(h, ids, &written, r)
+                .map_err(|e| format!("witness {n} sets aside a read an execution may have: {e}"))?;
+            ex.skip.insert((ids.get(r.txn).unwrap_or(u32::MAX), r.index));
+        }
+    }
     if !h.predicate_reads.is_empty() {
         return Err("the history has predicate reads, which this verifier does not evaluate".to_string());
     }
@@ -321,11 +356,18 @@ struct Execution {
     order: Vec<u32>,
     start: Vec<usize>,
     commit: Vec<usize>,
+    /// The reads set aside (transaction, operation's place in it), not replayed.
+    skip: crate::hash::Set<(u32, u32)>,
 }
 
 impl Execution {
     fn contains(&self, t: usize) -> bool {
         self.start.get(t).is_some_and(|&s| s != ABSENT)
+    }
+
+    /// Whether transaction `t`'s operation `i` is a read set aside.
+    fn skips(&self, t: u32, i: usize) -> bool {
+        !self.skip.is_empty() && self.skip.contains(&(t, i as u32))
     }
 
     /// Whether `a` commits before `b` starts.
@@ -398,5 +440,5 @@ fn execution(h: &History, ids: &Ids, w: &Witness) -> Result<Execution, String> {
             ));
         }
     }
-    Ok(Execution { order, start, commit })
+    Ok(Execution { order, start, commit, skip: Default::default() })
 }

@@ -59,7 +59,7 @@ pub(super) fn replay(h: &History, ex: &Execution) -> Result<(), String> {
         };
         // An indeterminate transaction's results are unknown: only its writes count.
         if i == s && txn.status == Status::Committed {
-            let result = state.reads(h, t, &mut own);
+            let result = state.reads(h, ex, t, &mut own);
             own.clear();
             result?;
         }
@@ -77,10 +77,13 @@ fn is_list(h: &History, op: &Op) -> bool {
 
 impl State {
     /// Check the reads of transaction `t` against this state (the state at its start).
-    fn reads(&mut self, h: &History, t: u32, own: &mut Own) -> Result<(), String> {
-        for op in h.ops_of(t) {
+    fn reads(&mut self, h: &History, ex: &Execution, t: u32, own: &mut Own) -> Result<(), String> {
+        for (i, op) in h.ops_of(t).iter().enumerate() {
             let (k, arg) = ({ op.key }, { op.arg });
             let ku = k as usize;
+            if op.kind == OpKind::Read && ex.skips(t, i) {
+                continue;
+            }
             match ({ op.kind }, arg) {
                 (OpKind::Write, Arg::Val(v)) => {
                     own.reg[ku] = Some(v);

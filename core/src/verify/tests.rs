@@ -61,6 +61,7 @@ fn witness(kind: WitnessKind, respects: &[Respect], levels: &[&str], order: &[u6
         respects: respects.to_vec(),
         levels: levels.iter().map(|l| l.to_string()).collect(),
         order: order.to_vec(),
+        set_aside: Vec::new(),
     }
 }
 

@@ -21,6 +21,18 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
     let mut installed: Set<(KeyId, Value)> = Set::default();
     let lists = h.model == Model::ListAppend;
     let mut initial = Initial::new(h);
+    // PL-1 allows a read of an aborted append (G1a): such elements say nothing of the order
+    // of the versions installed, and are left out of the read before it is compared.
+    let mut aborted: Set<(KeyId, Value)> = Set::default();
+    if !reads && lists {
+        for (t, _) in h.txns.iter().enumerate().filter(|(_, x)| x.status == Status::Aborted) {
+            for op in h.ops_of(t as u32) {
+                if let (OpKind::Append, Arg::Val(v)) = ({ op.kind }, { op.arg }) {
+                    aborted.insert((op.key, v));
+                }
+            }
+        }
+    }
     if !reads {
         for &t in &ex.order {
             for op in h.ops_of(t) {
@@ -35,7 +47,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
         let ops = h.ops_of(t);
         for (i, op) in ops.iter().enumerate() {
             let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
-            if kind != OpKind::Read || !committed || (!reads && !lists) {
+            if kind != OpKind::Read || !committed || (!reads && !lists) || ex.skips(t, i) {
                 continue;
             }
             let ku = k as usize;
@@ -64,7 +76,11 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
                 // version installed before it, and after its own appends, the version its own
                 // appends follow: the list as it stands when the transaction installs them.
                 let fine = match (reads, mine.is_empty()) {
-                    (false, _) => cur.starts_with(read),
+                    (false, _) if aborted.is_empty() => cur.starts_with(read),
+                    (false, _) => {
+                        let kept: Vec<Value> = read.iter().copied().filter(|&v| !aborted.contains(&(k, v))).collect();
+                        cur.starts_with(&kept)
+                    }
                     (true, true) => cur.starts_with(seen) && at_end,
                     (true, false) => cur[..] == *seen,
                 };

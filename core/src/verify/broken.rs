@@ -1,0 +1,90 @@
+//! Reads no execution of the data model explains, which every level forbids: a garbage read (a
+//! value, or a list element, that no transaction of the history wrote to the key) and an
+//! internal inconsistency (a read that disagrees with its own transaction's earlier writes of
+//! the key: a register's last value, a list's own appends at its end). grail sets them aside
+//! for levels that hold on the rest (`holds (with internal set aside)`); a witness names the
+//! reads it sets aside, and each must be one of these.
+
+use super::format::ReadRef;
+use crate::hash::Set;
+use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
+
+/// A broken read's kind, and the levels it violates.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Broken {
+    /// A value, or a list element, that no transaction wrote to the key: every level.
+    Garbage,
+    /// Disagrees with its transaction's own earlier writes of the key: every level.
+    OwnWrite,
+    /// Disagrees with its transaction's earlier read of the key (and the writes it made since):
+    /// a non-repeatable read, which RC, PL-2 and PL-1 allow.
+    Repeat,
+}
+
+impl Broken {
+    pub(super) fn name(self) -> &'static str {
+        match self {
+            Broken::Garbage => "garbage-read",
+            Broken::OwnWrite | Broken::Repeat => "internal",
+        }
+    }
+
+    pub(super) fn violates(self, level: &str) -> bool {
+        super::format::LEVELS.contains(&level) && !(self == Broken::Repeat && matches!(level, "RC" | "PL-2" | "PL-1"))
+    }
+}
+
+/// What makes transaction `r.txn`'s operation `r.index` a broken read, or why it is none.
+/// `written` is every (key, value) the history writes.
+pub(super) fn kind(h: &History, ids: &super::Ids, written: &Set<(KeyId, Value)>, r: ReadRef) -> Result<Broken, String> {
+    let t = ids.get(r.txn).ok_or_else(|| format!("T{} is not a transaction of this history", r.txn))?;
+    if h.txns.get(t as usize).is_none_or(|x| x.status != Status::Committed) {
+        return Err(format!("T{} did not commit: its reads are unknown", r.txn));
+    }
+    let ops = h.ops_of(t);
+    let i = r.index as usize;
+    let op = ops
+        .get(i)
+        .filter(|o| o.kind == OpKind::Read)
+        .ok_or_else(|| format!("T{}'s operation {i} is not a read", r.txn))?;
+    let (k, arg) = (op.key, { op.arg });
+    let list = h.model == Model::ListAppend || matches!(arg, Arg::Prefix(_) | Arg::List { .. });
+    let garbage = if list {
+        h.list(op).iter().any(|&v| !written.contains(&(k, v)))
+    } else {
+        // An open initial value may be one no transaction writes.
+        matches!(arg, Arg::Val(v) if !written.contains(&(k, v)) && !h.initial_open)
+    };
+    if garbage {
+        return Ok(Broken::Garbage);
+    }
+    let value = |o: &crate::history::Op| if let Arg::Val(v) = { o.arg } { Some(v) } else { None };
+    let before = &ops[..i];
+    let own: Vec<Value> = before.iter().filter(|o| o.key == k && o.kind != OpKind::Read).filter_map(value).collect();
+    let own_broken = match own.last() {
+        None => false,
+        Some(&last) if !list => arg != Arg::Val(last),
+        Some(_) => !h.list(op).ends_with(&own),
+    };
+    if own_broken {
+        return Ok(Broken::OwnWrite);
+    }
+    // The latest earlier read of the key, and the writes since: this read must repeat them.
+    if let Some(p) = before.iter().rposition(|o| o.key == k && o.kind == OpKind::Read) {
+        let since: Vec<Value> =
+            before[p + 1..].iter().filter(|o| o.key == k && o.kind != OpKind::Read).filter_map(value).collect();
+        let repeated = if list {
+            let (earlier, now) = (h.list(&before[p]), h.list(op));
+            now.len() == earlier.len() + since.len() && now.starts_with(earlier) && now.ends_with(&since)
+        } else {
+            !since.is_empty() || { before[p].arg } == arg
+        };
+        if !repeated {
+            return Ok(Broken::Repeat);
+        }
+    }
+    Err(format!(
+        "T{}'s operation {i} reads values the history wrote, agreeing with its own earlier reads and writes",
+        r.txn
+    ))
+}
