@@ -30,8 +30,11 @@ pub fn check(mut input: Input, opts: &CheckOptions, timeout: Option<f64>, out: &
     }
     if let Some(path) = &out.certificate {
         let cert = session.certificate(&report);
-        let text = serde_json::to_string(&cert).map_err(|e| e.to_string())?;
-        std::fs::write(path, text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let failed = |e: &dyn std::fmt::Display| format!("{}: {e}", path.display());
+        let file = std::fs::File::create(path).map_err(|e| failed(&e))?;
+        let mut out = std::io::BufWriter::new(file);
+        serde_json::to_writer(&mut out, &cert).map_err(|e| failed(&e))?;
+        std::io::Write::flush(&mut out).map_err(|e| failed(&e))?;
         eprint!("{}", text::certificate_summary(&cert, &path.display().to_string()));
     }
     if out.json {

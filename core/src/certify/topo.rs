@@ -46,6 +46,13 @@ pub fn order(n: usize, edges: &[(u32, u32)], prio: Option<&dyn Fn(u32) -> u64>) 
 pub fn order_of_graph(g: &crate::graph::DependencyGraph, extra: &[(u32, u32)]) -> Option<Vec<u32>> {
     let n = g.is_vertex.len();
     let vertex = |v: u32| g.is_vertex.get(v as usize).copied().unwrap_or(false);
+    // Where every edge runs forward in the history (dependencies mostly follow completion
+    // order), the history's own order is one: a pass over the edges, not Kahn's two.
+    let forward = (0..n as u32).all(|v| !vertex(v) || g.out(v).iter().all(|s| s.to > v || !vertex(s.to)))
+        && extra.iter().all(|&(a, b)| a < b);
+    if forward {
+        return Some((0..n as u32).collect());
+    }
     let mut indeg = vec![0u32; n];
     for v in (0..n as u32).filter(|&v| vertex(v)) {
         for s in g.out(v) {
@@ -118,5 +125,20 @@ mod tests {
         assert_eq!(order(3, &[(0, 1), (1, 0)], None), None);
         let p = |v: u32| u64::from(2 - v);
         assert_eq!(order(3, &[], Some(&p)), Some(vec![2, 1, 0]));
+    }
+
+    #[test]
+    fn orders_a_graph_near_its_own_order() {
+        use super::order_of_graph;
+        use crate::graph::{DependencyGraph, Edge, EdgeType};
+        let e = |from, to| Edge { from, to, ty: EdgeType::Wr, key: 0, from_op: 0, to_op: 0 };
+        let g = |edges: Vec<Edge>| DependencyGraph::new(vec![true; 4], edges);
+        // Every edge forward: the history's order.
+        assert_eq!(order_of_graph(&g(vec![e(0, 2), e(1, 3)]), &[]), Some(vec![0, 1, 2, 3]));
+        // One edge back (3 before 1): 1 waits for 3, the rest keep their places.
+        assert_eq!(order_of_graph(&g(vec![e(0, 2), e(3, 1)]), &[]), Some(vec![0, 2, 3, 1]));
+        // An extra edge back, and a cycle.
+        assert_eq!(order_of_graph(&g(vec![]), &[(2, 0)]), Some(vec![1, 2, 0, 3]));
+        assert_eq!(order_of_graph(&g(vec![e(0, 1), e(1, 0)]), &[]), None);
     }
 }

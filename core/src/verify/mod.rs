@@ -355,6 +355,7 @@ const ABSENT: usize = usize::MAX;
 struct Execution {
     order: Vec<u32>,
     start: Vec<usize>,
+    /// A snapshot witness's commits; empty for the others, which commit where they start.
     commit: Vec<usize>,
     /// The reads set aside (transaction, operation's place in it), not replayed.
     skip: crate::hash::Set<(u32, u32)>,
@@ -370,9 +371,14 @@ impl Execution {
         !self.skip.is_empty() && self.skip.contains(&(t, i as u32))
     }
 
+    /// Where transaction `t` commits: its one place, or a snapshot witness's second.
+    fn commit_at(&self, t: u32) -> Option<usize> {
+        if self.commit.is_empty() { self.start.get(t as usize) } else { self.commit.get(t as usize) }.copied()
+    }
+
     /// Whether `a` commits before `b` starts.
     fn before(&self, a: u32, b: u32) -> bool {
-        let (Some(&c), Some(&s)) = (self.commit.get(a as usize), self.start.get(b as usize)) else { return false };
+        let (Some(c), Some(&s)) = (self.commit_at(a), self.start.get(b as usize)) else { return false };
         c < s
     }
 }
@@ -402,38 +408,39 @@ fn name(h: &History, t: u32) -> String {
 /// each once (serial) or twice (snapshot).
 fn execution(h: &History, ids: &Ids, w: &Witness) -> Result<Execution, String> {
     let n = h.txns.len();
-    let (mut start, mut commit) = (vec![ABSENT; n], vec![ABSENT; n]);
+    // A snapshot witness places a start and a commit; the others one place for both.
+    let two = w.kind == WitnessKind::Snapshot;
+    let mut start = vec![ABSENT; n];
+    let mut commit = if two { vec![ABSENT; n] } else { Vec::new() };
     let mut order = Vec::with_capacity(w.order.len());
     for (i, &id) in w.order.iter().enumerate() {
-        let Some(t) = ids.get(id) else { return Err(format!("T{id} is not a transaction of this history")) };
-        let (Some(txn), Some(s), Some(c)) =
-            (h.txns.get(t as usize), start.get_mut(t as usize), commit.get_mut(t as usize))
-        else {
-            return Err(format!("T{id} is not a transaction of this history"));
-        };
+        let absent = || format!("T{id} is not a transaction of this history");
+        let t = ids.get(id).ok_or_else(absent)?;
+        let (Some(txn), Some(s)) = (h.txns.get(t as usize), start.get_mut(t as usize)) else { return Err(absent()) };
         if txn.status == Status::Aborted {
             return Err(format!("T{id} aborted: it cannot be in the execution"));
         }
-        match w.kind {
-            WitnessKind::Serial | WitnessKind::Versions | WitnessKind::CommitOrder if *s == ABSENT => (*s, *c) = (i, i),
-            WitnessKind::Snapshot if *s == ABSENT => *s = i,
-            WitnessKind::Snapshot if *c == ABSENT => *c = i,
-            WitnessKind::Serial | WitnessKind::Versions | WitnessKind::CommitOrder => {
-                return Err(format!("T{id} appears twice: a {} witness names each transaction once", kind_name(w.kind)))
-            }
-            WitnessKind::Snapshot => {
-                return Err(format!(
-                "T{id} appears three times: a snapshot witness names each transaction twice, its start and its commit"
-            ))
+        if *s == ABSENT {
+            *s = i;
+        } else if !two {
+            return Err(format!("T{id} appears twice: a {} witness names each transaction once", kind_name(w.kind)));
+        } else {
+            match commit.get_mut(t as usize) {
+                Some(c) if *c == ABSENT => *c = i,
+                _ => {
+                    return Err(format!(
+                    "T{id} appears three times: a snapshot witness names each transaction twice, its start and its commit"
+                ))
+                }
             }
         }
         order.push(t);
     }
-    for ((txn, &s), &c) in h.txns.iter().zip(&start).zip(&commit) {
+    for (t, (txn, &s)) in h.txns.iter().zip(&start).enumerate() {
         if s == ABSENT && txn.status == Status::Committed {
             return Err(format!("T{} committed but the witness leaves it out", txn.id));
         }
-        if s != ABSENT && c == ABSENT {
+        if two && s != ABSENT && commit.get(t) == Some(&ABSENT) {
             return Err(format!(
                 "T{} appears once: a snapshot witness names each transaction twice, its start and its commit",
                 txn.id

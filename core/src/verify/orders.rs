@@ -103,7 +103,7 @@ pub(super) fn real_time(h: &History, ex: &Execution, kind: WitnessKind) -> Resul
     }
     completions.sort_unstable();
     invocations.sort_unstable();
-    let commit = |t: u32| ex.commit.get(t as usize).copied().unwrap_or(0);
+    let commit = |t: u32| ex.commit_at(t).unwrap_or(0);
     let (mut next, mut latest): (usize, Option<u32>) = (0, None);
     for &(invoked, b) in &invocations {
         while let Some(&(_, a)) = completions.get(next).filter(|&&(c, _)| c < invoked) {

@@ -53,10 +53,16 @@ pub(super) fn replay(h: &History, ex: &Execution) -> Result<(), String> {
     let mut own = Own { reg: vec![None; keys], list: vec![Vec::new(); keys], touched: Vec::new() };
     for (i, &t) in ex.order.iter().enumerate() {
         let (Some(&s), Some(&c), Some(txn)) =
-            (ex.start.get(t as usize), ex.commit.get(t as usize), h.txns.get(t as usize))
+            (ex.start.get(t as usize), ex.commit_at(t).as_ref(), h.txns.get(t as usize))
         else {
             continue;
         };
+        if s == c {
+            // Serial: the transaction runs alone, its writes apply as they come, and each read
+            // sees the state (an indeterminate one's reads are unknown).
+            state.alone(h, ex, t, txn.status == Status::Committed)?;
+            continue;
+        }
         // An indeterminate transaction's results are unknown: only its writes count.
         if i == s && txn.status == Status::Committed {
             let result = state.reads(h, ex, t, &mut own);
@@ -105,26 +111,74 @@ impl State {
                     }
                 }
                 (OpKind::Read, _) => {
-                    let read = match arg {
-                        Arg::Val(v) => Reg::Val(v),
-                        _ => Reg::Nil,
-                    };
                     let has = own.reg[ku].map_or(self.reg[ku], Reg::Val);
-                    if has == Reg::Open {
-                        // The first read of the open initial value fixes it: to a value no
-                        // transaction writes (one that one does is its write, not the initial).
-                        if !self.initial.agrees(k, arg) {
-                            return Err(mismatch(h, t, k, &show_reg(h, read), "a value no transaction writes"));
-                        }
-                        self.reg[ku] = read;
-                    } else if has != read {
-                        return Err(mismatch(h, t, k, &show_reg(h, read), &show_reg(h, has)));
-                    }
+                    self.read_register(h, t, k, arg, has)?;
                 }
                 _ => {}
             }
         }
         Ok(())
+    }
+
+    /// A transaction run alone (a serial witness's): each read against the state, each write
+    /// into it. The state with its own writes applied is the state overlaid with them.
+    fn alone(&mut self, h: &History, ex: &Execution, t: u32, reads: bool) -> Result<(), String> {
+        for (i, op) in h.ops_of(t).iter().enumerate() {
+            let (k, arg) = ({ op.key }, { op.arg });
+            let ku = k as usize;
+            match ({ op.kind }, arg) {
+                (OpKind::Write, Arg::Val(v)) => self.reg[ku] = Reg::Val(v),
+                (OpKind::Append, Arg::Val(v)) => self.append(h, k, v),
+                (OpKind::Read, _) if !reads || ex.skips(t, i) => {}
+                (OpKind::Read, _) if is_list(h, op) => {
+                    let (read, has) = (h.list(op), self.list(h, k));
+                    let same = match arg {
+                        Arg::Prefix(n) if self.canonical[ku].is_some() => n as usize == has.len(),
+                        _ => read == has,
+                    };
+                    if !same {
+                        return Err(mismatch(h, t, k, &show_list(h, read), &show_list(h, has)));
+                    }
+                }
+                (OpKind::Read, _) => self.read_register(h, t, k, arg, self.reg[ku])?,
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    /// A register read against what the transaction has (`has`): the first read of an open
+    /// initial value fixes it.
+    fn read_register(&mut self, h: &History, t: u32, k: KeyId, arg: Arg, has: Reg) -> Result<(), String> {
+        let read = match arg {
+            Arg::Val(v) => Reg::Val(v),
+            _ => Reg::Nil,
+        };
+        if has == Reg::Open {
+            // The first read of the open initial value fixes it: to a value no transaction
+            // writes (one that one does is its write, not the initial).
+            if !self.initial.agrees(k, arg) {
+                return Err(mismatch(h, t, k, &show_reg(h, read), "a value no transaction writes"));
+            }
+            self.reg[k as usize] = read;
+        } else if has != read {
+            return Err(mismatch(h, t, k, &show_reg(h, read), &show_reg(h, has)));
+        }
+        Ok(())
+    }
+
+    /// Append `v` to key `k`'s list: in the canonical list while it follows it.
+    fn append(&mut self, h: &History, k: KeyId, v: Value) {
+        let ku = k as usize;
+        match self.canonical[ku] {
+            Some(n) if h.canon.get(ku).and_then(|c| c.get(n as usize)) == Some(&v) => self.canonical[ku] = Some(n + 1),
+            Some(_) => {
+                let mut l = self.list(h, k).to_vec();
+                l.push(v);
+                (self.list[ku], self.canonical[ku]) = (l, None);
+            }
+            None => self.list[ku].push(v),
+        }
     }
 
     /// Key `k`'s list in the replay.
@@ -144,22 +198,8 @@ impl State {
             let Arg::Val(v) = arg else { continue };
             match kind {
                 OpKind::Write => self.reg[ku] = Reg::Val(v),
-                OpKind::Append => match self.canonical[ku] {
-                    Some(n) if h.canon.get(ku).and_then(|c| c.get(n as usize)) == Some(&v) => {
-                        self.canonical[ku] = Some(n + 1)
-                    }
-                    Some(_) => {
-                        let mut l = self.list(h, k).to_vec();
-                        l.push(v);
-                        (self.list[ku], self.canonical[ku]) = (l, None);
-                    }
-                    None => self.list[ku].push(v),
-                },
+                OpKind::Append => self.append(h, k, v),
                 OpKind::Read => continue,
-            }
-            if s == c {
-                // Serial: no transaction runs beside it.
-                continue;
             }
             if let Some((p, u)) = self.last_commit[ku] {
                 if u != t && p > s {

@@ -203,8 +203,7 @@ pub(super) fn log_order(h: &History, ex: &Execution) -> Result<(), String> {
     }
     // Per key, the log place of the last version installed so far, and its writer.
     let mut last: crate::hash::Map<KeyId, (usize, u32)> = Default::default();
-    let mut commits: Vec<(usize, u32)> =
-        ex.order.iter().filter_map(|&t| Some((*ex.commit.get(t as usize)?, t))).collect();
+    let mut commits: Vec<(usize, u32)> = ex.order.iter().filter_map(|&t| Some((ex.commit_at(t)?, t))).collect();
     commits.sort_unstable();
     commits.dedup();
     for (_, t) in commits {
