@@ -76,8 +76,23 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
         if gives.is_empty() || smaller || !own_levels(kind, respects).iter().all(|l| holds.contains(l)) {
             continue;
         }
+        // The verifier checks causal consistency with a clock per transaction and session, up
+        // to a bound: beyond it a commit order proves the weaker levels only.
+        let cc = kind == WitnessKind::CommitOrder && needed.contains(&"CC");
+        let (txns, sessions) = if cc { builder.sessions() } else { (0, 0) };
+        let no_cc = cc && txns.saturating_mul(sessions) > crate::verify::MAX_CLOCKS;
+        if no_cc {
+            let why = format!(
+                "its causal check needs a clock per transaction and session, {txns} × {sessions}: more than the verifier keeps ({})",
+                crate::verify::MAX_CLOCKS
+            );
+            why_not.push((kind, respects, why));
+        }
         let found = match kind {
             WitnessKind::Versions => builder.versions(needed.contains(&"PL-2")),
+            WitnessKind::CommitOrder if no_cc => {
+                builder.commit_order(&needed.iter().copied().filter(|l| *l != "CC").collect::<Vec<_>>())
+            }
             WitnessKind::CommitOrder => builder.commit_order(&needed),
             _ => builder.witness(kind, respects),
         };
@@ -88,7 +103,8 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
                 continue;
             }
         };
-        let mut levels: Vec<&str> = holds.iter().copied().filter(|l| proven.contains(l)).collect();
+        let mut levels: Vec<&str> =
+            holds.iter().copied().filter(|l| proven.contains(l) && !(no_cc && *l == "CC")).collect();
         // The reads its levels hold with set aside; then it proves only the levels that do.
         let kinds: Vec<&String> = levels.iter().flat_map(|l| set_aside_of(l)).collect();
         let set_aside = if kinds.is_empty() {
@@ -387,6 +403,24 @@ impl<'a> Builder<'a> {
             open,
             rank: Default::default(),
         }
+    }
+
+    /// The transactions a witness orders, and their sessions (a transaction without a process
+    /// is a session of its own), as the verifier counts them.
+    fn sessions(&self) -> (usize, usize) {
+        let vertices = (0..self.h.txns.len()).filter(|&t| self.is_vertex.get(t).copied().unwrap_or(false));
+        let mut processes = crate::hash::Set::default();
+        let (mut n, mut alone) = (0, 0);
+        for t in vertices {
+            n += 1;
+            match self.h.txns[t].process {
+                Some(p) => {
+                    processes.insert(p);
+                }
+                None => alone += 1,
+            }
+        }
+        (n, processes.len() + alone)
     }
 
     /// The first order runs sessions side by side where a version order is chosen from it (a

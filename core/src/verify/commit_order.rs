@@ -25,7 +25,7 @@ pub(super) enum Axiom {
 }
 
 /// The most transactions times sessions the causal check keeps vector clocks for (4 bytes each).
-const MAX_CLOCKS: usize = 100_000_000;
+pub const MAX_CLOCKS: usize = 100_000_000;
 
 /// The writer of each (key, value), and whether it is its last write of the key.
 type Writers = Map<(KeyId, Value), (u32, bool)>;

@@ -44,6 +44,7 @@ mod weak;
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
 use crate::history::{History, Status};
+pub use commit_order::MAX_CLOCKS;
 use format::{Certificate, NotCertified, Respect, Witness, WitnessKind};
 use serde::Serialize;
 
