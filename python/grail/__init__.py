@@ -33,7 +33,7 @@ from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
 from ._certificate import Verification
 from ._history import Graph, History, check, check_strategy, read, verify
-from ._report import Anomaly, Cycle, LevelResult, OpRef, Report, Stats, Step
+from ._report import Anomaly, Cycle, LevelResult, OpRef, OtherOrder, Report, Stats, Step
 from ._strategy import STRATEGIES, StrategyReport
 
 #: The five classic levels, strongest first: checked when ``levels`` is not given.
@@ -53,6 +53,7 @@ __all__ = [
     "Report",
     "LevelResult",
     "Cycle",
+    "OtherOrder",
     "Step",
     "OpRef",
     "Anomaly",

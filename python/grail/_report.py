@@ -13,7 +13,7 @@ if TYPE_CHECKING:  # pragma: no cover
 
     from ._analysis import Analysis
 
-__all__ = ["Report", "LevelResult", "Cycle", "Step", "OpRef", "Anomaly", "Stats"]
+__all__ = ["Report", "LevelResult", "Cycle", "OtherOrder", "Step", "OpRef", "Anomaly", "Stats"]
 
 # At most this many lines of the explanation in IPython's text display.
 _PRETTY_LINES = 80
@@ -85,6 +85,29 @@ class Step:
 
 
 @dataclass(frozen=True)
+class OtherOrder:
+    """PolySI's case split as data: the cycle's steps put ``first``'s version of ``key`` before
+    ``second``'s, and the reverse order closes the cycle of ``steps`` here. ``forced`` counts the
+    other orders the two cycles use that pruning forced (explained in the text)."""
+
+    key: Any
+    first: int
+    second: int
+    steps: Tuple[Step, ...]
+    forced: int
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "OtherOrder":
+        return cls(
+            key=d["key"],
+            first=d["first"],
+            second=d["second"],
+            steps=tuple(Step._from(s) for s in d["steps"]),
+            forced=d["forced"],
+        )
+
+
+@dataclass(frozen=True)
 class Cycle:
     """A counterexample: a cycle in the dependency graph.
 
@@ -100,6 +123,9 @@ class Cycle:
     steps: Tuple[Step, ...]
     minimal: bool
     explanation: str
+    #: Where the cycle rests on one order of two writes the history leaves open: the other
+    #: order and the cycle it closes.
+    other_order: Optional[OtherOrder] = None
     # The native report this cycle came from: core draws it from there.
     _native: Optional[Any] = field(default=None, compare=False, repr=False)
 
@@ -112,6 +138,7 @@ class Cycle:
             steps=tuple(Step._from(s) for s in d["steps"]),
             minimal=d["minimal"],
             explanation=d["explanation"],
+            other_order=OtherOrder._from(d["other_order"]) if d.get("other_order") else None,
             _native=native,
         )
 

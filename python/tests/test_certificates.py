@@ -84,6 +84,30 @@ def test_weak_levels_counterexamples_carry_their_premise():
     assert not v.ok and "did not read the initial value" in v.failure
 
 
+def test_case_splits_are_data_and_counterexamples():
+    # Registers without a version order: if T0's x comes first, T2 read it after T1's y; if T1's
+    # comes first, T3 read it after T0's z. Either order closes a cycle.
+    h = grail.read(
+        "{:index 0, :type :ok, :value [[:w :x 1] [:w :z 1]]}\n"
+        "{:index 1, :type :ok, :value [[:w :x 2] [:w :y 2]]}\n"
+        "{:index 2, :type :ok, :value [[:r :x 1] [:r :y 2]]}\n"
+        "{:index 3, :type :ok, :value [[:r :x 2] [:r :z 1]]}\n"
+    )
+    report = h.check(levels=["SER"])
+    (cycle,) = report.levels["SER"].cycles
+    o = cycle.other_order
+    assert isinstance(o, grail.OtherOrder)
+    assert (o.key, {o.first, o.second}, o.forced) == ("x", {0, 1}, 0)
+    assert {s.type for s in o.steps} == {"rw", "wr"}
+    cert = report.certificate
+    (cx,) = cert["counterexamples"]
+    assert cx["split"]["key"] == "x" and cx["split"]["other"]
+    assert h.verify(cert).disproved == ["SER"]
+    # One order alone proves nothing.
+    del cx["split"]
+    assert not h.verify(cert).ok
+
+
 def test_bad_certificates_raise_with_line_and_column():
     h = grail.read(WRITE_SKEW)
     with pytest.raises(grail.GrailError) as e:

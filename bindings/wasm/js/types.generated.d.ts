@@ -380,8 +380,29 @@ export interface Cycle {
      * The plain-language name (write skew, lost update, ...).
      */
     name: CycleName;
+    /**
+     * Where the cycle rests on one order of two writes the history leaves open (a register's
+     * versions without a log, appends no read observed): the other order, and the cycle it
+     * closes (PolySI's case split, 5.3).
+     */
+    other_order?: OtherOrder;
     steps: Step[];
     txns: number[];
+}
+/**
+ * The other order of two writes of a key, and the cycle it closes: `steps` (the cycle's) put
+ * `first`'s version before `second`'s, these steps the reverse.
+ */
+export interface OtherOrder {
+    first: number;
+    /**
+     * How many other orders the two cycles use that pruning forced (each explained in the
+     * text: its other order closes a cycle); 0 when only these two writes' order is chosen.
+     */
+    forced: number;
+    key: Value;
+    second: number;
+    steps: Step[];
 }
 /**
  * One edge of a cycle, with the micro-operations that justify it.
@@ -467,6 +488,12 @@ export interface Counterexample {
      */
     read?: ReadRef;
     /**
+     * For a cycle through an order of two writes the history leaves open (PolySI's case
+     * split): `steps` take `first`'s version of the key before `second`'s, and the other order
+     * closes the cycle here.
+     */
+    split?: Split;
+    /**
      * The steps, each from the transaction the one before leads to; the last leads to the first.
      */
     steps: CycleStep[];
@@ -505,6 +532,23 @@ export interface CycleStep {
 export interface ReadRef {
     index: number;
     txn: number;
+}
+/**
+ * Two writes of a key in either order, each order closing a cycle the level forbids.
+ */
+export interface Split {
+    first: number;
+    /**
+     * The key, as reports write it.
+     */
+    key: {
+        [k: string]: unknown;
+    };
+    /**
+     * The cycle when `second`'s version comes first.
+     */
+    other: CycleStep[];
+    second: number;
 }
 /**
  * A level that holds with no witness in the file, or one violated with no counterexample.

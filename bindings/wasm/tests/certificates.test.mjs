@@ -88,3 +88,21 @@ test('a weak level violated by a non-monotonic read: its co step names the read 
     co.observed[0].read.index = 1;
     assert.match(verify(h, cert).counterexamples[0].failure, /RC's premise is an earlier read/);
 });
+
+test('a case split over two writes is report data and a counterexample', () => {
+    // Registers without a version order: either order of T0's and T1's x closes a cycle.
+    const h = `{:index 0, :type :ok, :value [[:w :x 1] [:w :z 1]]}
+{:index 1, :type :ok, :value [[:w :x 2] [:w :y 2]]}
+{:index 2, :type :ok, :value [[:r :x 1] [:r :y 2]]}
+{:index 3, :type :ok, :value [[:r :x 2] [:r :z 1]]}`;
+    const report = check(h, { levels: ['SER'] });
+    const [cycle] = report.levels.SER.cycles;
+    assert.equal(cycle.other_order.key, 'x');
+    assert.deepEqual([cycle.other_order.first, cycle.other_order.second].sort(), [0, 1]);
+    const cert = report.certificate;
+    const [cx] = cert.counterexamples;
+    assert.equal(cx.split.key, 'x');
+    assert.deepEqual(verify(h, cert).counterexamples.map((c) => [c.level, c.failure]), [['SER', null]]);
+    delete cx.split;
+    assert.notEqual(verify(h, cert).counterexamples[0].failure, null);
+});

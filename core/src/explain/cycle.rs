@@ -63,5 +63,6 @@ pub fn cycle_report(
         steps,
         minimal: c.minimal,
         explanation: text.close(anomaly, name),
+        other_order: None,
     }
 }

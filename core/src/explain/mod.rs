@@ -98,6 +98,26 @@ pub struct CycleReport {
     /// No shorter cycle of this anomaly exists in its strongly connected component.
     pub minimal: bool,
     pub explanation: String,
+    /// Where the cycle rests on one order of two writes the history leaves open (a register's
+    /// versions without a log, appends no read observed): the other order, and the cycle it
+    /// closes (PolySI's case split, 5.3).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub other_order: Option<OtherOrder>,
+}
+
+/// The other order of two writes of a key, and the cycle it closes: `steps` (the cycle's) put
+/// `first`'s version before `second`'s, these steps the reverse.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct OtherOrder {
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
+    pub key: serde_json::Value,
+    pub first: u64,
+    pub second: u64,
+    pub steps: Vec<Step>,
+    /// How many other orders the two cycles use that pruning forced (each explained in the
+    /// text: its other order closes a cycle); 0 when only these two writes' order is chosen.
+    pub forced: usize,
 }
 
 /// An anomaly: a cycle, or a finding on reads and writes.

@@ -81,5 +81,6 @@ pub fn pair_report(h: &History, idx: &Index, p: &OpenPair) -> CycleReport {
         // Two transactions: no shorter cycle exists.
         minimal: true,
         explanation: text.close("G-single", "lost update"),
+        other_order: None,
     }
 }

@@ -157,6 +157,35 @@ fn writes_text(h: &History, pg: &Polygraph, c: Constraint, first: bool) -> (Stri
     (op_text(h, x.op), op_text(h, y.op), h.show(h.key(pg.keys[c.key as usize].key)))
 }
 
+/// The case split as data, where the two orders are of two writes: the cycle's chosen side puts
+/// one write before the other, and the other side the reverse (chains of read-modify-writes
+/// longer than one write end elsewhere, and are left to the text).
+fn other_order(
+    h: &History,
+    idx: &Index,
+    pg: &Polygraph,
+    cx: &Counterexample,
+    conflict: Option<u32>,
+) -> Option<super::OtherOrder> {
+    let (c, other) = cx.other.as_ref()?;
+    let first = cx.cycle.iter().find_map(|&(_, o)| match o {
+        Origin::Chosen { cons, first } if Some(cons) == conflict => Some(first),
+        _ => None,
+    })?;
+    let (x, y) = pg.ends(*c, first);
+    let (x2, y2) = pg.ends(*c, !first);
+    if (x2.txn, y2.txn) != (y.txn, x.txn) || x.txn == y.txn {
+        return None;
+    }
+    Some(super::OtherOrder {
+        key: h.value_json(h.key(pg.keys[c.key as usize].key)),
+        first: h.txns[x.txn as usize].id,
+        second: h.txns[y.txn as usize].id,
+        steps: steps(h, idx, pg, other, conflict),
+        forced: cx.reasons.len(),
+    })
+}
+
 /// The report of a polygraph counterexample.
 pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Counterexample) -> CycleReport {
     let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
@@ -220,5 +249,6 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         // A shortest cycle through one edge, not necessarily the shortest of its component.
         minimal: false,
         explanation,
+        other_order: other_order(h, idx, pg, cx, conflict),
     }
 }

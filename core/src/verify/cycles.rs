@@ -13,7 +13,7 @@
 //! none of them adjacent that were not (Adya 1999, §4: a `ww` path between two versions).
 //! The cycle's word of step types must be one the level forbids (`docs/levels.md`).
 
-use super::format::Counterexample;
+use super::format::{Counterexample, CycleStep};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
 
@@ -41,36 +41,79 @@ pub(super) fn check(
         }
         return read_anomaly(h, ids, cx, r).err();
     }
-    pattern(cx).err().or_else(|| {
-        cx.steps.iter().find_map(|s| {
-            let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
-            let step = || -> Result<(), String> {
-                let (a, b) = (t(s.from)?, t(s.to)?);
-                committed(h, a)?;
-                committed(h, b)?;
-                let key = || key_named(keys, &s.key);
-                let holds = match s.ty.as_str() {
-                    "co" if weak_level(&cx.level) => return super::weak::co_step(h, ids, keys, &cx.level, s, a, b),
-                    "so" => session(h, a, b),
-                    "rt" => realtime(h, a, b),
-                    "wr" => reads(h, b, key()?).any(|r| wrote(h, a, key_of(&r), &r)),
-                    // PL-1 allows a read of a version installed later (G1c): a read and then a
-                    // write orders a register's versions only where reads see earlier ones.
-                    // A list read after the reader's own appends orders them after what it saw
-                    // where a lost update is forbidden (else the two would be one).
-                    "ww" => write_order(h, a, b, key()?, cx.level != "PL-1", !weak(&cx.level)),
-                    "rw" => anti(h, a, b, key()?),
-                    other => return Err(format!("unknown step type {other:?}")),
-                };
-                if holds {
-                    Ok(())
-                } else {
-                    Err(format!("the history does not show {} -{}-> {}", super::name(h, a), s.ty, super::name(h, b)))
-                }
-            };
-            step().err()
-        })
-    })
+    let Some(sp) = &cx.split else { return cycle(h, ids, keys, cx, &cx.steps, None).err() };
+    // A case split over the order of two writes of a key: each order closes a cycle.
+    let split = || -> Result<(), String> {
+        let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
+        let (a, b, k) = (t(sp.first)?, t(sp.second)?, key_named(keys, &sp.key)?);
+        if a == b || writes(h, a, k).is_empty() || writes(h, b, k).is_empty() {
+            return Err(format!("the split is not of two writers of key {}", sp.key));
+        }
+        cycle(h, ids, keys, cx, &cx.steps, Some((k, a, b)))
+            .map_err(|e| format!("with {}'s version of {} first: {e}", super::name(h, a), sp.key))?;
+        cycle(h, ids, keys, cx, &sp.other, Some((k, b, a)))
+            .map_err(|e| format!("with {}'s version of {} first: {e}", super::name(h, b), sp.key))
+    };
+    split().err()
+}
+
+/// One cycle of `cx` (its own steps, or a split's other order's): a cycle its level forbids,
+/// each step re-derived from the history, or, with `assume` (key, a, b), from `a`'s version of
+/// the key coming before `b`'s: a `ww` step from `a` to `b`, an `rw` step to `b` from a reader of
+/// `a`'s last write of the key.
+fn cycle(
+    h: &History,
+    ids: &super::Ids,
+    keys: &Map<String, KeyId>,
+    cx: &Counterexample,
+    steps: &[CycleStep],
+    assume: Option<(KeyId, u32, u32)>,
+) -> Result<(), String> {
+    pattern(&cx.level, steps)?;
+    for s in steps {
+        let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
+        let (a, b) = (t(s.from)?, t(s.to)?);
+        committed(h, a)?;
+        committed(h, b)?;
+        let key = || key_named(keys, &s.key);
+        let assumed = |k: KeyId| match (assume, s.ty.as_str()) {
+            (Some((x, first, second)), "ww") => x == k && (a, b) == (first, second),
+            (Some((x, first, second)), "rw") => {
+                let last = writes(h, first, k).last().copied();
+                x == k && b == second && reads(h, a, k).any(|r| read_value(h, &r, last))
+            }
+            _ => false,
+        };
+        let holds = match s.ty.as_str() {
+            "co" if weak_level(&cx.level) => {
+                super::weak::co_step(h, ids, keys, &cx.level, s, a, b)?;
+                continue;
+            }
+            "so" => session(h, a, b),
+            "rt" => realtime(h, a, b),
+            "wr" => reads(h, b, key()?).any(|r| wrote(h, a, key_of(&r), &r)),
+            // PL-1 allows a read of a version installed later (G1c): a read and then a
+            // write orders a register's versions only where reads see earlier ones.
+            // A list read after the reader's own appends orders them after what it saw
+            // where a lost update is forbidden (else the two would be one).
+            "ww" => assumed(key()?) || write_order(h, a, b, key()?, cx.level != "PL-1", !weak(&cx.level)),
+            "rw" => assumed(key()?) || anti(h, a, b, key()?),
+            other => return Err(format!("unknown step type {other:?}")),
+        };
+        if !holds {
+            return Err(format!("the history does not show {} -{}-> {}", super::name(h, a), s.ty, super::name(h, b)));
+        }
+    }
+    Ok(())
+}
+
+/// Whether read `r` returned `v`: a register's value, or a list whose last element it is.
+fn read_value(h: &History, r: &Read, v: Option<Value>) -> bool {
+    let Some(v) = v else { return false };
+    match h.model {
+        Model::ListAppend => list(h, r).last() == Some(&v),
+        _ => r.1 == Arg::Val(v),
+    }
 }
 
 /// A transaction a step may pass through: committed, or indeterminate with a write a committed
@@ -166,13 +209,13 @@ fn read_anomaly(h: &History, ids: &super::Ids, cx: &Counterexample, r: super::fo
 }
 
 /// The steps close a cycle whose word the level forbids.
-fn pattern(cx: &Counterexample) -> Result<(), String> {
-    let n = cx.steps.len();
-    if n < 2 && !cx.steps.iter().all(|s| s.from != s.to) {
-        return Err("a cycle needs two transactions".into());
+fn pattern(level: &str, steps: &[CycleStep]) -> Result<(), String> {
+    let n = steps.len();
+    if n < 2 || steps.iter().any(|s| s.from == s.to) {
+        return Err("a cycle needs two transactions, and each step two".into());
     }
-    for (i, s) in cx.steps.iter().enumerate() {
-        let next = &cx.steps[(i + 1) % n];
+    for (i, s) in steps.iter().enumerate() {
+        let next = &steps[(i + 1) % n];
         if s.to != next.from {
             return Err(format!(
                 "step {} ends at T{} but step {} starts at T{}",
@@ -183,8 +226,8 @@ fn pattern(cx: &Counterexample) -> Result<(), String> {
             ));
         }
     }
-    let types: Vec<&str> = cx.steps.iter().map(|s| s.ty.as_str()).collect();
-    let l = cx.level.as_str();
+    let types: Vec<&str> = steps.iter().map(|s| s.ty.as_str()).collect();
+    let l = level;
     if weak_level(l) {
         // Session order, reads-from, the version order and the forced steps are all in every
         // commit order the axiom allows: any cycle of them leaves none.

@@ -62,6 +62,24 @@ pub struct Counterexample {
     /// writer to the reader.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub observed: Vec<CycleStep>,
+    /// For a cycle through an order of two writes the history leaves open (PolySI's case
+    /// split): `steps` take `first`'s version of the key before `second`'s, and the other order
+    /// closes the cycle here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub split: Option<Split>,
+}
+
+/// Two writes of a key in either order, each order closing a cycle the level forbids.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct Split {
+    /// The key, as reports write it.
+    pub key: serde_json::Value,
+    pub first: u64,
+    pub second: u64,
+    /// The cycle when `second`'s version comes first.
+    pub other: Vec<CycleStep>,
 }
 
 /// One operation of a transaction.
