@@ -59,7 +59,11 @@ fn assert_certified(what: &str, h: &History) -> (usize, usize) {
     let text = serde_json::to_string(&cert).unwrap();
     let v = verify(h, &parse(text.as_bytes()).unwrap());
     assert!(v.ok(), "{what}: {:?}", v.first_failure());
-    let proved = v.proved();
+    // A level that holds with reads set aside is proved of the history without them.
+    for l in &v.proved_with_set_aside {
+        assert!(!report.levels[l.as_str()].set_aside.is_empty(), "{what}: {l} proved with reads set aside");
+    }
+    let proved: Vec<String> = v.proved().into_iter().chain(v.proved_with_set_aside.iter().cloned()).collect();
     let holds: Vec<&str> =
         report.levels.0.iter().filter(|(_, r)| r.valid == Some(true)).map(|(l, _)| l.name()).collect();
     for l in &proved {
@@ -802,7 +806,8 @@ fn reads_no_execution_has_are_counterexamples_and_set_aside_by_witnesses() {
     let h = edn(&text.replace(" [:r :y 9]", ""));
     let (report, cert) = certified(&h);
     assert_eq!(report.levels["SER"].set_aside, ["internal"]);
-    assert!(verify(&h, &cert).proved().contains(&"SER".to_string()));
+    let v = verify(&h, &cert);
+    assert!(v.proved_with_set_aside.contains(&"SER".to_string()) && !v.proved().contains(&"SER".to_string()));
     let w = cert.witnesses.iter().find(|w| w.levels.iter().any(|l| l == "SER")).unwrap().clone();
     assert_eq!(w.set_aside, [grail_core::verify::format::ReadRef { txn: 1, index: 1 }]);
     let one_witness = |w: Witness| Certificate { witnesses: vec![w], counterexamples: Vec::new(), ..cert.clone() };
@@ -904,4 +909,30 @@ fn case_splits_over_two_writes_are_re_derived_each_way() {
     let mut bare = cx.clone();
     bare.split = None;
     assert!(!verify(&h, &alone(bare)).ok());
+}
+
+#[test]
+fn a_witness_sets_aside_only_reads_its_levels_forbid() {
+    // The review's forgery: RC is violated (T2 read x = 1 after T1 observed T0's y, then x = 2),
+    // and a commit order setting T2's second read aside "proved" RC. A non-repeatable read is
+    // one RC allows: it cannot be set aside for RC.
+    let h = edn("{:index 0, :type :ok, :process 0, :value [[:w :y 2] [:w :x 2]]}
+{:index 1, :type :ok, :process 1, :value [[:r :y 2] [:w :x 1]]}
+{:index 2, :type :ok, :process 2, :value [[:r :x 1] [:r :x 2]]}");
+    let (report, _) = certified(&h);
+    assert_eq!(report.levels["RC"].valid, Some(false));
+    let mut c = one(WitnessKind::CommitOrder, &[], &["RC", "PL-2", "PL-1"], &[0, 1, 2]);
+    c.witnesses[0].set_aside = vec![grail_core::verify::format::ReadRef { txn: 2, index: 1 }];
+    let f = verify(&h, &c).first_failure().unwrap().to_string();
+    assert!(f.contains("a read RC allows (Repeat)"), "{f}");
+    // PL-1 over registers: a garbage read is accounted for, or set aside.
+    let g = edn("{:index 0, :type :ok, :process 0, :value [[:w :x 1]]}
+{:index 1, :type :ok, :process 1, :value [[:r :x 9]]}");
+    let pl1 = one(WitnessKind::Versions, &[], &["PL-1"], &[0, 1]);
+    let f = verify(&g, &pl1).first_failure().unwrap().to_string();
+    assert!(f.contains("T1's operation 0 is a read no execution has (Garbage)"), "{f}");
+    let mut aside = pl1.clone();
+    aside.witnesses[0].set_aside = vec![grail_core::verify::format::ReadRef { txn: 1, index: 0 }];
+    let v = verify(&g, &aside);
+    assert!(v.ok() && v.proved().is_empty() && v.proved_with_set_aside == ["PL-1"], "{v:?}");
 }

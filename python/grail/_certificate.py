@@ -46,30 +46,28 @@ class Verification:
 
     @property
     def ok(self) -> bool:
-        """True when no witness and no counterexample fails."""
+        """True when no witness and no counterexample fails (and none contradicts another)."""
         items = self._data["witnesses"] + self._data.get("counterexamples", [])
-        return all(w.get("failure") is None for w in items)
+        return all(w.get("failure") is None for w in items) and not self._data.get("contradictions")
 
     def __bool__(self) -> bool:
         return self.ok
 
     @property
     def proved(self) -> List[str]:
-        """The levels the witnesses that verified prove, each once."""
-        out: List[str] = []
-        for w in self._data["witnesses"]:
-            if w.get("failure") is None:
-                out.extend(lv for lv in w["levels"] if lv not in out)
-        return out
+        """The levels the witnesses that verified prove, each once (those setting no read aside)."""
+        return list(self._data.get("proved", []))
+
+    @property
+    def proved_with_set_aside(self) -> List[str]:
+        """The levels proved only of the history without the garbage reads or internal
+        inconsistencies a witness sets aside (``holds (with internal set aside)``)."""
+        return list(self._data.get("proved_with_set_aside", []))
 
     @property
     def disproved(self) -> List[str]:
         """The levels the counterexamples that verified show violated, each once."""
-        out: List[str] = []
-        for c in self._data.get("counterexamples", []):
-            if c.get("failure") is None and c["level"] not in out:
-                out.append(c["level"])
-        return out
+        return list(self._data.get("disproved", []))
 
     @property
     def failure(self) -> Optional[str]:
@@ -78,6 +76,8 @@ class Verification:
         for w in self._data["witnesses"] + self._data.get("counterexamples", []):
             if w.get("failure") is not None:
                 return str(w["failure"])
+        for c in self._data.get("contradictions", []):
+            return str(c)
         return None
 
     @property

@@ -112,7 +112,7 @@ fn reads_set_aside_are_named_and_said() {
     let h = tmp("g1a.edn");
     std::fs::write(&h, "{:type :ok, :value [[:w 1 1]]}\n{:type :ok, :value [[:r 1 7] [:w 1 2]]}\n").unwrap();
     let (_, _, err) = grail(&["check", &h, "--certificate", &c]);
-    assert!(err.contains("proves PL-1 (1 read set aside, each one no execution has)"), "{err}");
+    assert!(err.contains("proves PL-1 (1 read set aside: garbage or internal, each one these levels forbid)"), "{err}");
     let cert: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&c).unwrap()).unwrap();
     assert_eq!(cert["witnesses"][0]["set_aside"], serde_json::json!([{"txn": 1, "index": 0}]));
     assert_eq!(cert["counterexamples"][0]["anomaly"], "garbage-read");

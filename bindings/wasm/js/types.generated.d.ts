@@ -1195,8 +1195,26 @@ export interface Transaction {
  * certificate leaves uncertified.
  */
 export interface Verification {
+    /**
+     * Levels both proved and disproved: none unless the verifier is wrong.
+     */
+    contradictions: string[];
     counterexamples: CheckedCycle[];
+    /**
+     * The levels the counterexamples that verify show violated, each once.
+     */
+    disproved: string[];
     not_certified: NotCertified[];
+    /**
+     * The levels the witnesses that verify prove, each once, in the order met (those that
+     * set no read aside).
+     */
+    proved: string[];
+    /**
+     * The levels proved only of the history without some reads (garbage reads, internal
+     * inconsistencies the witness sets aside), and not in `proved`.
+     */
+    proved_with_set_aside: string[];
     violations_not_certified: NotCertified[];
     witnesses: Checked[];
 }

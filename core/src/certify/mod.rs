@@ -50,7 +50,6 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
             cert.not_certified.push(NotCertified { level: l.name().into(), reason: why });
         }
     }
-    let mut broken: Option<Vec<(crate::verify::format::ReadRef, &'static str)>> = None;
     if holds.is_empty() {
         return cert;
     }
@@ -111,8 +110,8 @@ pub fn certificate(h: &History, inf: &Inference, report: &Report) -> Certificate
             Vec::new()
         } else {
             levels.retain(|l| !set_aside_of(l).is_empty());
-            let all = broken.get_or_insert_with(|| crate::verify::broken_reads(h));
-            all.iter().filter(|(_, k)| kinds.iter().any(|x| x == k)).map(|(r, _)| *r).collect()
+            let kinds: Vec<&str> = kinds.iter().map(|k| k.as_str()).collect();
+            crate::verify::reads_set_aside(h, &levels, &kinds)
         };
         let levels: Vec<String> = levels.iter().map(|l| l.to_string()).collect();
         let w = Witness { kind, respects: respects.to_vec(), levels, order, set_aside };
@@ -181,9 +180,9 @@ fn counterexamples(
         });
         let reason = if read.is_some() {
             String::new()
-        } else if !report.broken_assumptions.is_empty() {
+        } else if !report.broken_assumptions.is_empty() && shown.is_none() {
             format!(
-                "the history breaks the data model's assumptions ({}): its cycles are not re-derived",
+                "the history breaks the data model's assumptions ({}), and no cycle shown is re-derived",
                 report.broken_assumptions.join(", ")
             )
         } else if weak.is_some() && (shown.is_some() || initial.is_some()) {
@@ -278,6 +277,14 @@ fn counterexamples(
             Some(f) if cx.split.is_some() => without.push(NotCertified {
                 level: cx.level,
                 reason: format!("the case split the report shows is not re-derived ({f}): it is left out"),
+            }),
+            // The cycles of a history that breaks the model's assumptions may rest on them.
+            Some(f) if !report.broken_assumptions.is_empty() => without.push(NotCertified {
+                level: cx.level,
+                reason: format!(
+                    "the history breaks the data model's assumptions ({}), and the cycle the report shows is not re-derived ({f})",
+                    report.broken_assumptions.join(", ")
+                ),
             }),
             Some(f) => without.push(NotCertified {
                 level: cx.level,

@@ -141,7 +141,10 @@ pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -
     for w in &c.witnesses {
         let aside = match w.set_aside.len() {
             0 => String::new(),
-            n => format!(" ({} set aside, each one no execution has)", plural(n, "read", "reads")),
+            n => format!(
+                " ({} set aside: garbage or internal, each one these levels forbid)",
+                plural(n, "read", "reads")
+            ),
         };
         let _ = writeln!(s, "grail:   {}: proves {}{aside}", witness_name(w.kind, &w.respects), w.levels.join(", "));
     }
@@ -167,7 +170,10 @@ pub fn verification(v: &crate::verify::Verification) -> String {
             None => {
                 let aside = match w.set_aside {
                     0 => String::new(),
-                    n => format!(" ({} set aside, each one no execution has)", plural(n, "read", "reads")),
+                    n => format!(
+                        " ({} set aside: garbage or internal, each one these levels forbid)",
+                        plural(n, "read", "reads")
+                    ),
                 };
                 let _ = writeln!(s, "witness {} ({name}): verified: {}{aside}", i + 1, w.levels.join(", "));
             }
@@ -199,11 +205,17 @@ pub fn verification(v: &crate::verify::Verification) -> String {
             "certificate verified: {}",
             if proved.is_empty() { "it proves no level".to_string() } else { proved.join(", ") }
         );
+        if !v.proved_with_set_aside.is_empty() {
+            let _ = writeln!(s, "holding with reads set aside: {}", v.proved_with_set_aside.join(", "));
+        }
         let disproved = v.disproved();
         if !disproved.is_empty() {
             let _ = writeln!(s, "violated, by the counterexamples: {}", disproved.join(", "));
         }
     } else {
+        for c in &v.contradictions {
+            let _ = writeln!(s, "{c}");
+        }
         let _ = writeln!(s, "certificate does not verify");
     }
     s

@@ -1,9 +1,11 @@
-//! Reads no execution of the data model explains, which every level forbids: a garbage read (a
-//! value, or a list element, that no transaction of the history wrote to the key) and an
-//! internal inconsistency (a read that disagrees with its own transaction's earlier writes of
-//! the key: a register's last value, a list's own appends at its end). grail sets them aside
-//! for levels that hold on the rest (`holds (with internal set aside)`); a witness names the
-//! reads it sets aside, and each must be one of these.
+//! Reads that break the data model's assumptions: a garbage read (a value, or a list element,
+//! that no transaction of the history wrote to the key) and an internal inconsistency (a read
+//! that disagrees with its own transaction's earlier writes of the key, a register's last value
+//! or a list's own appends at its end; or one that repeats neither the transaction's earlier
+//! read of the key nor the writes it made since). No execution has the first two; the third is
+//! a non-repeatable read, which RC, PL-2 and PL-1 executions may have. grail sets them aside for
+//! levels that hold on the rest (`holds (with internal set aside)`); a witness names the reads
+//! it sets aside, each one all its levels forbid.
 
 use super::format::ReadRef;
 use crate::hash::Set;
@@ -38,11 +40,16 @@ impl Broken {
 /// `written` is every (key, value) the history writes.
 pub(super) fn kind(h: &History, ids: &super::Ids, written: &Set<(KeyId, Value)>, r: ReadRef) -> Result<Broken, String> {
     let t = ids.get(r.txn).ok_or_else(|| format!("T{} is not a transaction of this history", r.txn))?;
+    kind_at(h, t, r.index as usize, written)
+}
+
+/// What makes transaction `t`'s operation `i` a broken read, or why it is none.
+pub(super) fn kind_at(h: &History, t: u32, i: usize, written: &Set<(KeyId, Value)>) -> Result<Broken, String> {
+    let r = ReadRef { txn: h.txns.get(t as usize).map_or(0, |x| x.id), index: i as u32 };
     if h.txns.get(t as usize).is_none_or(|x| x.status != Status::Committed) {
         return Err(format!("T{} did not commit: its reads are unknown", r.txn));
     }
     let ops = h.ops_of(t);
-    let i = r.index as usize;
     let op = ops
         .get(i)
         .filter(|o| o.kind == OpKind::Read)

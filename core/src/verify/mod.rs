@@ -57,6 +57,16 @@ pub struct Verification {
     pub not_certified: Vec<NotCertified>,
     pub counterexamples: Vec<CheckedCycle>,
     pub violations_not_certified: Vec<NotCertified>,
+    /// The levels the witnesses that verify prove, each once, in the order met (those that
+    /// set no read aside).
+    pub proved: Vec<String>,
+    /// The levels proved only of the history without some reads (garbage reads, internal
+    /// inconsistencies the witness sets aside), and not in `proved`.
+    pub proved_with_set_aside: Vec<String>,
+    /// The levels the counterexamples that verify show violated, each once.
+    pub disproved: Vec<String>,
+    /// Levels both proved and disproved: none unless the verifier is wrong.
+    pub contradictions: Vec<String>,
 }
 
 /// One counterexample and its verdict.
@@ -87,31 +97,21 @@ pub struct Checked {
 }
 
 impl Verification {
-    /// Whether every witness and counterexample holds.
+    /// Whether every witness and counterexample holds, and none contradicts another.
     pub fn ok(&self) -> bool {
-        self.witnesses.iter().all(|w| w.failure.is_none()) && self.counterexamples.iter().all(|c| c.failure.is_none())
+        self.witnesses.iter().all(|w| w.failure.is_none())
+            && self.counterexamples.iter().all(|c| c.failure.is_none())
+            && self.contradictions.is_empty()
     }
 
     /// The levels the counterexamples that hold show violated, each once.
     pub fn disproved(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for c in self.counterexamples.iter().filter(|c| c.failure.is_none()) {
-            if !out.contains(&c.level) {
-                out.push(c.level.clone());
-            }
-        }
-        out
+        self.disproved.clone()
     }
 
-    /// The levels of the witnesses that hold, each once, in the order met.
+    /// The levels of the witnesses that hold and set no read aside, each once, in the order met.
     pub fn proved(&self) -> Vec<String> {
-        let mut out: Vec<String> = Vec::new();
-        for level in self.witnesses.iter().filter(|w| w.failure.is_none()).flat_map(|w| &w.levels) {
-            if !out.contains(level) {
-                out.push(level.clone());
-            }
-        }
-        out
+        self.proved.clone()
     }
 
     /// The first witness's or counterexample's failure, when one fails.
@@ -120,6 +120,7 @@ impl Verification {
             .iter()
             .find_map(|w| w.failure.as_deref())
             .or_else(|| self.counterexamples.iter().find_map(|c| c.failure.as_deref()))
+            .or_else(|| self.contradictions.first().map(String::as_str))
     }
 }
 
@@ -160,12 +161,16 @@ pub fn parse(text: &[u8]) -> Result<Certificate, Error> {
 /// Check every witness of `cert` against `h`.
 pub fn verify(h: &History, cert: &Certificate) -> Verification {
     if cert.witnesses.is_empty() && cert.counterexamples.is_empty() {
-        return Verification {
+        return summed(Verification {
             witnesses: Vec::new(),
             not_certified: cert.not_certified.clone(),
             counterexamples: Vec::new(),
             violations_not_certified: cert.violations_not_certified.clone(),
-        };
+            proved: Vec::new(),
+            proved_with_set_aside: Vec::new(),
+            disproved: Vec::new(),
+            contradictions: Vec::new(),
+        });
     }
     let ids = ids(h);
     let witnesses = cert
@@ -200,26 +205,60 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             },
         })
         .collect();
-    Verification {
+    summed(Verification {
         witnesses,
         not_certified: cert.not_certified.clone(),
         counterexamples,
         violations_not_certified: cert.violations_not_certified.clone(),
-    }
+        proved: Vec::new(),
+        proved_with_set_aside: Vec::new(),
+        disproved: Vec::new(),
+        contradictions: Vec::new(),
+    })
 }
 
-/// Every read of a committed transaction that no execution has (a garbage read, an internal
-/// inconsistency: [`broken`]), with its kind's name (`garbage-read`, `internal`).
-pub fn broken_reads(h: &History) -> Vec<(format::ReadRef, &'static str)> {
-    let Ok(ids) = ids(h) else { return Vec::new() };
+/// The levels proved, proved with reads set aside, and disproved; and any level both proved
+/// and disproved.
+fn summed(mut v: Verification) -> Verification {
+    let add = |out: &mut Vec<String>, l: &String| {
+        if !out.contains(l) {
+            out.push(l.clone())
+        }
+    };
+    for w in v.witnesses.iter().filter(|w| w.failure.is_none()) {
+        for l in &w.levels {
+            add(if w.set_aside == 0 { &mut v.proved } else { &mut v.proved_with_set_aside }, l);
+        }
+    }
+    let proved = v.proved.clone();
+    v.proved_with_set_aside.retain(|l| !proved.contains(l));
+    for c in v.counterexamples.iter().filter(|c| c.failure.is_none()) {
+        add(&mut v.disproved, &c.level);
+    }
+    v.contradictions = v
+        .proved
+        .iter()
+        .filter(|l| v.disproved.contains(l))
+        .map(|l| format!("{l} is both proved by a witness and disproved by a counterexample: a bug of the verifier's, please report it"))
+        .collect();
+    v
+}
+
+/// The reads a witness of `levels` sets aside where they hold with reads of `kinds` set aside
+/// (`garbage-read`, `internal`): those of the history's broken reads ([`broken`]) of these kinds
+/// that every one of the levels forbids. A non-repeatable read, which RC, PL-2 and PL-1 allow,
+/// is left for their witness to account for.
+pub fn reads_set_aside(h: &History, levels: &[&str], kinds: &[&str]) -> Vec<format::ReadRef> {
     let written = versions::writes(h);
     let mut out = Vec::new();
     for (t, x) in h.txns.iter().enumerate().filter(|(_, x)| x.status == Status::Committed) {
         for (i, op) in h.ops_of(t as u32).iter().enumerate() {
-            if op.kind == crate::history::OpKind::Read {
-                let r = format::ReadRef { txn: x.id, index: i as u32 };
-                if let Ok(k) = broken::kind(h, &ids, &written, r) {
-                    out.push((r, k.name()));
+            if op.kind != crate::history::OpKind::Read {
+                continue;
+            }
+            if let Ok(k) = broken::kind_at(h, t as u32, i, &written) {
+                if kinds.contains(&k.name()) && levels.iter().all(|l| k.violates(l)) {
+                    out.push(format::ReadRef { txn: x.id, index: i as u32 });
                 }
             }
         }
@@ -287,8 +326,16 @@ fn check(h: &History, ids: &Result<Ids, String>, n: usize, w: &Witness) -> Resul
     if !w.set_aside.is_empty() {
         let written = versions::writes(h);
         for &r in &w.set_aside {
-            broken::kind(h, ids, &written, r)
+            let k = broken::kind(h, ids, &written, r)
                 .map_err(|e| format!("witness {n} sets aside a read an execution may have: {e}"))?;
+            // Only a read every claimed level forbids: a non-repeatable read is one RC, PL-2 and
+            // PL-1 executions have.
+            if let Some(l) = w.levels.iter().find(|l| !k.violates(l)) {
+                return Err(format!(
+                    "witness {n} sets aside T{}'s operation {}, a read {l} allows ({k:?}): it must account for it",
+                    r.txn, r.index
+                ));
+            }
             ex.skip.insert((ids.get(r.txn).unwrap_or(u32::MAX), r.index));
         }
     }

@@ -299,3 +299,26 @@ fn parse_reads_certificates_and_places_errors() {
     assert_eq!(e.kind, ErrorKind::Usage);
     assert!(e.message.contains("of version 2"), "{e}");
 }
+
+#[test]
+fn a_level_proved_and_disproved_is_a_contradiction() {
+    use super::{summed, Checked, CheckedCycle, Verification};
+    let v = summed(Verification {
+        witnesses: vec![Checked {
+            kind: WitnessKind::Serial,
+            respects: Vec::new(),
+            levels: vec!["SER".into()],
+            set_aside: 0,
+            failure: None,
+        }],
+        not_certified: Vec::new(),
+        counterexamples: vec![CheckedCycle { level: "SER".into(), anomaly: "G0".into(), failure: None }],
+        violations_not_certified: Vec::new(),
+        proved: Vec::new(),
+        proved_with_set_aside: Vec::new(),
+        disproved: Vec::new(),
+        contradictions: Vec::new(),
+    });
+    assert!(!v.ok());
+    assert!(v.first_failure().unwrap().contains("SER is both proved by a witness and disproved"));
+}

@@ -21,6 +21,10 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
     let mut installed: Set<(KeyId, Value)> = Set::default();
     let lists = h.model == Model::ListAppend;
     let mut initial = Initial::new(h);
+    // PL-1 over registers checks no read's version, but a read no execution has (a garbage
+    // read, one that disagrees with its own transaction's writes) is not accounted for unless
+    // the witness sets it aside.
+    let written = if !reads && !lists { writes(h) } else { Set::default() };
     // PL-1 allows a read of an aborted append (G1a): such elements say nothing of the order
     // of the versions installed, and are left out of the read before it is compared.
     let mut aborted: Set<(KeyId, Value)> = Set::default();
@@ -47,7 +51,14 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
         let ops = h.ops_of(t);
         for (i, op) in ops.iter().enumerate() {
             let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
-            if kind != OpKind::Read || !committed || (!reads && !lists) || ex.skips(t, i) {
+            if kind != OpKind::Read || !committed || ex.skips(t, i) {
+                continue;
+            }
+            if !reads && !lists {
+                use super::broken::{kind_at, Broken};
+                if let Ok(k @ (Broken::Garbage | Broken::OwnWrite)) = kind_at(h, t, i, &written) {
+                    return Err(format!("{}'s operation {i} is a read no execution has ({k:?})", name(h, t)));
+                }
                 continue;
             }
             let ku = k as usize;

@@ -4,7 +4,7 @@
 //! Each level is an axiom on a commit order `co` that contains session order and reads-from:
 //! if `t3` read x from `t1`, and `t3` had observed another writer `t2` of x, then `t2` commits
 //! before `t1`. "Observed" is, for RC, an earlier read of `t3`'s from `t2`; for RA, `t2`
-//! directly before `t3` in session order or read from by `t3`; for CC, a chain of session
+//! before `t3` in its session or read from by `t3`; for CC, a chain of session
 //! order and reads-from from `t2` to `t3`. A `co` step `t2 -> t1` names `t3`'s read and that
 //! chain, and is re-derived here; a cycle of such steps with `wr`, `ww` and `so` leaves no
 //! commit order. A read of the initial value after observing a writer of the key leaves none
