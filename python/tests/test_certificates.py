@@ -108,6 +108,17 @@ def test_case_splits_are_data_and_counterexamples():
     assert not h.verify(cert).ok
 
 
+def test_levels_holding_with_reads_set_aside_are_listed_apart():
+    # T1 read 9, which nobody wrote: PL-1 holds with that garbage read set aside.
+    h = grail.read("{:index 0, :type :ok, :value [[:w :x 1]]}\n{:index 1, :type :ok, :value [[:r :x 9] [:w :x 2]]}\n")
+    cert = h.check(levels="all").certificate
+    (w,) = cert["witnesses"]
+    assert w["set_aside"] == [{"txn": 1, "index": 0}]
+    v = h.verify(cert)
+    assert v.ok and v.proved_with_set_aside == ["PL-1"] and "PL-1" not in v.proved
+    assert "SER" in v.disproved
+
+
 def test_bad_certificates_raise_with_line_and_column():
     h = grail.read(WRITE_SKEW)
     with pytest.raises(grail.GrailError) as e:
