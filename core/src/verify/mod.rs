@@ -266,22 +266,30 @@ pub fn reads_set_aside(h: &History, levels: &[&str], kinds: &[&str]) -> Vec<form
     out
 }
 
-/// Transactions by id: in a table by id when the ids are small (Jepsen's `:index`, a reader's
-/// count), found by binary search when the history lists them in increasing id order, else in
-/// a map.
+/// One witness checked against `h` as [`verify`] checks it: the first problem found, or `None`.
+pub fn check_witness(h: &History, w: &Witness) -> Option<String> {
+    check(h, &ids(h), 1, w).err()
+}
+
+/// Transactions by id: found by binary search when the history lists them in increasing id
+/// order (as readers mostly give them), starting with the one after the last found (a witness
+/// names them mostly in that order), else in a map.
 enum Ids<'h> {
-    Dense(Vec<u32>),
-    Increasing(&'h History),
+    Increasing(&'h History, std::cell::Cell<usize>),
     Map(Map<u64, u32>),
 }
 
 impl Ids<'_> {
     fn get(&self, id: u64) -> Option<u32> {
         match self {
-            Ids::Dense(places) => {
-                usize::try_from(id).ok().and_then(|i| places.get(i)).copied().filter(|&t| t != u32::MAX)
+            Ids::Increasing(h, next) => {
+                let at = match h.txns.get(next.get()) {
+                    Some(t) if t.id == id => next.get(),
+                    _ => h.txns.binary_search_by_key(&id, |t| t.id).ok()?,
+                };
+                next.set(at + 1);
+                Some(at as u32)
             }
-            Ids::Increasing(h) => h.txns.binary_search_by_key(&id, |t| t.id).ok().map(|t| t as u32),
             Ids::Map(m) => m.get(&id).copied(),
         }
     }
@@ -289,25 +297,8 @@ impl Ids<'_> {
 
 /// Each transaction's index by its id, or why the ids cannot name transactions.
 fn ids(h: &History) -> Result<Ids<'_>, String> {
-    let n = h.txns.len();
-    let max = h.txns.last().map_or(0, |t| t.id);
-    if max < 4 * n as u64 + 1024 {
-        // One pass: the table, and whether the ids increase.
-        let mut places = vec![u32::MAX; max as usize + 1];
-        let mut last = None;
-        let increasing = h.txns.iter().enumerate().all(|(t, x)| {
-            let ok = last.is_none_or(|l| l < x.id) && x.id <= max;
-            if ok {
-                places[x.id as usize] = t as u32;
-            }
-            last = Some(x.id);
-            ok
-        });
-        if increasing {
-            return Ok(Ids::Dense(places));
-        }
-    } else if h.txns.windows(2).all(|w| w[0].id < w[1].id) {
-        return Ok(Ids::Increasing(h));
+    if h.txns.windows(2).all(|w| w[0].id < w[1].id) {
+        return Ok(Ids::Increasing(h, std::cell::Cell::new(0)));
     }
     let mut ids = Map::default();
     for (t, txn) in h.txns.iter().enumerate() {
