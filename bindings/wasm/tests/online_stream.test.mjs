@@ -1,12 +1,24 @@
 // A history checked as it is written (issue 35): OnlineChecker.feedBytes and watch, through
 // core's LineStream, give what the whole text gives, and yield a cycle while the writer is
 // still writing.
-import { test } from 'node:test';
+import { after, test } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
 import { PassThrough } from 'node:stream';
 import { OnlineChecker, GrailError, TimestampOnlineChecker } from '../pkg/node.mjs';
 import { cliPath, skipOrFail } from './helpers.mjs';
+
+// Twice in a few dozen runs of the whole suite this file's process stayed alive after its last
+// test passed, and the suite waited for it forever. A second after the last test, if it is
+// still alive, it names what holds it open and exits with the runner's exit code (which a
+// failed test sets); a process that ends by itself is not held by this unreferenced timer.
+after(() => {
+    setTimeout(() => {
+        const handles = process._getActiveHandles().map((h) => h?.constructor?.name ?? typeof h);
+        console.error(`online_stream.test.mjs: still alive after its tests, held by: ${handles.join(', ')}`);
+        process.exit();
+    }, 1000).unref();
+});
 
 // A lost update that closes on line 2, then a transaction on another key.
 const FIRST = '{:type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}\n{:type :ok, :process 1, :value [[:r :x []] [:append :x 2]]}\n';
