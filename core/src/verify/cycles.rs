@@ -142,19 +142,8 @@ pub(super) fn weak_level(level: &str) -> bool {
 /// last element, is a write its committed writer overwrote later in the same transaction), both
 /// proscribed by PL-2 and every level above it, and by RC, RA and CC (Adya 1999, §4.2.2).
 fn read_anomaly(h: &History, ids: &super::Ids, cx: &Counterexample, r: super::format::ReadRef) -> Result<(), String> {
-    let forbidding = [
-        "strict-SER",
-        "strong-session-SER",
-        "SER",
-        "strong-SI",
-        "strong-session-SI",
-        "SI",
-        "PSI",
-        "CC",
-        "RA",
-        "RC",
-        "PL-2",
-    ];
+    // Every level but PL-1.
+    let forbidding = &super::format::LEVELS[..super::format::LEVELS.len() - 1];
     if !forbidding.contains(&cx.level.as_str()) {
         return Err(format!("{} allows an aborted or intermediate read", cx.level));
     }
