@@ -17,7 +17,8 @@
 //! layers, never its own layer's or a higher one's; `tests/layering.rs` reads this list and
 //! checks every path in `src/` against it.
 //!
-//! 1. `error`, `hash`, `par`: errors; the hash maps; work on several threads when there are some.
+//! 1. `error`, `hash`, `par`, `words`: errors; the hash maps; work on several threads when there
+//!    are some; counts in words.
 //! 2. `bucket_sort`, `generate`: sorting by small keys; synthetic histories, as EDN text.
 //! 3. `history`: the model (transactions, operations, values, claimed timestamps) and its index.
 //! 4. `read`, `graph`, `anomaly`, `verify`: the readers; the dependency graph, its orders and the
@@ -65,6 +66,7 @@ pub mod report;
 pub mod strategy;
 pub mod timestamps;
 pub mod verify;
+pub mod words;
 
 pub use analysis::{Analysis, AnalyzeOptions};
 pub use anomaly::{AnomalyKind, Finding};

@@ -60,10 +60,10 @@ pub fn export(input: Input, format: &str, out: &Path, max_depth: usize) -> Resul
         std::fs::write(&path, text).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     eprintln!(
-        "grail: wrote {} files ({} vertices, {} edges) to {}",
-        files.len(),
-        inf.graph.vertex_count(),
-        inf.graph.edges.len(),
+        "grail: wrote {} ({}, {}) to {}",
+        grail_core::words::counted(files.len() as u64, "file"),
+        grail_core::words::count(inf.graph.vertex_count() as u64, "vertex", "vertices"),
+        grail_core::words::counted(inf.graph.edges.len() as u64, "edge"),
         out.display()
     );
     Ok(0)

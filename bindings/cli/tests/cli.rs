@@ -407,3 +407,27 @@ fn a_closed_stdout_ends_grail_quietly() {
     assert!(stderr.is_empty(), "stderr: {stderr}");
     assert!(!out.status.success(), "grail cannot have written the whole history");
 }
+
+#[test]
+fn counts_of_one_are_singular() {
+    let dir = std::env::temp_dir().join(format!("grail-cli-words-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let h = dir.join("two.edn");
+    std::fs::write(&h, "{:index 0, :type :ok, :value [[:w :x 1]]}\n{:index 1, :type :ok, :value [[:r :x 1]]}\n")
+        .unwrap();
+    let h = h.to_string_lossy().to_string();
+    let (_, out, _) = grail(&["check", &h, "--levels", "all"]);
+    assert!(
+        out.contains("2 transactions (2 committed, 0 aborted, 0 indeterminate); graph: 2 vertices, 1 edge ("),
+        "{out}"
+    );
+    assert!(out.contains(": 1 known edge, 0 constraints (0 pairs of versions before compaction)"), "{out}");
+    assert!(out.contains("0 guesses, learning from 0 conflicts"), "{out}");
+    let one = dir.join("one.edn");
+    std::fs::write(&one, "{:index 0, :type :ok, :value [[:w :x 1]]}\n").unwrap();
+    let (_, out, _) = grail(&["check", &one.to_string_lossy()]);
+    assert!(out.contains("1 transaction (1 committed, 0 aborted, 0 indeterminate); graph: 1 vertex, 0 edges"), "{out}");
+    for wrong in ["1 transactions", "1 vertices", "1 edges", "1 known edges", "1 rounds", "conflicts learned from"] {
+        assert!(!out.contains(wrong), "{wrong}: {out}");
+    }
+}

@@ -3,11 +3,12 @@
 
 use super::cycles::{Found, PatternSearch};
 use super::open_pairs::{self, OpenPair};
-use super::poly::{counted, poly_named, Poly, PolyLevel, PolyNote};
+use super::poly::{poly_named, Poly, PolyLevel, PolyNote};
 use super::{Check, GraphId, Graphs, PolyWitness};
 use crate::graph::search::{components, Budget, Searched};
 use crate::level::{Level, Order};
 use crate::polygraph::{Decision, Mode};
+use crate::words::counted;
 
 /// The pairs of unobserved appends whose every order closes a G-single, for the levels the
 /// polygraph does not decide; when there are none, [`append_orders`].

@@ -8,6 +8,7 @@ use crate::graph::EdgeType;
 use crate::history::{History, Model};
 use crate::level::{Level, Order};
 use crate::polygraph::{Counterexample, Decision, Mode};
+use crate::words::{count, counted};
 
 /// The levels decided on a polygraph (of a register's versions, or of unobserved appends'
 /// orders), their counterexamples and what to note of each.
@@ -100,16 +101,16 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(PolyNote { level: l, decided: !matches!(verdict, Decision::Unknown(_)), text: format!(
-                "on the generalized polygraph (PolySI){}: {} known edges, {} constraints ({} pairs of versions before compaction), {} after pruning ({}){}, {}, {} learned from",
+                "on the generalized polygraph (PolySI){}: {}, {} ({} before compaction), {} after pruning ({}){}, {}, learning from {}",
                 match (order, st.with_session) {
                     (Order::None, false) => "",
                     (Order::None, true) => " (it holds even with session order among the known edges)",
                     (Order::Session, _) => ", session order included",
                     (Order::Realtime, _) => ", real-time order included",
                 },
-                st.known_edges,
-                st.constraints,
-                st.version_pairs,
+                counted(st.known_edges as u64, "known edge"),
+                counted(st.constraints as u64, "constraint"),
+                count(st.version_pairs as u64, "pair of versions", "pairs of versions"),
                 st.after_pruning,
                 counted(st.pruning_rounds, "round"),
                 if st.repair_rounds > 0 {
@@ -246,14 +247,6 @@ pub(super) fn version_order_note(
 }
 
 /// "1 round", "2 rounds", "1 guess", "0 guesses".
-pub(super) fn counted(n: impl Into<u64>, noun: &str) -> String {
-    let n = n.into();
-    match (n, noun.ends_with('s')) {
-        (1, _) => format!("1 {noun}"),
-        (_, true) => format!("{n} {noun}es"),
-        _ => format!("{n} {noun}s"),
-    }
-}
 
 #[cfg(test)]
 mod tests {

@@ -177,10 +177,10 @@ pub fn report_html(r: &Report, h: &History, nemesis: &[RawOp], o: &HtmlOptions) 
     let _ = writeln!(s, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>grail report: {title}</title><link rel=\"icon\" href=\"data:,\"><style>{STYLE}</style></head><body>"
     );
     let st = &r.stats;
-    let _ = writeln!(s, "<header><h1>grail report: <span class=\"mono\">{title}</span></h1><p id=\"verdict\">{} &nbsp;{} history, {} transactions ({} committed, {} aborted, {} indeterminate)</p></header>",
+    let _ = writeln!(s, "<header><h1>grail report: <span class=\"mono\">{title}</span></h1><p id=\"verdict\">{} &nbsp;{} history, {} ({} committed, {} aborted, {} indeterminate)</p></header>",
         badge(r.valid),
         escape(r.model.name()),
-        st.transactions,
+        crate::words::counted(st.transactions as u64, "transaction"),
         st.committed,
         st.aborted,
         st.indeterminate

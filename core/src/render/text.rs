@@ -1,6 +1,7 @@
 //! The verdict as a table, for terminals.
 
 use crate::report::{Report, WhiteBoxReport};
+use crate::words::{count, counted};
 use std::fmt::Write;
 
 /// How many findings that break the model's assumptions lead the text.
@@ -69,8 +70,16 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
     let st = &r.stats;
     let _ = writeln!(
         s,
-        "\n{} transactions ({} committed, {} aborted, {} indeterminate); graph: {} vertices, {} edges ({} ww, {} wr, {} rw)",
-        st.transactions, st.committed, st.aborted, st.indeterminate, st.vertices, st.edges, st.ww, st.wr, st.rw
+        "\n{} ({} committed, {} aborted, {} indeterminate); graph: {}, {} ({} ww, {} wr, {} rw)",
+        counted(st.transactions as u64, "transaction"),
+        st.committed,
+        st.aborted,
+        st.indeterminate,
+        count(st.vertices as u64, "vertex", "vertices"),
+        counted(st.edges as u64, "edge"),
+        st.ww,
+        st.wr,
+        st.rw
     );
     let mut shown = std::collections::BTreeSet::new();
     for (l, lr) in &r.levels.0 {
@@ -137,13 +146,13 @@ fn white_box(w: &WhiteBoxReport) -> String {
 /// What `grail check --certificate` wrote: a line per witness, one per level left uncertified.
 pub fn certificate_summary(c: &crate::verify::format::Certificate, path: &str) -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "grail: wrote {path}: {}", plural(c.witnesses.len(), "witness", "witnesses"));
+    let _ = writeln!(s, "grail: wrote {path}: {}", count(c.witnesses.len() as u64, "witness", "witnesses"));
     for w in &c.witnesses {
         let aside = match w.set_aside.len() {
             0 => String::new(),
             n => format!(
                 " ({} set aside: garbage or internal, each one these levels forbid)",
-                plural(n, "read", "reads")
+                count(n as u64, "read", "reads")
             ),
         };
         let _ = writeln!(s, "grail:   {}: proves {}{aside}", witness_name(w.kind, &w.respects), w.levels.join(", "));
@@ -172,7 +181,7 @@ pub fn verification(v: &crate::verify::Verification) -> String {
                     0 => String::new(),
                     n => format!(
                         " ({} set aside: garbage or internal, each one these levels forbid)",
-                        plural(n, "read", "reads")
+                        count(n as u64, "read", "reads")
                     ),
                 };
                 let _ = writeln!(s, "witness {} ({name}): verified: {}{aside}", i + 1, w.levels.join(", "));
@@ -240,8 +249,4 @@ fn witness_name(kind: crate::verify::format::WitnessKind, respects: &[crate::ver
         name.push_str(&format!(", respecting {} order", r.join(" and ")));
     }
     name
-}
-
-fn plural(n: usize, one: &str, many: &str) -> String {
-    format!("{n} {}", if n == 1 { one } else { many })
 }

@@ -45,8 +45,13 @@ pub fn render_anomaly(o: &OnlineAnomaly) -> String {
 pub fn render_summary(s: &OnlineSummary) -> String {
     let st = &s.stats;
     let mut out = format!(
-        "\n{} transactions ({} committed); {} cycles; window peak {} transactions, {} keys; {} evicted\n",
-        st.transactions, st.committed, st.cycles, st.peak_live, st.peak_keys, st.evicted
+        "\n{} ({} committed); {}; window peak {}, {}; {} evicted\n",
+        crate::words::counted(st.transactions as u64, "transaction"),
+        st.committed,
+        crate::words::counted(st.cycles as u64, "cycle"),
+        crate::words::counted(st.peak_live as u64, "transaction"),
+        crate::words::counted(st.peak_keys as u64, "key"),
+        st.evicted
     );
     out.push_str(&crate::analysis::render_counts(&s.classes, &s.lengths, &s.patterns));
     out.push_str("\nlevels online:\n");
