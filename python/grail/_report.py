@@ -426,9 +426,32 @@ class Report:
         """
         return self._native.to_html(title)
 
+    def levels_frame(self) -> "pandas.DataFrame":
+        """The verdicts as a pandas DataFrame, one row per level checked (strongest first):
+        ``level``, ``verdict`` (holds, violated, unknown), ``valid``, ``anomalies`` (the names,
+        comma-separated), ``reason`` (why unknown), ``implied_by`` and ``set_aside``. Needs pandas."""
+        pd = _import("pandas", "levels_frame")
+        rows = [
+            {
+                "level": lv.name,
+                "verdict": lv.verdict,
+                "valid": lv.valid,
+                "anomalies": ", ".join(lv.anomalies),
+                "reason": lv.reason,
+                "implied_by": lv.implied_by,
+                "set_aside": ", ".join(lv.set_aside),
+            }
+            for lv in self.levels.values()
+        ]
+        columns = ["level", "verdict", "valid", "anomalies", "reason", "implied_by", "set_aside"]
+        return pd.DataFrame(rows, columns=columns)
+
     def edges_frame(self) -> "pandas.DataFrame":
         """The edges of every counterexample cycle as a pandas DataFrame: one row per step,
-        with the cycle's anomaly and position. Needs pandas (``pip install grail-isolation[pandas]``)."""
+        with the cycle's anomaly and position; ``certain`` is False for a step that follows from
+        a chosen version order (registers without a log, appends no read observed), True where
+        the history fixes it, None where the question does not arise. Needs pandas
+        (``pip install grail-isolation[pandas]``)."""
         pd = _import("pandas", "edges_frame")
         rows = []
         for i, c in enumerate(self.cycles):
@@ -446,9 +469,10 @@ class Report:
                         "from_op": s.from_op.op,
                         "to_op": s.to_op.op,
                         "why": s.why,
+                        "certain": s.certain,
                     }
                 )
-        columns = ["cycle", "anomaly", "name", "step", "from", "to", "type", "key", "from_op", "to_op", "why"]
+        columns = ["cycle", "anomaly", "name", "step", "from", "to", "type", "key", "from_op", "to_op", "why", "certain"]
         return pd.DataFrame(rows, columns=columns)
 
     def _repr_html_(self) -> str:

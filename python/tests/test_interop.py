@@ -45,13 +45,33 @@ def test_history_to_pandas_register_nil():
 def test_edges_frame():
     r = grail.check(CASES / "G2-item" / "write-skew.edn")
     df = r.edges_frame()
-    assert list(df.columns) == ["cycle", "anomaly", "name", "step", "from", "to", "type", "key", "from_op", "to_op", "why"]
+    assert list(df.columns) == [
+        "cycle", "anomaly", "name", "step", "from", "to", "type", "key", "from_op", "to_op", "why", "certain"
+    ]
     steps = [s for c in r.cycles for s in c.steps]
     assert len(df) == len(steps) > 0
     assert df["type"].tolist() == [s.type for s in steps]
     assert df["from"].tolist() == [s.from_ for s in steps]
     assert df["why"].tolist() == [s.why for s in steps]
     assert grail.check(CASES / "valid" / "serial.edn").edges_frame().empty
+
+
+def test_levels_frame_and_chosen_steps():
+    # Registers without a version order: SER is violated through one chosen order of x.
+    h = grail.read(
+        "{:index 0, :type :ok, :value [[:w :x 1] [:w :z 1]]}\n"
+        "{:index 1, :type :ok, :value [[:w :x 2] [:w :y 2]]}\n"
+        "{:index 2, :type :ok, :value [[:r :x 1] [:r :y 2]]}\n"
+        "{:index 3, :type :ok, :value [[:r :x 2] [:r :z 1]]}\n"
+    )
+    r = h.check(levels="all")
+    df = r.levels_frame()
+    assert df["level"].tolist() == list(r.levels)
+    ser = df.set_index("level").loc["SER"]
+    assert (ser["verdict"], ser["valid"]) == ("violated", False) and "G-single" in ser["anomalies"]
+    assert df.set_index("level").loc["PL-2", "verdict"] == "holds"
+    edges = r.edges_frame()
+    assert False in edges["certain"].tolist() and True in edges["certain"].tolist()
 
 
 def test_graph_to_networkx():
