@@ -433,6 +433,8 @@ function setError(err, text) {
 }
 
 function showFailure(e, text) {
+    // No verdict stands for a text that was not checked: the lattice line of the last check goes.
+    $('lattice').textContent = '';
     if (e.kind === 'cancelled') {
         results.dataset.state = 'cancelled';
         $('report').hidden = true;

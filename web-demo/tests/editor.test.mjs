@@ -74,6 +74,19 @@ test('a syntax error is shown at its line and column, and the caret can go there
     assert.equal(caret.start, text.indexOf('}', text.indexOf('[:r x [1 ')));
 });
 
+test('an error after a check leaves no verdict of the text before', async () => {
+    let prev = await checkId();
+    await setEditorText(page, '{:index 0, :type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:r :x []] [:append :x 2]]}\n{:index 2, :type :ok, :process 2, :value [[:r :x [1 2]]]}');
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    assert.match(await page.textContent('#lattice'), /Weakest violated/);
+    prev = await checkId();
+    await setEditorText(page, '{:index 0, :type :ok, :process 0, :value [[:r :x []] [:append :x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:r :x [');
+    assert.equal(await waitForCheck(page, { previous: prev }), 'error');
+    assert.equal(await page.isVisible('#editor-error'), true);
+    assert.equal(await page.textContent('#lattice'), '');
+    assert.match(await page.textContent('#status'), /could not be read/);
+});
+
 test('a shape error after wide characters: the column counts characters', async () => {
     const text = '{:index 0, :type :ok, :value [[:append "😀é€" 1] [:bogus x 1]]}\n';
     const prev = await checkId();
