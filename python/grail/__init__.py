@@ -32,7 +32,7 @@ from ._grail import ALL_LEVELS as _ALL_LEVELS
 from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
 from ._certificate import Verification
-from ._history import Graph, History, check, check_strategy, read, verify
+from ._history import Graph, History, Transaction, check, check_strategy, read, verify
 from ._report import Anomaly, Cycle, LevelResult, OpRef, OtherOrder, Report, Stats, Step
 from ._strategy import STRATEGIES, StrategyReport
 
@@ -49,6 +49,7 @@ __all__ = [
     "check_strategy",
     "read",
     "History",
+    "Transaction",
     "Graph",
     "Report",
     "LevelResult",

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import json
 import math
-from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Union
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Dict, Iterable, List, Mapping, Optional, Tuple, Union
 
 from . import _grail
 from ._certificate import CertificateSource, Verification, certificate_bytes
@@ -158,12 +159,64 @@ class History:
             frame[c] = pd.Series(cols[c], dtype="string")
         return frame
 
-    def transaction(self, id: int) -> Optional[str]:
-        """One transaction in Jepsen notation, or None when no transaction has that id."""
-        return self._native.txn_text(id)
+    def transaction(self, id: int) -> Optional["Transaction"]:
+        """One transaction by id (its status, process, times, operations and place in the
+        input), or None when no transaction has that id. ``str()`` of it is the transaction in
+        Jepsen notation.
+
+        >>> import grail
+        >>> t = grail.read('{:index 0, :type :ok, :process 3, :value [[:append :x 1] [:r :x [1]]]}').transaction(0)
+        >>> t.status, t.process, t.ops
+        ('committed', 3, ('[:append x 1]', '[:r x [1]]'))
+        """
+        data = self._native.txn_json(id)
+        if data is None:
+            return None
+        return Transaction._from(json.loads(data), self._native.txn_text(id) or "")
 
     def __repr__(self) -> str:
         return repr(self._native)
+
+
+@dataclass(frozen=True)
+class Transaction:
+    """One transaction of a history: ``status`` (committed, aborted, indeterminate), whether it is
+    a ``vertex`` of the dependency graph, its ``process``, invocation and completion times, its
+    operations in Jepsen notation (``ops``) with their ``keys``, and where it is in the input
+    (``line``, ``span``). ``str()`` gives it in Jepsen notation, as reports show it."""
+
+    id: int
+    status: str
+    vertex: bool
+    process: Optional[int]
+    invoke_time: Optional[int]
+    complete_time: Optional[int]
+    label: Optional[str]
+    line: Optional[int]
+    ops: Tuple[str, ...]
+    keys: Tuple[Any, ...]
+    span: Optional[Dict[str, int]]
+    text: str
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any], text: str) -> "Transaction":
+        return cls(
+            id=d["id"],
+            status=d["status"],
+            vertex=d["vertex"],
+            process=d.get("process"),
+            invoke_time=d.get("invoke_time"),
+            complete_time=d.get("complete_time"),
+            label=d.get("label"),
+            line=d.get("line"),
+            ops=tuple(d["ops"]),
+            keys=tuple(d["op_keys"]),
+            span=d.get("span"),
+            text=text,
+        )
+
+    def __str__(self) -> str:
+        return self.text
 
 
 class Graph:

@@ -297,7 +297,11 @@ def test_explain_and_reprs():
     h = grail.read(LOST_UPDATE)
     assert repr(h) == "<grail.History: 3 transactions, list-append>"
     assert len(h) == 3
-    assert h.transaction(5) == "{:index 5, :type :ok, :process 2, :value [[:r x [2]]]} (line 6)"
+    t = h.transaction(5)
+    assert str(t) == "{:index 5, :type :ok, :process 2, :value [[:r x [2]]]} (line 6)"
+    assert isinstance(t, grail.Transaction)
+    assert (t.id, t.status, t.vertex, t.process, t.ops, t.line) == (5, "committed", True, 2, ("[:r x [2]]",), 6)
+    assert t.keys == ("x",) and t.span is not None
     assert h.transaction(12345) is None
 
 

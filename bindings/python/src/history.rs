@@ -205,6 +205,15 @@ impl PyHistory {
         })
     }
 
+    /// One transaction as JSON, by id, as core's view gives it (status, process, times,
+    /// operations, where it is in the input); `None` when no transaction has that id.
+    fn txn_json(&self, py: Python<'_>, id: u64) -> PyResult<Option<String>> {
+        guarded(py, || {
+            let views = self.session.transactions(Some(&[id]));
+            Ok(views.first().map(|v| serde_json::to_string(v).unwrap_or_default()))
+        })
+    }
+
     fn __repr__(&self) -> String {
         format!("<grail.History: {} transactions, {}>", self.h().txns.len(), self.h().model.name())
     }
