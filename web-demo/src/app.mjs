@@ -46,6 +46,8 @@ function h(tag, attrs = {}, ...children) {
 }
 
 const nf = new Intl.NumberFormat('en');
+/** `n` and the noun, singular for 1: "1 transaction", "2 vertices". */
+const counted = (n, one, many = `${one}s`) => `${nf.format(n)} ${n === 1 ? one : many}`;
 
 function ms(x) {
     return x >= 1000 ? `${(x / 1000).toFixed(2)} s` : `${Math.max(0, Math.round(x))} ms`;
@@ -306,9 +308,9 @@ function phaseText(ev) {
     if (!ev) return 'Starting…';
     switch (ev.phase) {
         case 'read':
-            return ev.done ? `Read ${nf.format(ev.transactions)} transactions (${ev.model}).` : `Reading ${bytes(ev.bytes)}…`;
+            return ev.done ? `Read ${counted(ev.transactions, 'transaction')} (${ev.model}).` : `Reading ${bytes(ev.bytes)}…`;
         case 'infer':
-            return ev.done ? `Dependency graph: ${nf.format(ev.vertices)} vertices, ${nf.format(ev.edges)} edges.` : 'Building the dependency graph…';
+            return ev.done ? `Dependency graph: ${counted(ev.vertices, 'vertex', 'vertices')}, ${counted(ev.edges, 'edge')}.` : 'Building the dependency graph…';
         case 'check':
             return ev.done ? 'Search done.' : `Searching for cycles… ${nf.format(ev.steps)} steps`;
         default:
@@ -498,7 +500,7 @@ function showResult(res, text) {
     const violated = checked.filter((l) => report.levels[l].verdict === 'violated');
     const unknown = checked.filter((l) => report.levels[l].verdict === 'unknown');
     const holds = checked.filter((l) => report.levels[l].verdict === 'holds');
-    const parts = [`Checked ${nf.format(info.transactions)} transactions (${info.model}) in ${ms(timings.total)}.`];
+    const parts = [`Checked ${counted(info.transactions, 'transaction')} (${info.model}) in ${ms(timings.total)}.`];
     if (violated.length) parts.push(`Violated: ${violated.join(', ')}.`);
     if (unknown.length) parts.push(`Unknown: ${unknown.join(', ')}.`);
     if (holds.length) parts.push(`Holds: ${holds.join(', ')}.`);
@@ -724,7 +726,7 @@ function renderAnalysis(a) {
     const p = a.participation;
     const pct = (n) => (p.transactions ? ((100 * n) / p.transactions).toFixed(1) : '0.0');
     $('analysis-summary').textContent =
-        `${nf.format(a.cycles)} cycles of at most ${a.max_length} transactions${a.complete ? '' : ` (counting stopped early: ${a.reason})`}. ` +
+        `${counted(a.cycles, 'cycle')} of at most ${a.max_length} transactions${a.complete ? '' : ` (counting stopped early: ${a.reason})`}. ` +
         `Transactions on no cycle: ${nf.format(p.none)} (${pct(p.none)}%), on one: ${nf.format(p.one)} (${pct(p.one)}%), on two or more: ${nf.format(p.many)} (${pct(p.many)}%).`;
     const rows = a.classes.filter((c) => c.count > 0);
     $('class-counts').tBodies[0].replaceChildren(
@@ -744,7 +746,7 @@ function renderStats(report, info, timings) {
     const rows = [
         ['Model', report.model],
         ['Transactions', `${nf.format(s.transactions)} (${nf.format(s.committed)} committed, ${nf.format(s.aborted)} aborted, ${nf.format(s.indeterminate)} indeterminate)`],
-        ['Graph', `${nf.format(s.vertices)} vertices, ${nf.format(s.edges)} edges (${nf.format(s.ww)} ww, ${nf.format(s.wr)} wr, ${nf.format(s.rw)} rw), density ${Number(s.density).toFixed(2)}`],
+        ['Graph', `${counted(s.vertices, 'vertex', 'vertices')}, ${counted(s.edges, 'edge')} (${nf.format(s.ww)} ww, ${nf.format(s.wr)} wr, ${nf.format(s.rw)} rw), density ${Number(s.density).toFixed(2)}`],
         ['Time', `read ${ms(timings.read)}, graph and search ${ms(timings.check)}, in all ${ms(timings.total)}`],
         ['Engine', `grail ${state.version ?? ''} (WebAssembly, in a Web Worker; cancels by ${checker.cancelMode})`],
     ];

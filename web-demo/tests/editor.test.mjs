@@ -87,6 +87,15 @@ test('an error after a check leaves no verdict of the text before', async () => 
     assert.match(await page.textContent('#status'), /could not be read/);
 });
 
+test('one transaction is one, not "1 transactions"', async () => {
+    const prev = await checkId();
+    await setEditorText(page, '{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}');
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    const status = await page.textContent('#status');
+    assert.match(status, /^Checked 1 transaction \(list-append\)/);
+    assert.doesNotMatch(status, /1 transactions/);
+});
+
 test('a shape error after wide characters: the column counts characters', async () => {
     const text = '{:index 0, :type :ok, :value [[:append "😀é€" 1] [:bogus x 1]]}\n';
     const prev = await checkId();
