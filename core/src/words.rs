@@ -26,5 +26,8 @@ mod tests {
         assert_eq!(super::counted(2u32, "guess"), "2 guesses");
         assert_eq!(super::count(1u32, "vertex", "vertices"), "1 vertex");
         assert_eq!(super::count(3u32, "vertex", "vertices"), "3 vertices");
+        assert_eq!(super::counted(6u32, "round"), "6 rounds");
+        assert_eq!(super::counted(1u64, "guess"), "1 guess");
+        assert_eq!(super::counted(2u64, "conflict"), "2 conflicts");
     }
 }

@@ -208,38 +208,33 @@ fn counterexamples(
                 Counterexample { level: level.clone(), anomaly, read: Some(read), ..Default::default() }
             }
             (Some(c), _, _) => {
-                let mut steps = Vec::new();
-                let other: &[crate::explain::Step] = c.other_order.as_ref().map_or(&[], |o| &o.steps);
-                let mut other_steps = Vec::new();
-                for (n, s) in c.steps.iter().chain(if certain(&c) { &[][..] } else { other }).enumerate() {
-                    let mut step = CycleStep {
-                        from: s.from,
-                        to: s.to,
-                        ty: s.ty.as_str().into(),
-                        key: s.key.clone(),
-                        ..Default::default()
+                // Each step as the verifier reads it; a weak level's `co` step with its read and
+                // how that read's transaction had observed the writer.
+                let mut convert = |steps: &[crate::explain::Step]| -> Vec<CycleStep> {
+                    let step = |s: &crate::explain::Step| {
+                        let mut step = CycleStep {
+                            from: s.from,
+                            to: s.to,
+                            ty: s.ty.as_str().into(),
+                            key: s.key.clone(),
+                            ..Default::default()
+                        };
+                        if let (crate::graph::EdgeType::Co, Some(w)) = (s.ty, weak) {
+                            let o = observer.get_or_insert_with(|| premise::Observer::new(h, inf));
+                            step.read = Some(ReadRef { txn: s.to_op.txn, index: s.to_op.index });
+                            step.observed = o.observed(w, s.from, s.to_op.txn, s.to_op.index);
+                        }
+                        step
                     };
-                    if let (crate::graph::EdgeType::Co, Some(w)) = (s.ty, weak) {
-                        let o = observer.get_or_insert_with(|| premise::Observer::new(h, inf));
-                        let chain = o
-                            .txn(s.from)
-                            .zip(o.txn(s.to_op.txn))
-                            .and_then(|(a, b)| o.chain(w, a, b, h.txns[b as usize].ops_start + s.to_op.index));
-                        step.read = Some(ReadRef { txn: s.to_op.txn, index: s.to_op.index });
-                        step.observed = chain.unwrap_or_default();
-                    }
-                    if n < c.steps.len() {
-                        steps.push(step);
-                    } else {
-                        other_steps.push(step);
-                    }
-                }
+                    steps.iter().map(step).collect()
+                };
+                let steps = convert(&c.steps);
                 let split = match &c.other_order {
                     Some(o) if !certain(&c) => Some(crate::verify::format::Split {
                         key: o.key.clone(),
                         first: o.first,
                         second: o.second,
-                        other: other_steps,
+                        other: convert(&o.steps),
                     }),
                     _ => None,
                 };
@@ -249,15 +244,11 @@ fn counterexamples(
                 let Some(a) = initial else { continue };
                 let (wo, ro) = (&a.ops[0], &a.ops[1]);
                 let o = observer.get_or_insert_with(|| premise::Observer::new(h, inf));
-                let chain = o
-                    .txn(wo.txn)
-                    .zip(o.txn(ro.txn))
-                    .and_then(|(x, y)| o.chain(w, x, y, h.txns[y as usize].ops_start + ro.index));
                 Counterexample {
                     level: level.clone(),
                     anomaly: a.kind.clone(),
                     read: Some(ReadRef { txn: ro.txn, index: ro.index }),
-                    observed: chain.unwrap_or_default(),
+                    observed: o.observed(w, wo.txn, ro.txn, ro.index),
                     ..Default::default()
                 }
             }

@@ -32,13 +32,21 @@ impl<'a> Observer<'a> {
         Observer { h, inf, prev, by_id }
     }
 
-    pub(super) fn txn(&self, id: u64) -> Option<TxnId> {
+    fn txn(&self, id: u64) -> Option<TxnId> {
         self.by_id.get(&id).copied()
+    }
+
+    /// The steps by which transaction `reader` (an id) had observed `writer` before its
+    /// operation `index`, as `level` needs them; none when not found (the verifier then says
+    /// so).
+    pub(super) fn observed(&self, level: Weak, writer: u64, reader: u64, index: u32) -> Vec<CycleStep> {
+        let (Some(w), Some(r)) = (self.txn(writer), self.txn(reader)) else { return Vec::new() };
+        self.chain(level, w, r, self.h.txns[r as usize].ops_start + index).unwrap_or_default()
     }
 
     /// The steps by which `reader` had observed `writer` before its operation `read_op` (an
     /// index into the history's operations), as `level` needs them; `None` when not found.
-    pub(super) fn chain(&self, level: Weak, writer: TxnId, reader: TxnId, read_op: u32) -> Option<Vec<CycleStep>> {
+    fn chain(&self, level: Weak, writer: TxnId, reader: TxnId, read_op: u32) -> Option<Vec<CycleStep>> {
         let reads = self.sources(reader);
         let read_from = |r: &&ExtRead| r.from.is_some_and(|w| self.inf.index.txn_of(w) == writer);
         match level {

@@ -7,6 +7,7 @@
 //! levels that hold on the rest (`holds (with internal set aside)`); a witness names the reads
 //! it sets aside, each one all its levels forbid.
 
+use super::cycles::values_written;
 use super::format::ReadRef;
 use crate::hash::Set;
 use crate::history::{Arg, History, KeyId, Model, OpKind, Status, Value};
@@ -39,8 +40,7 @@ impl Broken {
 /// What makes transaction `r.txn`'s operation `r.index` a broken read, or why it is none.
 /// `written` is every (key, value) the history writes.
 pub(super) fn kind(h: &History, ids: &super::Ids, written: &Set<(KeyId, Value)>, r: ReadRef) -> Result<Broken, String> {
-    let t = ids.get(r.txn).ok_or_else(|| format!("T{} is not a transaction of this history", r.txn))?;
-    kind_at(h, t, r.index as usize, written)
+    kind_at(h, ids.named(r.txn)?, r.index as usize, written)
 }
 
 /// What makes transaction `t`'s operation `i` a broken read, or why it is none.
@@ -65,9 +65,8 @@ pub(super) fn kind_at(h: &History, t: u32, i: usize, written: &Set<(KeyId, Value
     if garbage {
         return Ok(Broken::Garbage);
     }
-    let value = |o: &crate::history::Op| if let Arg::Val(v) = { o.arg } { Some(v) } else { None };
     let before = &ops[..i];
-    let own: Vec<Value> = before.iter().filter(|o| o.key == k && o.kind != OpKind::Read).filter_map(value).collect();
+    let own = values_written(before, k);
     let own_broken = match own.last() {
         None => false,
         Some(&last) if !list => arg != Arg::Val(last),
@@ -78,8 +77,7 @@ pub(super) fn kind_at(h: &History, t: u32, i: usize, written: &Set<(KeyId, Value
     }
     // The latest earlier read of the key, and the writes since: this read must repeat them.
     if let Some(p) = before.iter().rposition(|o| o.key == k && o.kind == OpKind::Read) {
-        let since: Vec<Value> =
-            before[p + 1..].iter().filter(|o| o.key == k && o.kind != OpKind::Read).filter_map(value).collect();
+        let since = values_written(&before[p + 1..], k);
         let repeated = if list {
             let (earlier, now) = (h.list(&before[p]), h.list(op));
             now.len() == earlier.len() + since.len() && now.starts_with(earlier) && now.ends_with(&since)

@@ -261,8 +261,7 @@ fn external_reads(
         let key = || h.show(h.key(k));
         let mine: Vec<&crate::history::Op> = ops[..i].iter().filter(|o| o.key == k && o.kind != OpKind::Read).collect();
         if lists_model {
-            let own: Vec<Value> =
-                mine.iter().filter_map(|o| if let Arg::Val(v) = { o.arg } { Some(v) } else { None }).collect();
+            let own = super::cycles::values_written(&ops[..i], k);
             let read = h.list(op);
             let seen = read.strip_suffix(&own[..]).filter(|s| mine.is_empty() || s.len() + own.len() == read.len());
             let Some(seen) = seen else {

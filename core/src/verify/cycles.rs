@@ -44,8 +44,7 @@ pub(super) fn check(
     let Some(sp) = &cx.split else { return cycle(h, ids, keys, cx, &cx.steps, None).err() };
     // A case split over the order of two writes of a key: each order closes a cycle.
     let split = || -> Result<(), String> {
-        let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
-        let (a, b, k) = (t(sp.first)?, t(sp.second)?, key_named(keys, &sp.key)?);
+        let (a, b, k) = (ids.named(sp.first)?, ids.named(sp.second)?, key_named(keys, &sp.key)?);
         if a == b || writes(h, a, k).is_empty() || writes(h, b, k).is_empty() {
             return Err(format!("the split is not of two writers of key {}", sp.key));
         }
@@ -71,8 +70,7 @@ fn cycle(
 ) -> Result<(), String> {
     pattern(&cx.level, steps)?;
     for s in steps {
-        let t = |id: u64| ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"));
-        let (a, b) = (t(s.from)?, t(s.to)?);
+        let (a, b) = (ids.named(s.from)?, ids.named(s.to)?);
         committed(h, a)?;
         committed(h, b)?;
         let key = || key_named(keys, &s.key);
@@ -147,7 +145,7 @@ fn read_anomaly(h: &History, ids: &super::Ids, cx: &Counterexample, r: super::fo
     if !forbidding.contains(&cx.level.as_str()) {
         return Err(format!("{} allows an aborted or intermediate read", cx.level));
     }
-    let t = ids.get(r.txn).ok_or_else(|| format!("T{} is not a transaction of this history", r.txn))?;
+    let t = ids.named(r.txn)?;
     if h.txns.get(t as usize).is_none_or(|x| x.status != Status::Committed) {
         return Err(format!("T{} did not commit: its reads are unknown", r.txn));
     }
@@ -277,8 +275,12 @@ fn reads(h: &History, t: u32, k: KeyId) -> impl Iterator<Item = Read> + '_ {
 
 /// The values `t` wrote (or appended) to `k`.
 pub(super) fn writes(h: &History, t: u32, k: KeyId) -> Vec<Value> {
-    h.ops_of(t)
-        .iter()
+    values_written(h.ops_of(t), k)
+}
+
+/// The values these operations write (or append) to `k`, in order.
+pub(super) fn values_written(ops: &[crate::history::Op], k: KeyId) -> Vec<Value> {
+    ops.iter()
         .filter(|o| o.key == k && o.kind != OpKind::Read)
         .filter_map(|o| if let Arg::Val(v) = { o.arg } { Some(v) } else { None })
         .collect()

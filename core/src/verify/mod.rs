@@ -161,16 +161,7 @@ pub fn parse(text: &[u8]) -> Result<Certificate, Error> {
 /// Check every witness of `cert` against `h`.
 pub fn verify(h: &History, cert: &Certificate) -> Verification {
     if cert.witnesses.is_empty() && cert.counterexamples.is_empty() {
-        return summed(Verification {
-            witnesses: Vec::new(),
-            not_certified: cert.not_certified.clone(),
-            counterexamples: Vec::new(),
-            violations_not_certified: cert.violations_not_certified.clone(),
-            proved: Vec::new(),
-            proved_with_set_aside: Vec::new(),
-            disproved: Vec::new(),
-            contradictions: Vec::new(),
-        });
+        return summed(cert, Vec::new(), Vec::new());
     }
     let ids = ids(h);
     let witnesses = cert
@@ -185,8 +176,11 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             failure: check(h, &ids, n + 1, w).err(),
         })
         .collect();
-    let keys: Map<String, crate::history::KeyId> =
-        (0..h.keys.len() as u32).map(|k| (h.value_json(h.key(k)).to_string(), k)).collect();
+    // Keys by the name steps give them, for counterexamples only.
+    let keys: Map<String, crate::history::KeyId> = match cert.counterexamples.is_empty() {
+        true => Map::default(),
+        false => (0..h.keys.len() as u32).map(|k| (h.value_json(h.key(k)).to_string(), k)).collect(),
+    };
     // Steps name writers by the values read: a value written twice to a key names neither.
     let steps = |cx: &format::Counterexample| !cx.steps.is_empty() || !cx.observed.is_empty();
     let duplicate = if cert.counterexamples.iter().any(steps) { versions::duplicate(h).err() } else { None };
@@ -205,7 +199,13 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
             },
         })
         .collect();
-    summed(Verification {
+    summed(cert, witnesses, counterexamples)
+}
+
+/// The verification of `cert` from its checked witnesses and counterexamples: with the levels
+/// proved, proved with reads set aside, and disproved, and any level both proved and disproved.
+fn summed(cert: &Certificate, witnesses: Vec<Checked>, counterexamples: Vec<CheckedCycle>) -> Verification {
+    let mut v = Verification {
         witnesses,
         not_certified: cert.not_certified.clone(),
         counterexamples,
@@ -214,12 +214,7 @@ pub fn verify(h: &History, cert: &Certificate) -> Verification {
         proved_with_set_aside: Vec::new(),
         disproved: Vec::new(),
         contradictions: Vec::new(),
-    })
-}
-
-/// The levels proved, proved with reads set aside, and disproved; and any level both proved
-/// and disproved.
-fn summed(mut v: Verification) -> Verification {
+    };
     let add = |out: &mut Vec<String>, l: &String| {
         if !out.contains(l) {
             out.push(l.clone())
@@ -280,6 +275,11 @@ enum Ids<'h> {
 }
 
 impl Ids<'_> {
+    /// The transaction with id `id`, or the error that names it.
+    fn named(&self, id: u64) -> Result<u32, String> {
+        self.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"))
+    }
+
     fn get(&self, id: u64) -> Option<u32> {
         match self {
             Ids::Increasing(h, next) => {
@@ -453,9 +453,10 @@ fn execution(h: &History, ids: &Ids, w: &Witness) -> Result<Execution, String> {
     let mut commit = if two { vec![ABSENT; n] } else { Vec::new() };
     let mut order = Vec::with_capacity(w.order.len());
     for (i, &id) in w.order.iter().enumerate() {
-        let absent = || format!("T{id} is not a transaction of this history");
-        let t = ids.get(id).ok_or_else(absent)?;
-        let (Some(txn), Some(s)) = (h.txns.get(t as usize), start.get_mut(t as usize)) else { return Err(absent()) };
+        let t = ids.named(id)?;
+        let (Some(txn), Some(s)) = (h.txns.get(t as usize), start.get_mut(t as usize)) else {
+            return Err(format!("T{id} is not a transaction of this history"));
+        };
         if txn.status == Status::Aborted {
             return Err(format!("T{id} aborted: it cannot be in the execution"));
         }

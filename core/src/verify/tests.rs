@@ -302,23 +302,25 @@ fn parse_reads_certificates_and_places_errors() {
 
 #[test]
 fn a_level_proved_and_disproved_is_a_contradiction() {
-    use super::{summed, Checked, CheckedCycle, Verification};
-    let v = summed(Verification {
-        witnesses: vec![Checked {
-            kind: WitnessKind::Serial,
-            respects: Vec::new(),
-            levels: vec!["SER".into()],
-            set_aside: 0,
-            failure: None,
-        }],
+    use super::{summed, Checked, CheckedCycle};
+    let witness = Checked {
+        kind: WitnessKind::Serial,
+        respects: Vec::new(),
+        levels: vec!["SER".into()],
+        set_aside: 0,
+        failure: None,
+    };
+    let cycle = CheckedCycle { level: "SER".into(), anomaly: "G0".into(), failure: None };
+    let empty = Certificate {
+        format: FORMAT.into(),
+        version: VERSION,
+        transactions: 0,
+        witnesses: Vec::new(),
         not_certified: Vec::new(),
-        counterexamples: vec![CheckedCycle { level: "SER".into(), anomaly: "G0".into(), failure: None }],
+        counterexamples: Vec::new(),
         violations_not_certified: Vec::new(),
-        proved: Vec::new(),
-        proved_with_set_aside: Vec::new(),
-        disproved: Vec::new(),
-        contradictions: Vec::new(),
-    });
+    };
+    let v = summed(&empty, vec![witness], vec![cycle]);
     assert!(!v.ok());
     assert!(v.first_failure().unwrap().contains("SER is both proved by a witness and disproved"));
 }

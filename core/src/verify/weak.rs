@@ -14,7 +14,7 @@
 //! element (before the reader's own appends) the writer appended; the history must write each
 //! value once to a key (checked once for all counterexamples, [`super::verify`]).
 
-use super::cycles::{committed, key_named, list, session, writes};
+use super::cycles::{committed, key_named, list, session, values_written, writes};
 use super::format::{Counterexample, CycleStep, ReadRef};
 use crate::hash::Map;
 use crate::history::{Arg, History, KeyId, Model, OpKind, Value};
@@ -31,7 +31,7 @@ pub(super) fn co_step(
     b: u32,
 ) -> Result<(), String> {
     let r = s.read.ok_or("a co step names the read that forces it (\"read\")")?;
-    let reader = txn(ids, r.txn)?;
+    let reader = ids.named(r.txn)?;
     let k = key_named(keys, &s.key)?;
     let (rk, seen) = seen(h, reader, r.index)?;
     let (na, nb) = (super::name(h, a), super::name(h, b));
@@ -58,12 +58,12 @@ pub(super) fn initial_read(
     if !super::cycles::weak_level(&cx.level) {
         return Err(format!("{} is not a weak level: a read of the initial value does not violate it", cx.level));
     }
-    let reader = txn(ids, r.txn)?;
+    let reader = ids.named(r.txn)?;
     let (k, seen) = seen(h, reader, r.index)?;
     if seen.is_some() || (h.model != Model::ListAppend && h.initial_open) {
         return Err(format!("T{}'s operation {} did not read the initial value", r.txn, r.index));
     }
-    let writer = txn(ids, cx.observed[0].from)?;
+    let writer = ids.named(cx.observed[0].from)?;
     if writes(h, writer, k).is_empty() {
         return Err(format!(
             "{} did not write the key T{}'s operation {} read",
@@ -87,7 +87,7 @@ fn premise(
     index: u32,
 ) -> Result<(), String> {
     let (first, last) = match (chain.first(), chain.last()) {
-        (Some(f), Some(l)) => (txn(ids, f.from)?, txn(ids, l.to)?),
+        (Some(f), Some(l)) => (ids.named(f.from)?, ids.named(l.to)?),
         _ => return Err("no steps show how the reader had observed the writer (\"observed\")".into()),
     };
     if first != writer || last != reader {
@@ -108,7 +108,7 @@ fn premise(
     };
     needs?;
     for (i, s) in chain.iter().enumerate() {
-        let (a, b) = (txn(ids, s.from)?, txn(ids, s.to)?);
+        let (a, b) = (ids.named(s.from)?, ids.named(s.to)?);
         if i > 0 && chain[i - 1].to != s.from {
             return Err(format!("observed step {} does not start where step {i} ends", i + 1));
         }
@@ -118,7 +118,7 @@ fn premise(
             "so" => session(h, a, b),
             "wr" => {
                 let r = s.read.ok_or("a wr step of \"observed\" names its read (\"read\")")?;
-                if txn(ids, r.txn)? != b {
+                if ids.named(r.txn)? != b {
                     return Err(format!("the read of observed step {} is not {}'s", i + 1, super::name(h, b)));
                 }
                 let (_, seen) = seen(h, b, r.index)?;
@@ -133,10 +133,6 @@ fn premise(
     Ok(())
 }
 
-fn txn(ids: &super::Ids, id: u64) -> Result<u32, String> {
-    ids.get(id).ok_or_else(|| format!("T{id} is not a transaction of this history"))
-}
-
 /// What transaction `t`'s operation `index` read from outside: its key, and the value (a
 /// register's, or a list's last element before `t`'s own appends), `None` for the initial one.
 /// Errors when it is not a read of a committed transaction, or reads `t`'s own write.
@@ -149,11 +145,7 @@ fn seen(h: &History, t: u32, index: u32) -> Result<(KeyId, Option<Value>), Strin
     let not = || format!("T{}'s operation {index} is not a read of another transaction's write", x.id);
     let op = ops.get(i).filter(|o| o.kind == OpKind::Read).ok_or_else(not)?;
     let k = op.key;
-    let own: Vec<Value> = ops[..i]
-        .iter()
-        .filter(|o| o.key == k && o.kind != OpKind::Read)
-        .filter_map(|o| if let Arg::Val(v) = { o.arg } { Some(v) } else { None })
-        .collect();
+    let own = values_written(&ops[..i], k);
     match h.model {
         Model::ListAppend => {
             let l = list(h, &(k, { op.arg }));

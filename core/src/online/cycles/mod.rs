@@ -623,13 +623,13 @@ impl OnlineChecker {
         if self.model == Some(Model::RwRegister) {
             notes.push(format!(
                 "registers: checked in {} of the offline engine (grail check's) over the last {} at most, every level; a round over a window that lost older transactions leaves out the reads of values written before it",
-                crate::words::counted(s.rounds as u64, "round"),
+                crate::words::counted(s.rounds, "round"),
                 crate::words::counted(self.opts.window as u64, "transaction")
             ));
         } else if skipped > 0 {
             notes.push(format!(
                 "{} did not commit (aborted or indeterminate): no edges; reads of their appends are judged",
-                crate::words::counted(skipped as u64, "transaction")
+                crate::words::counted(skipped, "transaction")
             ));
         }
         // Cycles still provisional count with their classes as known now.

@@ -46,9 +46,9 @@ pub fn render_summary(s: &OnlineSummary) -> String {
     let st = &s.stats;
     let mut out = format!(
         "\n{} ({} committed); {}; window peak {}, {}; {} evicted\n",
-        crate::words::counted(st.transactions as u64, "transaction"),
+        crate::words::counted(st.transactions, "transaction"),
         st.committed,
-        crate::words::counted(st.cycles as u64, "cycle"),
+        crate::words::counted(st.cycles, "cycle"),
         crate::words::counted(st.peak_live as u64, "transaction"),
         crate::words::counted(st.peak_keys as u64, "key"),
         st.evicted
