@@ -43,7 +43,11 @@ fn unescape(s: &str) -> String {
 
 /// Whether `edn`, checked at `levels`, violates one of them with `anomaly` through `txns`.
 fn reproduces(edn: &str, levels: &[Level], anomaly: &str, txns: &[u64]) -> bool {
-    let h = grail_core::read(edn.as_bytes(), Format::Edn).unwrap_or_else(|e| panic!("{e}\n{edn}"));
+    reproduces_in(edn, Format::Edn, levels, anomaly, txns)
+}
+
+fn reproduces_in(edn: &str, format: Format, levels: &[Level], anomaly: &str, txns: &[u64]) -> bool {
+    let h = grail_core::read(edn.as_bytes(), format).unwrap_or_else(|e| panic!("{e}\n{edn}"));
     let r = grail_core::check(&h, &CheckOptions { levels: levels.to_vec(), ..CheckOptions::default() });
     let mut want = txns.to_vec();
     want.sort();
@@ -98,7 +102,7 @@ fn every_sub_history_offered_reproduces_its_counterexample() {
             let b = reproducing_sub_history(&h, c, &levels, &CheckOptions::default(), 64);
             assert_eq!(b.reproduces, ok, "{}", case.display());
             let body = |e: &str| e.lines().filter(|l| !l.starts_with(';')).collect::<Vec<_>>().join("\n");
-            assert_eq!(body(&b.edn), body(&sub), "{}", case.display());
+            assert_eq!(body(&b.text), body(&sub), "{}", case.display());
         }
     }
     assert!(total >= 20, "only {total} counterexamples");
@@ -112,11 +116,34 @@ fn a_lost_update_keeps_its_reader_when_needed() {
     let r = grail_core::check(&h, &CheckOptions { levels: levels.clone(), ..CheckOptions::default() });
     let c = r.levels.get(Level::Ser).unwrap().cycles.iter().find(|c| c.anomaly == "G-single").unwrap();
     let b = reproducing_sub_history(&h, c, &[Level::Ser], &CheckOptions::default(), 64);
-    assert!(b.reproduces && b.minimal, "{}", b.edn);
-    assert!(reproduces(&b.edn, &[Level::Ser], "G-single", &c.txns));
+    assert!(b.reproduces && b.minimal, "{}", b.text);
+    assert!(reproduces(&b.text, &[Level::Ser], "G-single", &c.txns));
     // The cycle's transactions alone: the reader that orders x is kept exactly when they do
     // not show the G-single themselves.
     let ts: Vec<u32> = c.txns.iter().map(|&id| h.txns.iter().position(|t| t.id == id).unwrap() as u32).collect();
     let alone = reproduces(&sub_history_events(&h, &ts, None), &[Level::Ser], "G-single", &c.txns);
-    assert_eq!(b.transactions.len(), c.txns.len() + usize::from(!alone), "{}", b.edn);
+    assert_eq!(b.transactions.len(), c.txns.len() + usize::from(!alone), "{}", b.text);
+}
+
+/// A Plume text history: its sub-history is Plume text (lines of the input, in its order), which
+/// Plume's loader reads to a history with the same cycle; its explanation is in Plume's notation.
+#[test]
+fn a_plume_history_gives_a_plume_sub_history() {
+    let text = "w(1,1,0,0)\nw(2,1,0,0)\nr(1,1,1,1)\nr(2,1,2,2)\nw(2,2,1,1)\nw(1,2,2,2)\nr(3,0,3,3)\nw(3,5,3,3)\n";
+    let h = grail_core::read(text.as_bytes(), Format::Plume).unwrap();
+    let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Ser], ..CheckOptions::default() });
+    let c = &r.levels.get(Level::Ser).unwrap().cycles[0];
+    assert!(c.explanation.contains("T1 = r(1,1,1,1) w(2,2,1,1) (lines 3, 5)"), "{}", c.explanation);
+    assert!(!c.explanation.contains("[:") && !c.explanation.contains("nil"), "{}", c.explanation);
+    assert_eq!(c.steps[0].from_op.op, "r(1,1,1,1)");
+    assert_eq!(c.steps[0].from_op.span.map(|s| (s.line, s.column, s.end - s.start)), Some((3, 1, 10)));
+    let b = reproducing_sub_history(&h, c, &[Level::Ser], &CheckOptions::default(), 64);
+    assert_eq!(b.extension, "txt");
+    assert!(b.reproduces && b.minimal, "{}", b.text);
+    // T3 (key 3) is not needed; T0 is (without it the reads of 1 read nothing written).
+    assert_eq!(b.text, "w(1,1,0,0)\nw(2,1,0,0)\nr(1,1,1,1)\nr(2,1,2,2)\nw(2,2,1,1)\nw(1,2,2,2)\n");
+    assert!(reproduces_in(&b.text, Format::Plume, &[Level::Ser], &c.anomaly, &c.txns));
+    // A read of the initial value is written back as Plume writes it: 0.
+    let t3 = h.txns.iter().position(|t| t.id == 3).unwrap() as u32;
+    assert_eq!(grail_core::export::sub_history(&h, &[t3], Some("not written")), "r(3,0,3,3)\nw(3,5,3,3)\n");
 }

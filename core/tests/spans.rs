@@ -111,8 +111,24 @@ fn json_native_elle_and_lines() {
 }
 
 #[test]
+fn plume_operations_have_their_lines_spans() {
+    // Each operation is its `r(...)`/`w(...)` (spaces around it left out); a transaction's lines
+    // need not be together, so transactions have no span. A write of 0 is left out (Plume's
+    // initial value), and so has no operation.
+    let text = "r(1,0,1,1)\n  w(1,1,1,1)  \nw(2,0,1,1)\nr(1,1,2,2)\n";
+    let h = read(text.as_bytes(), Format::Plume).unwrap();
+    assert_eq!(op_texts(text, &h), ["r(1,0,1,1)", "w(1,1,1,1)", "r(1,1,2,2)"]);
+    assert_eq!((0..3).map(|o| h.op_span(o).unwrap().line).collect::<Vec<_>>(), [1, 2, 4]);
+    assert_eq!(h.op_span(1).unwrap().column, 3);
+    assert!(h.txn_spans.is_empty());
+}
+
+#[test]
 fn other_readers_leave_spans_empty() {
-    let h = read(b"r(1,0,1,1)\nw(1,1,1,1)\n", Format::Plume).unwrap();
+    let h = grail_core::read::read_dbcop(
+        b"[[{\"events\": [{\"write\": true, \"variable\": 1, \"value\": 1, \"success\": true}], \"success\": true}]]",
+    )
+    .unwrap();
     assert!(h.op_spans.is_empty() && h.txn_spans.is_empty() && h.op_span(0).is_none());
 }
 

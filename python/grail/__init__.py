@@ -33,7 +33,7 @@ from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
 from ._certificate import Verification
 from ._history import Graph, History, Transaction, check, check_strategy, read, verify
-from ._report import Anomaly, Cycle, LevelResult, OpRef, OtherOrder, Report, Stats, Step
+from ._report import Anomaly, Cycle, ForcedOrder, LevelResult, OpRef, OtherOrder, Report, Stats, Step
 from ._strategy import STRATEGIES, StrategyReport
 
 #: The five classic levels, strongest first: checked when ``levels`` is not given.
@@ -55,6 +55,7 @@ __all__ = [
     "LevelResult",
     "Cycle",
     "OtherOrder",
+    "ForcedOrder",
     "Step",
     "OpRef",
     "Anomaly",

@@ -68,6 +68,9 @@ class Step:
     why: str
     certain: Optional[bool] = None
     claimed: Optional[bool] = None
+    #: A chosen ``rw`` edge only: the transaction whose version ``from_`` read (the edge stands
+    #: for its ``wr`` edge to ``from_`` and a chosen ``ww`` edge from it to ``to``).
+    read_from: Optional[int] = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Step":
@@ -81,6 +84,7 @@ class Step:
             why=d["why"],
             certain=d.get("certain"),
             claimed=d.get("claimed"),
+            read_from=d.get("read_from"),
         )
 
 
@@ -108,6 +112,21 @@ class OtherOrder:
 
 
 @dataclass(frozen=True)
+class ForcedOrder:
+    """An order of two writes a cycle's chosen edges use that is forced: ``first``'s version of
+    ``key`` before ``second``'s, as the other order closes the cycle of ``steps`` (PolySI 4.2)."""
+
+    key: Any
+    first: int
+    second: int
+    steps: Tuple[Step, ...]
+
+    @classmethod
+    def _from(cls, d: Dict[str, Any]) -> "ForcedOrder":
+        return cls(key=d["key"], first=d["first"], second=d["second"], steps=tuple(Step._from(s) for s in d["steps"]))
+
+
+@dataclass(frozen=True)
 class Cycle:
     """A counterexample: a cycle in the dependency graph.
 
@@ -126,6 +145,9 @@ class Cycle:
     #: Where the cycle rests on one order of two writes the history leaves open: the other
     #: order and the cycle it closes.
     other_order: Optional[OtherOrder] = None
+    #: The forced orders of two writes the cycle's chosen edges use, each with the cycle its
+    #: other order closes.
+    forced: Tuple[ForcedOrder, ...] = ()
     # The native report this cycle came from: core draws it from there.
     _native: Optional[Any] = field(default=None, compare=False, repr=False)
 
@@ -139,6 +161,7 @@ class Cycle:
             minimal=d["minimal"],
             explanation=d["explanation"],
             other_order=OtherOrder._from(d["other_order"]) if d.get("other_order") else None,
+            forced=tuple(ForcedOrder._from(f) for f in d.get("forced", ())),
             _native=native,
         )
 

@@ -146,3 +146,27 @@ def test_the_cli_writes_and_verifies_the_same_certificate(tmp_path):
     assert bad.returncode == 1
     data = json.loads(bad.stdout)
     assert data["witnesses"][0]["failure"] == grail.verify(path, from_cli).failure
+
+
+def test_forced_orders_and_the_writer_behind_a_chosen_rw_are_data():
+    # A write skew on registers without a version order: T0 wrote x and y; T1 read x and wrote y,
+    # T2 read y and wrote x. Both rw edges rest on orders of T0's writes that are forced (the
+    # other order closes a cycle through T0), and both read T0's versions.
+    report = grail.check(
+        "{:index 0, :type :ok, :process 0, :value [[:w :x 1] [:w :y 1]]}\n"
+        "{:index 1, :type :ok, :process 1, :value [[:r :x 1] [:w :y 2]]}\n"
+        "{:index 2, :type :ok, :process 2, :value [[:r :y 1] [:w :x 2]]}\n",
+        levels=["SER"],
+    )
+    (cycle,) = report.levels["SER"].cycles
+    assert sorted(cycle.txns) == [1, 2]
+    assert [(s.type, s.certain, s.read_from) for s in cycle.steps] == [("rw", False, 0), ("rw", False, 0)]
+    assert {(f.key, f.first, f.second) for f in cycle.forced} == {("x", 0, 2), ("y", 0, 1)}
+    for f in cycle.forced:
+        assert isinstance(f, grail.ForcedOrder)
+        # The other order's cycle: the later writer's chosen ww back to T0, T0's certain wr to it.
+        assert [(s.type, s.from_, s.to, s.certain) for s in f.steps] == [
+            ("ww", f.second, 0, False),
+            ("wr", 0, f.second, True),
+        ]
+    assert cycle.other_order is None

@@ -13,7 +13,7 @@ import pytest
 import grail
 from grail import _grail
 from grail._analysis import Analysis
-from grail._report import Anomaly, Cycle, LevelResult, OpRef, Report, Stats, Step
+from grail._report import Anomaly, Cycle, ForcedOrder, LevelResult, OpRef, OtherOrder, Report, Stats, Step
 
 
 @pytest.fixture(scope="module")
@@ -40,6 +40,8 @@ DATACLASSES = [
     (OpRef, "OpRef", set()),
     (Step, "Step", set()),
     (Cycle, "CycleReport", set()),
+    (OtherOrder, "OtherOrder", set()),
+    (ForcedOrder, "ForcedOrder", set()),
     (LevelResult, "LevelReport", {"name"}),  # the level's name is the key of `levels`
     (Anomaly, "AnomalyReport", set()),
     (Stats, "Stats", set()),

@@ -367,8 +367,9 @@ export class History {
     }
 
     /**
-     * The transactions with these ids as Jepsen EDN, one map a line, which grail reads back to
-     * the same transactions (whatever the input's format); `comment` becomes `;` lines first.
+     * The transactions with these ids in the input's notation (Jepsen EDN, one map a line, which
+     * grail reads back to the same transactions, whatever the input's format; or Plume's text for
+     * a Plume history); `comment` becomes `;` lines first in EDN (Plume's text has no comments).
      */
     subHistory(ids, opts) {
         const o = options(opts, ['comment'], 'History.subHistory');
@@ -378,6 +379,25 @@ export class History {
         const list = idList(ids, 'History.subHistory');
         const h = this.#get();
         return guard(() => h.subHistory(list, o.comment ?? undefined));
+    }
+
+    /**
+     * The smallest sub-history grail's search finds that shows `cycle` (a cycle of a report of
+     * this history) again, checked by grail: `{text, extension, transactions, reproduces,
+     * minimal, checks}`, `text` in the input's notation. `levels` (required): the levels the
+     * cycle was reported for, one of which the sub-history must violate with it; `maxChecks`: the
+     * search's budget (default 64).
+     */
+    reproducingSubHistory(cycle, opts) {
+        const o = options(opts, ['levels', 'maxChecks'], 'History.reproducingSubHistory');
+        const levels = o.levels;
+        if (!Array.isArray(levels) || !levels.length || levels.some((l) => typeof l !== 'string')) {
+            throw usage('option `levels` must be a non-empty array of level names (those the cycle was reported for)');
+        }
+        const max = o.maxChecks ?? 64;
+        if (!Number.isInteger(max) || max < 1 || max > 1e6) throw usage('option `maxChecks` must be a whole number from 1 to 1000000');
+        const h = this.#get();
+        return guard(() => h.reproducingSubHistory(cycle, levels.join(','), max));
     }
 
     /** Release the module memory the history holds. Idempotent. */

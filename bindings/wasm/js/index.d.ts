@@ -261,12 +261,32 @@ export declare class History {
     /** Every transaction, or those whose ids are in `ids` (in the history's order). */
     transactions(ids?: number[]): Transaction[];
     /**
-     * The transactions with these ids as Jepsen EDN, one map a line, read back by grail to the
-     * same transactions; `comment` comes first as `;` lines. Throws for an unknown id.
+     * The transactions with these ids in the input's notation (Jepsen EDN, one map a line, read
+     * back by grail to the same transactions; Plume's text for a Plume history); `comment` comes
+     * first as `;` lines in EDN. Throws for an unknown id.
      */
     subHistory(ids: number[], options?: { comment?: string }): string;
+    /**
+     * The smallest sub-history grail's search finds that shows `cycle` again under one of
+     * `levels` (those it was reported for), each candidate checked by grail; `text` is in the
+     * input's notation (Jepsen EDN, or Plume's text), `extension` its file extension.
+     */
+    reproducingSubHistory(cycle: Cycle, options: { levels: Level[]; maxChecks?: number }): ReproducingSubHistory;
     free(): void;
     [Symbol.dispose](): void;
+}
+
+/** A sub-history that shows a cycle again, and what checking it showed. */
+export interface ReproducingSubHistory {
+    text: string;
+    extension: 'edn' | 'txt';
+    /** Ids of its transactions, ascending. */
+    transactions: number[];
+    /** Checked alone, it violates one of the levels with a cycle of the same anomaly through the same transactions. */
+    reproduces: boolean;
+    /** It reproduces, and leaving out any one transaction beyond the cycle's loses the cycle. */
+    minimal: boolean;
+    checks: number;
 }
 
 /** Load the WebAssembly module (browsers: fetches it; Node: already loaded). */

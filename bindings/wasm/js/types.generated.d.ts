@@ -373,6 +373,11 @@ export interface Cycle {
     anomaly: CycleAnomaly;
     explanation: string;
     /**
+     * Orders of two writes the cycle's chosen edges use that are forced, each with the cycle
+     * its other order closes (pruning's reason, PolySI 4.2).
+     */
+    forced?: ForcedOrder[];
+    /**
      * No shorter cycle of this anomaly exists in its strongly connected component.
      */
     minimal: boolean;
@@ -390,16 +395,11 @@ export interface Cycle {
     txns: number[];
 }
 /**
- * The other order of two writes of a key, and the cycle it closes: `steps` (the cycle's) put
- * `first`'s version before `second`'s, these steps the reverse.
+ * An order of two writes of a key that is forced: `first`'s version before `second`'s, as
+ * the other order closes the cycle of `steps`.
  */
-export interface OtherOrder {
+export interface ForcedOrder {
     first: number;
-    /**
-     * How many other orders the two cycles use that pruning forced (each explained in the
-     * text: its other order closes a cycle); 0 when only these two writes' order is chosen.
-     */
-    forced: number;
     key: Value;
     second: number;
     steps: Step[];
@@ -423,6 +423,12 @@ export interface Step {
     from: number;
     from_op: OpRef;
     key: Value | null;
+    /**
+     * A chosen `rw` edge only: the transaction whose version `from` read. The edge stands for
+     * that transaction's `wr` edge to `from` and a chosen `ww` edge from it to `to` (PolySI
+     * 5.3: an uncertain anti-dependency comes from a choice of version order).
+     */
+    read_from?: number;
     to: number;
     to_op: OpRef;
     type: EdgeType;
@@ -430,6 +436,21 @@ export interface Step {
      * Why the edge holds, in one sentence.
      */
     why: string;
+}
+/**
+ * The other order of two writes of a key, and the cycle it closes: `steps` (the cycle's) put
+ * `first`'s version before `second`'s, these steps the reverse.
+ */
+export interface OtherOrder {
+    first: number;
+    /**
+     * How many other orders the two cycles use that pruning forced (each explained in the
+     * text: its other order closes a cycle); 0 when only these two writes' order is chosen.
+     */
+    forced: number;
+    key: Value;
+    second: number;
+    steps: Step[];
 }
 /**
  * A certificate: witnesses, and the levels that hold but have none.

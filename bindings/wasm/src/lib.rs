@@ -315,13 +315,26 @@ impl History {
         to_js(&self.session.transactions(ids.as_deref()))
     }
 
-    /// The transactions whose ids are in `ids` as Jepsen EDN, one completion map a line, after
-    /// `comment` as `;` lines (`grail_core::export::edn::sub_history`).
+    /// The transactions whose ids are in `ids` in the input's notation: Jepsen EDN, one
+    /// completion map a line, after `comment` as `;` lines, or Plume's text
+    /// (`grail_core::export::sub_history`).
     #[wasm_bindgen(js_name = subHistory)]
     pub fn sub_history(&self, ids: Vec<f64>, comment: Option<String>) -> Result<String, JsValue> {
         let ids = ids.into_iter().map(|id| whole(id).ok_or_else(|| usage(format!("no transaction has id {id}"))));
         let ids = ids.collect::<Result<Vec<u64>, JsValue>>()?;
         self.session.sub_history(&ids, comment.as_deref()).map_err(core_error)
+    }
+
+    /// The smallest sub-history core's search finds in `max_checks` checks that shows `cycle` (a
+    /// cycle of a report of this history) again under one of `levels` (comma-separated: the
+    /// levels it was reported for): `text` (in the input's notation), `extension`,
+    /// `transactions`, `reproduces`, `minimal`, `checks`.
+    #[wasm_bindgen(js_name = reproducingSubHistory)]
+    pub fn reproducing_sub_history(&self, cycle: JsValue, levels: String, max_checks: u32) -> Result<JsValue, JsValue> {
+        let cycle: CycleReport = serde_wasm_bindgen::from_value(cycle)
+            .map_err(|e| usage(format!("not a grail cycle: {}", serde_message(e))))?;
+        let levels = grail_core::Level::parse_list(&levels).map_err(core_error)?;
+        to_js(&self.session.reproducing_sub_history(&cycle, &levels, max_checks as usize))
     }
 }
 

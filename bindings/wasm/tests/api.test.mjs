@@ -145,6 +145,41 @@ test('transactions(ids) and subHistory(ids): the chosen transactions, written ba
     }
 });
 
+test('reproducingSubHistory: core\'s smallest sub-history with the cycle, in the input\'s notation', () => {
+    // EDN: the lost update of the conformance cases; the JSON of the report's cycle is taken as is.
+    const h = grail.read(readFileSync(lostUpdate.history));
+    try {
+        const c = h.check({ levels: ['SER'] }).levels.SER.cycles[0];
+        const sub = h.reproducingSubHistory(c, { levels: ['SER'] });
+        assert.equal(sub.extension, 'edn');
+        assert.equal(sub.reproduces, true);
+        assert.ok(sub.checks >= 1);
+        assert.match(sub.text, /^; A sub-history of \d+ transactions/);
+        const back = grail.check(sub.text, { levels: ['SER'] });
+        // The level's cycles, or the anomalies' (an open pair of appends is listed there).
+        const cycles = [...back.levels.SER.cycles, ...back.anomalies.filter((a) => a.cycle).map((a) => a.cycle)];
+        assert.ok(cycles.some((x) => x.anomaly === c.anomaly && [...x.txns].sort().join() === [...c.txns].sort().join()));
+        assert.throws(() => h.reproducingSubHistory(c), { name: 'GrailError', kind: 'usage' });
+        assert.throws(() => h.reproducingSubHistory(c, { levels: [] }), { name: 'GrailError', kind: 'usage' });
+        assert.throws(() => h.reproducingSubHistory({ not: 'a cycle' }, { levels: ['SER'] }), { name: 'GrailError', kind: 'usage' });
+        assert.throws(() => h.reproducingSubHistory(c, { levels: ['SER'], maxChecks: 0 }), { name: 'GrailError', kind: 'usage' });
+    } finally {
+        h.free();
+    }
+    // Plume text: Plume lines back, no comment (the format has none).
+    const plume = 'w(1,1,0,0)\nw(2,1,0,0)\nr(1,1,1,1)\nr(2,1,2,2)\nw(2,2,1,1)\nw(1,2,2,2)\n';
+    const p = grail.read(plume);
+    try {
+        const c = p.check({ levels: ['SER'] }).levels.SER.cycles[0];
+        assert.equal(c.steps[0].from_op.op.startsWith('r('), true);
+        const sub = p.reproducingSubHistory(c, { levels: ['SER'] });
+        assert.deepEqual([sub.extension, sub.text, sub.reproduces, sub.minimal], ['txt', plume, true, true]);
+        assert.equal(p.subHistory([1], { comment: 'dropped' }), 'r(1,1,1,1)\nw(2,2,1,1)\n');
+    } finally {
+        p.free();
+    }
+});
+
 test('graph edges carry provenance that matches the cycles of the report', () => {
     const h = grail.read(readFileSync(lostUpdate.history));
     const { edges, vertices, stats } = h.graph();

@@ -223,11 +223,30 @@ impl Session {
         }
     }
 
-    /// The transactions with these ids as Jepsen EDN, one completion map a line, after `comment`
-    /// as `;` lines; an id no transaction has is an error.
+    /// The transactions with these ids in the input's notation: Jepsen EDN, one completion map a
+    /// line, after `comment` as `;` lines, or Plume's text (no comment); an id no transaction has
+    /// is an error.
     pub fn sub_history(&self, ids: &[u64], comment: Option<&str>) -> Result<String, Error> {
         let ts = self.txn_indices(ids, true)?;
-        Ok(crate::export::edn::sub_history(&self.history, &ts, comment))
+        Ok(crate::export::sub_history(&self.history, &ts, comment))
+    }
+
+    /// The smallest sub-history found in `max_checks` checks that shows `cycle` again under one
+    /// of `levels` (those it was reported for), in the input's notation
+    /// ([`crate::export::reproduce`]).
+    pub fn reproducing_sub_history(
+        &self,
+        cycle: &CycleReport,
+        levels: &[Level],
+        max_checks: usize,
+    ) -> crate::export::reproduce::SubHistory {
+        crate::export::reproduce::reproducing_sub_history(
+            &self.history,
+            cycle,
+            levels,
+            &CheckOptions::default(),
+            max_checks,
+        )
     }
 
     /// A report of this history as one self-contained HTML page; `title` names the history.

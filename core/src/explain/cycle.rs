@@ -34,6 +34,7 @@ pub fn cycle_report(
             why: why_in(h, idx, Some(g), e),
             certain: None,
             claimed: (e.key == crate::graph::CLAIMED).then_some(true),
+            read_from: None,
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.
@@ -64,5 +65,6 @@ pub fn cycle_report(
         minimal: c.minimal,
         explanation: text.close(anomaly, name),
         other_order: None,
+        forced: Vec::new(),
     }
 }

@@ -81,6 +81,11 @@ pub struct Step {
     /// or commit order, `crate::timestamps`), not a dependency the history shows.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub claimed: Option<bool>,
+    /// A chosen `rw` edge only: the transaction whose version `from` read. The edge stands for
+    /// that transaction's `wr` edge to `from` and a chosen `ww` edge from it to `to` (PolySI
+    /// 5.3: an uncertain anti-dependency comes from a choice of version order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub read_from: Option<u64>,
 }
 
 /// A cycle in the dependency graph.
@@ -103,6 +108,22 @@ pub struct CycleReport {
     /// closes (PolySI's case split, 5.3).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub other_order: Option<OtherOrder>,
+    /// Orders of two writes the cycle's chosen edges use that are forced, each with the cycle
+    /// its other order closes (pruning's reason, PolySI 4.2).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub forced: Vec<ForcedOrder>,
+}
+
+/// An order of two writes of a key that is forced: `first`'s version before `second`'s, as
+/// the other order closes the cycle of `steps`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+pub struct ForcedOrder {
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::value"))]
+    pub key: serde_json::Value,
+    pub first: u64,
+    pub second: u64,
+    pub steps: Vec<Step>,
 }
 
 /// The other order of two writes of a key, and the cycle it closes: `steps` (the cycle's) put

@@ -1,7 +1,8 @@
-//! Operations and transactions as text, in Jepsen notation, and as report data ([`OpRef`]).
+//! Operations and transactions as text, in the input's notation (Jepsen's, or PolySI's and
+//! Plume's `r(key,value,session,txn)`), and as report data ([`OpRef`]).
 
 use super::OpRef;
-use crate::history::{Arg, History, Index, Model, OpKind, TxnId, Value};
+use crate::history::{Arg, History, Index, Model, Notation, OpKind, TxnId, Value};
 use std::fmt::Write;
 
 /// Lists longer than this are shown as their first and last elements.
@@ -25,25 +26,48 @@ pub fn key_text(h: &History, k: u32) -> String {
     h.show(h.key(k))
 }
 
+/// A key's initial value as the input writes it: `nil`, or 0 in Plume's notation.
+pub fn initial_text(h: &History) -> &'static str {
+    match h.notation {
+        Notation::Jepsen => "nil",
+        Notation::Plume => "0",
+    }
+}
+
 /// What a read returned, as text.
 pub fn read_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
     match (h.model, op.arg) {
-        (Model::RwRegister, Arg::Nil) => "nil".into(),
+        (Model::RwRegister, Arg::Nil) => initial_text(h).into(),
         (_, Arg::Val(v)) => h.show(v),
         _ => list_text(h, h.list(&op)),
     }
 }
 
-/// An operation in Jepsen notation: `[:append 5 3]`.
+/// An operation in the input's notation: `[:append 5 3]`, or `r(5,3,1,7)` (Plume).
 pub fn op_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
     let arg = match (op.kind, op.arg) {
         (OpKind::Read, _) => read_text(h, o),
         (_, Arg::Val(v)) => h.show(v),
-        _ => "nil".into(),
+        _ => initial_text(h).into(),
     };
-    format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg)
+    match h.notation {
+        Notation::Jepsen => format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg),
+        Notation::Plume => {
+            let txn = txn_of(h, o).map(|t| &h.txns[t as usize]);
+            let f = if op.kind == OpKind::Read { 'r' } else { 'w' };
+            // Plume's ids are signed: an id read from a negative number is shown as that number.
+            let (session, id) = txn.map_or((0, 0), |t| (t.process.unwrap_or(0), t.id as i64));
+            format!("{f}({},{arg},{session},{id})", key_text(h, op.key))
+        }
+    }
+}
+
+/// The transaction an operation belongs to (transactions hold consecutive operations).
+fn txn_of(h: &History, o: u32) -> Option<TxnId> {
+    let t = h.txns.partition_point(|t| t.ops_end <= o);
+    (t < h.txns.len() && h.txns[t].ops_start <= o).then_some(t as TxnId)
 }
 
 /// An operation as report data: its place, its text, and what it did. An order edge's
@@ -71,8 +95,12 @@ pub fn op_ref(h: &History, idx: &Index, t: TxnId, o: u32) -> OpRef {
     }
 }
 
-/// A transaction as Jepsen prints it, operations shortened.
+/// A transaction as its input writes it: Jepsen's completion map, operations shortened, or
+/// Plume's lines.
 pub fn txn_text(h: &History, t: TxnId) -> String {
+    if h.notation == Notation::Plume {
+        return plume_txn_text(h, t);
+    }
     let txn = &h.txns[t as usize];
     let mut s = format!(
         "{{:index {}, :type :{}",
@@ -96,4 +124,19 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
         let _ = write!(s, " (line {})", txn.line);
     }
     s
+}
+
+/// A transaction in Plume's notation: its operations' lines, and where they are.
+fn plume_txn_text(h: &History, t: TxnId) -> String {
+    let range = h.op_range(t);
+    let ops: Vec<String> = range.clone().map(|o| op_text(h, o as u32)).collect();
+    let lines: Vec<u32> = range.filter_map(|o| h.op_span(o as u32)).map(|s| s.line).filter(|&l| l > 0).collect();
+    let at = match (lines.iter().min(), lines.iter().max()) {
+        (Some(a), Some(b)) if a == b => format!(" (line {a})"),
+        (Some(a), Some(b)) if lines.len() == (b - a + 1) as usize => format!(" (lines {a}-{b})"),
+        (Some(_), Some(_)) => format!(" (lines {})", lines.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+        _ if h.txns[t as usize].line > 0 => format!(" (from line {})", h.txns[t as usize].line),
+        _ => String::new(),
+    };
+    format!("{}{at}", ops.join(" "))
 }

@@ -22,6 +22,7 @@ fn step(h: &History, idx: &Index, e: &Edge, why: String, certain: bool) -> Step 
         why,
         certain: Some(certain),
         claimed: None,
+        read_from: None,
     }
 }
 
@@ -71,8 +72,10 @@ pub fn pair_report(h: &History, idx: &Index, p: &OpenPair) -> CycleReport {
         op_text(h, p.a_reads.to_op),
         key_text(h, p.key())
     ));
-    cycle(h, idx, &mut text, &p.b_reads, &p.a_reads);
+    let other = cycle(h, idx, &mut text, &p.b_reads, &p.a_reads);
     text.note("Every order of the two appends closes a forbidden cycle.");
+    // The steps' chosen ww edge runs from its first append's writer to the second's.
+    let (first, second) = (steps[0].from, steps[0].to);
     CycleReport {
         anomaly: "G-single".into(),
         name: "lost update".into(),
@@ -81,6 +84,13 @@ pub fn pair_report(h: &History, idx: &Index, p: &OpenPair) -> CycleReport {
         // Two transactions: no shorter cycle exists.
         minimal: true,
         explanation: text.close("G-single", "lost update"),
-        other_order: None,
+        other_order: Some(super::OtherOrder {
+            key: h.value_json(h.key(p.key())),
+            first,
+            second,
+            steps: other,
+            forced: 0,
+        }),
+        forced: Vec::new(),
     }
 }

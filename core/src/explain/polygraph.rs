@@ -5,7 +5,7 @@
 //! set (Appendix E.2), a violation from which no dependency can be dropped.
 
 use super::let_then::{LetThen, Wording};
-use super::ops::{op_ref, op_text, txn_name, txn_text};
+use super::ops::{initial_text, op_ref, op_text, txn_name, txn_text};
 use super::{CycleReport, Step};
 use crate::graph::{Edge, EdgeType};
 use crate::history::{History, Index, TxnId};
@@ -15,10 +15,10 @@ use crate::polygraph::{Constraint, Counterexample, Origin, Polygraph};
 
 /// The value a write op wrote, as text.
 fn written(h: &History, o: u32) -> String {
-    h.written(o).map_or_else(|| "nil".into(), |v| h.show(v))
+    h.written(o).map_or_else(|| initial_text(h).into(), |v| h.show(v))
 }
 
-/// Whether a read op read a value (not the initial nil).
+/// Whether a read op read a value (not the initial one).
 fn read_a_value(h: &History, o: u32) -> bool {
     h.ops.get(o as usize).is_some_and(|op| matches!(op.arg, crate::history::Arg::Val(_)))
 }
@@ -27,7 +27,7 @@ fn read_a_value(h: &History, o: u32) -> bool {
 fn read_value(h: &History, o: u32) -> String {
     match h.ops.get(o as usize).map(|op| op.arg) {
         Some(crate::history::Arg::Val(v)) => h.show(v),
-        _ => "nil".into(),
+        _ => initial_text(h).into(),
     }
 }
 
@@ -96,7 +96,8 @@ fn why(h: &History, idx: &Index, pg: &Polygraph, e: &Edge, o: Origin, conflict: 
                 written(h, e.to_op)
             ),
             Origin::Certain => format!(
-                "{from} read key {k} = nil, the initial value, which every write of key {k} overwrites, {to}'s write of {} included",
+                "{from} read key {k} = {}, the initial value, which every write of key {k} overwrites, {to}'s write of {} included",
+                initial_text(h),
                 written(h, e.to_op)
             ),
             Origin::Chosen { cons, first } => {
@@ -131,6 +132,12 @@ fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(Edge, Origin)], con
             why: why(h, idx, pg, &e, o, conflict),
             certain: Some(o == Origin::Certain),
             claimed: None,
+            read_from: match (e.ty, o) {
+                (EdgeType::Rw, Origin::Chosen { cons, first }) => {
+                    Some(h.txns[pg.ends(pg.cons[cons as usize], first).0.txn as usize].id)
+                }
+                _ => None,
+            },
         })
         .collect()
 }
@@ -250,5 +257,19 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         minimal: false,
         explanation,
         other_order: other_order(h, idx, pg, cx, conflict),
+        forced: cx
+            .reasons
+            .iter()
+            .map(|r| {
+                let c = pg.cons[r.cons as usize];
+                let (x, y) = pg.ends(c, r.first);
+                super::ForcedOrder {
+                    key: h.value_json(h.key(pg.keys[c.key as usize].key)),
+                    first: h.txns[x.txn as usize].id,
+                    second: h.txns[y.txn as usize].id,
+                    steps: steps(h, idx, pg, &r.cycle, Some(r.cons)),
+                }
+            })
+            .collect(),
     }
 }

@@ -64,7 +64,7 @@ pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -
     }
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = key_text(h, e.key);
-    let written = |o: u32| h.written(o).map_or_else(|| "nil".to_string(), |v| h.show(v));
+    let written = |o: u32| h.written(o).map_or_else(|| super::ops::initial_text(h).to_string(), |v| h.show(v));
     let list = h.model != Model::RwRegister;
     match (e.ty, list) {
         (EdgeType::Ww, true) => format!(
@@ -87,8 +87,10 @@ pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -
             written(e.to_op)
         ),
         (EdgeType::Rw, false) => {
+            let initial =
+                h.ops.get(e.from_op as usize).is_some_and(|op| matches!({ op.arg }, crate::history::Arg::Nil));
             let r = read_text(h, e.from_op);
-            let r = if r == "nil" { "nil (the initial value)".to_string() } else { r };
+            let r = if initial { format!("{r} (the initial value)") } else { r };
             format!("{from} read key {k} = {r}, and {to} wrote a later version, {}", written(e.to_op))
         }
         (EdgeType::So | EdgeType::Rt | EdgeType::Co, _) => format!("{from} precedes {to}"),

@@ -17,12 +17,31 @@
 //! key), with the provenance grail keeps for it.
 
 pub mod edn;
+pub mod plume;
 pub mod reproduce;
 
 use crate::graph::{DependencyGraph, Edge};
-use crate::history::{History, OpKind, TxnId};
+use crate::history::{History, Notation, OpKind, TxnId};
 use crate::level::Level;
 use serde_json::json;
+
+/// The transactions `txns` written back in the input's notation: Jepsen EDN after `comment` as
+/// `;` lines ([`edn::sub_history`]), or Plume's text, which has no comments
+/// ([`plume::sub_history`]; `comment` is not written).
+pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String {
+    match h.notation {
+        Notation::Jepsen => edn::sub_history(h, txns, comment),
+        Notation::Plume => plume::sub_history(h, txns),
+    }
+}
+
+/// The file extension of a history in `notation`: `edn`, or `txt` for Plume's text.
+pub fn extension(notation: Notation) -> &'static str {
+    match notation {
+        Notation::Jepsen => "edn",
+        Notation::Plume => "txt",
+    }
+}
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExportFormat {

@@ -6,7 +6,7 @@
 
 use super::edn::sub_history_events;
 use crate::explain::CycleReport;
-use crate::history::{History, TxnId};
+use crate::history::{History, Notation, TxnId};
 use crate::level::Level;
 use crate::read::{read, Format};
 use crate::report::{check, CheckOptions, Report};
@@ -20,8 +20,11 @@ pub const DEFAULT_MAX_CHECKS: usize = 64;
 /// A sub-history and what checking it showed.
 #[derive(Debug, Clone, Serialize)]
 pub struct SubHistory {
-    /// Jepsen EDN, with a `;` comment saying what it shows.
-    pub edn: String,
+    /// In the input's notation: Jepsen EDN with a `;` comment saying what it shows, or Plume's
+    /// text (which has no comments).
+    pub text: String,
+    /// The file extension of `text`'s notation: `edn` or `txt`.
+    pub extension: &'static str,
     /// Ids of its transactions, ascending.
     pub transactions: Vec<u64>,
     /// Checked alone, it violates a level of the counterexample with a cycle of the same
@@ -99,7 +102,11 @@ pub fn reproducing_sub_history(
     };
     let mut transactions: Vec<u64> = ts.iter().map(|&t| h.txns[t as usize].id).collect();
     transactions.sort_unstable();
-    SubHistory { edn: sub_history_events(h, &ts, Some(&comment)), transactions, reproduces, minimal, checks }
+    let text = match h.notation {
+        Notation::Jepsen => sub_history_events(h, &ts, Some(&comment)),
+        Notation::Plume => super::plume::sub_history(h, &ts),
+    };
+    SubHistory { text, extension: super::extension(h.notation), transactions, reproduces, minimal, checks }
 }
 
 /// Transactions outside the cycle touching a key its transactions touch, the nearest to it first, at most

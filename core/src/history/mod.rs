@@ -181,6 +181,20 @@ impl Model {
     }
 }
 
+/// How the input wrote operations, for showing them back in its own notation: explanations,
+/// the demo, sub-histories ([`crate::explain::op_text`], [`crate::export::sub_history`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Notation {
+    /// Jepsen's `[:r x 1]` in `{:index 3, :type :ok, ... :value [...]}` (EDN, and the JSON
+    /// formats, whose operations have the same shape).
+    #[default]
+    Jepsen,
+    /// PolySI's and Plume's text: `r(key,value,session,txn)` a line, 0 the initial value.
+    Plume,
+}
+
 /// Per-key version order of register writes, as a write-ahead log gives it.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct VersionOrder {
@@ -211,6 +225,8 @@ pub struct History {
     /// `--initial_value`, where a value read that nobody wrote may be a key's initial version.
     /// Every other format fixes it (`nil`, `null`, or an initial transaction).
     pub initial_open: bool,
+    /// How the input wrote operations.
+    pub notation: Notation,
     /// Where each operation is in the input (byte range, line and column), parallel to
     /// [`History::ops`]; empty when the reader does not record them, or records where to find
     /// them instead ([`SpanMode::Located`]): read them through [`History::op_span`]. An

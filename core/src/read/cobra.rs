@@ -95,16 +95,16 @@ fn read_one(data: &[u8], fi: usize, files: usize, txns: &mut Vec<Txn>) -> Result
                     return Err(err(at, format!("expected S before this {:?} record", tag as char)));
                 };
                 let ev = if tag == b'W' {
-                    Some(Event { write: true, key: v[1], value: Some(v[0]), place })
+                    Some(Event { write: true, key: v[1], value: Some(v[0]), place, span: None })
                 } else {
                     let (wtxn, wid, key) = (v[0], v[1], v[2]);
                     match (wtxn == INIT || wtxn == NULL, wid == INIT || wid == NULL) {
-                        (true, true) => Some(Event { write: false, key, value: None, place }),
+                        (true, true) => Some(Event { write: false, key, value: None, place, span: None }),
                         (true, false) if wtxn == INIT && (wid == GC_TRUE || wid == GC_FALSE) => None,
                         (true, false) => {
                             return Err(err(at, format!("expected a read from the initial transaction to name the initial write, found write id {wid:#x}")));
                         }
-                        _ => Some(Event { write: false, key, value: Some(wid), place }),
+                        _ => Some(Event { write: false, key, value: Some(wid), place, span: None }),
                     }
                 };
                 txns[i].events.extend(ev);

@@ -129,7 +129,7 @@ fn event(ev: &Json, place: Place) -> Result<(Event, bool), String> {
             } else {
                 opt_int(a.get(2), "the version read")?
             };
-            Ok((Event { write, key, value, place }, true))
+            Ok((Event { write, key, value, place, span: None }, true))
         }
         Json::Object(o) if o.len() == 1 && (o.contains_key("Read") || o.contains_key("Write")) => {
             let write = o.contains_key("Write");
@@ -140,14 +140,14 @@ fn event(ev: &Json, place: Place) -> Result<(Event, bool), String> {
             } else {
                 opt_int(inner.get("version"), "\"version\"")?
             };
-            Ok((Event { write, key, value, place }, true))
+            Ok((Event { write, key, value, place, span: None }, true))
         }
         Json::Object(o) if o.contains_key("write") && o.contains_key("variable") => {
             let write = o.get("write").and_then(|v| v.as_bool()).ok_or("expected \"write\" to be true or false")?;
             let success = o.get("success").and_then(|v| v.as_bool()) != Some(false);
             let key = int(o.get("variable"), "\"variable\"")?;
             let value = int(o.get("value"), "\"value\"")?;
-            Ok((Event { write, key, value: Some(value), place }, success))
+            Ok((Event { write, key, value: Some(value), place, span: None }, success))
         }
         _ => Err(shape.into()),
     }

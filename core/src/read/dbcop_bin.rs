@@ -104,7 +104,8 @@ pub fn read_dbcop_bin(data: &[u8]) -> Result<History, Error> {
             n += 1;
             let mut events = Vec::with_capacity(t.events.len());
             for e in t.events {
-                let ev = Event { write: e.write, key: e.variable as i64, value: Some(e.value as i64), place };
+                let ev =
+                    Event { write: e.write, key: e.variable as i64, value: Some(e.value as i64), place, span: None };
                 match (e.success, e.write) {
                     (true, _) => events.push(ev),
                     (false, true) => aborted.push(ev),

@@ -4,7 +4,7 @@
 use crate::error::Error;
 use crate::hash::Set;
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
+use crate::history::{History, HistoryBuilder, OpKind, Span, Status, Value};
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct Event {
@@ -13,6 +13,8 @@ pub(crate) struct Event {
     /// `None`: a read of the initial value.
     pub value: Option<i64>,
     pub place: Place,
+    /// Where the event is in the input, for formats that are text a line an event.
+    pub span: Option<Span>,
 }
 
 #[derive(Debug, Clone)]
@@ -64,6 +66,9 @@ pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> 
                 (false, Some(0)) if initial_zero(e.key) => b.push_read_nil(key),
                 (false, Some(v)) => b.push_read_scalar(key, Value::Int(v), e.place),
                 (_, None) => b.push_read_nil(key),
+            }
+            if let Some(span) = e.span {
+                b.set_op_span(span);
             }
         }
         let meta = TxnMeta { id: Some(t.id), process: t.session, line: t.line, ..Default::default() };

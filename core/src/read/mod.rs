@@ -159,7 +159,7 @@ pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadOptions {
     /// Record where each operation and transaction is in the input ([`History::op_spans`],
-    /// [`History::txn_spans`]; the EDN and JSON readers): 24 bytes per operation and per
+    /// [`History::txn_spans`]; the EDN, JSON and Plume readers): 24 bytes per operation and per
     /// transaction, about half again the memory of a list-append history. On by default.
     pub spans: bool,
     /// With `spans`, in EDN: record where each transaction's operations were read (16 bytes a
@@ -242,7 +242,7 @@ pub fn read_releasing(
         Format::Auto => read_releasing(text, detect(text), opts, release),
         Format::Edn => edn::read_edn_with(text, 0, opts.edn_spans(), release),
         Format::Json => json::read_json_with(text, 0, opts.spans),
-        Format::Plume => read_plume(text),
+        Format::Plume => plume::read_plume_with(text, opts.spans),
         Format::Dbcop => read_dbcop(text),
         Format::DbcopBin => read_dbcop_bin(text),
         Format::Cobra => read_cobra(&[text]),

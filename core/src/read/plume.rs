@@ -27,12 +27,17 @@ use super::kv::{aborted_writes, build, Event, Initial, Txn};
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;
 use crate::history::builder::Place;
-use crate::history::{History, Status};
+use crate::history::{History, Notation, Span, Status};
 
 /// The transaction id PolySI's text gives the writes of aborted transactions.
 const ABORTED: i64 = -1;
 
 pub fn read_plume(text: &[u8]) -> Result<History, Error> {
+    read_plume_with(text, true)
+}
+
+/// [`read_plume`], recording each operation's span (its `r(...)` or `w(...)`) when `spans`.
+pub fn read_plume_with(text: &[u8], spans: bool) -> Result<History, Error> {
     let mut txns: Vec<Txn> = Vec::new();
     let mut aborted: Vec<Event> = Vec::new();
     let mut first_aborted = 0;
@@ -47,6 +52,7 @@ pub fn read_plume(text: &[u8]) -> Result<History, Error> {
         if p.at == p.end || p.peek() == Some(b'\r') && p.at + 1 == p.end {
             continue;
         }
+        let op_start = p.at;
         let write = match p.peek() {
             Some(b'r') => false,
             Some(b'w') => true,
@@ -62,12 +68,14 @@ pub fn read_plume(text: &[u8]) -> Result<History, Error> {
         p.expect(b',')?;
         let txn = p.number("the transaction id")?;
         p.expect(b')')?;
+        let span =
+            Span { start: op_start as u64, end: p.at as u64, line: line_no, column: (op_start - start) as u32 + 1 };
         p.skip_ws();
         if p.at < p.end && !(p.peek() == Some(b'\r') && p.at + 1 == p.end) {
             return Err(p.err("expected the end of the line after the closing parenthesis"));
         }
         let place = Place { line: line_no, column: 1 };
-        let event = Event { write, key, value: Some(value), place };
+        let event = Event { write, key, value: Some(value), place, span: spans.then_some(span) };
         if txn == ABORTED {
             if write {
                 if aborted.is_empty() {
@@ -102,7 +110,9 @@ pub fn read_plume(text: &[u8]) -> Result<History, Error> {
         txns[i].events.push(event);
     }
     txns.extend(aborted_writes(aborted, first_aborted));
-    build(txns, Initial::Zero)
+    let mut h = build(txns, Initial::Zero)?;
+    h.notation = Notation::Plume;
+    Ok(h)
 }
 
 struct Cursor<'a> {

@@ -314,7 +314,7 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
         s.push_str("</tbody></table>");
         let level_list: Vec<Level> = levels.iter().filter_map(|l| Level::parse(l).ok()).collect();
         let found = reproducing_sub_history(h, c, &level_list, &CheckOptions::default(), o.max_subhistory_checks);
-        let mut sub = found.edn;
+        let mut sub = found.text;
         let mut cut = "";
         if sub.len() > o.max_subhistory_bytes {
             let mut end = o.max_subhistory_bytes;
