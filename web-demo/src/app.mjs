@@ -165,6 +165,7 @@ function setLevels(levels) {
 /** Put `text` in the editor; `example` is the gallery example it is, if any. */
 function setText(text, source, example = null) {
     editor.text = text;
+    state.title = null;
     $('share-box').hidden = true;
     state.example = example;
     if (example) document.body.dataset.example = example;
@@ -210,6 +211,7 @@ async function loadExample(id) {
         return;
     }
     setText(await res.text(), `Example “${ex.title}”`, id);
+    state.title = ex.file;
     check();
 }
 
@@ -256,6 +258,7 @@ async function openFile(file) {
     try {
         const { text, gzip } = await fileText(new Uint8Array(await file.arrayBuffer()));
         setText(text, `${file.name}${gzip ? ' (gzip, unpacked)' : ''}`);
+        state.title = file.name;
         check();
     } catch (e) {
         $('status').textContent = `Could not open ${file.name}: ${e.message}`;
@@ -565,11 +568,39 @@ async function selectCycle(i, focus) {
     const svg = drawCycle(c, (id) => state.txns.get(id), (sel) => select(sel));
     state.svg = svg;
     $('graph-box').replaceChildren(svg);
+    drawCases(c);
     $('explanation').textContent = c.explanation;
     $('selection').replaceChildren(h('p', { class: 'hint' }, 'Select an edge or a transaction in the graph.'));
     $('sub').hidden = true;
     editor.setMarks([]);
     if (focus) svg.querySelector('[data-edge]')?.focus();
+}
+
+/**
+ * The cycles behind a counterexample's chosen edges, drawn under it: the other order of the two
+ * writes it chose (PolySI's case split) and, for each forced order, the cycle its other order
+ * closes. With the writers beside chosen rw edges, every transaction the explanation names is drawn.
+ */
+function drawCases(c) {
+    const chosen = c.steps.some((s) => s.certain === false) || (c.forced ?? []).length > 0;
+    $('legend-chosen').hidden = !chosen;
+    $('legend-aside').hidden = !c.steps.some((s) => s.read_from !== undefined && s.read_from !== null && !c.txns.includes(s.read_from));
+    const cases = [];
+    const picture = (steps) => drawCycle({ txns: steps.map((s) => s.from), steps }, (id) => state.txns.get(id));
+    const key = (k) => keyText(k);
+    if (c.other_order) {
+        const o = c.other_order;
+        cases.push(
+            h('figure', { class: 'case case-other' }, h('figcaption', {}, `The other order (T${o.second}'s write of key ${key(o.key)} before T${o.first}'s) closes this cycle: every order is a violation.`), picture(o.steps)),
+        );
+    }
+    for (const f of c.forced ?? []) {
+        cases.push(
+            h('figure', { class: 'case case-forced' }, h('figcaption', {}, `Why T${f.first}'s write of key ${key(f.key)} comes before T${f.second}'s (forced): the other order closes this cycle.`), picture(f.steps)),
+        );
+    }
+    $('cases').hidden = cases.length === 0;
+    $('cases').replaceChildren(...cases);
 }
 
 /** Transaction info for `ids`, asking the worker for what is not known yet. */
@@ -580,14 +611,21 @@ async function txnInfo(ids) {
         const got = await checker.transactions(state.result.id, missing);
         for (const [k, v] of Object.entries(got)) state.txns.set(Number(k), v);
     } catch {
-        // The worker no longer has the history: fall back on the lines the explanations name.
-        for (const c of state.cycles) {
-            for (const m of c.explanation.matchAll(/T(\d+) = .*\(line (\d+)\)/g)) {
-                const id = Number(m[1]);
-                if (!state.txns.has(id)) state.txns.set(id, { id, status: null, process: null, line: Number(m[2]), ops: null });
-            }
-        }
+        // The worker no longer has the history (a newer check replaced it): the drawing and the
+        // explanation stand without the transactions' details.
     }
+}
+
+/** Where an operation `{txn, index, span}` is in the input, when grail recorded it. */
+function opSpan(ref) {
+    return ref.span ?? state.txns.get(ref.txn)?.op_spans?.[ref.index] ?? null;
+}
+
+/** The operation as the input wrote it (its text in the editor), else as grail writes it. */
+function opSource(ref) {
+    if (editor.text !== state.checkedText) return ref.op;
+    const range = spanRange(editor.text, editor.lines, opSpan(ref));
+    return range ? editor.text.slice(range.start, range.end) : ref.op;
 }
 
 /**
@@ -597,14 +635,16 @@ async function txnInfo(ids) {
 function opMark(ref, kind) {
     if (editor.text !== state.checkedText) return null;
     const t = state.txns.get(ref.txn);
-    const range = spanRange(editor.text, editor.lines, ref.span ?? t?.op_spans?.[ref.index] ?? t?.span);
+    const range = spanRange(editor.text, editor.lines, opSpan(ref) ?? t?.span);
     return range ? { ...range, kind } : null;
 }
 
-function txnMark(id) {
-    if (editor.text !== state.checkedText) return null;
-    const range = spanRange(editor.text, editor.lines, state.txns.get(id)?.span);
-    return range ? { ...range, kind: 'txn' } : null;
+/** The editor marks of a transaction: its span, or each operation's where it has none (Plume's lines). */
+function txnMarks(id) {
+    if (editor.text !== state.checkedText) return [];
+    const t = state.txns.get(id);
+    const spans = t?.span ? [t.span] : (t?.op_spans ?? []);
+    return spans.map((sp) => spanRange(editor.text, editor.lines, sp)).filter(Boolean).map((r) => ({ ...r, kind: 'txn' }));
 }
 
 function showMarks(marks) {
@@ -615,7 +655,7 @@ function showMarks(marks) {
 }
 
 function opButton(ref, role) {
-    const t = state.txns.get(ref.txn);
+    const line = opSpan(ref)?.line || state.txns.get(ref.txn)?.line;
     return h(
         'button',
         {
@@ -630,8 +670,8 @@ function opButton(ref, role) {
                 }
             },
         },
-        h('span', { class: 'op-where' }, `T${ref.txn}, op ${ref.index + 1}${t?.line ? `, line ${t.line}` : ''}: `),
-        h('code', {}, ref.op),
+        h('span', { class: 'op-where' }, `T${ref.txn}, op ${ref.index + 1}${line ? `, line ${line}` : ''}: `),
+        h('code', {}, opSource(ref)),
     );
 }
 
@@ -678,7 +718,7 @@ async function select(sel) {
             ),
             ...stale(),
         );
-        const marks = [txnMark(id)];
+        const marks = txnMarks(id);
         for (const i of roles.keys()) marks.push(opMark({ txn: id, index: i }, 'op'));
         showMarks(marks);
     }
@@ -781,7 +821,19 @@ function exportJson() {
     download(`${baseName(c)}.json`, 'application/json', JSON.stringify(doc, null, 2) + '\n');
 }
 
-async function exportEdn() {
+/** The whole report as the one self-contained HTML page `grail check --html` writes. */
+async function exportHtml() {
+    if (!state.result) return;
+    const title = state.title ?? 'history';
+    try {
+        const html = await checker.html(state.result.id, state.result.report, title);
+        download(`grail-report-${title.replace(/[^\w.-]+/g, '_')}.html`, 'text/html', html);
+    } catch (e) {
+        $('status').textContent = `Could not write the report: ${e.message}`;
+    }
+}
+
+async function exportSubHistory() {
     const c = state.cycle;
     if (!c || !state.result) return;
     const box = $('sub');
@@ -790,15 +842,17 @@ async function exportEdn() {
     $('sub-open').hidden = true;
     $('sub-status').textContent = 'Looking for the smallest sub-history that still has this cycle…';
     try {
-        const sub = await checker.subHistory(state.result.id, c);
+        const sub = await checker.subHistory(state.result.id, c, levelsViolatedBy(state.result.report, c.anomaly));
         if (state.cycle !== c) return;
-        $('sub-text').textContent = sub.edn;
+        const file = `${baseName(c)}.${sub.extension}`;
+        $('sub-text').textContent = sub.text;
         $('sub-open').hidden = false;
-        box.dataset.verified = String(sub.verified);
-        $('sub-status').textContent = sub.verified
-            ? `${sub.transactions.length} transactions (${sub.transactions.map((t) => `T${t}`).join(', ')}); grail finds the same cycle in them${sub.minimal ? ', and none can be left out' : ''}. Downloaded as ${baseName(c)}.edn.`
-            : `The cycle's transactions alone do not show the cycle again (grail inferred it from more of the history); downloaded them anyway as ${baseName(c)}.edn.`;
-        download(`${baseName(c)}.edn`, 'application/edn', sub.edn);
+        box.dataset.verified = String(sub.reproduces);
+        const ids = sub.transactions.map((t) => `T${t}`).join(', ');
+        $('sub-status').textContent = sub.reproduces
+            ? `${counted(sub.transactions.length, 'transaction')} (${ids}); grail finds the same cycle in them${sub.minimal ? ', and none can be left out' : ' (reduced as far as the search budget allowed)'}. Downloaded as ${file}.`
+            : `The cycle's transactions alone do not show the cycle again (grail inferred it from more of the history); downloaded them anyway as ${file}.`;
+        download(file, sub.extension === 'edn' ? 'application/edn' : 'text/plain', sub.text);
     } catch (e) {
         $('sub-status').textContent = `No sub-history: ${e.message}`;
     }
@@ -819,7 +873,8 @@ $('goto-error').addEventListener('click', () => {
 });
 $('export-svg').addEventListener('click', () => state.svg && download(`${baseName(state.cycle)}.svg`, 'image/svg+xml', exportSvg(state.svg)));
 $('export-json').addEventListener('click', exportJson);
-$('export-edn').addEventListener('click', exportEdn);
+$('export-edn').addEventListener('click', exportSubHistory);
+$('export-html').addEventListener('click', exportHtml);
 $('clear').addEventListener('click', () => {
     setText('', 'Cleared');
     $('source-info').textContent = '';

@@ -102,8 +102,13 @@ export class Checker {
         return this.request({ type: 'transactions', check, ids }).promise;
     }
 
-    subHistory(check, cycle) {
-        return this.request({ type: 'subhistory', check, cycle }).promise;
+    /** The report of check `check` as one HTML page (core writes it from the loaded history). */
+    html(check, report, title) {
+        return this.request({ type: 'html', check, report, title }).promise;
+    }
+
+    subHistory(check, cycle, levels) {
+        return this.request({ type: 'subhistory', check, cycle, levels }).promise;
     }
 
     /** Cancel request `id` (and any earlier one); its promise rejects with kind 'cancelled'. */

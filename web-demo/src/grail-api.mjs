@@ -60,23 +60,20 @@ export function transactions(history, ids) {
     }));
 }
 
-/**
- * The transactions with these ids as Jepsen EDN (one map a line, in invocation order), written
- * by grail from the history it read, so that it reads them back to the same transactions;
- * `comment` comes first as `;` lines.
- */
-export function subHistory(history, ids, comment) {
-    return history.subHistory(ids, comment ? { comment } : undefined);
+/** The report of `history` as the self-contained HTML page `grail check --html` writes. */
+export function renderHtml(history, report, title) {
+    return history.renderHtml(report, title);
 }
 
-/** Read and check a history text in one go, for small sub-histories (no progress). */
-export function checkText(text, levels) {
-    const h = read(text);
-    try {
-        return checkHistory(h, levels);
-    } finally {
-        h.free();
-    }
+/** Checks the sub-history search may spend. */
+const SUB_MAX_CHECKS = 400;
+
+/**
+ * The smallest sub-history core's search finds that shows `cycle` again under one of `levels`,
+ * in the input's notation: `{text, extension, transactions, reproduces, minimal, checks}`.
+ */
+export function reproducingSubHistory(history, cycle, levels) {
+    return history.reproducingSubHistory(cycle, { levels, maxChecks: SUB_MAX_CHECKS });
 }
 
 /**

@@ -32,11 +32,38 @@ export function keyText(key) {
     return typeof key === 'string' ? key : JSON.stringify(key);
 }
 
-/** Short label of an edge: `rw p1 ↦ 2`. */
+/** Keys and values longer than this are abbreviated in labels (the full text is on hover). */
+const LABEL_PART = 14;
+
+function short(text) {
+    return text.length > LABEL_PART ? `${text.slice(0, LABEL_PART - 1)}\u2026` : text;
+}
+
+/** Short label of an edge: `rw p1 ↦ 2`, long keys and values abbreviated, `(chosen)` for an order the history leaves open. */
 export function stepLabel(step) {
     const v = stepValue(step);
-    if (step.key === null || step.key === undefined) return step.type; // session and real-time order
+    const chosen = step.certain === false ? ' (chosen)' : '';
+    if (step.key === null || step.key === undefined) return `${step.type}${chosen}`; // session and real-time order
+    return `${step.type} ${short(keyText(step.key))}${v === null ? '' : ` \u21a6 ${short(v)}`}${chosen}`;
+}
+
+/** The full label (for hover): nothing abbreviated. */
+function fullLabel(step) {
+    const v = stepValue(step);
+    if (step.key === null || step.key === undefined) return step.type;
     return `${step.type} ${keyText(step.key)}${v === null ? '' : ` \u21a6 ${v}`}`;
+}
+
+/** A node's half width and half height: a circle, or a pill wide enough for a long name. */
+function nodeBox(label, nodeR) {
+    const w = Math.max(nodeR, (label.length * 8.8 + 14) / 2);
+    return [w, nodeR];
+}
+
+/** How far from a node's centre its outline is in direction (ux, uy). */
+function reach([hw, hh], ux, uy) {
+    if (hw === hh) return hw; // a circle
+    return Math.min(Math.abs(ux) > 1e-9 ? hw / Math.abs(ux) : Infinity, Math.abs(uy) > 1e-9 ? hh / Math.abs(uy) : Infinity);
 }
 
 function unit(x, y) {
@@ -45,8 +72,11 @@ function unit(x, y) {
 }
 
 /**
- * Draw `cycle` (a report cycle). `txnInfo(id)` gives `{status, line}` or undefined.
- * `onSelect({kind: 'edge', index} | {kind: 'node', id})` is called on click, Enter or Space.
+ * Draw `cycle` (a report cycle, or `{txns, steps}`). `txnInfo(id)` gives `{status, line}` or
+ * undefined. `onSelect({kind: 'edge', index} | {kind: 'node', id})` is called on click, Enter or
+ * Space; without it the drawing is a picture only. Edges an order the history leaves open
+ * gives (`certain: false`) are drawn hollow and labelled `(chosen)`; the writer behind a chosen
+ * `rw` edge (`read_from`) is drawn beside the cycle, dashed, with its `wr` and `ww` edges.
  * Returns the <svg> element.
  */
 export function drawCycle(cycle, txnInfo, onSelect) {
@@ -58,6 +88,11 @@ export function drawCycle(cycle, txnInfo, onSelect) {
     const size = 2 * (R + margin);
     const c = size / 2;
     const nodeR = 24;
+    const boxes = new Map();
+    const boxOf = (id) => {
+        if (!boxes.has(id)) boxes.set(id, nodeBox(`T${id}`, nodeR));
+        return boxes.get(id);
+    };
     const pos = new Map();
     ids.forEach((id, i) => {
         const a = n === 2 ? Math.PI * (1 - i) : -Math.PI / 2 + (2 * Math.PI * i) / n;
@@ -71,10 +106,10 @@ export function drawCycle(cycle, txnInfo, onSelect) {
         height: size,
         class: 'cycle-graph',
         role: 'group',
-        'aria-label': `${cycle.name ?? cycle.anomaly} cycle: ${ids.map((t) => `T${t}`).join(', ')}`,
+        'aria-label': `${cycle.name ?? cycle.anomaly ?? 'a'} cycle: ${ids.map((t) => `T${t}`).join(', ')}`,
         'font-family': 'system-ui, sans-serif',
     });
-    svg.append(el('title', {}, `${cycle.anomaly} (${cycle.name ?? 'cycle'}): ${[...ids, ids[0]].map((t) => `T${t}`).join(' \u2192 ')}`));
+    svg.append(el('title', {}, `${cycle.anomaly ? `${cycle.anomaly} (${cycle.name ?? 'cycle'}): ` : ''}${[...ids, ids[0]].map((t) => `T${t}`).join(' \u2192 ')}`));
     const defs = el('defs');
     for (const [type, st] of Object.entries(EDGE_STYLE)) {
         const m = el('marker', { id: `${uid}-${type}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 13, markerHeight: 13, orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' });
@@ -109,31 +144,40 @@ export function drawCycle(cycle, txnInfo, onSelect) {
         const cy = my + oy * bend;
         const [ux0, uy0] = unit(cx - x0, cy - y0);
         const [ux2, uy2] = unit(cx - x2, cy - y2);
-        const sx = x0 + ux0 * nodeR;
-        const sy = y0 + uy0 * nodeR;
-        const ex = x2 + ux2 * (nodeR + 3);
-        const ey = y2 + uy2 * (nodeR + 3);
+        const r0 = reach(boxOf(step.from), ux0, uy0);
+        const r2 = reach(boxOf(step.to), ux2, uy2);
+        const sx = x0 + ux0 * r0;
+        const sy = y0 + uy0 * r0;
+        const ex = x2 + ux2 * (r2 + 3);
+        const ey = y2 + uy2 * (r2 + 3);
         const d = `M${sx.toFixed(1)},${sy.toFixed(1)} Q${cx.toFixed(1)},${cy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}`;
         const label = stepLabel(step);
-        grow(0.25 * sx + 0.5 * cx + 0.25 * ex, 0.25 * sy + 0.5 * cy + 0.25 * ey, label.length * 4.2 + 6, 14);
+        // The label sits beside the middle of the curve, on its outer side, so that the curve
+        // does not run through it.
+        const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex + ox * 11;
+        const ly = 0.25 * sy + 0.5 * cy + 0.25 * ey + oy * 11;
+        grow(lx, ly, label.length * 4.2 + 6, 14);
+        const chosen = step.certain === false;
         const g = el('g', {
-            class: `edge edge-${step.type}`,
-            tabindex: 0,
-            role: 'button',
+            class: `edge edge-${step.type}${chosen ? ' chosen' : ''}`,
+            ...(onSelect ? { tabindex: 0, role: 'button' } : {}),
             'data-edge': i,
-            'aria-label': `Edge T${step.from} to T${step.to}: ${step.type} on key ${keyText(step.key)}${stepValue(step) === null ? '' : `, value ${stepValue(step)}`}`,
+            'aria-label': `Edge T${step.from} to T${step.to}: ${step.type} on key ${keyText(step.key)}${stepValue(step) === null ? '' : `, value ${stepValue(step)}`}${chosen ? ', chosen (an order the history leaves open)' : ''}`,
         });
-        g.append(el('title', {}, `T${step.from} \u2192 T${step.to} (${step.type}): ${step.why}`));
+        g.append(el('title', {}, `T${step.from} \u2192 T${step.to} (${fullLabel(step)}${chosen ? ', chosen' : ''}): ${step.why}`));
         g.append(el('path', { d, fill: 'none', stroke: 'transparent', 'stroke-width': 16, class: 'hit' }));
-        const line = el('path', { d, fill: 'none', stroke: st.color, 'stroke-width': 2.5, class: 'line', 'marker-end': `url(#${uid}-${step.type})` });
+        const line = el('path', { d, fill: 'none', stroke: st.color, 'stroke-width': chosen ? 5 : 2.5, class: 'line', 'marker-end': `url(#${uid}-${step.type})` });
         if (st.dash) {
             line.setAttribute('stroke-dasharray', st.dash);
             line.setAttribute('stroke-linecap', 'round');
         }
         g.append(line);
-        // The label sits at the middle of the curve, on a white halo.
-        const lx = 0.25 * sx + 0.5 * cx + 0.25 * ex;
-        const ly = 0.25 * sy + 0.5 * cy + 0.25 * ey;
+        if (chosen) {
+            // Hollow: a white core inside the coloured line.
+            const core = el('path', { d, fill: 'none', stroke: '#ffffff', 'stroke-width': 2, class: 'core' });
+            if (st.dash) core.setAttribute('stroke-dasharray', st.dash);
+            g.append(core);
+        }
         const t = el('text', {
             x: lx.toFixed(1),
             y: (ly + 4).toFixed(1),
@@ -147,29 +191,91 @@ export function drawCycle(cycle, txnInfo, onSelect) {
             class: 'label',
         });
         const tt = el('tspan', { fill: st.color === '#2ca02c' ? '#1e7b1e' : st.color, 'font-weight': 700 }, step.type);
-        t.append(tt, document.createTextNode(label.slice(step.type.length)));
+        const rest = chosen ? label.slice(step.type.length, -' (chosen)'.length) : label.slice(step.type.length);
+        t.append(tt, document.createTextNode(rest));
+        if (chosen) t.append(el('tspan', { 'font-style': 'italic' }, ' (chosen)'));
         g.append(t);
-        g.addEventListener('click', () => onSelect({ kind: 'edge', index: i }));
+        if (onSelect) g.addEventListener('click', () => onSelect({ kind: 'edge', index: i }));
         edges.append(g);
     });
     svg.append(edges);
 
+    // Writers behind chosen rw edges that are not on the cycle: beside the edge, outside it.
+    const aside = new Map();
+    cycle.steps.forEach((step) => {
+        const w = step.read_from;
+        if (w === undefined || w === null || pos.has(w) || aside.has(w)) return;
+        const [x0, y0] = pos.get(step.from);
+        const [x2, y2] = pos.get(step.to);
+        const mx = (x0 + x2) / 2;
+        const my = (y0 + y2) / 2;
+        let [ox, oy] = unit(mx - c, my - c);
+        if (Math.hypot(mx - c, my - c) < 1) [ox, oy] = unit(y2 - y0, -(x2 - x0));
+        const far = Math.hypot(x2 - x0, y2 - y0) * (n === 2 ? 0.35 : 0.22) + 110;
+        aside.set(w, { at: [mx + ox * far, my + oy * far], step });
+    });
+    const asideEdges = el('g', { class: 'aside-edges' });
+    for (const [w, { at }] of aside) pos.set(w, at);
+    for (const step of cycle.steps) {
+        const w = step.read_from;
+        if (!aside.has(w)) continue;
+        const at = pos.get(w);
+        // The chosen rw stands for w's wr edge to the reader and a chosen ww edge to the writer.
+        for (const [to, type, dash, side] of [[step.from, 'wr', EDGE_STYLE.wr.dash, 1], [step.to, 'ww', '4 3', -1]]) {
+            // A wr and a ww edge can join the same two transactions: bent to opposite sides.
+            const [x2, y2] = pos.get(to);
+            const [nx, ny] = unit(-(y2 - at[1]), x2 - at[0]);
+            const bx = (at[0] + x2) / 2 + nx * 16 * side;
+            const by = (at[1] + y2) / 2 + ny * 16 * side;
+            const [ux0, uy0] = unit(bx - at[0], by - at[1]);
+            const [ux2, uy2] = unit(bx - x2, by - y2);
+            const r0 = reach(boxOf(w), ux0, uy0);
+            const r2 = reach(boxOf(to), ux2, uy2) + 3;
+            const st = EDGE_STYLE[type];
+            const a = el('path', {
+                d: `M${(at[0] + ux0 * r0).toFixed(1)},${(at[1] + uy0 * r0).toFixed(1)} Q${bx.toFixed(1)},${by.toFixed(1)} ${(x2 + ux2 * r2).toFixed(1)},${(y2 + uy2 * r2).toFixed(1)}`,
+                fill: 'none',
+                stroke: st.color,
+                'stroke-width': 1.5,
+                'stroke-dasharray': dash,
+                opacity: 0.8,
+                'marker-end': `url(#${uid}-${type})`,
+                class: `aside-edge edge-${type}`,
+            });
+            a.append(el('title', {}, type === 'wr' ? `T${w} \u2192 T${to} (wr): T${to} read T${w}'s version` : `T${w} \u2192 T${to} (ww, chosen): T${to}'s version after T${w}'s`));
+            asideEdges.append(a);
+        }
+    }
+    svg.append(asideEdges);
+
     const nodes = el('g', { class: 'nodes' });
-    for (const id of ids) {
+    for (const id of [...ids, ...aside.keys()]) {
         const [x, y] = pos.get(id);
-        grow(x, y, nodeR + 6, nodeR + 6);
+        const [hw, hh] = boxOf(id);
+        grow(x, y, hw + 6, hh + 6);
         const info = txnInfo(id);
+        const beside = aside.has(id);
         const g = el('g', {
-            class: 'node',
-            tabindex: 0,
-            role: 'button',
+            class: beside ? 'node aside' : 'node',
+            ...(onSelect ? { tabindex: 0, role: 'button' } : {}),
             'data-node': id,
-            'aria-label': `Transaction T${id}${info?.status ? `, ${info.status}` : ''}${info?.line ? `, line ${info.line}` : ''}`,
+            'aria-label': `Transaction T${id}${info?.status ? `, ${info.status}` : ''}${info?.line ? `, line ${info.line}` : ''}${beside ? ', beside the cycle: the writer of a version a chosen rw edge is about' : ''}`,
         });
-        g.append(el('title', {}, `T${id}${info?.line ? ` (line ${info.line})` : ''}`));
-        g.append(el('circle', { cx: x, cy: y, r: nodeR, fill: '#f4f6fa', stroke: '#333333', 'stroke-width': 1.5, class: 'disc' }));
+        g.append(el('title', {}, `T${id}${info?.line ? ` (line ${info.line})` : ''}${beside ? ': not on the cycle; its version was read, and the other transaction\'s write is chosen to come after it' : ''}`));
+        g.append(el('rect', {
+            x: (x - hw).toFixed(1),
+            y: (y - hh).toFixed(1),
+            width: (2 * hw).toFixed(1),
+            height: (2 * hh).toFixed(1),
+            rx: hh,
+            fill: beside ? '#ffffff' : '#f4f6fa',
+            stroke: '#333333',
+            'stroke-width': 1.5,
+            ...(beside ? { 'stroke-dasharray': '4 3' } : {}),
+            class: 'disc',
+        }));
         g.append(el('text', { x, y: y + 5, 'text-anchor': 'middle', 'font-size': 15, 'font-weight': 600, fill: '#111111' }, `T${id}`));
-        g.addEventListener('click', () => onSelect({ kind: 'node', id }));
+        if (onSelect) g.addEventListener('click', () => onSelect({ kind: 'node', id }));
         nodes.append(g);
     }
     svg.append(nodes);

@@ -244,7 +244,7 @@ test('marks land on the operations grail read, after wide characters, in EDN and
             assert.deepEqual(selected, [marks.find(([k]) => k === 'from')[1], marks.find(([k]) => k === 'to')[1]]);
         }
         // A transaction node marks its whole map and its operations on the cycle.
-        await page.click('#graph-box [data-node="3"] circle');
+        await page.click('#graph-box [data-node="3"] .disc');
         await page.waitForSelector('#selection .txn-ops');
         const txn = await page.evaluate(() => {
             const { editor } = window.grailDemo;

@@ -83,7 +83,7 @@ test('a counterexample graph: edges coloured by type, an edge shows and marks it
 
 test('a transaction node lists its operations, marking those on the cycle', async () => {
     await loadExample(page, 'h3-long-fork');
-    await page.click('#graph-box [data-node="6"] circle');
+    await page.click('#graph-box [data-node="6"] .disc');
     await page.waitForSelector('#selection .txn-ops');
     assert.match(await page.textContent('#selection h4'), /^T6 · committed · process 2 · line 8$/);
     const ops = await page.evaluate(() => [...document.querySelectorAll('#selection .txn-ops li')].map((li) => [li.className, li.textContent]));
