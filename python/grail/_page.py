@@ -1,0 +1,49 @@
+"""The HTML report page as a string that notebooks show inline.
+
+The page is a whole document with its own stylesheet (``body``, ``table``, ``h2`` ...), so it is
+shown in an iframe whose ``srcdoc`` holds it, escaped: its styles stay inside the frame, and the
+frame is part of the cell's output, so an nbconvert HTML export carries the page itself rather
+than a link to a file the export does not have (an ``IFrame`` of a path renders blank there).
+"""
+
+from __future__ import annotations
+
+from html import escape
+from typing import Any
+
+__all__ = ["HTMLPage"]
+
+#: The frame's height before it is fitted to the page, and where fitting cannot run (an output
+#: shown without its inline handler); the page scrolls inside it.
+FALLBACK_HEIGHT = 640
+
+# Fit the frame to the page once loaded. The sandbox keeps the page's origin (so the handler can
+# measure it) but runs none of its scripts (it has none: grail's page is script-free).
+_FIT = "try{this.style.height=(this.contentDocument.documentElement.scrollHeight+4)+'px'}catch(e){}"
+
+
+class HTMLPage(str):
+    """A self-contained HTML page (what :meth:`Report.to_html` returns): a ``str``, to write to
+    a file or serve, that Jupyter (and an nbconvert HTML export of the notebook) shows inline,
+    in a sandboxed frame fitted to its height.
+
+    >>> import grail
+    >>> page = grail.check('{:type :ok, :value [[:append :x 1]]}').to_html(title="one.edn")
+    >>> isinstance(page, str), page.startswith("<!DOCTYPE html>")
+    (True, True)
+    >>> page._repr_html_().startswith('<iframe class="grail-page" title="grail report" srcdoc="&lt;!DOCTYPE html&gt;')
+    True
+    """
+
+    __slots__ = ()
+
+    def _repr_html_(self) -> str:
+        return (
+            f'<iframe class="grail-page" title="grail report" srcdoc="{escape(self, quote=True)}" '
+            f'sandbox="allow-same-origin" onload="{_FIT}" '
+            f'style="width:100%;height:{FALLBACK_HEIGHT}px;border:1px solid #ddd;border-radius:6px"></iframe>'
+        )
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        # The text copy Jupyter stores beside the HTML: a line, not the page a second time.
+        p.text(f"<grail HTML page, {len(self):,} characters: print() it or write it to a file>")
