@@ -17,9 +17,14 @@ __all__ = ["HTMLPage"]
 #: shown without its inline handler); the page scrolls inside it.
 FALLBACK_HEIGHT = 640
 
-# Fit the frame to the page once loaded. The sandbox keeps the page's origin (so the handler can
-# measure it) but runs none of its scripts (it has none: grail's page is script-free).
-_FIT = "try{this.style.height=(this.contentDocument.documentElement.scrollHeight+4)+'px'}catch(e){}"
+# Once loaded, the frame takes the page's height, up to 90% of the window's (a report with a
+# dozen counterexamples and a timeline is ten screens long: it scrolls inside the frame). The
+# sandbox keeps the page's origin, so that the handler can measure it, but runs none of its
+# scripts (it has none: grail's page is script-free).
+_FIT = (
+    "try{this.style.height=Math.min(this.contentDocument.documentElement.scrollHeight+4,"
+    f"Math.max({FALLBACK_HEIGHT},Math.round(window.innerHeight*0.9)))+'px'}}catch(e){{}}"
+)
 
 
 class HTMLPage(str):

@@ -89,7 +89,7 @@ def test_level_type_names_every_level():
     assert "weakest_violated" in (grail.Level.__doc__ or "")
 
 
-MODULES = ["grail", "grail._errors", "grail._history", "grail._report", "grail._strategy"]
+MODULES = ["grail", "grail._errors", "grail._history", "grail._page", "grail._report", "grail._strategy"]
 
 
 @pytest.mark.parametrize("name", MODULES)
