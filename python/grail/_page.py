@@ -3,7 +3,8 @@
 The page is a whole document with its own stylesheet (``body``, ``table``, ``h2`` ...), so it is
 shown in an iframe whose ``srcdoc`` holds it, escaped: its styles stay inside the frame, and the
 frame is part of the cell's output, so an nbconvert HTML export carries the page itself rather
-than a link to a file the export does not have (an ``IFrame`` of a path renders blank there).
+than a link to a file (an ``IFrame`` of a saved page is blank wherever the export is opened
+without that file beside it).
 """
 
 from __future__ import annotations

@@ -76,7 +76,12 @@ class Step:
     list appends no read observed): True for a known edge, False for one a choice made.
     ``claimed`` is True for an edge the database's claimed timestamps or commit order give
     ("rt": committed before the other started; "co": earlier in the commit order), None
-    otherwise (``docs/timestamps.md``)."""
+    otherwise (``docs/timestamps.md``).
+
+    ``from_`` is the attribute for what the data calls ``"from"`` (the report's JSON and
+    :meth:`Report.to_dict`, the dicts of :meth:`Graph.edges`, the columns of
+    :meth:`Report.edges_frame` and :meth:`Graph.to_pandas`): ``from`` is a Python keyword.
+    Only ``dataclasses.asdict`` of a step keeps the attribute's name."""
 
     from_: int
     to: int
