@@ -6,6 +6,7 @@ itself (in the frame's ``srcdoc``), not a frame pointing at a file the export do
 from __future__ import annotations
 
 import html
+import re
 import subprocess
 from html.parser import HTMLParser
 from pathlib import Path
@@ -45,12 +46,12 @@ def cell_ending(nb: Any, text: str) -> Any:
 
 
 class Tables(HTMLParser):
-    """Each table's rows as lists of cell texts, and each iframe's attributes (unescaped, as a
-    browser reads them)."""
+    """The tables by class (in order), each a list of rows of cell texts, and each iframe's
+    attributes (unescaped, as a browser reads them)."""
 
     def __init__(self, text: str) -> None:
         super().__init__(convert_charrefs=True)
-        self.tables: Dict[str, List[List[str]]] = {}
+        self.tables: Dict[str, List[List[List[str]]]] = {}
         self.iframes: List[Dict[str, Optional[str]]] = []
         self._table: Optional[str] = None
         self._row: Optional[List[str]] = None
@@ -60,8 +61,8 @@ class Tables(HTMLParser):
     def handle_starttag(self, tag: str, attrs: Any) -> None:
         a = dict(attrs)
         if tag == "table":
-            self._table = a.get("class") or f"table{len(self.tables)}"
-            self.tables[self._table] = []
+            self._table = a.get("class") or ""
+            self.tables.setdefault(self._table, []).append([])
         elif tag == "tr" and self._table is not None:
             self._row = []
         elif tag in ("td", "th") and self._row is not None:
@@ -74,7 +75,7 @@ class Tables(HTMLParser):
             self._row.append("".join(self._cell).strip())
             self._cell = None
         elif tag == "tr" and self._row is not None and self._table is not None:
-            self.tables[self._table].append(self._row)
+            self.tables[self._table][-1].append(self._row)
             self._row = None
         elif tag == "table":
             self._table = None
@@ -134,15 +135,28 @@ def test_quickstart_shows_the_clis_verdicts(executed: Dict[Path, Any], cli: str)
     # The report: the verdict table is the CLI's, led by the weakest violated level.
     expected = run_cli(cli, str(LOST_UPDATE))
     report = html_of(cell_ending(nb, "report"))
-    assert Tables(report).tables["grail-verdicts"][1:] == verdict_rows(expected["levels"])
+    (table,) = Tables(report).tables["grail-verdicts"]
+    assert table[1:] == verdict_rows(expected["levels"])
     assert expected["weakest_violated"] == ["PSI"]
     assert f"<b>grail</b>: {lead(expected['weakest_violated'])} " in report
     assert "<svg" in report
     # Every level: the weakest violated printed, and the levels frame's verdicts, the CLI's.
     every = run_cli(cli, str(LOST_UPDATE), "--levels", "all")
+    report = html_of(cell_ending(nb, "\nevery"))
+    (table,) = Tables(report).tables["grail-verdicts"]
+    assert table[1:] == verdict_rows(every["levels"])
+    assert every["weakest_violated"] == ["PSI", "RC"]
+    assert f"<b>grail</b>: {lead(every['weakest_violated'])} " in report
+    # Cycles drawn weakest level first: RA's fractured read (RC's violation, a non-monotonic
+    # read, is a finding without a cycle); none under strict-SER: each of its cycles is drawn
+    # under a weaker level it also violates.
+    drawn = re.findall(r"<summary>(\S+) is violated by this", report)
+    with_cycles = [n for n, lv in every["levels"].items() if lv["cycles"]]
+    assert drawn[0] == with_cycles[-1] == "RA" and "strict-SER" not in drawn
+    assert "<b>non-monotonic-read</b>" in report
     cell = cell_ending(nb, "every.levels_frame()")
     assert f"weakest violated: {every['weakest_violated']}\n" in outputs_of(cell)
-    frame = list(Tables(html_of(cell)).tables.values())[0]
+    ((frame,),) = Tables(html_of(cell)).tables.values()
     assert frame[0][:4] == ["", "level", "verdict", "valid"]
     assert [row[1:3] for row in frame[1:]] == [[n, lv["verdict"]] for n, lv in every["levels"].items()]
     # The cycle on its own (its _repr_svg_), and its explanation.
@@ -183,9 +197,10 @@ def test_nbconvert_html_export_carries_the_page(executed: Dict[Path, Any], cli: 
     # counterexample drawn, the statistics.
     expected = run_cli(cli, str(LOST_UPDATE))
     inner = Tables(frame["srcdoc"] or "").tables
-    assert [row[:3] for row in inner["verdicts"][1:]] == verdict_rows(expected["levels"])
-    assert ["transactions", str(expected["stats"]["transactions"])] in inner["stats"]
+    assert [row[:3] for row in inner["verdicts"][0][1:]] == verdict_rows(expected["levels"])
+    assert ["transactions", str(expected["stats"]["transactions"])] in inner["stats"][0]
     assert "<svg" in page and html.escape("<svg") in body  # escaped once, inside the attribute
-    # The notebook's own outputs are in the export too: the verdict table, the levels frame.
-    assert parsed.tables["grail-verdicts"][1:] == verdict_rows(expected["levels"])
-    assert "strong-session-SER" in body
+    # The notebook's own outputs are in the export too: the two reports' verdict tables.
+    default, every = parsed.tables["grail-verdicts"]
+    assert default[1:] == verdict_rows(expected["levels"])
+    assert every[1:] == verdict_rows(run_cli(cli, str(LOST_UPDATE), "--levels", "all")["levels"])
