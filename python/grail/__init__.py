@@ -33,7 +33,8 @@ from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
 from ._certificate import Verification
 from ._history import Graph, History, Transaction, check, check_strategy, read, verify
-from ._report import Anomaly, Cycle, ForcedOrder, LevelResult, OpRef, OtherOrder, Report, Stats, Step
+from ._page import HTMLPage
+from ._report import Anomaly, Cycle, ForcedOrder, Level, LevelResult, OpRef, OtherOrder, Report, Stats, Step
 from ._strategy import STRATEGIES, StrategyReport
 
 #: The five classic levels, strongest first: checked when ``levels`` is not given.
@@ -52,6 +53,8 @@ __all__ = [
     "Transaction",
     "Graph",
     "Report",
+    "HTMLPage",
+    "Level",
     "LevelResult",
     "Cycle",
     "OtherOrder",

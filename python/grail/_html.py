@@ -36,15 +36,49 @@ def stats_table(stats: Dict[str, Any]) -> str:
     return f"<table class='grail-stats'><tbody>{rows}</tbody></table>"
 
 
+def _count(n: int, one: str, many: str = "") -> str:
+    # As core's words: "1 transaction", "2 transactions", "1 vertex".
+    return f"{n} {one if n == 1 else many or one + 's'}"
+
+
+def _listed(names: List[str]) -> str:
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
+
+
+def headline(data: Dict[str, Any]) -> str:
+    """The verdict in a sentence, led by the weakest violated levels: every level stronger than
+    one of those is violated too (docs/levels.md), so naming the strongest (the first row of the
+    table) would say the least. Also the text display's first line."""
+    weakest = data["weakest_violated"]
+    if weakest:
+        one = len(weakest) == 1
+        line = f"{_listed(weakest)} {'is' if one else 'are'} violated"
+        if data["also_violated"]:
+            line += f", and so is every {'stronger level' if one else 'level stronger than one of them'}"
+        return line
+    if data["valid"] is None:
+        unknown = [n for n, lv in data["levels"].items() if lv["valid"] is None]
+        return f"no checked level is violated; unknown: {', '.join(unknown)}"
+    if data.get("broken_assumptions"):
+        return "no checked level is violated"  # the broken assumptions follow
+    return "every checked level holds"
+
+
 def report_html(report: "Report") -> str:
     data = report.to_dict()
     out: List[str] = ["<div class='grail-report'>"]
-    valid = data["valid"]
-    headline = {True: "all checked levels hold", False: "isolation violated", None: "undecided"}[valid]
     out.append(
-        f"<p><b>grail</b>: {_e(headline)} "
+        f"<p class='grail-headline'><b>grail</b>: {_e(headline(data))} "
         f"<span style='color:#666'>({_e(data['model'])} history)</span></p>"
     )
+    if data.get("broken_assumptions"):
+        out.append(
+            "<p style='color:#a50e0e'>Invalid history: it breaks the data model's assumptions "
+            f"({_e(', '.join(data['broken_assumptions']))}); levels that do not proscribe these were "
+            "checked with them set aside.</p>"
+        )
+    if data["also_violated"]:
+        out.append(f"<p style='color:#666'>also violated: {_e(', '.join(data['also_violated']))}</p>")
     out.append(
         "<table class='grail-verdicts'><thead><tr><th style='text-align:left'>level</th>"
         "<th style='text-align:left'>verdict</th><th style='text-align:left'>anomalies</th>"
@@ -61,17 +95,19 @@ def report_html(report: "Report") -> str:
     out.append("</tbody></table>")
     st = data["stats"]
     out.append(
-        f"<p style='color:#444'>{_e(st['transactions'])} transactions ({_e(st['committed'])} committed, "
+        f"<p style='color:#444'>{_e(_count(st['transactions'], 'transaction'))} ({_e(st['committed'])} committed, "
         f"{_e(st['aborted'])} aborted, {_e(st['indeterminate'])} indeterminate); graph: "
-        f"{_e(st['vertices'])} vertices, {_e(st['edges'])} edges ({_e(st['ww'])} ww, "
+        f"{_e(_count(st['vertices'], 'vertex', 'vertices'))}, {_e(_count(st['edges'], 'edge'))} ({_e(st['ww'])} ww, "
         f"{_e(st['wr'])} wr, {_e(st['rw'])} rw)</p>"
     )
 
-    # As the text report does: each level's first cycle, each distinct cycle once.
+    # Each level's first cycle, each distinct cycle once, weakest level first (the levels come
+    # strongest first, an order the implications respect): a cycle is named after the weakest
+    # level it violates.
     shown = set()
     drawn = 0
     levels = report.levels
-    for name, lv in levels.items():
+    for name, lv in reversed(levels.items()):
         if not lv.cycles:
             continue
         c = lv.cycles[0]

@@ -4,16 +4,35 @@ from __future__ import annotations
 
 import json
 from dataclasses import asdict, dataclass, field, fields
-from typing import TYPE_CHECKING, Any, Dict, List, Optional, Tuple
+from typing import TYPE_CHECKING, Any, Dict, List, Literal, Optional, Tuple
 
 from . import _grail, _html
+from ._page import HTMLPage
 
 if TYPE_CHECKING:  # pragma: no cover
     import pandas
 
     from ._analysis import Analysis
 
-__all__ = ["Report", "LevelResult", "Cycle", "OtherOrder", "Step", "OpRef", "Anomaly", "Stats"]
+__all__ = ["Level", "Report", "LevelResult", "Cycle", "OtherOrder", "ForcedOrder", "Step", "OpRef", "Anomaly", "Stats"]
+
+Level = Literal[
+    "strict-SER",
+    "strong-session-SER",
+    "SER",
+    "strong-SI",
+    "strong-session-SI",
+    "SI",
+    "PSI",
+    "CC",
+    "RA",
+    "RC",
+    "PL-2",
+    "PL-1",
+]
+Level.__doc__ = """The name of a level as reports give it (the type of ``weakest_violated`` and the
+other lists of levels): one of :data:`grail.ALL_LEVELS`, listed here strongest first; which
+implies which is in ``docs/levels.md``."""
 
 # At most this many lines of the explanation in IPython's text display.
 _PRETTY_LINES = 80
@@ -57,7 +76,12 @@ class Step:
     list appends no read observed): True for a known edge, False for one a choice made.
     ``claimed`` is True for an edge the database's claimed timestamps or commit order give
     ("rt": committed before the other started; "co": earlier in the commit order), None
-    otherwise (``docs/timestamps.md``)."""
+    otherwise (``docs/timestamps.md``).
+
+    ``from_`` is the attribute for what the data calls ``"from"`` (the report's JSON and
+    :meth:`Report.to_dict`, the dicts of :meth:`Graph.edges`, the columns of
+    :meth:`Report.edges_frame` and :meth:`Graph.to_pandas`): ``from`` is a Python keyword.
+    Only ``dataclasses.asdict`` of a step keeps the attribute's name."""
 
     from_: int
     to: int
@@ -340,17 +364,36 @@ class Report:
         return {name: LevelResult._from(name, d, self._native) for name, d in self._data()["levels"].items()}
 
     @property
-    def weakest_violated(self) -> List[str]:
-        """The weakest checked levels violated (Elle's ``not``): no weaker checked level is."""
+    def weakest_violated(self) -> List[Level]:
+        """The weakest of the checked levels that are violated (Elle's ``not``), strongest
+        first: each is violated and no weaker checked level is. Every level stronger than one
+        of them is violated too (:attr:`also_violated`); a level weaker than all of them that
+        was not checked may be violated as well. More than one when they are incomparable (PSI
+        and RA: neither implies the other, ``docs/levels.md``); empty when no level is violated.
+
+        >>> import grail
+        >>> lost_update = '''
+        ... {:type :ok, :value [[:r :x []] [:append :x 1]]}
+        ... {:type :ok, :value [[:r :x []] [:append :x 2]]}
+        ... {:type :ok, :value [[:r :x [2]]]}'''
+        >>> r = grail.check(lost_update)
+        >>> r.weakest_violated, r.also_violated
+        (['PSI'], ['strict-SER', 'strong-session-SER', 'SER', 'strong-SI', 'strong-session-SI', 'SI'])
+        >>> grail.check(lost_update, levels="all").weakest_violated
+        ['PSI']
+        >>> grail.check('{:type :ok, :value [[:append :x 1]]}').weakest_violated
+        []
+        """
         return list(self._data()["weakest_violated"])
 
     @property
-    def also_violated(self) -> List[str]:
-        """Every level stronger than those, checked or not (Elle's ``also-not``)."""
+    def also_violated(self) -> List[Level]:
+        """Every level stronger than those of :attr:`weakest_violated`, checked or not (Elle's
+        ``also-not``), strongest first."""
         return list(self._data()["also_violated"])
 
     @property
-    def strongest_satisfied(self) -> List[str]:
+    def strongest_satisfied(self) -> List[Level]:
         """The strongest checked levels that hold with nothing set aside."""
         return list(self._data()["strongest_satisfied"])
 
@@ -435,19 +478,22 @@ class Report:
         ``grail check`` prints them."""
         return self._native.explain()
 
-    def to_html(self, title: Optional[str] = None) -> str:
+    def to_html(self, title: Optional[str] = None) -> HTMLPage:
         """The report as one self-contained HTML page, as ``grail check --html`` writes it: the
         verdict table, each counterexample drawn with its steps and operations (edges a polygraph
         search chose dashed), the sub-history to paste into a bug report, the statistics and a
         timeline with the nemesis operations marked. No script and no network; bounded in size
         whatever the history (the page says what it leaves out). ``title`` names the history.
 
+        The page is a ``str`` (:class:`HTMLPage`) that a notebook shows inline, whole, in a frame
+        (also in an nbconvert HTML export); ``report`` alone shows the shorter summary.
+
         >>> import grail
         >>> page = grail.check('{:type :ok, :value [[:append :x 1]]}').to_html(title="one.edn")
         >>> page.startswith("<!DOCTYPE html>") and "one.edn</span>" in page
         True
         """
-        return self._native.to_html(title)
+        return HTMLPage(self._native.to_html(title))
 
     def levels_frame(self) -> "pandas.DataFrame":
         """The verdicts as a pandas DataFrame, one row per level checked (strongest first):
@@ -506,7 +552,7 @@ class Report:
         if cycle:
             p.text(repr(self))
             return
-        lines = self.explain().rstrip("\n").split("\n")
+        lines = [_html.headline(self._data()), ""] + self.explain().rstrip("\n").split("\n")
         if len(lines) > _PRETTY_LINES:
             more = len(lines) - _PRETTY_LINES
             lines = lines[:_PRETTY_LINES] + [f"... {more} more lines: print(report.explain()) shows them all"]

@@ -316,7 +316,13 @@ def test_repr_pretty_for_ipython():
     r = grail.check(LOST_UPDATE)
     p = Printer()
     r._repr_pretty_(p, False)
-    assert p.out == [r.explain().rstrip("\n")]
+    # A headline led by the weakest violated level, then the explanation.
+    lead = "PSI is violated, and so is every stronger level"
+    assert p.out == [lead + "\n\n" + r.explain().rstrip("\n")]
+    # With every level checked, the strongest (strict-SER, the table's first row) is not the lead.
+    p = Printer()
+    grail.check(LOST_UPDATE, levels="all")._repr_pretty_(p, False)
+    assert p.out[0].startswith(lead + "\n\nlevel ")
     # Hundreds of findings: the text display is capped, explain() is not.
     garbage = [{"id": i, "status": "committed", "ops": [["r", f"k{i}", [i + 1000]]]} for i in range(300)]
     big = grail.check(garbage)
@@ -325,7 +331,8 @@ def test_repr_pretty_for_ipython():
     big._repr_pretty_(p, False)
     shown = p.out[0].split("\n")
     assert len(shown) == 81
-    assert shown[:80] == big.explain().split("\n")[:80]
+    assert shown[0] == "PL-2 is violated, and so is every stronger level"
+    assert shown[2:80] == big.explain().split("\n")[:78]
     assert shown[-1].startswith("... ") and "more lines" in shown[-1]
     assert len(big.explain().split("\n")) > 600
 

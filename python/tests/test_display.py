@@ -132,3 +132,68 @@ def test_repr_html_caps_findings():
     html = r._repr_html_()
     assert html.count("<li><b>garbage-read</b>") == 20
     assert "… and 280 more" in html
+
+
+# The implications of docs/levels.md, written out here as the oracle the headline is held to.
+IMPLIES = {
+    "strict-SER": ["SER", "strong-SI"],
+    "strong-session-SER": ["SER", "strong-session-SI"],
+    "SER": ["SI"],
+    "strong-SI": ["SI"],
+    "strong-session-SI": ["SI", "CC"],
+    "SI": ["PSI"],
+    "PSI": ["PL-2"],
+    "CC": ["RA"],
+    "RA": ["RC"],
+    "RC": ["PL-2"],
+    "PL-2": ["PL-1"],
+    "PL-1": [],
+}
+
+
+def weaker(level: str) -> set:
+    out, todo = set(), list(IMPLIES[level])
+    while todo:
+        lv = todo.pop()
+        if lv not in out:
+            out.add(lv)
+            todo.extend(IMPLIES[lv])
+    return out
+
+
+def test_headline_leads_with_the_weakest_violated_levels():
+    cases = [
+        ("G-single/lost-update.edn", "PSI is violated, and so is every stronger level"),
+        ("fractured-read/saw-half.edn", "PSI and RA are violated, and so is every level stronger than one of them"),
+    ]
+    assert set(IMPLIES) == set(grail.ALL_LEVELS)
+    for case, lead in cases:
+        r = grail.check(CASES / case, levels="all")
+        html = r._repr_html_()
+        first = re.search(r"<p class='grail-headline'><b>grail</b>: ([^<]*) <span", html)
+        assert first and first.group(1) == lead, case
+        # What it says is true by the lattice: each named level is violated, none weaker is,
+        # and every level stronger than one of them is violated (here all twelve are checked).
+        verdicts = {n: lv.verdict for n, lv in r.levels.items()}
+        for w in r.weakest_violated:
+            assert w in lead and verdicts[w] == "violated"
+            assert all(verdicts[x] != "violated" for x in weaker(w)), (case, w)
+        stronger = {s for s in IMPLIES if weaker(s) & set(r.weakest_violated)}
+        assert stronger == set(r.also_violated), case
+        assert all(verdicts[s] == "violated" for s in stronger), case
+        # The first cycle drawn is named after the weakest level it violates, not strict-SER.
+        summary = re.search(r"<summary>(\S+) is violated by this", html)
+        assert summary and summary.group(1) in r.weakest_violated, case
+    # lost-update's stale read (through real-time order) is drawn after, under strong-SI: the
+    # weakest level it violates, where strict-SER led before.
+    html = grail.check(CASES / cases[0][0], levels="all")._repr_html_()
+    summaries = re.findall(r"<summary>(.*?) is violated by this (\S+) cycle", html)
+    assert summaries == [("PSI", "G-single"), ("strong-SI", "G-single-realtime")]
+
+
+def test_headline_of_holding_unknown_and_broken_histories():
+    assert "<b>grail</b>: every checked level holds " in grail.check(CASES / "valid" / "serial.edn")._repr_html_()
+    garbage = grail.check([{"id": 1, "status": "committed", "ops": [["r", "k", [7]]]}])
+    html = garbage._repr_html_()
+    assert "Invalid history: it breaks the data model's assumptions (garbage-read)" in html
+    assert f"<b>grail</b>: {garbage.weakest_violated[0]} is violated" in html

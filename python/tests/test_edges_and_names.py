@@ -3,6 +3,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import grail
 
 # A lost update on the string key "a b".
@@ -61,3 +63,27 @@ def test_the_analysis_says_why_a_counterexample_is_named_otherwise():
     counted = {e["adya"] for e in r.analysis.to_dict()["examples"] if sorted(e["txns"]) == [2, 3]}
     assert "G-single" in named and counted == {"G2-item"}
     assert "chosen" in r.analysis.basis and "no version order" in r.analysis.basis
+
+
+def test_one_spelling_of_an_edges_ends():
+    # Data says "from" and "to" (the JSON, dicts, DataFrame columns); an attribute cannot be
+    # named `from` (a Python keyword), so Step's is `from_`, and only that.
+    r = grail.check(QUOTED, levels="all")
+    h = grail.read(QUOTED)
+    step = r.cycles[0].steps[0]
+    ends = {"from", "to"}
+    others = {"from_", "source", "src", "frm", "target", "dst", "u", "v"}
+    tables = {
+        "Report.to_dict() steps": set(r.to_dict()["anomalies"][0]["cycle"]["steps"][0]),
+        "Report.certificate steps": set(r.certificate["counterexamples"][0]["steps"][0]),
+        "Report.edges_frame()": set(r.edges_frame().columns),
+        "Graph.edges()": set(h.graph().edges()[0]),
+        "Graph.to_pandas()": set(h.graph().to_pandas().columns),
+    }
+    for where, names in tables.items():
+        assert ends <= names and not names & others, (where, names)
+    fields = {f.name for f in dataclasses.fields(step)}
+    assert {"from_", "to"} <= fields and not fields & (others - {"from_"}) and "from" not in fields
+    frame = r.edges_frame()
+    assert (frame["from"][0], frame["to"][0]) == (step.from_, step.to)
+    assert "``from_``" in (grail.Step.__doc__ or "") and '"from"' in (grail.Step.__doc__ or "")

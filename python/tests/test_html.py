@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import subprocess
+from html.parser import HTMLParser
 from pathlib import Path
 
 from conftest import CASES
@@ -48,3 +49,39 @@ def test_to_html_is_what_the_cli_writes(cli: str, tmp_path: Path):
     out = tmp_path / "r.html"
     subprocess.run([cli, "check", str(path), "--html", str(out)], capture_output=True, check=False)
     assert grail.check(path).to_html(title="lost-update.edn") == out.read_text()
+
+
+class Frames(HTMLParser):
+    """The elements and their attributes as a browser reads them (entities decoded)."""
+
+    def __init__(self, text: str) -> None:
+        super().__init__(convert_charrefs=True)
+        self.tags: list = []
+        self.feed(text)
+
+    def handle_starttag(self, tag, attrs):
+        self.tags.append((tag, dict(attrs)))
+
+
+def test_to_html_shows_inline_in_a_sandboxed_frame():
+    hostile = [
+        {"id": 1, "status": "committed", "ops": [["r", '"x"&<script>', []], ["append", '"x"&<script>', "'1'"]]},
+        {"id": 2, "status": "committed", "ops": [["r", '"x"&<script>', []], ["append", '"x"&<script>', "</iframe>"]]},
+        {"id": 3, "status": "committed", "ops": [["r", '"x"&<script>', ["</iframe>"]]]},
+    ]
+    page = grail.check(hostile).to_html(title='a "title" & </iframe>')
+    assert isinstance(page, str) and isinstance(page, grail.HTMLPage)
+    assert page.startswith("<!DOCTYPE html>") and "&lt;/iframe&gt;" in page
+    shown = page._repr_html_()
+    # One element, whose srcdoc is the page exactly: the quotes, ampersands and tags the
+    # history puts in the page neither end the attribute nor the frame.
+    (tag, attrs), = Frames(shown).tags
+    assert tag == "iframe" and attrs["srcdoc"] == page
+    assert attrs["sandbox"] == "allow-same-origin"  # no allow-scripts: nothing in it runs
+    assert shown.count("<") == 2 and shown.endswith("></iframe>")
+    # The text copy a notebook stores beside it is a line, not the page again.
+    out = []
+    page._repr_pretty_(type("P", (), {"text": lambda self, s: out.append(s)})(), False)
+    assert out == [f"<grail HTML page, {len(page):,} characters: print() it or write it to a file>"]
+    # Still the string the CLI writes: equal to it, saved as is.
+    assert str(page) == page and page == grail.check(hostile).to_html(title='a "title" & </iframe>')

@@ -8,6 +8,7 @@ import importlib
 import os
 import subprocess
 import sys
+import typing
 from pathlib import Path
 
 import pytest
@@ -45,13 +46,15 @@ def test_package_is_strictly_typed():
 
 USER_CODE = '''
 from pathlib import Path
-from typing import Optional
+from typing import List, Optional
 import grail
 
 report: grail.Report = grail.check(Path("h.edn"), levels=["SER", "SI"], budget=1.5)
 valid: Optional[bool] = report.valid
 level: grail.LevelResult = report.levels["SER"]
 steps = [(s.from_, s.to, s.type) for c in level.cycles for s in c.steps]
+weakest: List[grail.Level] = report.weakest_violated
+stronger = [report.levels[name] for name in report.also_violated if name in report.levels]
 h: grail.History = grail.read(b"...", wal="log", format="edn")
 n: int = len(h)
 graph: grail.Graph = h.graph()
@@ -68,14 +71,25 @@ def test_user_code_type_checks(tmp_path):
     out = run_mypy("mypy", "--strict", "--no-incremental", "user.py", cwd=tmp_path)
     assert out.returncode == 0, out.stdout + out.stderr
     # The types are really seen: a misuse is caught.
-    (tmp_path / "wrong.py").write_text(USER_CODE + "\nwrong: int = report.valid\nlen(report.levels['SER'].cycles[0].txns.upper())\n")
+    (tmp_path / "wrong.py").write_text(
+        USER_CODE
+        + "\nwrong: int = report.valid\nlen(report.levels['SER'].cycles[0].txns.upper())\n"
+        + "report.weakest_violated.append('Serializable')\n"
+    )
     out = run_mypy("mypy", "--strict", "--no-incremental", "wrong.py", cwd=tmp_path)
     assert out.returncode == 1
     assert 'Incompatible types in assignment (expression has type "bool | None"' in out.stdout
     assert "has no attribute \"upper\"" in out.stdout
+    # The level names are a Literal type: a name no report gives is caught.
+    assert 'Argument 1 to "append" of "list" has incompatible type "Literal[\'Serializable\']"' in out.stdout
 
 
-MODULES = ["grail", "grail._errors", "grail._history", "grail._report", "grail._strategy"]
+def test_level_type_names_every_level():
+    assert typing.get_args(grail.Level) == grail.ALL_LEVELS
+    assert "weakest_violated" in (grail.Level.__doc__ or "")
+
+
+MODULES = ["grail", "grail._errors", "grail._history", "grail._page", "grail._report", "grail._strategy"]
 
 
 @pytest.mark.parametrize("name", MODULES)
