@@ -13,6 +13,13 @@
 //! included), 1 on a usage error, 255 on any other error. `--strict-exit` (grail's addition,
 //! the safer choice in CI) also exits 1 on `unknown`.
 //!
+//! Several files: `-v json` prints each result map in turn without paths, as elle-cli's `-main`
+//! (`json/pprint` per file); grail's `-v jsonl` one line per file with its path; `-d` one
+//! subfolder per file (elle-cli writes every file's into the one directory, over each other).
+//! rw-register: Elle's `:wfr-keys?`, `:sequential-keys?`, `:linearizable-keys?` as
+//! `--wfr-keys` and so on (`jepsen-io/elle`, `src/elle/rw_register.clj` at 05fd530), and
+//! `--version-order elle|complete` (default `elle`: Elle's verdict; see `docs/elle.md`).
+//!
 //! The meaning of the model names is Elle's (`grail_core::elle`, `docs/elle.md`).
 
 use grail_core::api::{ReadRequest, Session};
@@ -131,7 +138,7 @@ const SPECS: [(&str, &str, &str, &str); 22] = [
     ("", "--max-transfer", "MAX-TRANSFER", "(Bank) The largest transfer (bank; not used by grail)."),
     ("-o", "--total-amount", "TOTAL-AMOUNT", "(Bank) Total amount to allocate (bank; not used by grail)."),
     ("", "--strict-exit", "", "(grail) Exit 1 when a verdict is unknown too (the safer choice in CI)."),
-    ("", "--version-order", "VERSION-ORDER", "(grail, rw-register) 'elle' (default): only the version order Elle infers, Elle's verdict; 'complete': every version order extending it (finds the cycles Elle cannot see)."),
+    ("", "--version-order", "VERSION-ORDER", "(grail, rw-register) 'elle' (default): only the version order Elle infers, Elle's verdict; 'complete': every version order (finds the cycles Elle cannot see; Elle's options then only check their own orders for cycles of versions)."),
     ("", "--wfr-keys", "", "(Elle, rw-register) Assume that within each transaction, writes follow reads (:wfr-keys?)."),
     ("", "--sequential-keys", "", "(Elle, rw-register) Assume each key is sequentially consistent: process order orders versions (:sequential-keys?)."),
     ("", "--linearizable-keys", "", "(Elle, rw-register) Assume each key is linearizable: real-time order orders versions (:linearizable-keys?)."),

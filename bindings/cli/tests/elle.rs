@@ -380,7 +380,7 @@ fn corpus_list_histories_agree_with_elles_columns() {
 /// write skew (G2-item). `--version-order complete` decides over every version order and is
 /// violated in exactly the 15 runs whose write-ahead logs violate serializability
 /// (`expected_SER_violated`, the consensus of GRAIL's checkers with the logs); so is Elle's own
-/// inference with `--linearizable-keys`, and the complete check with Elle's orders as known order.
+/// inference with `--linearizable-keys`; the complete check with Elle's options gives the same.
 #[test]
 fn corpus_register_histories_as_elle_and_complete() {
     let Some(c) = corpus() else { return };
@@ -442,8 +442,7 @@ fn corpus_register_histories_as_elle_and_complete() {
     }
     let complete = run_all(&["--version-order", "complete"]);
     assert_eq!(falses(&complete), expected);
-    // Elle's version orders: with real-time order (per-key linearizable) Elle sees all 15; as
-    // known order they leave the complete check's verdicts as they are.
+    // Elle's version orders: with real-time order (per-key linearizable) Elle sees all 15.
     assert_eq!(falses(&run_all(&["--linearizable-keys"])), expected);
     let all = ["--wfr-keys", "--sequential-keys", "--linearizable-keys"];
     let mut args = vec!["--version-order", "complete"];

@@ -70,8 +70,8 @@ pub enum VersionOrder {
     /// model holds when they close none of its cycles (Elle's verdict, cycles it cannot see
     /// missed).
     Elle,
-    /// Over every version order that extends the inferred one (the generalized polygraph): a
-    /// model holds only when some such order closes none of its cycles.
+    /// Over every version order (the generalized polygraph): a model holds only when some
+    /// version order closes none of its cycles.
     Complete,
 }
 
@@ -86,10 +86,11 @@ impl VersionOrder {
     }
 }
 
-/// The inference to check registers on: with Elle's version order as its only WW and RW edges
-/// ([`VersionOrder::Elle`]; WR edges kept between ok transactions, as Elle's `wr-graph`), or
-/// with it as known order for the polygraph ([`VersionOrder::Complete`]). Also Elle's
-/// `cyclic-versions` cases. `None` when the inference stays as it is.
+/// The inference to check registers on as Elle ([`VersionOrder::Elle`]): Elle's inferred
+/// version order gives its only WW and RW edges (WR edges kept between ok transactions, as
+/// Elle's `wr-graph`); with Elle's `cyclic-versions` cases. The complete check keeps the
+/// inference as it is (the inferred order is not known order to its polygraph yet), but reports
+/// `cyclic-versions` when options were given. `None` when there is nothing to change or report.
 fn register_inference(
     h: &History,
     inf: &Inference,
@@ -101,15 +102,12 @@ fn register_inference(
     }
     let vg = versions::version_graphs(h, opts.versions);
     let mut out = inf.clone();
-    match opts.version_order {
-        VersionOrder::Elle => {
-            let ok = |t: TxnId| h.txns[t as usize].status == crate::history::Status::Committed;
-            let mut edges: Vec<crate::graph::Edge> =
-                inf.graph.edges.iter().filter(|e| e.ty == EdgeType::Wr && ok(e.from) && ok(e.to)).copied().collect();
-            edges.extend(versions::transaction_edges(h, &vg));
-            out.graph = DependencyGraph::new(inf.graph.is_vertex.clone(), edges);
-        }
-        VersionOrder::Complete => out.known_order = versions::known_order(&inf.index.writes, &vg),
+    if opts.version_order == VersionOrder::Elle {
+        let ok = |t: TxnId| h.txns[t as usize].status == crate::history::Status::Committed;
+        let mut edges: Vec<crate::graph::Edge> =
+            inf.graph.edges.iter().filter(|e| e.ty == EdgeType::Wr && ok(e.from) && ok(e.to)).copied().collect();
+        edges.extend(versions::transaction_edges(h, &vg));
+        out.graph = DependencyGraph::new(inf.graph.is_vertex.clone(), edges);
     }
     Some((out, vg))
 }

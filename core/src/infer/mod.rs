@@ -37,10 +37,6 @@ pub struct Inference {
     /// List-append: the committed appends no read observed, as (key, transaction), on keys
     /// with two or more of them (their order is open: [`crate::engine::open_pairs`]).
     pub open_appends: Vec<(KeyId, TxnId)>,
-    /// Register versions known to precede others beyond what the history shows, as (key, write
-    /// op, later write op): assumptions a caller adds (Elle's `:wfr-keys?`, `:sequential-keys?`,
-    /// `:linearizable-keys?`; [`crate::elle::versions`]), which the polygraph takes as decided.
-    pub known_order: Vec<(KeyId, u32, u32)>,
 }
 
 impl Inference {
@@ -144,7 +140,6 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
         list_order: cx.list_order,
         open_appends: cx.open_appends,
         index,
-        known_order: Vec::new(),
     }
 }
 

@@ -155,44 +155,6 @@ fn two_writers_read_one_version(k: &KeyInfo) -> bool {
         || k.versions.iter().any(|v| two(&mut v.readers.iter().map(|r| r.0)))
 }
 
-/// The versions the inference knows to be ordered ([`Inference::known_order`]) as known edges:
-/// the earlier version's chain before the later's (the WW edge and the RW edges that choice of
-/// their constraint draws, so that pruning settles the constraint at once), or, within one
-/// chain against its order, the WW edge that closes a cycle with it.
-fn known_order(inf: &Inference, key_idx: &Map<KeyId, u32>, keys: &[KeyInfo], known: &mut Vec<Edge>) {
-    if inf.known_order.is_empty() {
-        return;
-    }
-    let mut place: Map<u32, usize> = Map::default();
-    for k in keys {
-        place.extend(k.versions.iter().enumerate().map(|(i, v)| (v.op, i)));
-    }
-    for &(key, a, b) in &inf.known_order {
-        let (Some(&ki), Some(&pa), Some(&pb)) = (key_idx.get(&key), place.get(&a), place.get(&b)) else { continue };
-        let k = &keys[ki as usize];
-        let chain_of = |p: usize| k.chain_ends.partition_point(|&e| e as usize <= p) as u32;
-        let (ca, cb) = (chain_of(pa), chain_of(pb));
-        let (vx, vy) = if ca != cb {
-            (&k.chain(ca)[k.chain(ca).len() - 1], &k.chain(cb)[0])
-        } else if pb < pa {
-            (&k.versions[pa], &k.versions[pb])
-        } else {
-            continue;
-        };
-        known.push(Edge { from: vx.txn, to: vy.txn, ty: EdgeType::Ww, key, from_op: vx.op, to_op: vy.op });
-        if ca != cb {
-            known.extend(vx.readers.iter().filter(|r| r.0 != vy.txn).map(|&(r, o)| Edge {
-                from: r,
-                to: vy.txn,
-                ty: EdgeType::Rw,
-                key,
-                from_op: o,
-                to_op: vy.op,
-            }));
-        }
-    }
-}
-
 fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
     let is_vertex = &inf.graph.is_vertex[..];
@@ -260,7 +222,6 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
             }
         }
     }
-    known_order(inf, &key_idx, &keys, &mut known);
     // The same orders as the other levels' (invocation order within a process; Elle's
     // reduced real-time order).
     let (extra, kind) = match order {
