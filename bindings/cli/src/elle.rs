@@ -13,10 +13,18 @@
 //! included), 1 on a usage error, 255 on any other error. `--strict-exit` (grail's addition,
 //! the safer choice in CI) also exits 1 on `unknown`.
 //!
+//! Several files: `-v json` prints each result map in turn without paths, as elle-cli's `-main`
+//! (`json/pprint` per file); grail's `-v jsonl` one line per file with its path; `-d` one
+//! subfolder per file (elle-cli writes every file's into the one directory, over each other).
+//! rw-register: Elle's `:wfr-keys?`, `:sequential-keys?`, `:linearizable-keys?` as
+//! `--wfr-keys` and so on (`jepsen-io/elle`, `src/elle/rw_register.clj` at 05fd530), and
+//! `--version-order elle|complete` (default `elle`: Elle's verdict; see `docs/elle.md`).
+//!
 //! The meaning of the model names is Elle's (`grail_core::elle`, `docs/elle.md`).
 
 use grail_core::api::{ReadRequest, Session};
-use grail_core::elle::{self, Checked, ElleOptions, Valid};
+use grail_core::elle::versions::VersionSources;
+use grail_core::elle::{self, Checked, ElleOptions, Valid, VersionOrder};
 use grail_core::{Format, History};
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -62,7 +70,7 @@ const OLD_NAMES: [(&str, &str); 13] = [
 struct Opts {
     model: Option<String>,
     format: Option<String>,
-    json: bool,
+    output: Output,
     help: bool,
     version: bool,
     consistency_models: Vec<String>,
@@ -73,7 +81,18 @@ struct Opts {
     plot_timeout: u64,
     max_plot_bytes: usize,
     strict_exit: bool,
+    versions: VersionSources,
+    version_order: VersionOrder,
     files: Vec<String>,
+}
+
+/// What is printed per file: elle-cli's line or result map, or (grail's addition) one line of
+/// JSON per file with its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Output {
+    Text,
+    Json,
+    JsonLines,
 }
 
 impl Default for Opts {
@@ -81,7 +100,7 @@ impl Default for Opts {
         Opts {
             model: None,
             format: None,
-            json: false,
+            output: Output::Text,
             help: false,
             version: false,
             consistency_models: vec!["strict-serializable".into()],
@@ -92,16 +111,18 @@ impl Default for Opts {
             plot_timeout: 5000,
             max_plot_bytes: 65536,
             strict_exit: false,
+            versions: VersionSources::default(),
+            version_order: VersionOrder::Elle,
             files: Vec::new(),
         }
     }
 }
 
 /// (short, long, argument name or "" for a flag, help).
-const SPECS: [(&str, &str, &str, &str); 18] = [
+const SPECS: [(&str, &str, &str, &str); 22] = [
     ("-m", "--model", "MODEL", "(General) A name of consistency model for checking."),
     ("-f", "--format", "FORMAT", "(General) Format of file with history. Either 'edn' or 'json'."),
-    ("-v", "--output", "OUTPUT", "(General) Output format. Either 'text' or 'json'. Defaults to 'text'. A bare -v (elle-cli 0.1.9's --verbose) means json."),
+    ("-v", "--output", "OUTPUT", "(General) Output format. Either 'text' or 'json'. Defaults to 'text'. A bare -v (elle-cli 0.1.9's --verbose) means json. (grail) 'jsonl': one line of JSON per file, with its path."),
     ("", "--verbose", "", "(General) Deprecated: --output json."),
     ("-h", "--help", "", "(General) Print usage."),
     ("", "--version", "", "(General) Print version and exit."),
@@ -117,6 +138,10 @@ const SPECS: [(&str, &str, &str, &str); 18] = [
     ("", "--max-transfer", "MAX-TRANSFER", "(Bank) The largest transfer (bank; not used by grail)."),
     ("-o", "--total-amount", "TOTAL-AMOUNT", "(Bank) Total amount to allocate (bank; not used by grail)."),
     ("", "--strict-exit", "", "(grail) Exit 1 when a verdict is unknown too (the safer choice in CI)."),
+    ("", "--version-order", "VERSION-ORDER", "(grail, rw-register) 'elle' (default): only the version order Elle infers, Elle's verdict; 'complete': every version order (finds the cycles Elle cannot see; Elle's options then only check their own orders for cycles of versions)."),
+    ("", "--wfr-keys", "", "(Elle, rw-register) Assume that within each transaction, writes follow reads (:wfr-keys?)."),
+    ("", "--sequential-keys", "", "(Elle, rw-register) Assume each key is sequentially consistent: process order orders versions (:sequential-keys?)."),
+    ("", "--linearizable-keys", "", "(Elle, rw-register) Assume each key is linearizable: real-time order orders versions (:linearizable-keys?)."),
 ];
 
 fn usage(prog: &str) -> String {
@@ -182,7 +207,10 @@ fn parse(args: &[String]) -> (Opts, Vec<String>) {
         let shown = |v: &str| format!("\"{} {v}\"", if name.starts_with("--") { long } else { short });
         if argname.is_empty() {
             match long {
-                "--verbose" => o.json = true,
+                "--verbose" => o.output = Output::Json,
+                "--wfr-keys" => o.versions.wfr_keys = true,
+                "--sequential-keys" => o.versions.sequential_keys = true,
+                "--linearizable-keys" => o.versions.linearizable_keys = true,
                 "--help" => o.help = true,
                 "--version" => o.version = true,
                 "--strict-exit" => o.strict_exit = true,
@@ -202,7 +230,7 @@ fn parse(args: &[String]) -> (Opts, Vec<String>) {
             None if short == "-v" && name == "-v" => {
                 // elle-cli 0.1.9's `-v` is a flag; now it takes text or json.
                 match args.get(i).map(String::as_str) {
-                    Some("text") | Some("json") => {
+                    Some("text") | Some("json") | Some("jsonl") => {
                         i += 1;
                         args[i - 1].clone()
                     }
@@ -250,9 +278,14 @@ fn parse(args: &[String]) -> (Opts, Vec<String>) {
                 _ => errors.push(format!("Failed to validate {}: Must be one of edn, json", shown(&value))),
             },
             "--output" => match value.trim_start_matches(':') {
-                "text" => o.json = false,
-                "json" => o.json = true,
-                _ => errors.push(format!("Failed to validate {}: Must be one of text, json", shown(&value))),
+                "text" => o.output = Output::Text,
+                "json" => o.output = Output::Json,
+                "jsonl" => o.output = Output::JsonLines,
+                _ => errors.push(format!("Failed to validate {}: Must be one of text, json, jsonl", shown(&value))),
+            },
+            "--version-order" => match VersionOrder::parse(&value) {
+                Some(v) => o.version_order = v,
+                None => errors.push(format!("Failed to validate {}: Must be one of elle, complete", shown(&value))),
             },
             "--consistency-models" => o.consistency_models = keywords(&value),
             "--anomalies" => o.anomalies = keywords(&value),
@@ -276,7 +309,15 @@ fn merge(mut a: Opts, b: Opts, mut ea: Vec<String>, eb: Vec<String>, _flag: &str
     let d = Opts::default();
     a.model = b.model.or(a.model);
     a.format = b.format.or(a.format);
-    a.json |= b.json;
+    if b.output != d.output {
+        a.output = b.output;
+    }
+    a.versions.wfr_keys |= b.versions.wfr_keys;
+    a.versions.sequential_keys |= b.versions.sequential_keys;
+    a.versions.linearizable_keys |= b.versions.linearizable_keys;
+    if b.version_order != d.version_order {
+        a.version_order = b.version_order;
+    }
     a.help |= b.help;
     a.version |= b.version;
     a.strict_exit |= b.strict_exit;
@@ -334,8 +375,8 @@ fn format_of(opt: Option<&str>, path: &str) -> Format {
 /// An error that ends the run as elle-cli's uncaught exceptions do (exit 255).
 struct Fatal(String);
 
-/// One file: read, check, print; the verdict.
-fn check_file(prog: &str, o: &Opts, model: &str, path: &str) -> Result<Result<Valid, u8>, Fatal> {
+/// One file: read, check, print (and write Elle's files into `dir`); the verdict.
+fn check_file(prog: &str, o: &Opts, model: &str, path: &str, dir: Option<&Path>) -> Result<Result<Valid, u8>, Fatal> {
     if !Path::new(path).exists() {
         return Err(Fatal(format!("File not found: {path}")));
     }
@@ -353,14 +394,25 @@ fn check_file(prog: &str, o: &Opts, model: &str, path: &str) -> Result<Result<Va
     let eo = ElleOptions {
         consistency_models: o.consistency_models.clone(),
         anomalies: o.anomalies.clone(),
+        versions: o.versions,
+        version_order: o.version_order,
         ..Default::default()
     };
     let a = elle::check(h, inf, &eo, Some(&mut past)).map_err(Fatal)?;
-    if let Some(dir) = &o.directory {
+    if let Some(dir) = dir {
         write_artifacts(prog, dir, h, &a, o).map_err(Fatal)?;
     }
     let mut out = std::io::stdout().lock();
-    let line = if o.json { a.result.to_pretty() } else { format!("{path} \t {}", a.valid.as_str()) };
+    let line = match (o.output, &a.result) {
+        (Output::Text, _) => format!("{path} \t {}", a.valid.as_str()),
+        (Output::Json, r) => r.to_pretty(),
+        (Output::JsonLines, elle::json::J::Obj(kv)) => {
+            let mut with_path = vec![("file".to_string(), elle::json::J::str(path))];
+            with_path.extend(kv.iter().cloned());
+            elle::json::J::Obj(with_path).to_compact()
+        }
+        (Output::JsonLines, r) => r.to_compact(),
+    };
     let _ = writeln!(out, "{line}");
     let _ = out.flush();
     Ok(Ok(a.valid))
@@ -394,6 +446,27 @@ fn write_artifacts(prog: &str, dir: &Path, h: &History, a: &Checked, o: &Opts) -
     Ok(())
 }
 
+/// Where each file's `--directory` files go: the directory itself for one file (as elle-cli);
+/// for several, a subfolder per file named after the file (with its place in the list, from 1,
+/// before the name when two files share one), where elle-cli would write them all into the one
+/// directory, each history's files over the last one's.
+fn directories(dir: Option<&Path>, files: &[String]) -> Vec<Option<PathBuf>> {
+    let Some(dir) = dir else { return vec![None; files.len()] };
+    if files.len() < 2 {
+        return vec![Some(dir.to_path_buf()); files.len()];
+    }
+    let name = |f: &str| Path::new(f).file_name().map_or_else(|| f.to_string(), |n| n.to_string_lossy().into_owned());
+    let names: Vec<String> = files.iter().map(|f| name(f)).collect();
+    names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            let shared = names.iter().filter(|m| *m == n).count() > 1;
+            Some(dir.join(if shared { format!("{}-{n}", i + 1) } else { n.clone() }))
+        })
+        .collect()
+}
+
 /// Run elle-cli's command line; the exit code.
 pub fn run(prog: &str, args: &[String]) -> u8 {
     let (o, errors) = parse(args);
@@ -420,8 +493,9 @@ pub fn run(prog: &str, args: &[String]) -> u8 {
     }
     let mut any_false = false;
     let mut any_unknown = false;
-    for path in &o.files {
-        match check_file(prog, &o, &model, path) {
+    let dirs = directories(o.directory.as_deref(), &o.files);
+    for (path, dir) in o.files.iter().zip(&dirs) {
+        match check_file(prog, &o, &model, path, dir.as_deref()) {
             Ok(Ok(Valid::False)) => any_false = true,
             Ok(Ok(Valid::Unknown)) => any_unknown = true,
             Ok(Ok(Valid::True)) => {}
@@ -447,11 +521,11 @@ mod tests {
     #[test]
     fn both_spellings_of_v_and_verbose_parse() {
         let (o, e) = parse(&args("-m list-append -v a.edn"));
-        assert!(e.is_empty() && o.json && o.files == ["a.edn"]);
+        assert!(e.is_empty() && o.output == Output::Json && o.files == ["a.edn"]);
         let (o, e) = parse(&args("-m list-append -v text a.edn"));
-        assert!(e.is_empty() && !o.json && o.files == ["a.edn"]);
+        assert!(e.is_empty() && o.output == Output::Text && o.files == ["a.edn"]);
         let (o, e) = parse(&args("--model=rw-register --output json --verbose -c serializable,snapshot-isolation x y"));
-        assert!(e.is_empty() && o.json);
+        assert!(e.is_empty() && o.output == Output::Json);
         assert_eq!(o.consistency_models, ["serializable", "snapshot-isolation"]);
         assert_eq!(o.files, ["x", "y"]);
         let (o, e) = parse(&args("-mlist-append -s 50 -b 10 -d out -p png --strict-exit f"));
@@ -468,5 +542,24 @@ mod tests {
         assert_eq!(o.model.as_deref(), Some("elle-list-append"));
         let (o, _) = parse(&["-c".to_string(), String::new(), "f".into()]);
         assert!(o.consistency_models.is_empty());
+        let (o, e) = parse(&args("-m rw-register --wfr-keys --linearizable-keys --version-order complete -v jsonl f"));
+        assert!(e.is_empty(), "{e:?}");
+        assert!(o.versions.wfr_keys && o.versions.linearizable_keys && !o.versions.sequential_keys);
+        assert_eq!((o.version_order, o.output), (VersionOrder::Complete, Output::JsonLines));
+        assert_eq!(parse(&args("-m rw-register f")).0.version_order, VersionOrder::Elle);
+        let (_, e) = parse(&args("-m rw-register --version-order some f"));
+        assert_eq!(e, ["Failed to validate \"--version-order some\": Must be one of elle, complete"]);
+    }
+
+    #[test]
+    fn several_files_get_a_folder_each() {
+        let files = |v: &[&str]| v.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        let d = Path::new("out");
+        assert_eq!(directories(Some(d), &files(&["a/h.edn"])), [Some(PathBuf::from("out"))]);
+        assert_eq!(
+            directories(Some(d), &files(&["a/h.edn", "b/h.edn", "c/g.json"])),
+            [Some(d.join("1-h.edn")), Some(d.join("2-h.edn")), Some(d.join("g.json"))]
+        );
+        assert_eq!(directories(None, &files(&["a", "b"])), [None, None]);
     }
 }

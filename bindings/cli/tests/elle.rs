@@ -293,11 +293,28 @@ fn documented_differences_from_elle() {
     assert_eq!(types(&serde_json::from_str(&out).unwrap()), ["G-single-item-realtime"]);
     assert_eq!(run(env!("CARGO_BIN_EXE_grail"), &["check", &f]).0, 0);
     assert_eq!(run(env!("CARGO_BIN_EXE_grail"), &["check", "--levels", "strict-serializable", &f]).0, 1);
-    // 7. Registers without a version order: grail decides over every version order (PolySI);
-    //    Elle infers versions from the initial nil only and finds no cycle here.
+    // 7. Registers without a version order: by default, as Elle, versions only from the initial
+    //    nil (and Elle's options): no cycle here; --version-order complete decides over every
+    //    version order (PolySI) and finds the write skew; so does Elle's --linearizable-keys
+    //    (T0 ended before T1 and T2 began: 1 before 2 on both keys), not its --wfr-keys (no
+    //    transaction reads and writes one key).
     let f = fixture("register-write-skew.edn");
-    assert_eq!(types(&verdict("rw-register", "serializable", &f)), ["G2-item"]);
-    assert_eq!(verdict("rw-register", "snapshot-isolation", &f), serde_json::json!({"valid?": true}));
+    let reg = |extra: &[&str]| {
+        let mut a = vec!["-m", "rw-register", "-c", "serializable", "-v", "json"];
+        a.extend_from_slice(extra);
+        a.push(&f);
+        let (code, out, err) = grail_elle(&a);
+        (code, serde_json::from_str::<Value>(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}")))
+    };
+    assert_eq!(reg(&[]), (0, serde_json::json!({"valid?": true})));
+    assert_eq!(reg(&["--version-order", "elle"]), (0, serde_json::json!({"valid?": true})));
+    let (code, v) = reg(&["--version-order", "complete"]);
+    assert_eq!((code, types(&v)), (1, vec!["G2-item".to_string()]));
+    let (code, v) = reg(&["--linearizable-keys"]);
+    assert_eq!((code, types(&v)), (1, vec!["G2-item".to_string()]));
+    assert_eq!(reg(&["--wfr-keys"]), (0, serde_json::json!({"valid?": true})));
+    let si = ["-m", "rw-register", "-c", "snapshot-isolation", "--version-order", "complete", "-v", "json", &f];
+    assert_eq!(serde_json::from_str::<Value>(&grail_elle(&si).1).unwrap(), serde_json::json!({"valid?": true}));
     // 8. Real-time order from :time (grail) rather than from the order of the file (Elle).
     let f = fixture("time-vs-order.edn");
     assert_eq!(types(&verdict(la, "strict-serializable", &f)), ["G-single-item-realtime"]);
@@ -354,6 +371,84 @@ fn corpus_list_histories_agree_with_elles_columns() {
     eprintln!("grail elle agrees with Elle's verdicts on {agree} of {} cells", files.len() * 5);
     assert!(wrong.is_empty(), "{} disagreements:\n{}", wrong.len(), wrong.join("\n"));
     assert_eq!(agree, files.len() * 5);
+}
+
+/// The 20 Jepsen rw-register runs of the GRAIL artifact (Reg4, no write-ahead log given here).
+/// As Elle (the default, `--version-order elle`): versions only from the initial nil, so the
+/// only RW edges are from reads of nil, and every step of every cycle found is WR, real time,
+/// or an RW from a read of nil (Elle's graph has no other edges); four runs have such a
+/// write skew (G2-item). `--version-order complete` decides over every version order and is
+/// violated in exactly the 15 runs whose write-ahead logs violate serializability
+/// (`expected_SER_violated`, the consensus of GRAIL's checkers with the logs); so is Elle's own
+/// inference with `--linearizable-keys`; the complete check with Elle's options gives the same.
+#[test]
+fn corpus_register_histories_as_elle_and_complete() {
+    let Some(c) = corpus() else { return };
+    let dir = c.join("grail/reg-max-write");
+    let table = std::fs::read_to_string(dir.join("verdicts.csv")).unwrap();
+    let mut rows = csv_rows(&table);
+    let header = rows.remove(0);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let mut files: Vec<(String, bool)> = rows
+        .iter()
+        .map(|r| {
+            let rel = r[col("edn_path")].trim_start_matches("go-graph-checker/histories/reg-max-write/").to_string();
+            (dir.join(rel).to_string_lossy().into_owned(), r[col("expected_SER_violated")] == "1")
+        })
+        .collect();
+    files.sort();
+    assert_eq!(files.len(), 20);
+    let run_all = |extra: &[&str]| -> Vec<Value> {
+        let mut args = vec!["-m", "rw-register", "-v", "jsonl"];
+        args.extend_from_slice(extra);
+        args.extend(files.iter().map(|f| f.0.as_str()));
+        let (code, out, err) = grail_elle(&args);
+        assert!(code == 0 || code == 1, "{err}");
+        let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        assert_eq!(lines.len(), 20);
+        for (l, f) in lines.iter().zip(&files) {
+            assert_eq!(l["file"].as_str(), Some(f.0.as_str()));
+        }
+        lines
+    };
+    let falses = |lines: &[Value]| -> Vec<String> {
+        lines
+            .iter()
+            .filter(|l| l["valid?"] == false)
+            .map(|l| Path::new(l["file"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned())
+            .collect()
+    };
+    let expected: Vec<String> = files
+        .iter()
+        .filter(|f| f.1)
+        .map(|f| Path::new(&f.0).file_name().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(expected.len(), 15);
+
+    let elle = run_all(&[]);
+    assert_eq!(run_all(&["--version-order", "elle"]), elle);
+    assert_eq!(falses(&elle), ["1.edn.gz", "2.edn.gz", "5.edn.gz", "6.edn.gz"]);
+    for l in &elle {
+        for (ty, cycles) in l["anomalies"].as_object().into_iter().flatten() {
+            assert!(ty.starts_with("G2-item"), "{ty}");
+            for c in cycles.as_array().unwrap() {
+                for step in c["steps"].as_array().unwrap() {
+                    let ok = matches!(step["type"].as_str(), Some("wr" | "realtime"))
+                        || (step["type"] == "rw" && step["value"].is_null());
+                    assert!(ok, "{}: a step Elle's graph does not have: {step}", l["file"]);
+                }
+            }
+        }
+    }
+    let complete = run_all(&["--version-order", "complete"]);
+    assert_eq!(falses(&complete), expected);
+    // Elle's version orders: with real-time order (per-key linearizable) Elle sees all 15.
+    assert_eq!(falses(&run_all(&["--linearizable-keys"])), expected);
+    let all = ["--wfr-keys", "--sequential-keys", "--linearizable-keys"];
+    let mut args = vec!["--version-order", "complete"];
+    args.extend(all);
+    assert_eq!(falses(&run_all(&args)), expected);
+    assert_eq!(falses(&run_all(&["--wfr-keys"])), falses(&elle));
 }
 
 /// A small CSV reader for the verdict table (quoted fields allowed).
@@ -595,11 +690,12 @@ fn elle_cli_stored_results_agree() {
     }
 }
 
-/// Several files in one call, as elle-cli's `-main` handles them: with `-v json` one result map
-/// after another, in the order given, without paths; with `-d`, every file's files in the one
-/// directory (the later file's replace the earlier's of the same name).
+/// Several files in one call: with `-v json` one result map after another, in the order given,
+/// without paths, as elle-cli's `-main` prints them; with `-v jsonl` (grail's) one line per file
+/// with its path; with `-d`, a subfolder per file (elle-cli writes them all into the one
+/// directory, the later file's over the earlier's).
 #[test]
-fn several_files_in_one_call_as_elle_cli() {
+fn several_files_in_one_call() {
     let (a, b) = (case("G-single/lost-update.edn"), case("valid/serial.edn"));
     let (code, out, err) = elle_cli(&["-m", "list-append", "-c", "serializable", "-v", "json", &a, &b]);
     assert_eq!(code, 1, "{err}");
@@ -609,11 +705,30 @@ fn several_files_in_one_call_as_elle_cli() {
     assert_eq!(docs[0]["valid?"], false);
     assert_eq!(docs[1]["valid?"], true);
     assert!(!out.contains("lost-update.edn"), "no paths in JSON output");
+    let (code, out, err) = elle_cli(&["-m", "list-append", "-c", "serializable", "-v", "jsonl", &a, &b]);
+    assert_eq!(code, 1, "{err}");
+    let lines: Vec<Value> = out.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    assert_eq!(lines.len(), 2, "{out}");
+    assert_eq!((lines[0]["file"].as_str(), &lines[0]["valid?"]), (Some(a.as_str()), &Value::Bool(false)));
+    assert_eq!(types(&lines[0]), types(&docs[0]));
+    assert_eq!(lines[1], serde_json::json!({"file": b, "valid?": true}));
     let dir = tmp("elle-dir-two");
     let d = dir.to_str().unwrap();
-    let (code, out, _) = elle_cli(&["-m", "list-append", "-c", "serializable", "-d", d, &a, &b]);
+    // Two files of one name (from two folders) and a third.
+    let other = tmp("elle-dir-two-src").join("lost-update.edn");
+    std::fs::copy(&a, &other).unwrap();
+    let other = other.to_string_lossy().into_owned();
+    let (code, out, _) = elle_cli(&["-m", "list-append", "-c", "serializable", "-d", d, &a, &b, &other]);
     assert_eq!(code, 1);
-    assert_eq!(out.lines().count(), 2, "{out}");
-    // The first file's cycle files stay; the second (valid) wrote no cycle files of its own.
-    assert!(dir.join("G-single-item.txt").exists());
+    assert_eq!(out.lines().count(), 3, "{out}");
+    // Each file's files in its own folder: the cycles of the first and third, none of the second.
+    for f in ["1-lost-update.edn", "3-lost-update.edn"] {
+        assert!(dir.join(f).join("G-single-item.txt").exists(), "{f}");
+    }
+    assert!(dir.join("serial.edn").is_dir() && !dir.join("serial.edn/G-single-item.txt").exists());
+    assert!(!dir.join("G-single-item.txt").exists());
+    // One file: the directory itself, as elle-cli.
+    let one = tmp("elle-dir-one");
+    elle_cli(&["-m", "list-append", "-c", "serializable", "-d", one.to_str().unwrap(), &a]);
+    assert!(one.join("G-single-item.txt").exists());
 }

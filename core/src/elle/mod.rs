@@ -18,6 +18,7 @@ pub mod explain;
 pub mod extra;
 pub mod json;
 pub mod model;
+pub mod versions;
 
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::search::components;
@@ -42,6 +43,11 @@ pub struct ElleOptions {
     pub max_steps: Option<u64>,
     /// At most this many cycles per anomaly and component search.
     pub max_cycles: usize,
+    /// Registers: Elle's sources of version order besides the initial `nil` (`:wfr-keys?`,
+    /// `:sequential-keys?`, `:linearizable-keys?`; [`versions`]).
+    pub versions: versions::VersionSources,
+    /// Registers: decide on Elle's inferred version order alone, or over every version order.
+    pub version_order: VersionOrder,
 }
 
 impl Default for ElleOptions {
@@ -51,8 +57,59 @@ impl Default for ElleOptions {
             anomalies: vec!["G0".into()],
             max_steps: None,
             max_cycles: 1000,
+            versions: versions::VersionSources::default(),
+            version_order: VersionOrder::Elle,
         }
     }
+}
+
+/// How a register history's version order is decided (list-append histories show theirs).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum VersionOrder {
+    /// As Elle: only the order [`versions::version_graphs`] infers gives WW and RW edges, and a
+    /// model holds when they close none of its cycles (Elle's verdict, cycles it cannot see
+    /// missed).
+    Elle,
+    /// Over every version order (the generalized polygraph): a model holds only when some
+    /// version order closes none of its cycles.
+    Complete,
+}
+
+impl VersionOrder {
+    /// `elle` or `complete`.
+    pub fn parse(s: &str) -> Option<VersionOrder> {
+        match s {
+            "elle" => Some(VersionOrder::Elle),
+            "complete" => Some(VersionOrder::Complete),
+            _ => None,
+        }
+    }
+}
+
+/// The inference to check registers on as Elle ([`VersionOrder::Elle`]): Elle's inferred
+/// version order gives its only WW and RW edges (WR edges kept between ok transactions, as
+/// Elle's `wr-graph`); with Elle's `cyclic-versions` cases. The complete check keeps the
+/// inference as it is (the inferred order is not known order to its polygraph yet), but reports
+/// `cyclic-versions` when options were given. `None` when there is nothing to change or report.
+fn register_inference(
+    h: &History,
+    inf: &Inference,
+    opts: &ElleOptions,
+) -> Option<(Inference, versions::VersionGraphs)> {
+    let assumed = opts.versions != versions::VersionSources::default();
+    if h.model != Model::RwRegister || (opts.version_order == VersionOrder::Complete && !assumed) {
+        return None;
+    }
+    let vg = versions::version_graphs(h, opts.versions);
+    let mut out = inf.clone();
+    if opts.version_order == VersionOrder::Elle {
+        let ok = |t: TxnId| h.txns[t as usize].status == crate::history::Status::Committed;
+        let mut edges: Vec<crate::graph::Edge> =
+            inf.graph.edges.iter().filter(|e| e.ty == EdgeType::Wr && ok(e.from) && ok(e.to)).copied().collect();
+        edges.extend(versions::transaction_edges(h, &vg));
+        out.graph = DependencyGraph::new(inf.graph.is_vertex.clone(), edges);
+    }
+    Some((out, vg))
 }
 
 /// Elle's three-valued verdict.
@@ -195,12 +252,16 @@ pub fn check(
         Order::Session => levels.extend([Level::StrongSessionSer, Level::StrongSessionSi]),
         Order::None => {}
     }
+    let registers = register_inference(h, inf, opts);
+    let inferred_only = registers.is_some() && opts.version_order == VersionOrder::Elle;
+    let inf = registers.as_ref().map_or(inf, |r| &r.0);
     let copts = CheckOptions {
         levels,
         max_steps: opts.max_steps,
         max_cycles: opts.max_cycles.max(1),
         analyze: None,
-        register_mode: RegisterMode::Auto,
+        register_mode: if inferred_only { RegisterMode::SureEdges } else { RegisterMode::Auto },
+        inferred_order_only: inferred_only,
         // Elle knows nothing of claimed timestamps: its verdict is the black-box one.
         white_box: crate::timestamps::WhiteBoxMode::Ignore,
         // Elle orders appends only as reads observed them.
@@ -244,6 +305,18 @@ pub fn check(
     }
     for (ty, j) in cycle_exists(&report, order) {
         push(&ty, j);
+    }
+    // Elle's `cyclic-versions`: a source whose order closed a cycle of versions (left out).
+    for c in registers.iter().flat_map(|r| &r.1.cyclic) {
+        let version = |v: &versions::Version| v.map_or(J::Null, |v| value_j(h, v));
+        push(
+            "cyclic-versions",
+            J::obj([
+                ("key", value_j(h, h.key(c.key))),
+                ("scc", J::Arr(c.scc.iter().map(version).collect())),
+                ("sources", J::Arr(c.sources.iter().map(|s| J::str(*s)).collect())),
+            ]),
+        );
     }
     let mut incompatible_keys = Vec::new();
     for a in report.anomalies.iter().filter(|a| a.cycle.is_none()) {

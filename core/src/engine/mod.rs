@@ -89,6 +89,12 @@ pub struct CheckOptions {
     /// unobserved appends after one read version are no lost update ([`open_pairs`]).
     /// Off by default: grail decides every order of them, as the polygraph does for registers.
     pub observed_order_only: bool,
+    /// Registers without a version order: the inference's edges are all that is known of it,
+    /// and a level holds when they close none of its cycles (no polygraph, no "unknown" for
+    /// want of a version order). Elle's way with the version order it infers
+    /// ([`crate::elle::versions`]); set by [`crate::elle::check`], not part of the options' data.
+    #[serde(skip)]
+    pub inferred_order_only: bool,
 }
 
 impl Default for CheckOptions {
@@ -101,6 +107,7 @@ impl Default for CheckOptions {
             analyze: None,
             white_box: WhiteBoxMode::Auto,
             observed_order_only: false,
+            inferred_order_only: false,
         }
     }
 }

@@ -119,6 +119,7 @@ fn unproven(h: &History, opts: &CheckOptions, l: Level, by_polygraph: bool) -> b
         && h.version_order.is_none()
         && !by_polygraph
         && opts.register_mode == RegisterMode::SureEdges
+        && !opts.inferred_order_only
         && l.spec().weak.is_none()
         && !matches!(l, Level::Pl2 | Level::Pl1)
 }

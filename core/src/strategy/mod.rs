@@ -224,6 +224,7 @@ pub fn run(h: &History, inf: &Inference, s: Strategy, levels: &[Level]) -> Strat
                 white_box: crate::timestamps::WhiteBoxMode::Ignore,
                 // GRAIL's checkers order appends as reads observed them.
                 observed_order_only: true,
+                inferred_order_only: false,
             };
             let r = crate::report::check_inferred(h, inf, &opts, None);
             notes.push("scc is the default engine; it does not count its work here".into());
