@@ -399,6 +399,12 @@ fn check_file(prog: &str, o: &Opts, model: &str, path: &str, dir: Option<&Path>)
         ..Default::default()
     };
     let a = elle::check(h, inf, &eo, Some(&mut past)).map_err(Fatal)?;
+    // Elle's verdict, said on standard output as Elle would; what it rests on, said beside it.
+    if a.valid == Valid::True && elle::inferred_order_only(h, &eo) {
+        eprintln!(
+            "{prog}: {path}: valid on the version order Elle infers only; --version-order complete decides over every version order"
+        );
+    }
     if let Some(dir) = dir {
         write_artifacts(prog, dir, h, &a, o).map_err(Fatal)?;
     }

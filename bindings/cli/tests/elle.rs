@@ -313,6 +313,17 @@ fn documented_differences_from_elle() {
     let (code, v) = reg(&["--linearizable-keys"]);
     assert_eq!((code, types(&v)), (1, vec!["G2-item".to_string()]));
     assert_eq!(reg(&["--wfr-keys"]), (0, serde_json::json!({"valid?": true})));
+    // Standard output is Elle's answer; standard error says what a `true` rests on.
+    let note = "valid on the version order Elle infers only; --version-order complete decides over every version order";
+    let stderr = |extra: &[&str]| {
+        let mut a = vec!["-m", "rw-register", "-c", "serializable"];
+        a.extend_from_slice(extra);
+        a.push(&f);
+        grail_elle(&a).2
+    };
+    assert!(stderr(&[]).contains(note));
+    assert!(!stderr(&["--linearizable-keys"]).contains(note), "false: nothing to qualify");
+    assert!(!stderr(&["--version-order", "complete"]).contains(note));
     let si = ["-m", "rw-register", "-c", "snapshot-isolation", "--version-order", "complete", "-v", "json", &f];
     assert_eq!(serde_json::from_str::<Value>(&grail_elle(&si).1).unwrap(), serde_json::json!({"valid?": true}));
     // 8. Real-time order from :time (grail) rather than from the order of the file (Elle).

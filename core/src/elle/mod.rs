@@ -112,6 +112,12 @@ fn register_inference(
     Some((out, vg))
 }
 
+/// Whether [`check`] decides `h`'s registers on Elle's inferred version order alone (a register
+/// history checked as Elle): a `true` then misses cycles that every version order closes.
+pub fn inferred_order_only(h: &History, opts: &ElleOptions) -> bool {
+    h.model == Model::RwRegister && opts.version_order == VersionOrder::Elle
+}
+
 /// Elle's three-valued verdict.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Valid {

@@ -18,8 +18,8 @@
 //! pairs stay unordered, and cycles through them go unseen.
 //!
 //! grail's complete check (`--version-order complete`) does not take this graph as known order
-//! yet: forcing the polygraph's constraints with it needs them settled inside the search (known
-//! WW edges between versions that are not adjacent mislead its first guess).
+//! yet: added as known WW edges of the polygraph, it changed a verdict from violated to holds
+//! (docs/elle.md, difference 7); the pairs need to settle constraints inside the search.
 
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::{Edge, EdgeType};
