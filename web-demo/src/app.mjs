@@ -584,7 +584,9 @@ async function selectCycle(i, focus) {
 function drawCases(c) {
     const chosen = c.steps.some((s) => s.certain === false) || (c.forced ?? []).length > 0;
     $('legend-chosen').hidden = !chosen;
-    $('legend-aside').hidden = !c.steps.some((s) => s.read_from !== undefined && s.read_from !== null && !c.txns.includes(s.read_from));
+    $('legend-aside').hidden = !c.steps.some(
+        (s) => (s.read_from !== undefined && s.read_from !== null && !c.txns.includes(s.read_from)) || (s.type === 'co' && !c.txns.includes(s.to_op.txn)),
+    );
     const cases = [];
     const picture = (steps) => drawCycle({ txns: steps.map((s) => s.from), steps }, (id) => state.txns.get(id));
     const key = (k) => keyText(k);

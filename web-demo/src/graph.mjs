@@ -76,7 +76,8 @@ function unit(x, y) {
  * undefined. `onSelect({kind: 'edge', index} | {kind: 'node', id})` is called on click, Enter or
  * Space; without it the drawing is a picture only. Edges an order the history leaves open
  * gives (`certain: false`) are drawn hollow and labelled `(chosen)`; the writer behind a chosen
- * `rw` edge (`read_from`) is drawn beside the cycle, dashed, with its `wr` and `ww` edges.
+ * `rw` edge (`read_from`), and the reader behind a `co` step, are drawn beside the cycle,
+ * dashed, with the edges they stand for.
  * Returns the <svg> element.
  */
 export function drawCycle(cycle, txnInfo, onSelect) {
@@ -200,11 +201,31 @@ export function drawCycle(cycle, txnInfo, onSelect) {
     });
     svg.append(edges);
 
-    // Writers behind chosen rw edges that are not on the cycle: beside the edge, outside it.
+    // Transactions a step rests on that are not on the cycle, beside the step, outside it: the
+    // writer whose version a chosen rw edge's reader read (read_from), and the reader a
+    // commit-order step names (its read is the step's to_op). Each comes with the edges it
+    // stands for: [from, to, type, dash, title].
+    const beside = (step) => {
+        if (step.read_from !== undefined && step.read_from !== null) {
+            const w = step.read_from;
+            return [w, [
+                [w, step.from, 'wr', EDGE_STYLE.wr.dash, `T${w} \u2192 T${step.from} (wr): T${step.from} read T${w}'s version`],
+                [w, step.to, 'ww', '4 3', `T${w} \u2192 T${step.to} (ww, chosen): T${step.to}'s version after T${w}'s`],
+            ]];
+        }
+        if (step.type === 'co' && step.to_op && step.to_op.txn !== step.to) {
+            const r = step.to_op.txn;
+            return [r, [
+                [step.to, r, 'wr', EDGE_STYLE.wr.dash, `T${step.to} \u2192 T${r} (wr): T${r} read T${step.to}'s version`],
+                [step.from, r, 'co', '2 3', `T${step.from} \u2192 T${r}: T${r} had observed T${step.from}`],
+            ]];
+        }
+        return null;
+    };
     const aside = new Map();
     cycle.steps.forEach((step) => {
-        const w = step.read_from;
-        if (w === undefined || w === null || pos.has(w) || aside.has(w)) return;
+        const b = beside(step);
+        if (!b || pos.has(b[0]) || aside.has(b[0])) return;
         const [x0, y0] = pos.get(step.from);
         const [x2, y2] = pos.get(step.to);
         const mx = (x0 + x2) / 2;
@@ -212,28 +233,28 @@ export function drawCycle(cycle, txnInfo, onSelect) {
         let [ox, oy] = unit(mx - c, my - c);
         if (Math.hypot(mx - c, my - c) < 1) [ox, oy] = unit(y2 - y0, -(x2 - x0));
         const far = Math.hypot(x2 - x0, y2 - y0) * (n === 2 ? 0.35 : 0.22) + 110;
-        aside.set(w, { at: [mx + ox * far, my + oy * far], step });
+        aside.set(b[0], [mx + ox * far, my + oy * far]);
     });
     const asideEdges = el('g', { class: 'aside-edges' });
-    for (const [w, { at }] of aside) pos.set(w, at);
+    for (const [w, at] of aside) pos.set(w, at);
     for (const step of cycle.steps) {
-        const w = step.read_from;
-        if (!aside.has(w)) continue;
-        const at = pos.get(w);
-        // The chosen rw stands for w's wr edge to the reader and a chosen ww edge to the writer.
-        for (const [to, type, dash, side] of [[step.from, 'wr', EDGE_STYLE.wr.dash, 1], [step.to, 'ww', '4 3', -1]]) {
-            // A wr and a ww edge can join the same two transactions: bent to opposite sides.
+        const b = beside(step);
+        if (!b || !aside.has(b[0])) continue;
+        b[1].forEach(([from, to, type, dash, title], i) => {
+            // Two edges can join the same two transactions: bent to opposite sides.
+            const side = i === 0 ? 1 : -1;
+            const [x0, y0] = pos.get(from);
             const [x2, y2] = pos.get(to);
-            const [nx, ny] = unit(-(y2 - at[1]), x2 - at[0]);
-            const bx = (at[0] + x2) / 2 + nx * 16 * side;
-            const by = (at[1] + y2) / 2 + ny * 16 * side;
-            const [ux0, uy0] = unit(bx - at[0], by - at[1]);
+            const [nx, ny] = unit(-(y2 - y0), x2 - x0);
+            const bx = (x0 + x2) / 2 + nx * 16 * side;
+            const by = (y0 + y2) / 2 + ny * 16 * side;
+            const [ux0, uy0] = unit(bx - x0, by - y0);
             const [ux2, uy2] = unit(bx - x2, by - y2);
-            const r0 = reach(boxOf(w), ux0, uy0);
+            const r0 = reach(boxOf(from), ux0, uy0);
             const r2 = reach(boxOf(to), ux2, uy2) + 3;
             const st = EDGE_STYLE[type];
             const a = el('path', {
-                d: `M${(at[0] + ux0 * r0).toFixed(1)},${(at[1] + uy0 * r0).toFixed(1)} Q${bx.toFixed(1)},${by.toFixed(1)} ${(x2 + ux2 * r2).toFixed(1)},${(y2 + uy2 * r2).toFixed(1)}`,
+                d: `M${(x0 + ux0 * r0).toFixed(1)},${(y0 + uy0 * r0).toFixed(1)} Q${bx.toFixed(1)},${by.toFixed(1)} ${(x2 + ux2 * r2).toFixed(1)},${(y2 + uy2 * r2).toFixed(1)}`,
                 fill: 'none',
                 stroke: st.color,
                 'stroke-width': 1.5,
@@ -242,9 +263,9 @@ export function drawCycle(cycle, txnInfo, onSelect) {
                 'marker-end': `url(#${uid}-${type})`,
                 class: `aside-edge edge-${type}`,
             });
-            a.append(el('title', {}, type === 'wr' ? `T${w} \u2192 T${to} (wr): T${to} read T${w}'s version` : `T${w} \u2192 T${to} (ww, chosen): T${to}'s version after T${w}'s`));
+            a.append(el('title', {}, title));
             asideEdges.append(a);
-        }
+        });
     }
     svg.append(asideEdges);
 
@@ -254,24 +275,24 @@ export function drawCycle(cycle, txnInfo, onSelect) {
         const [hw, hh] = boxOf(id);
         grow(x, y, hw + 6, hh + 6);
         const info = txnInfo(id);
-        const beside = aside.has(id);
+        const isAside = aside.has(id);
         const g = el('g', {
-            class: beside ? 'node aside' : 'node',
+            class: isAside ? 'node aside' : 'node',
             ...(onSelect ? { tabindex: 0, role: 'button' } : {}),
             'data-node': id,
-            'aria-label': `Transaction T${id}${info?.status ? `, ${info.status}` : ''}${info?.line ? `, line ${info.line}` : ''}${beside ? ', beside the cycle: the writer of a version a chosen rw edge is about' : ''}`,
+            'aria-label': `Transaction T${id}${info?.status ? `, ${info.status}` : ''}${info?.line ? `, line ${info.line}` : ''}${isAside ? ', beside the cycle: a step rests on it' : ''}`,
         });
-        g.append(el('title', {}, `T${id}${info?.line ? ` (line ${info.line})` : ''}${beside ? ': not on the cycle; its version was read, and the other transaction\'s write is chosen to come after it' : ''}`));
+        g.append(el('title', {}, `T${id}${info?.line ? ` (line ${info.line})` : ''}${isAside ? ': not on the cycle; a step rests on it (see the explanation)' : ''}`));
         g.append(el('rect', {
             x: (x - hw).toFixed(1),
             y: (y - hh).toFixed(1),
             width: (2 * hw).toFixed(1),
             height: (2 * hh).toFixed(1),
             rx: hh,
-            fill: beside ? '#ffffff' : '#f4f6fa',
+            fill: isAside ? '#ffffff' : '#f4f6fa',
             stroke: '#333333',
             'stroke-width': 1.5,
-            ...(beside ? { 'stroke-dasharray': '4 3' } : {}),
+            ...(isAside ? { 'stroke-dasharray': '4 3' } : {}),
             class: 'disc',
         }));
         g.append(el('text', { x, y: y + 5, 'text-anchor': 'middle', 'font-size': 15, 'font-weight': 600, fill: '#111111' }, `T${id}`));

@@ -42,6 +42,18 @@ test('RA and RC from "More levels": verdicts, the lattice line and a co edge in 
     // T1 -co-> T0 (T3 saw T1 yet read T0's y), closed by T0 -> T1 (T1 read and overwrote y).
     assert.equal(types.length, 2);
     assert.ok(types.includes('edge edge-co'), `${types}`);
+    // T5, the reader the co step names, is drawn beside the cycle with the wr edge it read and
+    // what it had observed: every transaction the explanation names is drawn.
+    const drawn = await page.evaluate(() => ({
+        aside: [...document.querySelectorAll('#graph-box .node.aside')].map((n) => n.dataset.node),
+        asideEdges: [...document.querySelectorAll('#graph-box .aside-edge')].map((e) => e.getAttribute('class')),
+        named: [...new Set([...document.getElementById('explanation').textContent.matchAll(/\bT(\d+)\b/g)].map((m) => m[1]))].sort(),
+        nodes: [...document.querySelectorAll('#graph-box [data-node]')].map((n) => n.dataset.node).sort(),
+    }));
+    assert.deepEqual(drawn.aside, ['5']);
+    assert.deepEqual(drawn.asideEdges, ['aside-edge edge-wr', 'aside-edge edge-co']);
+    assert.deepEqual(drawn.nodes, drawn.named);
+    assert.equal(await page.isVisible('#legend-aside'), true);
 
     // A shared link keeps the chosen levels.
     await page.click('#share');

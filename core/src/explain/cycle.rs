@@ -7,7 +7,7 @@ use super::{CycleReport, Step};
 use crate::anomaly::AnomalyKind;
 use crate::graph::search::Cycle;
 use crate::graph::{DependencyGraph, Edge, EdgeType};
-use crate::history::{History, Index};
+use crate::history::{History, Index, TxnId};
 use crate::level::plain_name;
 
 /// A cycle as reported; `anomaly` is the kind's name, with an order suffix if any.
@@ -50,7 +50,16 @@ pub fn cycle_report(
         }
     });
     let mut text = LetThen::new(Wording::GRAIL);
-    for &t in &c.txns {
+    // The cycle's transactions, then the readers a commit-order step names (its read is the
+    // step's `to_op`), so that every transaction the text names is given.
+    let mut named: Vec<TxnId> = c.txns.clone();
+    for e in edges.iter().filter(|e| e.ty == EdgeType::Co) {
+        let reader = idx.txn_of(e.to_op);
+        if !named.contains(&reader) {
+            named.push(reader);
+        }
+    }
+    for &t in &named {
         text.bind(&txn_name(h, t), txn_text(h, t));
     }
     text.then();
