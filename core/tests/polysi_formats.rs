@@ -411,7 +411,7 @@ fn dbcop_bincode_reads_as_dbcop_and_awdit_read_it() {
             (1, Status::Committed, Some(1)),
             (2, Status::Aborted, Some(1)),
             (3, Status::Committed, Some(2)),
-            (u64::MAX, Status::Aborted, None)
+            (grail_core::read::ABORTED_WRITES, Status::Aborted, None)
         ]
     );
     assert_eq!(h.ops_of(2).len(), 4);

@@ -147,3 +147,26 @@ fn a_plume_history_gives_a_plume_sub_history() {
     let t3 = h.txns.iter().position(|t| t.id == 3).unwrap() as u32;
     assert_eq!(grail_core::export::sub_history(&h, &[t3], Some("not written")), "r(3,0,3,3)\nw(3,5,3,3)\n");
 }
+
+/// A Plume history with aborted writes (`txn = -1`): the sub-history is checked as the Plume text
+/// it offers (it was checked as EDN, whose reader refused the aborted transaction's id, and the
+/// search then said the cycle's transactions did not show it again). The aborted transaction's
+/// id is one JavaScript holds, and its writes are written back with -1.
+#[test]
+fn a_plume_history_with_aborted_writes_gives_a_reproducing_sub_history() {
+    let text = "r(1,0,1,1)\nr(2,0,2,2)\nw(2,5,1,1)\nw(1,6,2,2)\nw(1,9,3,-1)\nr(1,9,4,4)\n";
+    let h = grail_core::read(text.as_bytes(), Format::Plume).unwrap();
+    let aborted = h.txns.iter().find(|t| t.status == grail_core::history::Status::Aborted).unwrap();
+    assert_eq!(aborted.id, (1 << 53) - 1);
+    let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Ser], ..CheckOptions::default() });
+    let c = r.levels.get(Level::Ser).unwrap().cycles.iter().find(|c| c.anomaly == "G2-item").unwrap();
+    let b = reproducing_sub_history(&h, c, &[Level::Ser], &CheckOptions::default(), 64);
+    assert!(b.reproduces && b.minimal, "{}", b.text);
+    assert_eq!(b.text, "r(1,0,1,1)\nr(2,0,2,2)\nw(2,5,1,1)\nw(1,6,2,2)\n");
+    // The aborted write, written back: -1, session 0 (its loaders ignore it), and read as before.
+    let t = h.txns.iter().position(|t| t.status == grail_core::history::Status::Aborted).unwrap() as u32;
+    let back = grail_core::export::sub_history(&h, &[t], None);
+    assert_eq!(back, "w(1,9,0,-1)\n");
+    let g1a = r.anomalies.iter().find(|a| a.kind == "G1a").unwrap();
+    assert!(g1a.explanation.contains("w(1,9,_,-1)"), "{}", g1a.explanation);
+}

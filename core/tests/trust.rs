@@ -66,6 +66,46 @@ fn claims_hold(what: &str, h: &History, r: &Report) {
             }
         }
     }
+    every_named_transaction_is_given(what, r);
+}
+
+/// Every transaction a cycle's explanation names is given under "Let:", and every one given
+/// there is named again (in a step, or in the text after it): none missing, none unrelated.
+fn every_named_transaction_is_given(what: &str, r: &Report) {
+    let cycles =
+        r.anomalies.iter().filter_map(|a| a.cycle.as_ref()).chain(r.levels.0.iter().flat_map(|(_, lr)| &lr.cycles));
+    for c in cycles {
+        let Some((given, then)) = c.explanation.split_once("\nThen:\n") else { continue };
+        let names = |text: &str| -> std::collections::BTreeSet<String> {
+            let b = text.as_bytes();
+            (0..b.len())
+                .filter(|&i| b[i] == b'T' && (i == 0 || !b[i - 1].is_ascii_alphanumeric()))
+                .filter_map(|i| {
+                    let n: String = text[i + 1..].chars().take_while(|c| c.is_ascii_digit()).collect();
+                    let after = text[i + 1 + n.len()..].chars().next();
+                    (!n.is_empty() && !after.is_some_and(|c| c.is_ascii_alphanumeric())).then(|| format!("T{n}"))
+                })
+                .collect()
+        };
+        let bound: std::collections::BTreeSet<String> = given
+            .lines()
+            .filter_map(|l| l.trim_start().split_once(" = ").map(|(n, _)| n.to_string()))
+            .filter(|n| n.starts_with('T'))
+            .collect();
+        let named = names(then);
+        assert!(
+            named.is_subset(&bound),
+            "{what}: named but not given: {:?}\n{}",
+            named.difference(&bound).collect::<Vec<_>>(),
+            c.explanation
+        );
+        assert!(
+            bound.is_subset(&named),
+            "{what}: given but never named: {:?}\n{}",
+            bound.difference(&named).collect::<Vec<_>>(),
+            c.explanation
+        );
+    }
 }
 
 fn check_all(h: &History) -> Report {
@@ -438,4 +478,22 @@ fn open_append_orders_are_searched_with_order_edges_and_never_held_by_a_budget()
         assert_ne!(r.levels[l].verdict, "holds", "{l}: {:?}", r.levels[l]);
     }
     claims_hold("ring with a budget", &h, &r);
+}
+
+/// A claimed commit order (`crate::timestamps`) through an empty transaction names no reader:
+/// no other transaction is given under "Let:" for it (the first one was, by mistake).
+#[test]
+fn a_claimed_commit_order_gives_no_unrelated_transaction() {
+    let text = "{:index 0, :type :ok, :process 9, :value [[:w :z 5]]}\n{:index 1, :type :ok, :process 1, :value [[:w :x 1]]}\n{:index 3, :type :ok, :process 3, :value []}\n{:index 2, :type :ok, :process 2, :value [[:r :x nil]]}\n{:commit-order [1 3 2]}\n";
+    let h = grail_core::read(text.as_bytes(), Format::Edn).unwrap();
+    let r = check_all(&h);
+    let cycles: Vec<_> = r.levels.0.iter().flat_map(|(_, lr)| &lr.cycles).collect();
+    assert!(
+        cycles.iter().any(|c| c.steps.iter().any(|s| s.claimed == Some(true))),
+        "a cycle through the claimed order"
+    );
+    for c in cycles {
+        assert!(!c.explanation.contains("T0 ="), "{}", c.explanation);
+    }
+    claims_hold("claimed commit order", &h, &r);
 }

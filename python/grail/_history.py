@@ -162,7 +162,7 @@ class History:
     def transaction(self, id: int) -> Optional["Transaction"]:
         """One transaction by id (its status, process, times, operations and place in the
         input), or None when no transaction has that id. ``str()`` of it is the transaction in
-        Jepsen notation.
+        the input's notation (Jepsen's, or Plume's), as reports show it.
 
         >>> import grail
         >>> t = grail.read('{:index 0, :type :ok, :process 3, :value [[:append :x 1] [:r :x [1]]]}').transaction(0)
@@ -182,8 +182,9 @@ class History:
 class Transaction:
     """One transaction of a history: ``status`` (committed, aborted, indeterminate), whether it is
     a ``vertex`` of the dependency graph, its ``process``, invocation and completion times, its
-    operations in Jepsen notation (``ops``) with their ``keys``, and where it is in the input
-    (``line``, ``span``). ``str()`` gives it in Jepsen notation, as reports show it."""
+    operations in the input's notation (``ops``: Jepsen's, or Plume's ``r(k,v,s,t)``) with their
+    ``keys``, and where it is in the input (``line``, ``span``). ``str()`` gives it in that
+    notation, as reports show it."""
 
     id: int
     status: str

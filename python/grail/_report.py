@@ -41,7 +41,7 @@ _PRETTY_LINES = 80
 @dataclass(frozen=True)
 class OpRef:
     """A micro-operation: its transaction's id, its position there (0-based), the operation in
-    Jepsen notation (e.g. ``[:append 5 3]``), its ``kind`` ("r", "w" or "append"), ``key`` and
+    the input's notation (Jepsen's, e.g. ``[:append 5 3]``, or Plume's ``r(5,3,1,7)``), its ``kind`` ("r", "w" or "append"), ``key`` and
     ``value`` (written, or read: a list, or None for nil), and ``span``, where it is in the
     input (``start``/``end`` bytes, ``line``, ``column``) when the reader recorded it. An order
     edge's missing operation has only ``txn``."""

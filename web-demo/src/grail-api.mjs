@@ -43,7 +43,7 @@ export function checkHistory(history, levels, onProgress) {
 
 /**
  * The transactions of the history (all, or those whose ids are in `ids`) as `{id, status,
- * process, line, ops, span, op_spans, op_keys}`: ops in Jepsen notation (long lists shortened),
+ * process, line, ops, span, op_spans, op_keys}`: ops in the input's notation (long lists shortened),
  * where the transaction and each operation are in the text (grail's spans, or null), and each
  * operation's key. All of them cost about a second per 100,000 transactions.
  */

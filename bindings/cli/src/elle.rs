@@ -461,15 +461,18 @@ fn directories(dir: Option<&Path>, files: &[String]) -> Vec<Option<PathBuf>> {
     if files.len() < 2 {
         return vec![Some(dir.to_path_buf()); files.len()];
     }
-    let name = |f: &str| Path::new(f).file_name().map_or_else(|| f.to_string(), |n| n.to_string_lossy().into_owned());
+    // A path without a file name (`..`) is named "history"; names are never paths.
+    let name =
+        |f: &str| Path::new(f).file_name().map_or_else(|| "history".to_string(), |n| n.to_string_lossy().into_owned());
     let names: Vec<String> = files.iter().map(|f| name(f)).collect();
+    let mut seen = std::collections::HashSet::new();
+    let unique = names.iter().all(|n| seen.insert(n));
+    // When two names are alike, every folder takes its place in the list first: `<i>-` with
+    // distinct `i` cannot make two names alike again (a file named `1-h.edn` included).
     names
         .iter()
         .enumerate()
-        .map(|(i, n)| {
-            let shared = names.iter().filter(|m| *m == n).count() > 1;
-            Some(dir.join(if shared { format!("{}-{n}", i + 1) } else { n.clone() }))
-        })
+        .map(|(i, n)| Some(dir.join(if unique { n.clone() } else { format!("{}-{n}", i + 1) })))
         .collect()
 }
 
@@ -564,8 +567,18 @@ mod tests {
         assert_eq!(directories(Some(d), &files(&["a/h.edn"])), [Some(PathBuf::from("out"))]);
         assert_eq!(
             directories(Some(d), &files(&["a/h.edn", "b/h.edn", "c/g.json"])),
-            [Some(d.join("1-h.edn")), Some(d.join("2-h.edn")), Some(d.join("g.json"))]
+            [Some(d.join("1-h.edn")), Some(d.join("2-h.edn")), Some(d.join("3-g.json"))]
         );
+        assert_eq!(
+            directories(Some(d), &files(&["a/h.edn", "c/g.json"])),
+            [Some(d.join("h.edn")), Some(d.join("g.json"))]
+        );
+        // A file already named like a numbered folder does not collide with one.
+        assert_eq!(
+            directories(Some(d), &files(&["a/h.edn", "1-h.edn", "b/h.edn"])),
+            [Some(d.join("1-h.edn")), Some(d.join("2-1-h.edn")), Some(d.join("3-h.edn"))]
+        );
+        assert_eq!(directories(Some(d), &files(&["x/..", "h.edn"])), [Some(d.join("history")), Some(d.join("h.edn"))]);
         assert_eq!(directories(None, &files(&["a", "b"])), [None, None]);
     }
 }

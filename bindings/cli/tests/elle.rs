@@ -736,7 +736,7 @@ fn several_files_in_one_call() {
     for f in ["1-lost-update.edn", "3-lost-update.edn"] {
         assert!(dir.join(f).join("G-single-item.txt").exists(), "{f}");
     }
-    assert!(dir.join("serial.edn").is_dir() && !dir.join("serial.edn/G-single-item.txt").exists());
+    assert!(dir.join("2-serial.edn").is_dir() && !dir.join("2-serial.edn/G-single-item.txt").exists());
     assert!(!dir.join("G-single-item.txt").exists());
     // One file: the directory itself, as elle-cli.
     let one = tmp("elle-dir-one");

@@ -197,7 +197,7 @@ impl PyHistory {
         guarded(py, || self.op_columns_inner(py))
     }
 
-    /// One transaction in Jepsen notation, by id (`None` when no transaction has that id).
+    /// One transaction in the input's notation (Jepsen's, or Plume's), by id (`None` when no transaction has that id).
     fn txn_text(&self, py: Python<'_>, id: u64) -> PyResult<Option<String>> {
         guarded(py, || {
             let t = self.h().txns.iter().position(|t| t.id == id);
@@ -274,7 +274,7 @@ impl PyGraph {
     /// Edge columns (one row per edge, i.e. per from, to, type and key): from, to, type, key,
     /// from_value, to_value (the version each end wrote or observed: the value written, a
     /// register read's value, a list read's last element; None for nil or an empty list),
-    /// from_op, to_op (Jepsen notation) and why (one sentence).
+    /// from_op, to_op (the input's notation) and why (one sentence).
     fn edge_columns<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         guarded(py, || self.edge_columns_inner(py))
     }

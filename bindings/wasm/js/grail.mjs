@@ -357,7 +357,7 @@ export class History {
     }
 
     /**
-     * Every transaction, or those whose ids are in `ids`, with its operations in Jepsen notation
+     * Every transaction, or those whose ids are in `ids`, with its operations in the input's notation (Jepsen's, or Plume's)
      * and where it and each operation are in the input.
      */
     transactions(ids) {

@@ -291,7 +291,8 @@ export interface OpRef {
      */
     kind?: OpKind;
     /**
-     * Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`.
+     * The input's notation ([`crate::history::Notation`]), long lists shortened: Jepsen's
+     * `[:append 5 3]`, `[:r 5 [1 2 3]]`, or Plume's `r(5,3,1,7)`.
      */
     op: string;
     /**
@@ -1194,7 +1195,7 @@ export interface Transaction {
      */
     op_spans: (Span | null)[];
     /**
-     * Its operations in Jepsen notation, long lists shortened.
+     * Its operations in the input's notation (Jepsen's, or Plume's), long lists shortened.
      */
     ops: string[];
     process: number | null;

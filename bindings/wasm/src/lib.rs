@@ -309,7 +309,7 @@ impl History {
 
     /// Every transaction, or those whose ids are in `ids` (in the history's order): `id`,
     /// `status`, `vertex`, `process`, `invoke_time`, `complete_time`, `label`, `line`, `ops`
-    /// (Jepsen notation, long lists shortened), `span`, `op_spans` and `op_keys`.
+    /// (the input's notation: Jepsen's, or Plume's; long lists shortened), `span`, `op_spans` and `op_keys`.
     pub fn transactions(&self, ids: Option<Vec<f64>>) -> Result<JsValue, JsValue> {
         let ids: Option<Vec<u64>> = ids.map(|ids| ids.into_iter().filter_map(whole).collect());
         to_js(&self.session.transactions(ids.as_deref()))

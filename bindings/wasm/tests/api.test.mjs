@@ -178,6 +178,11 @@ test('reproducingSubHistory: core\'s smallest sub-history with the cycle, in the
     } finally {
         p.free();
     }
+    // Aborted writes (txn = -1) are one transaction whose id JavaScript holds (2^53 - 1).
+    const g1a = grail.check('r(1,0,1,1)\nw(1,5,2,-1)\nr(1,5,3,3)\n');
+    const a = g1a.anomalies.find((x) => x.type === 'G1a');
+    assert.deepEqual(a.txns, [Number.MAX_SAFE_INTEGER, 3]);
+    assert.equal(a.ops[0].op, 'w(1,5,_,-1)');
 });
 
 test('graph edges carry provenance that matches the cycles of the report', () => {

@@ -89,7 +89,7 @@ pub struct TxnView<'h> {
     pub complete_time: Option<i64>,
     pub label: Option<&'h str>,
     pub line: Option<u32>,
-    /// Its operations in Jepsen notation, long lists shortened.
+    /// Its operations in the input's notation (Jepsen's, or Plume's), long lists shortened.
     pub ops: Vec<String>,
     /// Where it is in the input (its completion's map), when the reader recorded it.
     pub span: Option<Span>,

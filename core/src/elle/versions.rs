@@ -9,7 +9,12 @@
 //! * `:sequential-keys?` (process order) and `:linearizable-keys?` (real-time order):
 //!   `transaction-graph->version-graphs`: the last version a transaction interacted with
 //!   precedes the first one of each next transaction on the order's graph that interacts with
-//!   the key. As Elle's `process-graph`, only ok transactions are in these graphs.
+//!   the key. Only ok transactions are in these graphs here: so is Elle's `process-graph`, but its
+//!   `realtime-graph` also leads to info (crashed) transactions, whose writes it then orders.
+//!   grail leaves them out (an info transaction's write stays unordered by real time), so with
+//!   `:linearizable-keys?` it may miss a `cyclic-versions` or a cycle Elle finds through one.
+//! * Where a transaction reads a value and writes the same value back, Elle's `:wfr-keys?` links
+//!   the version to itself; grail draws no such loop.
 //!
 //! `version-graphs->transaction-graph` then draws, for each edge `v1 -> v2` of a key's graph, WW
 //! from the ok transactions that wrote `v1` to those that wrote `v2`, and RW from those that read
@@ -197,14 +202,20 @@ fn from_order(h: &History, ext: &[Ext], order: &[Edge]) -> Edges {
     let mut out = Edges::new();
     for (a, d) in downstream.iter().enumerate() {
         for (&k, bs) in d {
-            // Elle's v1: the final write, else the read; nil for a transaction that did not touch k.
-            let v1 = ext[a].write(k).or(ext[a].read(k)).and_then(|x| x.0);
+            // Elle's `(or ext-write ext-read)` and `(or ext-read ext-write)` on values: a read of
+            // nil is no value, so it gives way to the write; nil when neither has one (a
+            // transaction that only read nil: `v1 -> nil`, which the initial state's order
+            // then closes into a cycle of versions).
+            let value = |x: Option<(Version, u32)>| x.and_then(|x| x.0);
+            let v1 = value(ext[a].write(k)).or(value(ext[a].read(k)));
             for &b in bs {
                 let b = &ext[b as usize];
-                if let Some((v2, _)) = b.read(k).or(b.write(k)) {
-                    if v2 != v1 {
-                        out.insert((k, v1, v2));
-                    }
+                if b.read(k).is_none() && b.write(k).is_none() {
+                    continue;
+                }
+                let v2 = value(b.read(k)).or(value(b.write(k)));
+                if v2 != v1 {
+                    out.insert((k, v1, v2));
                 }
             }
         }
@@ -342,5 +353,17 @@ mod tests {
         assert_eq!(lin.sources, ["initial-state"]);
         assert_eq!(lin.cyclic.len(), 1);
         assert_eq!(lin.cyclic[0].sources, ["initial-state", "linearizable-keys"]);
+    }
+
+    #[test]
+    fn a_read_of_nil_gives_way_to_the_write() {
+        // Process 0 writes 1, then reads nil and writes 2: Elle's v2 is 2 (`(or ext-read
+        // ext-write)`, nil being no value), so 1 -> 2, not 1 -> nil (a cycle with nil -> 1).
+        let h = hist("{:type :invoke, :process 0, :value [[:w :x 1]], :index 0}\n{:type :ok, :process 0, :value [[:w :x 1]], :index 1}\n{:type :invoke, :process 0, :value [[:r :x nil] [:w :x 2]], :index 2}\n{:type :ok, :process 0, :value [[:r :x nil] [:w :x 2]], :index 3}\n");
+        let v = |i: i64| Some(Value::Int(i));
+        let seq = version_graphs(&h, VersionSources { sequential_keys: true, ..Default::default() });
+        assert_eq!(seq.sources, ["initial-state", "sequential-keys"]);
+        assert!(seq.cyclic.is_empty());
+        assert!(seq.edges.iter().any(|e| (e.1, e.2) == (v(1), v(2))));
     }
 }

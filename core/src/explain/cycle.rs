@@ -53,7 +53,10 @@ pub fn cycle_report(
     // The cycle's transactions, then the readers a commit-order step names (its read is the
     // step's `to_op`), so that every transaction the text names is given.
     let mut named: Vec<TxnId> = c.txns.clone();
-    for e in edges.iter().filter(|e| e.ty == EdgeType::Co) {
+    // (A claimed commit order, `crate::timestamps`, names no reader.)
+    let inferred_co =
+        |e: &&Edge| e.ty == EdgeType::Co && e.key != crate::graph::CLAIMED && (e.to_op as usize) < h.ops.len();
+    for e in edges.iter().filter(inferred_co) {
         let reader = idx.txn_of(e.to_op);
         if !named.contains(&reader) {
             named.push(reader);

@@ -1,4 +1,4 @@
-//! Counterexamples as data and as text: operations in Jepsen notation, why each edge holds,
+//! Counterexamples as data and as text: operations in the input's notation, why each edge holds,
 //! cycles and findings with their steps and a "Let / Then" explanation (Elle's form).
 //!
 //! Takes the history, its index and the graphs (or a polygraph's counterexample); gives the
@@ -21,7 +21,7 @@ pub use cycle::cycle_report;
 pub use finding::{finding_report, initial_read_report};
 pub use ids::Ids;
 pub use let_then::{LetThen, Wording};
-pub use ops::{key_text, list_text, op_ref, op_text, read_text, txn_name, txn_text};
+pub use ops::{key_text, list_text, op_ref, op_text, plume_op_text, read_text, txn_name, txn_text};
 pub use pair::pair_report;
 pub use polygraph::poly_cycle_report;
 pub use white_box::{white_box_report, why_claimed, TxnClaim, WhiteBoxFinding, WhiteBoxReport};
@@ -40,7 +40,8 @@ pub struct OpRef {
     pub txn: u64,
     /// Position of the operation in its transaction (0-based).
     pub index: u32,
-    /// Jepsen notation, long lists shortened: `[:append 5 3]`, `[:r 5 [1 2 3]]`.
+    /// The input's notation ([`crate::history::Notation`]), long lists shortened: Jepsen's
+    /// `[:append 5 3]`, `[:r 5 [1 2 3]]`, or Plume's `r(5,3,1,7)`.
     pub op: String,
     /// `r`, `w` or `append` (absent for an order edge's missing operation).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -54,14 +54,28 @@ pub fn op_text(h: &History, o: u32) -> String {
     };
     match h.notation {
         Notation::Jepsen => format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg),
-        Notation::Plume => {
-            let txn = txn_of(h, o).map(|t| &h.txns[t as usize]);
-            let f = if op.kind == OpKind::Read { 'r' } else { 'w' };
-            // Plume's ids are signed: an id read from a negative number is shown as that number.
-            let (session, id) = txn.map_or((0, 0), |t| (t.process.unwrap_or(0), t.id as i64));
-            format!("{f}({},{arg},{session},{id})", key_text(h, op.key))
-        }
+        Notation::Plume => plume_op_text(h, o, "_"),
     }
+}
+
+/// An operation in Plume's notation, `r(key,value,session,txn)`. The aborted writes (the lines
+/// of `txn = -1`, grail's one aborted transaction of such a history) are written with -1 and
+/// `aborted_session` as their session, which their loaders ignore and grail does not keep.
+pub fn plume_op_text(h: &History, o: u32, aborted_session: &str) -> String {
+    let op = h.ops[o as usize];
+    let arg = match (op.kind, op.arg) {
+        (OpKind::Read, _) => read_text(h, o),
+        (_, Arg::Val(v)) => h.show(v),
+        _ => initial_text(h).into(),
+    };
+    let f = if op.kind == OpKind::Read { 'r' } else { 'w' };
+    let (session, id) = match txn_of(h, o).map(|t| &h.txns[t as usize]) {
+        Some(t) if t.status == crate::history::Status::Aborted => (aborted_session.to_string(), "-1".to_string()),
+        // Plume's ids are signed: an id read from a negative number is shown as that number.
+        Some(t) => (t.process.unwrap_or(0).to_string(), (t.id as i64).to_string()),
+        None => ("0".into(), "0".into()),
+    };
+    format!("{f}({},{arg},{session},{id})", key_text(h, op.key))
 }
 
 /// The transaction an operation belongs to (transactions hold consecutive operations).

@@ -3,10 +3,10 @@
 //! peers' loaders and grail read to the same transactions. No IO.
 //!
 //! Each operation on a line as [`crate::explain::op_text`] writes it (0 for a read of the initial
-//! value), in the order of the input's lines (operations without a place: in transaction order,
+//! value; an aborted write, `txn = -1`, with session 0), in the order of the input's lines (operations without a place: in transaction order,
 //! after them). The text has no comments: a loader would refuse one.
 
-use crate::explain::op_text;
+use crate::explain::plume_op_text;
 use crate::history::{History, TxnId};
 
 /// The operations of transactions `txns` (indices into [`History::txns`]; out of range and
@@ -23,7 +23,8 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
     ops.sort_unstable();
     let mut out = String::new();
     for (_, o) in ops {
-        out.push_str(&op_text(h, o));
+        // An aborted write's session is not kept; its loaders ignore it.
+        out.push_str(&plume_op_text(h, o, "0"));
         out.push('\n');
     }
     out

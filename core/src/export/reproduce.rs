@@ -36,6 +36,15 @@ pub struct SubHistory {
     pub checks: usize,
 }
 
+/// Transactions `ts` in the input's notation: Jepsen EDN with each invocation (real-time order
+/// kept) after `comment`, or Plume's text (which has no comments).
+fn written(h: &History, ts: &[TxnId], comment: Option<&str>) -> String {
+    match h.notation {
+        Notation::Jepsen => sub_history_events(h, ts, comment),
+        Notation::Plume => super::plume::sub_history(h, ts),
+    }
+}
+
 /// Whether `r` violates one of `levels` with the cycle `want` (anomaly and transactions).
 fn shows(r: &Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
     let same = |c: &CycleReport| c.anomaly == want.0 && sorted(&c.txns) == want.1;
@@ -67,11 +76,16 @@ pub fn reproducing_sub_history(
     let opts = CheckOptions { levels: levels.to_vec(), analyze: None, ..opts.clone() };
     let candidates = candidates(h, &base);
     let mut checks = 0;
+    // Each candidate is checked as the text offered is written: in the input's notation.
+    let format = match h.notation {
+        Notation::Jepsen => Format::Edn,
+        Notation::Plume => Format::Plume,
+    };
     let mut fails = |extra: &[TxnId]| {
         checks += 1;
         let ts: Vec<TxnId> = base.iter().chain(extra).copied().collect();
-        let text = sub_history_events(h, &ts, None);
-        read(text.as_bytes(), Format::Edn).is_ok_and(|sub| shows(&check(&sub, &opts), levels, &want))
+        let text = written(h, &ts, None);
+        read(text.as_bytes(), format).is_ok_and(|sub| shows(&check(&sub, &opts), levels, &want))
     };
     let (kept, reproduces, minimal) = if base.len() != c.txns.len() || !fails(&candidates) {
         (Vec::new(), false, false)
@@ -102,10 +116,7 @@ pub fn reproducing_sub_history(
     };
     let mut transactions: Vec<u64> = ts.iter().map(|&t| h.txns[t as usize].id).collect();
     transactions.sort_unstable();
-    let text = match h.notation {
-        Notation::Jepsen => sub_history_events(h, &ts, Some(&comment)),
-        Notation::Plume => super::plume::sub_history(h, &ts),
-    };
+    let text = written(h, &ts, Some(&comment));
     SubHistory { text, extension: super::extension(h.notation), transactions, reproduces, minimal, checks }
 }
 

@@ -98,7 +98,8 @@ pub fn read_dbcop(text: &[u8]) -> Result<History, Error> {
             txns.push(Txn { id: n as u64, session: Some(si as i64 + 1), status, events, line });
         }
     }
-    txns.extend(aborted_writes(aborted, first_aborted));
+    let writes = aborted_writes(aborted, first_aborted, &txns);
+    txns.extend(writes);
     build(txns, if original { Initial::Zero } else { Initial::ZeroUnlessWritten })
 }
 

@@ -116,7 +116,8 @@ pub fn read_dbcop_bin(data: &[u8]) -> Result<History, Error> {
             txns.push(Txn { id: n, session: Some(si as i64 + 1), status, events, line: 0 });
         }
     }
-    txns.extend(aborted_writes(aborted, 0));
+    let writes = aborted_writes(aborted, 0, &txns);
+    txns.extend(writes);
     build(txns, Initial::Zero)
 }
 

@@ -83,8 +83,18 @@ pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> 
 }
 
 /// The transaction that holds the writes a format marks as aborted one by one (PolySI text's
-/// `txn = -1`, dbcop's events that did not succeed): aborted, in no session, numbered -1 (as
-/// grail's ids are unsigned, 2^64 - 1). Reading one of its values is an aborted read (G1a).
-pub(crate) fn aborted_writes(events: Vec<Event>, line: u32) -> Option<Txn> {
-    (!events.is_empty()).then_some(Txn { id: u64::MAX, session: None, status: Status::Aborted, events, line })
+/// `txn = -1`, dbcop's events that did not succeed): aborted, in no session, numbered
+/// [`ABORTED_WRITES`]. Reading one of its values is an aborted read (G1a).
+pub(crate) fn aborted_writes(events: Vec<Event>, line: u32, txns: &[Txn]) -> Option<Txn> {
+    if events.is_empty() {
+        return None;
+    }
+    let ids: Set<u64> = txns.iter().map(|t| t.id).collect();
+    let id = (0..=ABORTED_WRITES).map(|i| ABORTED_WRITES - i).find(|id| !ids.contains(id)).unwrap_or(ABORTED_WRITES);
+    Some(Txn { id, session: None, status: Status::Aborted, events, line })
 }
+
+/// The id of the transaction of aborted writes ([`aborted_writes`]): the largest integer
+/// JavaScript holds exactly (2^53 - 1), so that every front end can name it (the formats' -1 or
+/// failed events have no id of their own); the next lower free one when a transaction has it.
+pub const ABORTED_WRITES: u64 = (1 << 53) - 1;

@@ -25,6 +25,7 @@ pub use edn::read_edn;
 pub(crate) use edn::read_edn_from;
 pub use json::read_json;
 pub(crate) use json::read_json_from;
+pub use kv::ABORTED_WRITES;
 pub use plume::read_plume;
 pub use timekiller::{read_timekiller, read_timekiller_with, TimeKillerOptions};
 pub use wal::read_wal;

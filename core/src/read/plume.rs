@@ -21,7 +21,10 @@
 //!
 //! grail follows them: 0 is every key's initial value (`kv::Initial::Zero`: a read of 0 reads
 //! it; a write of 0 is left out, as Plume does, so that a transaction writing 0 to every key
-//! first changes no verdict), `txn = -1` lines are aborted writes, and negative numbers parse.
+//! first changes no verdict), `txn = -1` lines are aborted writes (one aborted transaction,
+//! numbered [`crate::read::ABORTED_WRITES`], 2^53 - 1, which JavaScript holds; written back as -1),
+//! and negative numbers parse (a negative id other than -1 is beyond what JavaScript holds: the
+//! JS package and the demo cannot report on it).
 
 use super::kv::{aborted_writes, build, Event, Initial, Txn};
 use crate::error::{Error, ErrorKind};
@@ -109,7 +112,8 @@ pub fn read_plume_with(text: &[u8], spans: bool) -> Result<History, Error> {
         }
         txns[i].events.push(event);
     }
-    txns.extend(aborted_writes(aborted, first_aborted));
+    let writes = aborted_writes(aborted, first_aborted, &txns);
+    txns.extend(writes);
     let mut h = build(txns, Initial::Zero)?;
     h.notation = Notation::Plume;
     Ok(h)
