@@ -25,9 +25,10 @@ also follow ``so``/``rt``/``co`` edges); ``* TRAIL`` asks for Neo4j's rule that 
 relationship (Kùzu's default is a walk); ``rels(p)``, ``label(r)``, ``properties(nodes(p),
 'txnId')``, ``list_transform`` and ``list_filter`` stand for ``relationships(p)``, ``type(r)`` and
 list comprehensions; lists are indexed from 1; the path's transactions, types and keys are
-projected in one ``WITH`` and the level's filter reads the projected types. Every cycle a query
-returns is checked against the graph and the level's anti-pattern before it is reported. The Cycle checker searches cycles of at most ``max_depth`` transactions, so when it
-finds none the level is not decided. Then, unless ``decide=False``, a reachability query decides
+projected in one ``WITH`` and the level's filter reads the projected types.
+
+The Cycle checker searches cycles of at most ``max_depth`` transactions, so when it finds none
+the level is not decided. Then, unless ``decide=False``, a reachability query decides
 it: for SER, PL-2 and PL-1 an edge whose head reaches its tail by a ``SHORTEST`` path over the
 level's edge types (a shortest path is simple, so with the edge it is a cycle); for PSI the PL-2
 query, then an ``rw`` edge whose head reaches its tail over ``ww``/``wr`` edges (a cycle with at
@@ -36,7 +37,10 @@ is a cycle of steps that are either one ``ww``/``wr`` edge or an ``rw`` edge fol
 ``ww``/``wr`` edge; conversely a shortest closed walk of such steps is a simple cycle of the graph
 (a repeated transaction would cut it into a shorter closed walk of steps), so SI is decided on a
 relationship table ``si_step`` of those steps, built when needed, by the same reachability query.
-A shortest path has fewer edges than the graph has vertices, so these bounds are complete.
+A shortest path has fewer edges than the graph has vertices, so these bounds are complete. Each
+question is asked first without building paths (``EXISTS``), then the first pair's cycle is built.
+Every cycle a query returns is checked against grail's graph and the level's anti-pattern before
+it is reported (``GraphDB._witness``).
 """
 
 from __future__ import annotations
@@ -100,28 +104,34 @@ def cycle_query(level: str, max_depth: int = 4) -> str:
     )
 
 
-# The columns of a reachability query: the cycle's transactions (the first again at the end) and
-# each step's type and key; over SI's steps, each step's one or two edges.
+# The columns of a witness query: the cycle's transactions (the first again at the end) and each
+# step's type and key; over SI's steps, each step's one or two edges.
 _EDGE_COLUMNS = "list_transform(steps, r -> label(r)) AS types, properties(steps, 'key') AS keys"
 _SI_COLUMNS = ", ".join(f"properties(steps, '{c}') AS {c}" for c in ("via", "first", "first_key", "second", "second_key"))
 
 
-def _back_path(first: str, path: str, bound: int, columns: str = _EDGE_COLUMNS, where: str = "") -> str:
-    # An edge u -> v of the types `first` and a shortest path v -> u over `path`: a simple cycle.
-    return (
-        f"MATCH (u:txn)-[e:{first}]->(v:txn), p = (v)-[:{path}* SHORTEST 1..{bound}]->(u){where}\n"
-        "WITH list_concat([e], rels(p)) AS steps,\n"
-        "     list_concat([u.txnId], properties(nodes(p), 'txnId')) AS txns\n"
-        f"RETURN txns, {columns}\nLIMIT 1"
+@dataclass(frozen=True)
+class _Decide:
+    """One reachability question: is there an edge u -> v of the types `first` with a path from v
+    back to u over `path` (a shortest path is simple, so with the edge it is a cycle)? `exists`
+    answers with the pair; `witness` gives that pair's cycle (parameters $u and $v). The pair is
+    searched without building paths, which LadybugDB does several times faster."""
+
+    exists: str
+    witness: str
+
+
+def _back_path(first: str, path: str, bound: int, columns: str = _EDGE_COLUMNS, other: str = "") -> _Decide:
+    return _Decide(
+        f"MATCH (u:txn)-[e:{first}]->(v:txn)\nWHERE {other}EXISTS {{ MATCH (v)-[:{path}* SHORTEST 1..{bound}]->(u) }}\n"
+        "RETURN u.txnId, v.txnId\nLIMIT 1",
+        f"MATCH (u:txn {{txnId: $u}})-[e:{first}]->(v:txn {{txnId: $v}}), p = (v)-[:{path}* SHORTEST 1..{bound}]->(u)\n"
+        "WITH list_concat([e], rels(p)) AS steps, list_concat([u.txnId], properties(nodes(p), 'txnId')) AS txns\n"
+        f"RETURN txns, {columns}\nLIMIT 1",
     )
 
 
-def decide_queries(level: str, vertices: int) -> List[str]:
-    """The reachability queries that decide ``level`` on a graph of ``vertices`` transactions: the
-    level is violated when one of them returns a row (a cycle: column txns, then each step's
-    columns), and holds when none does. SI's queries run over the ``si_step`` table, which
-    :meth:`GraphDB.check` builds with :data:`SI_STEP_QUERIES`."""
-    name = _level_name(level)
+def _decide(name: str, vertices: int) -> List[_Decide]:
     bound = max(int(vertices), 1)
     if name == "SER":
         return [_back_path("ww|wr|rw", "ww|wr|rw", bound)]
@@ -133,9 +143,21 @@ def decide_queries(level: str, vertices: int) -> List[str]:
         return [_back_path("ww|wr", "ww|wr", bound), _back_path("rw", "ww|wr", bound)]
     # SI over its steps; a step from a transaction to itself (rw, then ww or wr back) is a cycle.
     return [
-        f"MATCH (u:txn)-[e:si_step]->(u)\nWITH [e] AS steps, [u.txnId, u.txnId] AS txns\nRETURN txns, {_SI_COLUMNS}\nLIMIT 1",
-        _back_path("si_step", "si_step", bound, _SI_COLUMNS, "\nWHERE u.txnId <> v.txnId"),
+        _Decide(
+            "MATCH (u:txn)-[e:si_step]->(u)\nRETURN u.txnId, u.txnId\nLIMIT 1",
+            "MATCH (u:txn {txnId: $u})-[e:si_step]->(u)\nWITH [e] AS steps, [u.txnId, u.txnId] AS txns\n"
+            f"RETURN txns, {_SI_COLUMNS}\nLIMIT 1",
+        ),
+        _back_path("si_step", "si_step", bound, _SI_COLUMNS, "u.txnId <> v.txnId AND "),
     ]
+
+
+def decide_queries(level: str, vertices: int) -> List[str]:
+    """The reachability queries that decide ``level`` on a graph of ``vertices`` transactions, in
+    order: the level is violated when one of them returns a row (an edge ``u -> v`` whose head
+    reaches its tail over the level's types, a cycle), and holds when none does. SI's queries run
+    over the ``si_step`` table, which :meth:`GraphDB.check` builds with :data:`SI_STEP_QUERIES`."""
+    return [d.exists for d in _decide(_level_name(level), vertices)]
 
 
 #: The steps of SI's anti-pattern, as a relationship table: one ww or wr edge (``via`` null), or an
@@ -232,28 +254,34 @@ class GraphDB:
         return rows
 
     def check(
-        self, levels: Union[None, str, Iterable[str]] = None, *, max_depth: int = 4, decide: bool = True
+        self, levels: Union[None, str, Iterable[str]] = None, *, max_depth: Optional[int] = 4, decide: bool = True
     ) -> Dict[str, GraphDBLevel]:
-        """Run GRAIL's Cycle query (cycles of at most ``max_depth`` transactions) for each level
-        (default the five), then, where it found none and ``decide`` is true, the reachability
-        queries that decide the level. Returns {level name: :class:`GraphDBLevel`}."""
-        names = GRAPHDB_LEVELS if levels is None else [levels] if isinstance(levels, str) else list(levels)
-        out: Dict[str, GraphDBLevel] = {}
-        for level in names:
-            name = _level_name(level)
-            out[name] = self._check_level(name, max_depth, decide)
-        return out
+        """Run GRAIL's Cycle query (cycles of at most ``max_depth`` transactions; skipped when
+        ``max_depth`` is None) for each level (default the five), then, where it found none and
+        ``decide`` is true, the reachability queries that decide the level. Returns {level name:
+        :class:`GraphDBLevel`}."""
+        if max_depth is None and not decide:
+            raise UsageError("max_depth=None and decide=False leave no query to run", kind="usage")
+        if max_depth is not None:
+            cycle_query(GRAPHDB_LEVELS[0], max_depth)  # checks max_depth before anything runs
+        names = [levels] if isinstance(levels, str) else list(GRAPHDB_LEVELS if levels is None else levels)
+        return {_level_name(n): self._check_level(_level_name(n), max_depth, decide) for n in names}
 
-    def _check_level(self, name: str, max_depth: int, decide: bool) -> GraphDBLevel:
+    def _check_level(self, name: str, max_depth: Optional[int], decide: bool) -> GraphDBLevel:
         started = time.perf_counter()
-        query = cycle_query(name, max_depth)
-        run = [query]
-        rows = self.execute(query)
-        if rows:
-            return GraphDBLevel(name, True, self._witness(name, _cycle(*rows[0])), "cycle", tuple(run), time.perf_counter() - started, "")
-        if not decide:
-            why = f"no anti-pattern of at most {max_depth} transactions (longer cycles were not searched)"
-            return GraphDBLevel(name, None, (), "", tuple(run), time.perf_counter() - started, why)
+        run: List[str] = []
+
+        def answer(violated: Optional[bool], cycle: Tuple[Step, ...], found_by: str, reason: str) -> GraphDBLevel:
+            return GraphDBLevel(name, violated, cycle, found_by, tuple(run), time.perf_counter() - started, reason)
+
+        if max_depth is not None:
+            run.append(cycle_query(name, max_depth))
+            rows = self.execute(run[-1])
+            if rows:
+                return answer(True, self._witness(name, _cycle(*rows[0])), "cycle", "")
+            if not decide:
+                why = f"no anti-pattern of at most {max_depth} transactions (longer cycles were not searched)"
+                return answer(None, (), "", why)
         if name == "SI" and not self._si_steps:
             self.execute(
                 "CREATE REL TABLE si_step(FROM txn TO txn, via INT64, first STRING, first_key STRING, "
@@ -264,14 +292,18 @@ class GraphDB:
                 self.execute(q)
             self._si_steps = True
         self.execute(f"CALL var_length_extend_max_depth={max(self.vertices, 30)}")
-        for query in decide_queries(name, self.vertices):
-            run.append(query)
-            rows = self.execute(query)
+        for d in _decide(name, self.vertices):
+            run.append(d.exists)
+            rows = self.execute(d.exists)
             if rows:
-                cycle = self._witness(name, _si_cycle(*rows[0]) if name == "SI" else _cycle(*rows[0]))
-                return GraphDBLevel(name, True, cycle, "reachability", tuple(run), time.perf_counter() - started, "")
+                run.append(d.witness)
+                cycle = self.execute(d.witness, {"u": rows[0][0], "v": rows[0][1]})
+                if not cycle:
+                    raise RuntimeError(f"the database found the pair {rows[0]} but no cycle through it")
+                steps = _si_cycle(*cycle[0]) if name == "SI" else _cycle(*cycle[0])
+                return answer(True, self._witness(name, steps), "reachability", "")
         why = "no cycle of the anti-pattern: every edge of the level's types was searched for a path back"
-        return GraphDBLevel(name, False, (), "reachability", tuple(run), time.perf_counter() - started, why)
+        return answer(False, (), "reachability", why)
 
     def _witness(self, level: str, steps: Tuple[Step, ...]) -> Tuple[Step, ...]:
         """The cycle as edges of the graph, in order, checked here before it is believed: every
