@@ -177,8 +177,10 @@ class GraphDBLevel:
 
     ``violated`` is True with a ``cycle`` of the level's anti-pattern (steps ``(from, to, type,
     key)``, each an edge of the graph, the last ending where the first starts), False when the
-    reachability queries decided that no such cycle exists, and None when only GRAIL's
-    depth-bounded Cycle query ran (``decide=False``) and found none. ``found_by`` says which query
+    reachability queries decided that the graph has no such cycle, and None when only GRAIL's
+    depth-bounded Cycle query ran (``decide=False``) and found none. Like GRAIL's checkers, these
+    queries see cycles only: the history's verdict (:func:`grail.check`) also covers aborted and
+    intermediate reads, and a history with nothing to check. ``found_by`` says which query
     answered ("cycle" or "reachability"), ``queries`` are the Cypher texts run, in order, and
     ``seconds`` their time."""
 
@@ -207,6 +209,8 @@ class GraphDB:
         self.vertices = 0
         self.edges = 0
         self._si_steps = False
+        # Answers to the reachability questions asked so far: PSI's first is PL-2's.
+        self._asked: Dict[str, List[List[Any]]] = {}
         self._load(graph)
 
     def _load(self, graph: "Graph") -> None:
@@ -294,7 +298,8 @@ class GraphDB:
         self.execute(f"CALL var_length_extend_max_depth={max(self.vertices, 30)}")
         for d in _decide(name, self.vertices):
             run.append(d.exists)
-            rows = self.execute(d.exists)
+            rows = self._asked[d.exists] if d.exists in self._asked else self.execute(d.exists)
+            self._asked[d.exists] = rows
             if rows:
                 run.append(d.witness)
                 cycle = self.execute(d.witness, {"u": rows[0][0], "v": rows[0][1]})
@@ -302,7 +307,11 @@ class GraphDB:
                     raise RuntimeError(f"the database found the pair {rows[0]} but no cycle through it")
                 steps = _si_cycle(*cycle[0]) if name == "SI" else _cycle(*cycle[0])
                 return answer(True, self._witness(name, steps), "reachability", "")
-        why = "no cycle of the anti-pattern: every edge of the level's types was searched for a path back"
+        why = (
+            "the graph has no cycle of the level's anti-pattern (every edge of the level's types was searched "
+            "for a path back); the history's verdict also covers anomalies that are not cycles (aborted and "
+            "intermediate reads), which grail.check() decides"
+        )
         return answer(False, (), "reachability", why)
 
     def _witness(self, level: str, steps: Tuple[Step, ...]) -> Tuple[Step, ...]:
