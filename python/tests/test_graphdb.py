@@ -63,7 +63,10 @@ def matches(level: str, types: List[str]) -> bool:
     return all(t == "ww" for t in types)
 
 
-def assert_witness(level: str, cycle: Tuple[Tuple[int, int, str, str], ...], edges: Set[Tuple[int, int, str, str]]) -> None:
+Edge = Tuple[int, int, str, str]
+
+
+def assert_witness(level: str, cycle: Tuple[Edge, ...], edges: Set[Edge]) -> None:
     """A cycle from the database is a real cycle of grail's graph with the level's anti-pattern."""
     assert cycle, level
     for step in cycle:
@@ -213,7 +216,9 @@ def test_queries_are_the_exporters_with_the_dialect_changes(tmp_path: Path) -> N
         pytest.skip("the grail CLI is not built (cargo build --release -p grail-cli)")
     history = tmp_path / "h.edn"
     history.write_text(SI_SQUARE)
-    out = subprocess.run([cli, "export", str(history), "--format", "neo4j", "--out", str(tmp_path / "x")], capture_output=True, text=True)
+    out = subprocess.run(
+        [cli, "export", str(history), "--format", "neo4j", "--out", str(tmp_path / "x")], capture_output=True, text=True
+    )
     assert out.returncode == 0, out.stderr
     for name in GRAPHDB_LEVELS:
         neo4j = (tmp_path / "x" / "queries" / f"cycle-{name}.cypher").read_text()
