@@ -18,7 +18,9 @@ False
 
 In Jupyter a report shows as a verdict table with each counterexample drawn as SVG;
 ``report.edges_frame()`` and ``history.to_pandas()`` give pandas DataFrames, and
-``history.graph().to_networkx()`` a networkx graph (pandas and networkx are optional).
+``history.graph().to_networkx()`` a networkx graph (pandas and networkx are optional), and
+``history.graph().to_graphdb()`` the graph in an embedded graph database (LadybugDB, optional)
+with GRAIL's Cypher queries for the five levels.
 ``grail.check(..., analyze=True).analysis`` counts cycles by class and label pattern, and
 ``grail.OnlineChecker`` checks a stream of transactions as they complete. Histories whose
 transactions carry the database's start and commit timestamps (``start_ts``/``commit_ts``,
@@ -32,6 +34,7 @@ from ._grail import ALL_LEVELS as _ALL_LEVELS
 from ._grail import LEVELS as _LEVELS
 from ._grail import __version__
 from ._certificate import Verification
+from ._graphdb import GraphDB, GraphDBLevel
 from ._history import Graph, History, Transaction, check, check_strategy, read, verify
 from ._page import HTMLPage
 from ._report import Anomaly, Cycle, ForcedOrder, Level, LevelResult, OpRef, OtherOrder, Report, Stats, Step
@@ -52,6 +55,8 @@ __all__ = [
     "History",
     "Transaction",
     "Graph",
+    "GraphDB",
+    "GraphDBLevel",
     "Report",
     "HTMLPage",
     "Level",

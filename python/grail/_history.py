@@ -15,8 +15,12 @@ from ._report import Report, Stats, _import
 from ._strategy import StrategyReport
 
 if TYPE_CHECKING:  # pragma: no cover
+    import os
+
     import networkx
     import pandas
+
+    from ._graphdb import GraphDB
 
 __all__ = ["History", "Graph", "read", "check", "check_strategy", "verify"]
 
@@ -318,6 +322,16 @@ class Graph:
             for e in self.edges()
         )
         return g
+
+    def to_graphdb(self, path: Union[None, str, "os.PathLike[str]"] = None) -> "GraphDB":
+        """The graph loaded into an embedded LadybugDB database (in memory, or a new database at
+        ``path``): a node table ``txn`` and one relationship table per edge type, as ``grail
+        export --format neo4j`` writes them. ``.check()`` runs GRAIL's queries for the five levels
+        and ``.execute(cypher)`` any query (``docs/graphdb.md``). Needs LadybugDB
+        (``pip install grail-isolation[ladybug]``)."""
+        from ._graphdb import GraphDB
+
+        return GraphDB(self, path)
 
     def __repr__(self) -> str:
         return f"<grail.Graph: {len(self.vertices)} vertices, {len(self)} edges>"
