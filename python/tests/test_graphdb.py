@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import functools
 import json
+import os
 import re
 import sys
 import time
@@ -33,13 +34,20 @@ LIST_SETS = {
     "List5": "list-histories-30s",
 }
 LIST_DIR = CORPUS / "grail" / "list"
+# Deciding a level that holds takes the reachability queries, which on three List3 histories
+# take 32-65 s in LadybugDB (all 88 histories: about 7 minutes): `make test` decides List5's
+# 20 histories and runs GRAIL's Cycle query alone on the others; GRAIL_GRAPHDB_ALL=1 decides all.
+DECIDE_ALL = os.environ.get("GRAIL_GRAPHDB_ALL") == "1"
 
 
 def list_histories() -> List[Any]:
+    # make test: all of List5, every fourth history of List1-4 (about a minute and a half);
+    # GRAIL_GRAPHDB_ALL=1: all 88 (about seven minutes).
     found = [
         pytest.param(p, id=f"{name}/{p.name.split('.')[0]}")
         for name, folder in LIST_SETS.items()
-        for p in sorted((LIST_DIR / folder).glob("*.edn.gz"), key=lambda p: int(p.name.split(".")[0]))
+        for i, p in enumerate(sorted((LIST_DIR / folder).glob("*.edn.gz"), key=lambda p: int(p.name.split(".")[0])))
+        if DECIDE_ALL or name == "List5" or i % 4 == 0
     ]
     # Without the corpus, one case that skips (or fails under CI=true) with the reason.
     return found or [pytest.param(LIST_DIR / "list-collection-time" / "10.edn.gz", id="corpus-absent")]
@@ -76,6 +84,12 @@ def assert_witness(level: str, cycle: Tuple[Edge, ...], edges: Set[Edge]) -> Non
     assert matches(level, [s[2] for s in cycle]), f"{level}: {cycle} is not the level's anti-pattern"
 
 
+
+
+def decides(path: Path) -> bool:
+    return DECIDE_ALL or path.parent.name == LIST_SETS["List5"]
+
+
 @functools.lru_cache(maxsize=None)
 def answers(path: Path) -> Dict[str, Any]:
     """grail's report and strategies for one history, and the database's answers, with times."""
@@ -84,7 +98,7 @@ def answers(path: Path) -> Dict[str, Any]:
     started = time.perf_counter()
     with graph.to_graphdb() as db:
         loaded = time.perf_counter() - started
-        results = db.check(max_depth=4)
+        results = db.check(max_depth=4, decide=decides(path))
     return {
         "report": history.check(),
         "gabow": history.check_strategy("gabow").levels,
@@ -115,6 +129,10 @@ def test_list_history_levels_in_graph_database(path: Path) -> None:
         db = a["db"][name]
         ours = a["report"].levels[name]
         assert ours.valid is not None, f"{name}: grail left it unknown ({ours.reason})"
+        if not decides(path) and db.violated is None:
+            # The Cycle query alone, which found nothing: so did grail's depth-4 traversal.
+            assert a["dfs"][name] != "violated", f"{name}: dfs found a cycle the Cycle query did not"
+            continue
         assert db.violated is not None, name
         if ours.valid is True or grail_on_graph(ours):
             assert db.violated == (ours.valid is False), f"{name}: database violated={db.violated}, grail {ours.verdict}"
@@ -141,7 +159,8 @@ def test_corpus_answers_have_both_verdicts() -> None:
         print(f"{path.parent.name}/{path.name}: {a['vertices']} txns {a['edge_count']} edges load={a['load']:.2f}s {times}")
         for r in a["db"].values():
             counts[r.violated] += 1
-    assert counts[True] > 0 and counts[False] > 0 and counts[None] == 0, counts
+            assert r.violated is not None or not decides(path), f"{path}: undecided"
+    assert counts[True] > 0 and counts[False] > 0, counts
 
 
 # Small histories whose cycles are longer than the Cycle query's depth: only the reachability
