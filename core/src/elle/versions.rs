@@ -23,8 +23,9 @@
 //! pairs stay unordered, and cycles through them go unseen.
 //!
 //! grail's complete check (`--version-order complete`) does not take this graph as known order
-//! yet: added as known WW edges of the polygraph, it changed a verdict from violated to holds
-//! (docs/elle.md, difference 7); the pairs need to settle constraints inside the search.
+//! yet: its pairs need not be adjacent versions, so as known WW and RW edges of the polygraph
+//! they could make two RW edges adjacent for SI that are not (docs/elle.md, difference 7); they
+//! need to settle the polygraph's constraints instead.
 
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::{Edge, EdgeType};
