@@ -340,9 +340,7 @@ fn documented_differences_from_elle() {
 fn corpus_list_histories_agree_with_elles_columns() {
     let Some(c) = corpus() else { return };
     let dir = c.join("grail/list");
-    let table = std::fs::read_to_string(dir.join("verdicts.csv")).unwrap();
-    let mut rows = csv_rows(&table);
-    let header = rows.remove(0);
+    let (header, rows) = verdicts_csv(&dir);
     let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
     let path_col = col("edn_path");
     let mut files: Vec<(String, &Vec<String>)> = Vec::new();
@@ -396,10 +394,8 @@ fn corpus_list_histories_agree_with_elles_columns() {
 fn corpus_register_histories_as_elle_and_complete() {
     let Some(c) = corpus() else { return };
     let dir = c.join("grail/reg-max-write");
-    let table = std::fs::read_to_string(dir.join("verdicts.csv")).unwrap();
-    let mut rows = csv_rows(&table);
-    let header = rows.remove(0);
-    let col = |name: &str| header.iter().position(|h| h == name).unwrap();
+    let (header, rows) = verdicts_csv(&dir);
+    let col = |name: &str| header.iter().position(|h| h == name).unwrap_or_else(|| panic!("no column {name}"));
     let mut files: Vec<(String, bool)> = rows
         .iter()
         .map(|r| {
@@ -463,6 +459,14 @@ fn corpus_register_histories_as_elle_and_complete() {
 }
 
 /// A small CSV reader for the verdict table (quoted fields allowed).
+/// A corpus folder's `verdicts.csv`: its header and its rows.
+fn verdicts_csv(dir: &Path) -> (Vec<String>, Vec<Vec<String>>) {
+    let table = std::fs::read_to_string(dir.join("verdicts.csv")).unwrap();
+    let mut rows = csv_rows(&table);
+    let header = rows.remove(0);
+    (header, rows)
+}
+
 fn csv_rows(text: &str) -> Vec<Vec<String>> {
     text.lines()
         .filter(|l| !l.trim().is_empty())

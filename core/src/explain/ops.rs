@@ -46,15 +46,20 @@ pub fn read_text(h: &History, o: u32) -> String {
 
 /// An operation in the input's notation: `[:append 5 3]`, or `r(5,3,1,7)` (Plume).
 pub fn op_text(h: &History, o: u32) -> String {
+    if h.notation == Notation::Plume {
+        return plume_op_text(h, o, "_");
+    }
     let op = h.ops[o as usize];
-    let arg = match (op.kind, op.arg) {
+    format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg_text(h, o))
+}
+
+/// What an operation wrote or read, as text.
+fn arg_text(h: &History, o: u32) -> String {
+    let op = h.ops[o as usize];
+    match (op.kind, op.arg) {
         (OpKind::Read, _) => read_text(h, o),
         (_, Arg::Val(v)) => h.show(v),
         _ => initial_text(h).into(),
-    };
-    match h.notation {
-        Notation::Jepsen => format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg),
-        Notation::Plume => plume_op_text(h, o, "_"),
     }
 }
 
@@ -63,11 +68,7 @@ pub fn op_text(h: &History, o: u32) -> String {
 /// `aborted_session` as their session, which their loaders ignore and grail does not keep.
 pub fn plume_op_text(h: &History, o: u32, aborted_session: &str) -> String {
     let op = h.ops[o as usize];
-    let arg = match (op.kind, op.arg) {
-        (OpKind::Read, _) => read_text(h, o),
-        (_, Arg::Val(v)) => h.show(v),
-        _ => initial_text(h).into(),
-    };
+    let arg = arg_text(h, o);
     let f = if op.kind == OpKind::Read { 'r' } else { 'w' };
     let (session, id) = match txn_of(h, o).map(|t| &h.txns[t as usize]) {
         Some(t) if t.status == crate::history::Status::Aborted => (aborted_session.to_string(), "-1".to_string()),

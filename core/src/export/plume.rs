@@ -3,8 +3,9 @@
 //! peers' loaders and grail read to the same transactions. No IO.
 //!
 //! Each operation on a line as [`crate::explain::op_text`] writes it (0 for a read of the initial
-//! value; an aborted write, `txn = -1`, with session 0), in the order of the input's lines (operations without a place: in transaction order,
-//! after them). The text has no comments: a loader would refuse one.
+//! value; an aborted write, `txn = -1`, with session 0), in the order of the input's lines
+//! (operations without a place: in transaction order, after them). The text has no comments: a
+//! loader would refuse one.
 
 use crate::explain::plume_op_text;
 use crate::history::{History, TxnId};
