@@ -23,9 +23,7 @@
 //! pairs stay unordered, and cycles through them go unseen.
 //!
 //! grail's complete check (`--version-order complete`) does not take this graph as known order
-//! yet: its pairs need not be adjacent versions, so as known WW and RW edges of the polygraph
-//! they could make two RW edges adjacent for SI that are not (docs/elle.md, difference 7); they
-//! need to settle the polygraph's constraints instead.
+//! yet (docs/elle.md, difference 7: a first attempt was not kept).
 
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::{Edge, EdgeType};
