@@ -3,8 +3,9 @@
 //! module doc cites the peers' loaders), so a line means online what it means in a file: 0 is
 //! the initial value (a read of it reads the initial value, a write of it is left out), and
 //! `txn = -1` is a write of an aborted transaction (a read with it is dropped; each such write
-//! is an aborted transaction of its own online, numbered down from 2^64 - 1, where the file
-//! read whole makes them one, 2^64 - 1: aborted writes are judged only by the reads of them).
+//! is an aborted transaction of its own online, numbered down from 2^53 - 1
+//! ([`crate::read::ABORTED_WRITES`], which JavaScript holds), where the file read whole makes them
+//! one, 2^53 - 1: aborted writes are judged only by the reads of them).
 //!
 //! The loaders gather a transaction's lines wherever they are in the file; a stream cannot wait
 //! for the file's end, so it takes a transaction as ended when its session's next transaction
@@ -26,7 +27,7 @@ pub struct PlumeState {
     open: Map<i64, OnlineTxn>,
     ended: Ended,
     /// Aborted writes so far: each is an aborted transaction of its own, numbered down from
-    /// 2^64 - 1 (read whole, the file's are one transaction, 2^64 - 1).
+    /// 2^53 - 1 (read whole, the file's are one transaction, 2^53 - 1).
     aborted: u64,
 }
 
@@ -79,7 +80,7 @@ pub fn read(text: &[u8], state: &mut PlumeState) -> Result<Vec<OnlineTxn>, Error
         let Some(t) = h.txns.first() else { continue }; // a write of 0, a read of an aborted one
         let mut txn = OnlineTxn::from_history(&h, 0);
         if t.status == Status::Aborted {
-            txn.id = u64::MAX - aborted;
+            txn.id = crate::read::ABORTED_WRITES.saturating_sub(aborted);
             aborted += 1;
             out.push(txn);
             continue;
@@ -141,7 +142,11 @@ mod tests {
         let b = read(b"r(1,5,0,11)\nw(1,9,2,-1)\nw(1,8,2,-1)\n", &mut s).unwrap();
         assert_eq!(
             b.iter().map(|t| (t.id, t.status, t.ops.len())).collect::<Vec<_>>(),
-            vec![(10, Status::Committed, 2), (u64::MAX, Status::Aborted, 1), (u64::MAX - 1, Status::Aborted, 1)]
+            vec![
+                (10, Status::Committed, 2),
+                (crate::read::ABORTED_WRITES, Status::Aborted, 1),
+                (crate::read::ABORTED_WRITES - 1, Status::Aborted, 1)
+            ]
         );
         let c = finish(&mut s);
         assert_eq!(c.iter().map(|t| t.id).collect::<Vec<_>>(), vec![11, 20]);
