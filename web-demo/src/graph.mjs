@@ -128,30 +128,41 @@ export function drawCycle(cycle, txnInfo, onSelect) {
         box.y0 = Math.min(box.y0, y - dy);
         box.y1 = Math.max(box.y1, y + dy);
     };
+    // How an edge between two nodes of the circle bends: its chord's middle, the direction away
+    // from the centre (to the left of the edge for two nodes), and how far (a share of the chord).
+    const bendOf = (from, to) => {
+        const [x0, y0] = pos.get(from);
+        const [x2, y2] = pos.get(to);
+        const mid = [(x0 + x2) / 2, (y0 + y2) / 2];
+        let out = unit(mid[0] - c, mid[1] - c);
+        if (Math.hypot(mid[0] - c, mid[1] - c) < 1) out = unit(y2 - y0, -(x2 - x0));
+        return { mid, out, bend: Math.hypot(x2 - x0, y2 - y0) * (n === 2 ? 0.35 : 0.22) };
+    };
+    // A quadratic curve from node `from` to node `to` through control point `[cx, cy]`, from one
+    // outline to the other (3 px short, for the arrowhead): `{d, start, end}`.
+    const curve = (from, to, [cx, cy]) => {
+        const [x0, y0] = pos.get(from);
+        const [x2, y2] = pos.get(to);
+        const [ux0, uy0] = unit(cx - x0, cy - y0);
+        const [ux2, uy2] = unit(cx - x2, cy - y2);
+        const r0 = reach(boxOf(from), ux0, uy0);
+        const r2 = reach(boxOf(to), ux2, uy2) + 3;
+        const start = [x0 + ux0 * r0, y0 + uy0 * r0];
+        const end = [x2 + ux2 * r2, y2 + uy2 * r2];
+        const f = (v) => v.toFixed(1);
+        return { d: `M${f(start[0])},${f(start[1])} Q${f(cx)},${f(cy)} ${f(end[0])},${f(end[1])}`, start, end };
+    };
 
     const edges = el('g', { class: 'edges' });
     cycle.steps.forEach((step, i) => {
         const st = EDGE_STYLE[step.type] ?? EDGE_STYLE.ww;
-        const [x0, y0] = pos.get(step.from);
-        const [x2, y2] = pos.get(step.to);
-        const mx = (x0 + x2) / 2;
-        const my = (y0 + y2) / 2;
-        const chord = Math.hypot(x2 - x0, y2 - y0);
-        // Bend outwards (away from the centre), or to the left of the direction for two nodes.
-        let [ox, oy] = unit(mx - c, my - c);
-        if (Math.hypot(mx - c, my - c) < 1) [ox, oy] = unit(y2 - y0, -(x2 - x0));
-        const bend = n === 2 ? chord * 0.35 : chord * 0.22;
-        const cx = mx + ox * bend;
-        const cy = my + oy * bend;
-        const [ux0, uy0] = unit(cx - x0, cy - y0);
-        const [ux2, uy2] = unit(cx - x2, cy - y2);
-        const r0 = reach(boxOf(step.from), ux0, uy0);
-        const r2 = reach(boxOf(step.to), ux2, uy2);
-        const sx = x0 + ux0 * r0;
-        const sy = y0 + uy0 * r0;
-        const ex = x2 + ux2 * (r2 + 3);
-        const ey = y2 + uy2 * (r2 + 3);
-        const d = `M${sx.toFixed(1)},${sy.toFixed(1)} Q${cx.toFixed(1)},${cy.toFixed(1)} ${ex.toFixed(1)},${ey.toFixed(1)}`;
+        const { mid, out, bend } = bendOf(step.from, step.to);
+        const [ox, oy] = out;
+        const cx = mid[0] + ox * bend;
+        const cy = mid[1] + oy * bend;
+        const { d, start, end } = curve(step.from, step.to, [cx, cy]);
+        const [sx, sy] = start;
+        const [ex, ey] = end;
         const label = stepLabel(step);
         // The label sits beside the middle of the curve, on its outer side, so that the curve
         // does not run through it.
@@ -226,14 +237,9 @@ export function drawCycle(cycle, txnInfo, onSelect) {
     cycle.steps.forEach((step) => {
         const b = beside(step);
         if (!b || pos.has(b[0]) || aside.has(b[0])) return;
-        const [x0, y0] = pos.get(step.from);
-        const [x2, y2] = pos.get(step.to);
-        const mx = (x0 + x2) / 2;
-        const my = (y0 + y2) / 2;
-        let [ox, oy] = unit(mx - c, my - c);
-        if (Math.hypot(mx - c, my - c) < 1) [ox, oy] = unit(y2 - y0, -(x2 - x0));
-        const far = Math.hypot(x2 - x0, y2 - y0) * (n === 2 ? 0.35 : 0.22) + 110;
-        aside.set(b[0], [mx + ox * far, my + oy * far]);
+        // Beyond the step's curve, on its outer side.
+        const { mid, out, bend } = bendOf(step.from, step.to);
+        aside.set(b[0], [mid[0] + out[0] * (bend + 110), mid[1] + out[1] * (bend + 110)]);
     });
     const asideEdges = el('g', { class: 'aside-edges' });
     for (const [w, at] of aside) pos.set(w, at);
@@ -246,15 +252,10 @@ export function drawCycle(cycle, txnInfo, onSelect) {
             const [x0, y0] = pos.get(from);
             const [x2, y2] = pos.get(to);
             const [nx, ny] = unit(-(y2 - y0), x2 - x0);
-            const bx = (x0 + x2) / 2 + nx * 16 * side;
-            const by = (y0 + y2) / 2 + ny * 16 * side;
-            const [ux0, uy0] = unit(bx - x0, by - y0);
-            const [ux2, uy2] = unit(bx - x2, by - y2);
-            const r0 = reach(boxOf(from), ux0, uy0);
-            const r2 = reach(boxOf(to), ux2, uy2) + 3;
+            const control = [(x0 + x2) / 2 + nx * 16 * side, (y0 + y2) / 2 + ny * 16 * side];
             const st = EDGE_STYLE[type];
             const a = el('path', {
-                d: `M${(x0 + ux0 * r0).toFixed(1)},${(y0 + uy0 * r0).toFixed(1)} Q${bx.toFixed(1)},${by.toFixed(1)} ${(x2 + ux2 * r2).toFixed(1)},${(y2 + uy2 * r2).toFixed(1)}`,
+                d: curve(from, to, control).d,
                 fill: 'none',
                 stroke: st.color,
                 'stroke-width': 1.5,

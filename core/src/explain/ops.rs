@@ -70,19 +70,13 @@ pub fn plume_op_text(h: &History, o: u32, aborted_session: &str) -> String {
     let op = h.ops[o as usize];
     let arg = arg_text(h, o);
     let f = if op.kind == OpKind::Read { 'r' } else { 'w' };
-    let (session, id) = match txn_of(h, o).map(|t| &h.txns[t as usize]) {
+    let (session, id) = match h.txn_of_op(o).map(|t| &h.txns[t as usize]) {
         Some(t) if t.status == crate::history::Status::Aborted => (aborted_session.to_string(), "-1".to_string()),
         // Plume's ids are signed: an id read from a negative number is shown as that number.
         Some(t) => (t.process.unwrap_or(0).to_string(), (t.id as i64).to_string()),
         None => ("0".into(), "0".into()),
     };
     format!("{f}({},{arg},{session},{id})", key_text(h, op.key))
-}
-
-/// The transaction an operation belongs to (transactions hold consecutive operations).
-fn txn_of(h: &History, o: u32) -> Option<TxnId> {
-    let t = h.txns.partition_point(|t| t.ops_end <= o);
-    (t < h.txns.len() && h.txns[t].ops_start <= o).then_some(t as TxnId)
 }
 
 /// An operation as report data: its place, its text, and what it did. An order edge's

@@ -356,6 +356,17 @@ impl History {
         (txn.ops_start as usize).min(end)..end
     }
 
+    /// The transaction whose operations include `o`, without an [`Index`]: found by halving,
+    /// since readers lay transactions' operations out in order; by a scan otherwise.
+    pub fn txn_of_op(&self, o: u32) -> Option<TxnId> {
+        let holds = |t: usize| self.op_range(t as TxnId).contains(&(o as usize));
+        let t = self.txns.partition_point(|x| x.ops_end <= o);
+        if t < self.txns.len() && holds(t) {
+            return Some(t as TxnId);
+        }
+        (0..self.txns.len()).find(|&t| holds(t)).map(|t| t as TxnId)
+    }
+
     /// The elements of a list read (empty for `nil`).
     pub fn list(&self, op: &Op) -> &[Value] {
         match op.arg {

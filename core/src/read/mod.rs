@@ -195,10 +195,10 @@ pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn AsRef<[u8]> + Sen
     }
     let find = move |h: &History, o: u32| {
         let text = (*input).as_ref();
-        let t = txn_of_op(h, o)?;
-        let at = h.ops_read_at.get(t)?;
+        let t = h.txn_of_op(o)?;
+        let at = h.ops_read_at.get(t as usize)?;
         let spans = edn::spans_of_value(text, usize::try_from(at.offset).ok()?, at.line)?;
-        let range = h.op_range(t as crate::history::TxnId);
+        let range = h.op_range(t);
         // The same form read again gives the same operations; anything else finds nothing.
         if spans.len() != range.len() {
             return None;
@@ -206,17 +206,6 @@ pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn AsRef<[u8]> + Sen
         spans.get(o as usize - range.start).copied()
     };
     h.op_span_finder = Some(crate::history::OpSpanFinder(std::sync::Arc::new(find)));
-}
-
-/// The transaction whose operations include `o`: found by halving, since readers lay
-/// transactions' operations out in order; by a scan otherwise.
-fn txn_of_op(h: &History, o: u32) -> Option<usize> {
-    let holds = |t: usize| h.op_range(t as crate::history::TxnId).contains(&(o as usize));
-    let t = h.txns.partition_point(|x| x.ops_end <= o);
-    if t < h.txns.len() && holds(t) {
-        return Some(t);
-    }
-    (0..h.txns.len()).find(|&t| holds(t))
 }
 
 /// Read a history in the given format, with the spans of its operations.
