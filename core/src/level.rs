@@ -391,9 +391,13 @@ pub fn violated_with(k: AnomalyKind, order: Order) -> Vec<Level> {
         .collect()
 }
 
-/// The plain-language name of a cycle (GRAIL thesis 2.2, H2-H8), from its edge types, and
-/// whether one transaction of it read the same key twice (a non-repeatable read).
-pub fn plain_name(types: &[EdgeType], rereads: bool) -> &'static str {
+/// The plain-language name of a cycle (GRAIL thesis 2.2, H2-H8), from its edge types, whether
+/// one transaction of it read the same key twice (a non-repeatable read), and whether one read
+/// a key and then overwrote another's later version of it (`overwrites`: the cycle enters an
+/// RW edge's reader by a WW edge on the RW edge's key). One RW edge is a lost update only with
+/// such an overwrite; otherwise the reader saw one part of the data before a writer and
+/// another after it: read skew (Hermitage's name for G-single, Berenson et al.'s A5A).
+pub fn plain_name(types: &[EdgeType], rereads: bool, overwrites: bool) -> &'static str {
     let n = types.len();
     let rw = types.iter().filter(|&&t| t == EdgeType::Rw).count();
     let adjacent = (0..n).any(|i| types[i] == EdgeType::Rw && types[(i + 1) % n] == EdgeType::Rw);
@@ -404,7 +408,8 @@ pub fn plain_name(types: &[EdgeType], rereads: bool) -> &'static str {
         1 if ordered => "stale read",
         0 => "circular information flow",
         1 if rereads => "non-repeatable read",
-        1 => "lost update",
+        1 if overwrites => "lost update",
+        1 => "read skew",
         _ if adjacent => "write skew",
         _ => "long fork",
     }

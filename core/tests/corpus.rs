@@ -293,7 +293,7 @@ fn elle_examples() {
         let txns = |r: &Report| r.levels[l].cycles.iter().map(|c| c.txns.clone()).collect::<Vec<_>>();
         assert_eq!(txns(&a), txns(&b));
     }
-    assert_eq!(a.levels["SER"].cycles[0].name, "lost update");
+    assert_eq!(a.levels["SER"].cycles[0].name, "read skew");
 }
 
 #[test]

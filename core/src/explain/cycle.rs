@@ -46,7 +46,7 @@ pub fn cycle_report(
         if super::polygraph::overwrote_each_other(&edges) {
             "lost update"
         } else {
-            plain_name(&c.types, rereads)
+            plain_name(&c.types, rereads, super::polygraph::overwrites(&edges))
         }
     });
     let mut text = LetThen::new(Wording::GRAIL);

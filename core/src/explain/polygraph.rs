@@ -39,6 +39,16 @@ pub(super) fn overwrote_each_other(edges: &[Edge]) -> bool {
     matches!(edges, [a, b] if a.ty == EdgeType::Rw && b.ty == EdgeType::Rw && a.key == b.key)
 }
 
+/// A transaction of the cycle read a key and overwrote a later version of it: the cycle enters
+/// an RW edge's reader by a WW edge on the same key (a lost update's shape).
+pub(super) fn overwrites(edges: &[Edge]) -> bool {
+    let n = edges.len();
+    (0..n).any(|i| {
+        let (a, b) = (&edges[(i + n - 1) % n], &edges[i]);
+        a.ty == EdgeType::Ww && b.ty == EdgeType::Rw && a.key == b.key
+    })
+}
+
 /// A list-append history's edge in a polygraph of its unobserved appends
 /// ([`crate::polygraph::appends`]): known edges as the dependency graph explains them; a chosen
 /// WW edge is one order of two appends no read observed.
@@ -204,7 +214,8 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         a.ty == EdgeType::Wr && b.ty == EdgeType::Rw && a.key == b.key
     });
     let edges: Vec<Edge> = cx.cycle.iter().map(|(e, _)| *e).collect();
-    let name = if overwrote_each_other(&edges) { "lost update" } else { plain_name(&types, rereads) };
+    let name =
+        if overwrote_each_other(&edges) { "lost update" } else { plain_name(&types, rereads, overwrites(&edges)) };
     let mut txns: Vec<TxnId> = cx.cycle.iter().map(|(e, _)| e.from).collect();
     let mut text = LetThen::new(Wording::GRAIL);
     let mut all = txns.clone();

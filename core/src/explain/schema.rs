@@ -53,8 +53,8 @@ pub fn cycle_name(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     for n in 1..=4u32 {
         for code in 0..all.len().pow(n) {
             let types: Vec<EdgeType> = (0..n).map(|i| all[code / all.len().pow(i) % all.len()]).collect();
-            for rereads in [false, true] {
-                names.push(crate::level::plain_name(&types, rereads).to_string());
+            for (rereads, overwrites) in [(false, false), (false, true), (true, false), (true, true)] {
+                names.push(crate::level::plain_name(&types, rereads, overwrites).to_string());
             }
         }
     }

@@ -125,7 +125,8 @@ impl Injection {
             Injection::IntermediateRead => ("G1b", "intermediate read"),
             Injection::WriteCycle => ("G0", "write cycle"),
             // The names grail's minimal witnesses get (`level::plain_name`).
-            Injection::ReadSkew | Injection::VLostUpdate | Injection::ObservedVanishes => ("G-single", "lost update"),
+            Injection::VLostUpdate => ("G-single", "lost update"),
+            Injection::ReadSkew | Injection::ObservedVanishes => ("G-single", "read skew"),
             Injection::UnrepeatableRead | Injection::TUnrepeatableRead => ("G-single", "non-repeatable read"),
             Injection::TReadSkew => ("G2-item", "write skew"),
         }
