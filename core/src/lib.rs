@@ -36,7 +36,9 @@
 //!     (`online::stream`).
 //! 11. `strategy`, `export`, `elle`, `certify`: GRAIL's checkers; exports and sub-histories; Elle's model
 //!     names, result map and wording; the witnesses of the levels that hold (certificates).
-//! 12. `render`: text, DOT, SVG and the HTML page of a report; the files of Elle's `--directory`.
+//! 12. `render`, `record`: text, DOT, SVG and the HTML page of a report; the files of Elle's
+//!     `--directory`. Recording real databases: the statements of a workload in each database's
+//!     SQL, their results into a history, Hermitage's tests and the cells of its table.
 //! 13. `api`: the one door of the bindings: a `Session` reads once, keeps each inference it
 //!     built, checks and gives the views (graph, stats, transactions, HTML); its `Observer`
 //!     hears progress and may stop a search; the tables and the JSON Schema.
@@ -61,6 +63,7 @@ pub mod online;
 mod par;
 pub mod polygraph;
 pub mod read;
+pub mod record;
 pub mod render;
 pub mod report;
 pub mod strategy;

@@ -326,4 +326,30 @@ pub enum Cmd {
         #[arg(long, required = true)]
         json: bool,
     },
+    /// Run Hermitage's tests on a live database, record each as a history, check it, and
+    /// print Hermitage's table (docs/hermitage.md).
+    Hermitage {
+        /// The database: postgresql://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB (MySQL or
+        /// MariaDB), or sqlite:PATH. The tests create and drop a table `hermitage` there.
+        #[arg(long)]
+        db: String,
+        /// Isolation levels, by the database's names (read committed, repeatable read, ...),
+        /// comma-separated; every level the database offers when not given.
+        #[arg(long, value_delimiter = ',')]
+        isolation: Vec<String>,
+        /// Columns to test, comma-separated (G0, G1a, G1b, G1c, OTV, PMP, P4, G-single,
+        /// G2-item, G2); all when not given.
+        #[arg(long, value_delimiter = ',')]
+        tests: Vec<String>,
+        /// Print the table as JSON (cells with grail's explanations, and Hermitage's published row).
+        #[arg(long)]
+        json: bool,
+        /// Write each test's history (native JSON, and EDN), transcript and report under DIR/LEVEL/.
+        #[arg(long, value_name = "DIR")]
+        out: Option<std::path::PathBuf>,
+        /// A statement that has not returned after this many milliseconds is taken to block
+        /// (a lock wait), and the script goes on with the next session's statement.
+        #[arg(long, default_value_t = 300)]
+        block_ms: u64,
+    },
 }

@@ -10,10 +10,13 @@ mod args;
 mod bytes;
 mod check;
 mod commands;
+mod db;
 mod elle;
+mod hermitage;
 mod load;
 mod online;
 mod pipe;
+mod script;
 mod source;
 
 use args::{Cli, Cmd, Input};
@@ -116,5 +119,21 @@ fn run(cli: Cli) -> Result<u8, String> {
             commands::export(input, &format, &out, max_depth)
         }
         Cmd::Graph { input, json: _ } => commands::graph(input),
+        Cmd::Hermitage { db, isolation, tests, json, out, block_ms } => {
+            let levels = isolation.iter().map(|l| grail_core::record::Isolation::parse(l)).collect::<Result<_, _>>();
+            let columns = if tests.is_empty() {
+                grail_core::record::hermitage::Column::ALL.to_vec()
+            } else {
+                let parse = |t: &String| {
+                    grail_core::record::hermitage::Column::parse(t).ok_or_else(|| {
+                        format!("unknown test {t:?}: expected G0, G1a, G1b, G1c, OTV, PMP, P4, G-single, G2-item or G2")
+                    })
+                };
+                tests.iter().map(parse).collect::<Result<_, _>>()?
+            };
+            let block_after = std::time::Duration::from_millis(block_ms);
+            let o = hermitage::Options { url: db, levels: levels.map_err(usage)?, columns, json, out, block_after };
+            hermitage::run(&o)
+        }
     }
 }

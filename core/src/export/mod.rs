@@ -17,6 +17,7 @@
 //! key), with the provenance grail keeps for it.
 
 pub mod edn;
+pub mod native;
 pub mod plume;
 pub mod reproduce;
 

@@ -1,0 +1,223 @@
+//! Scripted sessions: statements run in a fixed order, each session on its own connection and
+//! thread, as Hermitage's tests are run by hand in two or three terminals. A statement that
+//! does not return within `block_after` is taken to block (a lock wait): the script goes on
+//! with the next session's statement, and the blocked one completes when the database lets it.
+//! A statement the database refuses ends its transaction: the session rolls back at once (as
+//! Hermitage's "abort; -- nothing else we can do") and skips the rest of that transaction.
+
+use crate::db::{self, Connection, DbError};
+use grail_core::record::hermitage::Step;
+use grail_core::record::recorder::Recorder;
+use grail_core::record::{sql, Database, Outcome, Statement, Workload};
+use grail_core::{History, Status};
+use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
+use std::time::{Duration, Instant};
+
+/// What a script left: the history, and a transcript of what each statement did.
+pub struct Run {
+    pub history: History,
+    pub transcript: Vec<String>,
+}
+
+/// How long a session waits for a blocked statement before the script is declared stuck.
+const STUCK: Duration = Duration::from_secs(30);
+
+type Reply = (Result<(Vec<grail_core::record::Row>, u64), DbError>, Instant);
+
+struct Session {
+    tx: Sender<Vec<String>>,
+    rx: Receiver<Reply>,
+    /// The statement sent and not yet answered (blocked).
+    pending: Option<(usize, Statement)>,
+    /// Its transaction failed: skip to its next `Begin`.
+    failed: bool,
+}
+
+fn spawn(mut conn: Box<dyn Connection>) -> Session {
+    let (tx, jobs) = channel::<Vec<String>>();
+    let (done, rx) = channel::<Reply>();
+    std::thread::spawn(move || {
+        for sqls in jobs {
+            let mut last = Ok((Vec::new(), 0));
+            for s in &sqls {
+                last = conn.run(s);
+                if last.is_err() {
+                    break;
+                }
+            }
+            if matches!(&last, Err(e) if !e.lost) && !is_end(&sqls) {
+                let _ = conn.run("rollback");
+            }
+            if done.send((last, Instant::now())).is_err() {
+                break;
+            }
+        }
+    });
+    Session { tx, rx, pending: None, failed: false }
+}
+
+fn is_end(sqls: &[String]) -> bool {
+    sqls.last().is_some_and(|s| s == "commit" || s == "rollback")
+}
+
+/// Run `steps` on `url` against `table`, made anew with `rows`, with `sessions` connections.
+pub fn run(
+    url: &str,
+    table: &str,
+    workload: Workload,
+    rows: &[(i64, i64)],
+    sessions: usize,
+    steps: &[Step],
+    block_after: Duration,
+) -> Result<Run, String> {
+    let dbkind = Database::of_url(url).map_err(|e| e.message)?;
+    let t0 = Instant::now();
+    let ns = |at: Instant| at.saturating_duration_since(t0).as_nanos() as i64;
+    let mut setup = db::connect(url)?;
+    let fail = |what: &str, e: DbError| format!("setting up table {table}: {what}: {}", e.message);
+    for s in sql::create_table(dbkind, table, workload) {
+        setup.run(&s).map_err(|e| fail(&s, e))?;
+    }
+    let mut rec = Recorder::new(workload);
+    for &(key, value) in rows {
+        let stmt = Statement::Insert { key, value };
+        for s in sql::statements(dbkind, table, &stmt).map_err(|e| e.message)? {
+            setup.run(&s).map_err(|e| fail(&s, e))?;
+        }
+    }
+    rec.setup(rows, ns(Instant::now()));
+    drop(setup);
+    let mut ss = Vec::with_capacity(sessions);
+    for _ in 0..sessions {
+        ss.push(spawn(db::connect(url)?));
+    }
+    let mut transcript = Vec::new();
+    for (i, step) in steps.iter().enumerate() {
+        let s = step.session;
+        let sess = ss.get_mut(s).ok_or_else(|| format!("step {i}: no session {s}"))?;
+        if let Some((j, stmt)) = sess.pending.take() {
+            let reply = sess.rx.recv_timeout(STUCK).map_err(|_| stuck(&steps[j], j))?;
+            settle(&mut rec, &mut transcript, s, sess, &stmt, reply, ns)?;
+        }
+        let sess = &mut ss[s];
+        let begins = matches!(step.statement, Statement::Begin { .. });
+        if sess.failed && !begins {
+            transcript.push(format!("T{}: {} — skipped: the transaction already failed", s + 1, show(&step.statement)));
+            continue;
+        }
+        if begins {
+            sess.failed = false;
+            rec.begin(s, ns(Instant::now()));
+        }
+        let sqls = sql::statements(dbkind, table, &step.statement).map_err(|e| e.message)?;
+        sess.tx.send(sqls).map_err(|_| format!("session {s} ended"))?;
+        match sess.rx.recv_timeout(block_after) {
+            Ok(reply) => settle(&mut rec, &mut transcript, s, sess, &step.statement, reply, ns)?,
+            Err(RecvTimeoutError::Timeout) => {
+                transcript.push(format!("T{}: {} — BLOCKS", s + 1, show(&step.statement)));
+                sess.pending = Some((i, step.statement.clone()));
+            }
+            Err(RecvTimeoutError::Disconnected) => return Err(format!("session {s}'s connection thread ended")),
+        }
+        // A statement this one unblocked completes now: record it in its place.
+        std::thread::sleep(Duration::from_millis(20));
+        for (o, other) in ss.iter_mut().enumerate() {
+            if let Some((_, stmt)) = other.pending.clone() {
+                if let Ok(reply) = other.rx.try_recv() {
+                    other.pending = None;
+                    settle(&mut rec, &mut transcript, o, other, &stmt, reply, ns)?;
+                }
+            }
+        }
+    }
+    for (o, sess) in ss.iter_mut().enumerate() {
+        if let Some((j, stmt)) = sess.pending.take() {
+            let reply = sess.rx.recv_timeout(STUCK).map_err(|_| stuck(&steps[j], j))?;
+            settle(&mut rec, &mut transcript, o, sess, &stmt, reply, ns)?;
+        }
+    }
+    let history = rec.history().map_err(|e| e.to_string())?;
+    Ok(Run { history, transcript })
+}
+
+fn stuck(step: &Step, i: usize) -> String {
+    format!(
+        "step {i} (T{}: {}) was still blocked after {} s: the script cannot go on",
+        step.session + 1,
+        show(&step.statement),
+        STUCK.as_secs()
+    )
+}
+
+/// Record what a statement did and end its transaction where it ended.
+fn settle(
+    rec: &mut Recorder,
+    transcript: &mut Vec<String>,
+    s: usize,
+    sess: &mut Session,
+    stmt: &Statement,
+    (reply, at): Reply,
+    ns: impl Fn(Instant) -> i64,
+) -> Result<(), String> {
+    let outcome = match reply {
+        Ok((rows, changed)) => Outcome::Done { rows, changed },
+        Err(e) if e.lost => Outcome::Unknown { error: e.message },
+        Err(e) => Outcome::Failed { error: e.message },
+    };
+    let line = format!("T{}: {}", s + 1, show(stmt));
+    transcript.push(match &outcome {
+        Outcome::Done { rows, .. } if !rows.is_empty() || is_read(stmt) => {
+            let shown: Vec<String> = rows.iter().map(|(k, v)| format!("{k} => {}", cell(v))).collect();
+            format!("{line} — {}", if shown.is_empty() { "no rows".into() } else { shown.join(", ") })
+        }
+        Outcome::Done { .. } => format!("{line} — ok"),
+        Outcome::Failed { error } => format!("{line} — ERROR {error}; the transaction rolled back"),
+        Outcome::Unknown { error } => format!("{line} — connection lost: {error}"),
+    });
+    if rec.open_txn(s).is_some() {
+        rec.record(s, stmt, &outcome).map_err(|e| e.to_string())?;
+    }
+    let end = match (&outcome, stmt) {
+        (Outcome::Done { .. }, Statement::Commit) => Some(Status::Committed),
+        (Outcome::Done { .. }, Statement::Rollback) => Some(Status::Aborted),
+        (Outcome::Failed { .. }, _) => Some(Status::Aborted),
+        (Outcome::Unknown { .. }, _) => Some(Status::Indeterminate),
+        _ => None,
+    };
+    if let Some(status) = end {
+        rec.end(s, status, ns(at));
+        sess.failed = !matches!(stmt, Statement::Commit | Statement::Rollback);
+    }
+    Ok(())
+}
+
+fn is_read(stmt: &Statement) -> bool {
+    matches!(stmt, Statement::Read { .. } | Statement::Scan | Statement::Predicate { .. })
+}
+
+fn cell(c: &grail_core::record::Cell) -> String {
+    match c {
+        grail_core::record::Cell::Int(i) => i.to_string(),
+        grail_core::record::Cell::Text(t) => t.clone(),
+        grail_core::record::Cell::Null => "null".into(),
+    }
+}
+
+/// A statement as the transcript shows it (the SQL standard's words, not one dialect's).
+pub fn show(stmt: &Statement) -> String {
+    match stmt {
+        Statement::Begin { isolation } => format!("begin ({})", isolation.sql()),
+        Statement::Read { keys } => {
+            let k: Vec<String> = keys.iter().map(i64::to_string).collect();
+            format!("select where id in ({})", k.join(", "))
+        }
+        Statement::Scan => "select all".into(),
+        Statement::Predicate { modulus } => format!("select where value % {modulus} = 0"),
+        Statement::Update { key, value } => format!("update {key} => {value}"),
+        Statement::Insert { key, value } => format!("insert {key} => {value}"),
+        Statement::Upsert { key, value } => format!("upsert {key} => {value}"),
+        Statement::Append { key, value } => format!("append {value} to {key}"),
+        Statement::Commit => "commit".into(),
+        Statement::Rollback => "rollback".into(),
+    }
+}

@@ -1,0 +1,364 @@
+//! Hermitage (Kleppmann, `github.com/ept/hermitage`): tests of isolation levels as scripted
+//! interleavings of two or three sessions on a table `test (id, value)` holding `1 => 10,
+//! 2 => 20`. Hermitage runs them by hand and reads the results by eye; here each test's
+//! statements are run by the CLI, recorded as a history ([`super::recorder`]) and checked by
+//! grail, and the cell of Hermitage's table is what grail found ([`cell`]).
+//!
+//! The scripts are Hermitage's PostgreSQL ones (`postgres.md`), with two changes so that grail
+//! can tell versions apart: every write writes a value no other write writes (Hermitage's P4
+//! has both sessions write 11; here T2 writes 12), and PMP reads the same predicate twice
+//! (`value % 3 = 0`, where Hermitage reads `value = 30` first), as LDBC's PMP compares two reads
+//! of one predicate. Each test but PMP ends with an observer session reading every row after
+//! the others finished, as Hermitage's "select * from test; -- either" does in some of them,
+//! so that the last versions are seen. The setup's rows are transaction `T0`.
+//!
+//! A column's anomaly, as grail decides it on the test's history:
+//!
+//! | column | occurs when grail reports |
+//! |---|---|
+//! | G0, G1a, G1b, G1c, G-single, G2-item | the anomaly of that name (Adya's), for any level |
+//! | OTV | a `non-monotonic-read` (a read of an older version after observing a newer one's writer: the HAT paper's MAV, Plume's NonMonoRead) or LDBC's OTV read anomaly |
+//! | PMP | LDBC's PMP: one predicate read twice matched different rows (the native JSON holds predicate reads) |
+//! | P4 | a cycle grail names `lost update` |
+//! | G2 | not checked: Adya's G2 over predicates needs the versions a predicate read did *not* match, which no recorded read shows |
+//!
+//! A cell is `prevented` only when no such anomaly was found and every level grail checked was
+//! decided; otherwise it is `unknown`, with the reason.
+
+use super::{Isolation, Statement};
+use crate::report::Report;
+use serde::Serialize;
+
+/// Hermitage's columns, in its table's order.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+pub enum Column {
+    G0,
+    G1a,
+    G1b,
+    G1c,
+    Otv,
+    Pmp,
+    P4,
+    GSingle,
+    G2Item,
+    G2,
+}
+
+impl Column {
+    pub const ALL: [Column; 10] = [
+        Column::G0,
+        Column::G1a,
+        Column::G1b,
+        Column::G1c,
+        Column::Otv,
+        Column::Pmp,
+        Column::P4,
+        Column::GSingle,
+        Column::G2Item,
+        Column::G2,
+    ];
+
+    /// The column's heading, as Hermitage writes it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Column::G0 => "G0",
+            Column::G1a => "G1a",
+            Column::G1b => "G1b",
+            Column::G1c => "G1c",
+            Column::Otv => "OTV",
+            Column::Pmp => "PMP",
+            Column::P4 => "P4",
+            Column::GSingle => "G-single",
+            Column::G2Item => "G2-item",
+            Column::G2 => "G2",
+        }
+    }
+
+    /// Hermitage's legend.
+    pub fn title(self) -> &'static str {
+        match self {
+            Column::G0 => "Write Cycles (dirty writes)",
+            Column::G1a => "Aborted Reads (dirty reads, cascaded aborts)",
+            Column::G1b => "Intermediate Reads (dirty reads)",
+            Column::G1c => "Circular Information Flow (dirty reads)",
+            Column::Otv => "Observed Transaction Vanishes",
+            Column::Pmp => "Predicate-Many-Preceders",
+            Column::P4 => "Lost Update",
+            Column::GSingle => "Single Anti-dependency Cycles (read skew)",
+            Column::G2Item => "Item Anti-dependency Cycles (write skew on disjoint read)",
+            Column::G2 => "Anti-Dependency Cycles (write skew on predicate read)",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<Column> {
+        Column::ALL.into_iter().find(|c| c.name().eq_ignore_ascii_case(s.trim()))
+    }
+}
+
+/// One statement of a test: the session that runs it (0 is Hermitage's T1).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Step {
+    pub session: usize,
+    pub statement: Statement,
+}
+
+/// One test: the sessions' statements in the order Hermitage runs them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Test {
+    pub column: Column,
+    /// The table's rows before the test.
+    pub rows: Vec<(i64, i64)>,
+    pub sessions: usize,
+    pub steps: Vec<Step>,
+}
+
+/// The table Hermitage's tests run on.
+pub const TABLE: &str = "hermitage";
+
+/// Column `column`'s test with every session at `level`; `None` for G2, which grail does not
+/// check (see the module's doc).
+pub fn test(column: Column, level: Isolation) -> Option<Test> {
+    use Statement::*;
+    let b = Begin { isolation: level };
+    let r = |k: &[i64]| Read { keys: k.to_vec() };
+    let u = |key, value| Update { key, value };
+    // (session, statement); sessions 0, 1, 2 are T1, T2, T3.
+    let (sessions, script, observe): (usize, Vec<(usize, Statement)>, bool) = match column {
+        Column::G0 => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, u(1, 11)),
+                (1, u(1, 12)), // blocks where writes lock
+                (0, u(2, 21)),
+                (0, Commit),
+                (1, u(2, 22)),
+                (1, Commit),
+            ],
+            true,
+        ),
+        Column::G1a => (
+            2,
+            vec![(0, b.clone()), (1, b.clone()), (0, u(1, 101)), (1, Scan), (0, Rollback), (1, Scan), (1, Commit)],
+            true,
+        ),
+        Column::G1b => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, u(1, 101)),
+                (1, Scan),
+                (0, u(1, 11)),
+                (0, Commit),
+                (1, Scan),
+                (1, Commit),
+            ],
+            true,
+        ),
+        Column::G1c => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, u(1, 11)),
+                (1, u(2, 22)),
+                (0, r(&[2])),
+                (1, r(&[1])),
+                (0, Commit),
+                (1, Commit),
+            ],
+            true,
+        ),
+        Column::Otv => (
+            3,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (2, b.clone()),
+                (0, u(1, 11)),
+                (0, u(2, 19)),
+                (1, u(1, 12)), // blocks where writes lock
+                (0, Commit),
+                (2, r(&[1])),
+                (1, u(2, 18)),
+                (2, r(&[2])),
+                (1, Commit),
+                (2, r(&[2])),
+                (2, r(&[1])),
+                (2, Commit),
+            ],
+            true,
+        ),
+        Column::Pmp => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, Predicate { modulus: 3 }),
+                (1, Insert { key: 3, value: 30 }),
+                (1, Commit),
+                (0, Predicate { modulus: 3 }),
+                (0, Commit),
+            ],
+            false,
+        ),
+        Column::P4 => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, r(&[1])),
+                (1, r(&[1])),
+                (0, u(1, 11)),
+                (1, u(1, 12)), // blocks where writes lock
+                (0, Commit),
+                (1, Commit),
+            ],
+            true,
+        ),
+        Column::GSingle => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, r(&[1])),
+                (1, r(&[1])),
+                (1, r(&[2])),
+                (1, u(1, 12)),
+                (1, u(2, 18)),
+                (1, Commit),
+                (0, r(&[2])),
+                (0, Commit),
+            ],
+            true,
+        ),
+        Column::G2Item => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, r(&[1, 2])),
+                (1, r(&[1, 2])),
+                (0, u(1, 11)),
+                (1, u(2, 21)),
+                (0, Commit),
+                (1, Commit),
+            ],
+            true,
+        ),
+        Column::G2 => return None,
+    };
+    let mut steps: Vec<Step> = script.into_iter().map(|(session, statement)| Step { session, statement }).collect();
+    let mut sessions = sessions;
+    if observe {
+        for statement in [b, Scan, Commit] {
+            steps.push(Step { session: sessions, statement });
+        }
+        sessions += 1;
+    }
+    Some(Test { column, rows: vec![(1, 10), (2, 20)], sessions, steps })
+}
+
+/// What grail says of one cell.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case", tag = "cell")]
+pub enum Cell {
+    /// The test's history has none of the column's anomaly, and every level was decided.
+    Prevented,
+    /// grail found the column's anomaly: its name and grail's explanation.
+    Occurs {
+        anomaly: String,
+        explanation: String,
+    },
+    /// The test's history has none of the anomaly, but a level is unknown.
+    Unknown {
+        reason: String,
+    },
+    NotChecked {
+        reason: String,
+    },
+}
+
+impl Cell {
+    /// Hermitage's mark: ✓ prevented, — occurs; `?` unknown, `n/c` not checked.
+    pub fn mark(&self) -> &'static str {
+        match self {
+            Cell::Prevented => "✓",
+            Cell::Occurs { .. } => "—",
+            Cell::Unknown { .. } => "?",
+            Cell::NotChecked { .. } => "n/c",
+        }
+    }
+}
+
+/// Why G2 is not checked.
+pub const G2_NOT_CHECKED: &str = "not checked: Adya's G2 over a predicate needs the versions a predicate read did not match, which no recorded read shows; grail decides predicate reads only for PMP";
+
+/// The cell of `column`, from the report on its test's history (checked at every level, with
+/// the analysis on: [`check_options`]).
+pub fn cell(column: Column, report: &Report) -> Cell {
+    if column == Column::G2 {
+        return Cell::NotChecked { reason: G2_NOT_CHECKED.into() };
+    }
+    let found = report.anomalies.iter().find(|a| match column {
+        Column::P4 => a.name == "lost update",
+        Column::Otv => a.kind == "non-monotonic-read",
+        _ => a.kind == column.name(),
+    });
+    if let Some(a) = found {
+        return Cell::Occurs { anomaly: format!("{} ({})", a.kind, a.name), explanation: a.explanation.clone() };
+    }
+    let ldbc = match column {
+        Column::Otv => Some("OTV"),
+        Column::Pmp => Some("PMP"),
+        _ => None,
+    };
+    if let Some(r) = ldbc.and_then(|c| report.analysis.as_ref()?.reads.iter().find(|r| r.class == c)) {
+        return Cell::Occurs {
+            anomaly: format!("{} (LDBC read anomaly)", r.class),
+            explanation: r.explanation.clone(),
+        };
+    }
+    let unknown: Vec<String> = report
+        .levels
+        .0
+        .iter()
+        .filter(|(_, l)| l.valid.is_none())
+        .map(|(lv, l)| format!("{}: {}", lv.name(), l.reason.as_deref().unwrap_or("not decided")))
+        .collect();
+    if !unknown.is_empty() {
+        return Cell::Unknown { reason: unknown.join("; ") };
+    }
+    if let Some(a) = report.analysis.as_ref().filter(|a| ldbc.is_some() && !a.complete) {
+        return Cell::Unknown { reason: a.reason.clone().unwrap_or_else(|| "the analysis was not complete".into()) };
+    }
+    Cell::Prevented
+}
+
+/// How a test's history is checked: every level, with LDBC's read anomalies.
+pub fn check_options() -> crate::report::CheckOptions {
+    crate::report::CheckOptions {
+        levels: crate::level::Level::ALL.to_vec(),
+        analyze: Some(Default::default()),
+        ..Default::default()
+    }
+}
+
+/// Hermitage's published row for a database and level (its README's table, 2024), to compare
+/// with: `None` where Hermitage has no row.
+pub fn published(db: super::Database, level: Isolation) -> Option<[&'static str; 10]> {
+    use super::Database::*;
+    use Isolation::*;
+    const SER: [&str; 10] = ["✓", "✓", "✓", "✓", "✓", "✓", "✓", "✓", "✓", "✓"];
+    Some(match (db, level) {
+        (Postgres, ReadCommitted) => ["✓", "✓", "✓", "✓", "✓", "—", "—", "—", "—", "—"],
+        (Postgres, RepeatableRead) => ["✓", "✓", "✓", "✓", "✓", "✓", "✓", "✓", "—", "—"],
+        (Postgres, Serializable) | (MySql, Serializable) => SER,
+        (MySql, ReadUncommitted) => ["✓", "—", "—", "—", "—", "—", "—", "—", "—", "—"],
+        (MySql, ReadCommitted) => ["✓", "✓", "✓", "✓", "✓", "—", "—", "—", "—", "—"],
+        (MySql, RepeatableRead) => ["✓", "✓", "✓", "✓", "✓", "R/O", "—", "R/O", "—", "—"],
+        _ => return None,
+    })
+}
