@@ -93,13 +93,42 @@ pub fn run(
     }
     let mut transcript = Vec::new();
     for (i, step) in steps.iter().enumerate() {
-        let s = step.session;
-        let sess = ss.get_mut(s).ok_or_else(|| format!("step {i}: no session {s}"))?;
-        if let Some((j, stmt)) = sess.pending.take() {
-            let reply = sess.rx.recv_timeout(STUCK).map_err(|_| stuck(&steps[j], j))?;
-            settle(&mut rec, &mut transcript, s, sess, &stmt, reply, ns)?;
+        if step.session >= sessions {
+            return Err(format!("step {i}: no session {}", step.session));
         }
+    }
+    // Steps in script order; a step of a blocked session waits (as a person at a blocked
+    // terminal goes on in the others) and runs, in order, once its session is free.
+    let mut next = 0;
+    let mut postponed: Vec<usize> = Vec::new();
+    loop {
+        poll(&mut ss, &mut rec, &mut transcript, ns)?;
+        let free = |i: &usize| ss[steps[*i].session].pending.is_none();
+        let pick = match postponed.iter().position(free) {
+            Some(p) => Some(postponed.remove(p)),
+            None if next < steps.len() => {
+                next += 1;
+                Some(next - 1)
+            }
+            None => None,
+        };
+        let Some(i) = pick else {
+            if ss.iter().all(|x| x.pending.is_none()) {
+                break;
+            }
+            wait_any(&mut ss, &mut rec, &mut transcript, ns, steps)?;
+            continue;
+        };
+        let step = &steps[i];
+        let s = step.session;
         let sess = &mut ss[s];
+        // Postponed steps stay in script order, so a session's earliest one is picked first.
+        if sess.pending.is_some() || postponed.iter().any(|&j| steps[j].session == s && j < i) {
+            transcript.push(format!("T{}: {} — waits: T{} is blocked", s + 1, show(&step.statement), s + 1));
+            let at = postponed.partition_point(|&j| j < i);
+            postponed.insert(at, i);
+            continue;
+        }
         let begins = matches!(step.statement, Statement::Begin { .. });
         if sess.failed && !begins {
             transcript.push(format!("T{}: {} — skipped: the transaction already failed", s + 1, show(&step.statement)));
@@ -121,23 +150,49 @@ pub fn run(
         }
         // A statement this one unblocked completes now: record it in its place.
         std::thread::sleep(Duration::from_millis(20));
-        for (o, other) in ss.iter_mut().enumerate() {
-            if let Some((_, stmt)) = other.pending.clone() {
-                if let Ok(reply) = other.rx.try_recv() {
-                    other.pending = None;
-                    settle(&mut rec, &mut transcript, o, other, &stmt, reply, ns)?;
-                }
-            }
-        }
-    }
-    for (o, sess) in ss.iter_mut().enumerate() {
-        if let Some((j, stmt)) = sess.pending.take() {
-            let reply = sess.rx.recv_timeout(STUCK).map_err(|_| stuck(&steps[j], j))?;
-            settle(&mut rec, &mut transcript, o, sess, &stmt, reply, ns)?;
-        }
     }
     let history = rec.history().map_err(|e| e.to_string())?;
     Ok(Run { history, transcript })
+}
+
+/// Record the blocked statements that have completed.
+fn poll(
+    ss: &mut [Session],
+    rec: &mut Recorder,
+    transcript: &mut Vec<String>,
+    ns: impl Fn(Instant) -> i64 + Copy,
+) -> Result<(), String> {
+    for (o, sess) in ss.iter_mut().enumerate() {
+        if let Some((_, stmt)) = sess.pending.clone() {
+            if let Ok(reply) = sess.rx.try_recv() {
+                sess.pending = None;
+                settle(rec, transcript, o, sess, &stmt, reply, ns)?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Every step left waits for a blocked session: wait until one completes (the database's lock
+/// timeout or deadlock detection ends a wait that nothing else will).
+fn wait_any(
+    ss: &mut [Session],
+    rec: &mut Recorder,
+    transcript: &mut Vec<String>,
+    ns: impl Fn(Instant) -> i64 + Copy,
+    steps: &[Step],
+) -> Result<(), String> {
+    let since = Instant::now();
+    while since.elapsed() < STUCK {
+        let before = ss.iter().filter(|x| x.pending.is_some()).count();
+        poll(ss, rec, transcript, ns)?;
+        if ss.iter().filter(|x| x.pending.is_some()).count() < before {
+            return Ok(());
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+    let (j, _) = ss.iter().find_map(|x| x.pending.clone()).unwrap_or((0, Statement::Commit));
+    Err(stuck(&steps[j], j))
 }
 
 fn stuck(step: &Step, i: usize) -> String {
@@ -157,7 +212,7 @@ fn settle(
     sess: &mut Session,
     stmt: &Statement,
     (reply, at): Reply,
-    ns: impl Fn(Instant) -> i64,
+    ns: impl Fn(Instant) -> i64 + Copy,
 ) -> Result<(), String> {
     let outcome = match reply {
         Ok((rows, changed)) => Outcome::Done { rows, changed },
