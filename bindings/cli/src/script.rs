@@ -17,6 +17,8 @@ use std::time::{Duration, Instant};
 pub struct Run {
     pub history: History,
     pub transcript: Vec<String>,
+    /// Predicate reads whose versions of some keys are not known (`Recorder::undecided`).
+    pub undecided: Vec<String>,
 }
 
 /// How long a session waits for a blocked statement before the script is declared stuck.
@@ -61,6 +63,7 @@ fn is_end(sqls: &[String]) -> bool {
 }
 
 /// Run `steps` on `url` against `table`, made anew with `rows`, with `sessions` connections.
+/// Step `barrier`, if any, runs once every earlier step has completed.
 pub fn run(
     url: &str,
     table: &str,
@@ -68,6 +71,7 @@ pub fn run(
     rows: &[(i64, i64)],
     sessions: usize,
     steps: &[Step],
+    barrier: Option<usize>,
     block_after: Duration,
 ) -> Result<Run, String> {
     let dbkind = Database::of_url(url).map_err(|e| e.message)?;
@@ -106,7 +110,8 @@ pub fn run(
         let free = |i: &usize| ss[steps[*i].session].pending.is_none();
         let pick = match postponed.iter().position(free) {
             Some(p) => Some(postponed.remove(p)),
-            None if next < steps.len() => {
+            None if Some(next) == barrier && ss.iter().any(|x| x.pending.is_some()) => None,
+            None if next < steps.len() && (Some(next) != barrier || postponed.is_empty()) => {
                 next += 1;
                 Some(next - 1)
             }
@@ -152,7 +157,7 @@ pub fn run(
         std::thread::sleep(Duration::from_millis(20));
     }
     let history = rec.history().map_err(|e| e.to_string())?;
-    Ok(Run { history, transcript })
+    Ok(Run { history, transcript, undecided: rec.undecided() })
 }
 
 /// Record the blocked statements that have completed.

@@ -72,3 +72,61 @@ fn mariadb_keeps_a_committed_row() {
     assert_eq!(mariadb("SELECT v FROM grail_smoke WHERE k = 1"), "written");
     mariadb("DROP TABLE grail_smoke");
 }
+
+/// `grail hermitage --json` on `url`: per level, (column, grail's mark, Hermitage's published mark).
+fn hermitage(url: &str) -> Vec<(String, Vec<(String, String, String)>)> {
+    let out = Command::new(env!("CARGO_BIN_EXE_grail")).args(["hermitage", "--db", url, "--json"]).output().unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let mark = |cell: &serde_json::Value| match cell["cell"].as_str() {
+        Some("prevented") => "✓".to_string(),
+        Some("occurs") => "—".to_string(),
+        other => panic!("a cell neither prevented nor occurs: {other:?} {cell}"),
+    };
+    doc["rows"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let cells = r["cells"].as_object().unwrap();
+            let published = r["published"].as_object().unwrap();
+            let row = cells
+                .iter()
+                .map(|(c, cell)| (c.clone(), mark(cell), published[c].as_str().unwrap().to_string()))
+                .collect();
+            (r["level"].as_str().unwrap().to_string(), row)
+        })
+        .collect()
+}
+
+#[test]
+fn postgres_reproduces_hermitages_published_rows() {
+    let Some(url) = server_url("GRAIL_TEST_POSTGRES_URL", "PostgreSQL") else { return };
+    let rows = hermitage(&url);
+    let levels: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(levels, ["read committed", "repeatable read", "serializable"]);
+    for (level, row) in &rows {
+        assert_eq!(row.len(), 10);
+        for (column, grail, published) in row {
+            assert_eq!(grail, published, "PostgreSQL {level}, {column}");
+        }
+    }
+}
+
+#[test]
+fn mariadb_reproduces_mysqls_published_rows_but_the_write_predicate_variants() {
+    let Some(url) = server_url("GRAIL_TEST_MYSQL_URL", "MariaDB") else { return };
+    let rows = hermitage(&url);
+    let levels: Vec<&str> = rows.iter().map(|r| r.0.as_str()).collect();
+    assert_eq!(levels, ["read uncommitted", "read committed", "repeatable read", "serializable"]);
+    for (level, row) in &rows {
+        for (column, grail, published) in row {
+            if published == "R/O" {
+                // Hermitage's "prevents it read-only": the read-only test is what is run.
+                assert_eq!(grail, "✓", "MariaDB {level}, {column}");
+            } else {
+                assert_eq!(grail, published, "MariaDB {level}, {column}");
+            }
+        }
+    }
+}

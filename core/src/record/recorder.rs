@@ -17,8 +17,11 @@ enum Op {
     /// A register read: the value, or `None` for no row.
     Read(i64, Option<i64>),
     ReadList(i64, Vec<i64>),
-    /// A predicate read: its text and the versions it matched (`key=value`).
-    Predicate(String, Vec<String>),
+    /// A predicate read `value % modulus = 0` of a register table and the rows it returned.
+    Predicate {
+        modulus: i64,
+        rows: Vec<(i64, i64)>,
+    },
 }
 
 #[derive(Debug, Clone)]
@@ -120,12 +123,14 @@ impl Recorder {
                 }
             }
             Statement::Predicate { modulus } if done => {
-                let mut matches = Vec::with_capacity(rows.len());
+                let mut found = Vec::with_capacity(rows.len());
                 for (k, v) in rows {
-                    ops.push(read_op(workload, *k, Some(v)).map_err(bad)?);
-                    matches.push(format!("{k}={}", cell_text(v)));
+                    match read_op(workload, *k, Some(v)).map_err(bad)? {
+                        Op::Read(k, Some(v)) => found.push((k, v)),
+                        _ => return Err(bad(Error::new(ErrorKind::Shape, "predicate reads need a register table"))),
+                    }
                 }
-                ops.push(Op::Predicate(format!("value % {modulus} = 0"), matches));
+                ops.push(Op::Predicate { modulus: *modulus, rows: found });
             }
             // An update of no row wrote nothing.
             Statement::Update { key, value } if changed > 0 => ops.push(Op::Write(*key, *value)),
@@ -149,6 +154,76 @@ impl Recorder {
         }
     }
 
+    /// Every version of each key: the setup's and every write's (aborted ones too: a read may
+    /// have seen one), and whether the key was in the setup.
+    fn versions(&self) -> std::collections::BTreeMap<i64, (bool, Vec<i64>)> {
+        let mut out: std::collections::BTreeMap<i64, (bool, Vec<i64>)> = Default::default();
+        for (i, t) in self.txns.iter().enumerate() {
+            for op in &t.ops {
+                if let Op::Write(k, v) | Op::Append(k, v) = op {
+                    let e = out.entry(*k).or_default();
+                    e.0 |= i == 0 && t.session.is_none();
+                    e.1.push(*v);
+                }
+            }
+        }
+        out
+    }
+
+    /// The item reads a predicate read implies: each row it returned, and each key it did not
+    /// return whose version it saw is the only candidate: the one version of the key that does
+    /// not match the predicate (for a key the setup did not create, no row counts as one).
+    /// The setup's rows are the initial state: a reader cannot have seen a key before its
+    /// setup row. Also the keys whose version is not decided (several candidates).
+    fn implied_reads(
+        &self,
+        versions: &std::collections::BTreeMap<i64, (bool, Vec<i64>)>,
+        modulus: i64,
+        rows: &[(i64, i64)],
+    ) -> (Vec<(i64, Option<i64>)>, Vec<i64>) {
+        let mut reads: Vec<(i64, Option<i64>)> = rows.iter().map(|&(k, v)| (k, Some(v))).collect();
+        let mut undecided = Vec::new();
+        for (&k, (in_setup, vs)) in versions {
+            if rows.iter().any(|r| r.0 == k) {
+                continue;
+            }
+            let mut candidates: Vec<Option<i64>> =
+                vs.iter().filter(|&&v| v.checked_rem(modulus) != Some(0)).map(|&v| Some(v)).collect();
+            if !in_setup {
+                candidates.push(None);
+            }
+            candidates.dedup();
+            match candidates.as_slice() {
+                [one] => reads.push((k, *one)),
+                _ => undecided.push(k),
+            }
+        }
+        (reads, undecided)
+    }
+
+    /// Predicate reads whose version of some key is not decided, as sentences: checks that
+    /// need those versions are not complete.
+    pub fn undecided(&self) -> Vec<String> {
+        let versions = self.versions();
+        let mut out = Vec::new();
+        for t in &self.txns {
+            for op in &t.ops {
+                if let Op::Predicate { modulus, rows } = op {
+                    let keys = self.implied_reads(&versions, *modulus, rows).1;
+                    if !keys.is_empty() {
+                        let keys: Vec<String> = keys.iter().map(i64::to_string).collect();
+                        out.push(format!(
+                            "T{}'s read of value % {modulus} = 0 did not return key(s) {}, each with several versions that do not match: which one it saw is not known",
+                            t.id,
+                            keys.join(", ")
+                        ));
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// Transactions recorded so far (the setup's among them).
     pub fn len(&self) -> usize {
         self.txns.len()
@@ -159,8 +234,10 @@ impl Recorder {
     }
 
     /// The history: every transaction, in the order they began; one still open is
-    /// indeterminate, with no completion.
+    /// indeterminate, with no completion. A predicate read is kept as such (LDBC's PMP compares
+    /// two of them) and as the item reads it implies ([`Recorder::implied_reads`]).
     pub fn history(&self) -> Result<History, Error> {
+        let versions = self.versions();
         let mut b = HistoryBuilder::new();
         let place = Place::default();
         let mut elems = Vec::new();
@@ -186,12 +263,22 @@ impl Recorder {
                         elems.extend(list.iter().map(|&e| Value::Int(e)));
                         b.push_read_list(key, &elems, place);
                     }
-                    Op::Predicate(p, m) => predicates.push((p, m)),
+                    Op::Predicate { modulus, rows } => {
+                        for (k, v) in self.implied_reads(&versions, *modulus, rows).0 {
+                            let key = b.key(Value::Int(k));
+                            match v {
+                                Some(v) => b.push_read_scalar(key, Value::Int(v), place),
+                                None => b.push_read_nil(key),
+                            }
+                        }
+                        let text = format!("value % {modulus} = 0");
+                        predicates.push((text, rows.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>()));
+                    }
                 }
             }
             for (p, m) in predicates {
                 let matches = m.iter().map(|s| b.str_value(s)).collect();
-                b.push_predicate_read(p, matches);
+                b.push_predicate_read(&p, matches);
             }
             let meta = TxnMeta {
                 id: Some(t.id),
@@ -205,14 +292,6 @@ impl Recorder {
             b.finish_txn(t.status, meta);
         }
         b.finish()
-    }
-}
-
-fn cell_text(c: &Cell) -> String {
-    match c {
-        Cell::Int(i) => i.to_string(),
-        Cell::Text(s) => s.clone(),
-        Cell::Null => "null".into(),
     }
 }
 
