@@ -40,23 +40,37 @@ pub fn run(o: &Options) -> Result<u8, String> {
         }
         let mut cells = Vec::new();
         for &column in &o.columns {
-            let test = hermitage::test(column, level);
-            let run = script::run(
-                &o.url,
-                hermitage::TABLE,
-                Workload::RwRegister,
-                &test.rows,
-                test.sessions,
-                &test.steps,
-                test.observer,
-                o.block_after,
-            )
-            .map_err(|e| format!("{}, {}: {e}", level.sql(), column.name()))?;
-            let session = Session::new(run.history);
-            let report = session.check(&hermitage::check_options(), &mut ());
-            let cell = hermitage::cell(column, &report, &run.undecided);
+            let mut ran = Vec::new();
+            for test in hermitage::tests(column, level) {
+                let run = script::run(
+                    &o.url,
+                    hermitage::TABLE,
+                    Workload::RwRegister,
+                    &test.rows,
+                    test.sessions,
+                    &test.steps,
+                    test.observer,
+                    o.block_after,
+                )
+                .map_err(|e| format!("{}, {}{}: {e}", level.sql(), column.name(), test.variant.suffix()))?;
+                let session = Session::new(run.history);
+                let report = session.check(&hermitage::check_options(), &mut ());
+                ran.push((test.variant, session, report, run.transcript, run.undecided));
+            }
+            let outcomes: Vec<hermitage::TestOutcome> = ran
+                .iter()
+                .map(|(variant, _, report, _, undecided)| hermitage::TestOutcome {
+                    variant: *variant,
+                    report,
+                    undecided,
+                })
+                .collect();
+            let cell = hermitage::cell(column, &outcomes);
             if let Some(dir) = &o.out {
-                save(dir, level, column, &session, &run.transcript, &cell, &report)?;
+                for (variant, session, report, transcript, _) in &ran {
+                    let name = format!("{}{}", column.name(), variant.suffix());
+                    save(dir, level, &name, session, transcript, &cell, report)?;
+                }
             }
             if progress {
                 eprint!(" {} {}", column.name(), cell.mark());
@@ -85,7 +99,7 @@ fn slug(level: Isolation) -> String {
 fn save(
     dir: &std::path::Path,
     level: Isolation,
-    column: Column,
+    name: &str,
     session: &Session,
     transcript: &[String],
     cell: &Cell,
@@ -94,7 +108,7 @@ fn save(
     let dir = dir.join(slug(level));
     std::fs::create_dir_all(&dir).map_err(|e| format!("{}: {e}", dir.display()))?;
     let h = session.history();
-    let base = dir.join(column.name());
+    let base = dir.join(name);
     let write = |ext: &str, text: &str| {
         let p = base.with_extension(ext);
         std::fs::write(&p, text).map_err(|e| format!("{}: {e}", p.display()))
@@ -102,7 +116,7 @@ fn save(
     write("json", &grail_core::export::native::history(h))?;
     if h.predicate_reads.is_empty() {
         let all: Vec<u32> = (0..h.txns.len() as u32).collect();
-        let comment = format!("Hermitage {} at {}", column.name(), level.sql());
+        let comment = format!("Hermitage {name} at {}", level.sql());
         write("edn", &grail_core::export::edn::sub_history_events(h, &all, Some(&comment)))?;
     }
     let mut log = transcript.join("\n");
@@ -152,7 +166,7 @@ fn text(db: Database, version: &str, url: &str, rows: &[Row]) -> String {
     }
     out.push_str(
         "\n✓ prevented: grail checked the test's history at every level and found none of the anomaly; \
-— occurs: grail found it (below); ? unknown (below).\n",
+— occurs: grail found it (below); R/O prevented read-only, occurs with a write's predicate (below); ? unknown (below).\n",
     );
     let mut diffs = Vec::new();
     for r in rows {
@@ -161,7 +175,7 @@ fn text(db: Database, version: &str, url: &str, rows: &[Row]) -> String {
             let i = Column::ALL.iter().position(|x| x == c).unwrap_or(0);
             if published[i] != cell.mark() {
                 let why = if published[i] == "R/O" {
-                    " (the read-only test is run; Hermitage's write-predicate variant, where the anomaly occurs, is not)"
+                    " (Hermitage's write-predicate test is run for G-single only)"
                 } else {
                     ""
                 };
@@ -191,6 +205,12 @@ fn text(db: Database, version: &str, url: &str, rows: &[Row]) -> String {
         for (c, cell) in &r.cells {
             let (head, body) = match cell {
                 Cell::Occurs { anomaly, explanation } => (format!("occurs: {anomaly}"), explanation.as_str()),
+                Cell::ReadOnly { anomaly, explanation } => (
+                    format!(
+                        "prevented read-only; with a write's predicate (the write-predicate test) it occurs: {anomaly}"
+                    ),
+                    explanation.as_str(),
+                ),
                 Cell::Unknown { reason } => ("unknown".to_string(), reason.as_str()),
                 Cell::Prevented => continue,
             };

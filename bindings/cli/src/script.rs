@@ -275,6 +275,7 @@ pub fn show(stmt: &Statement) -> String {
         Statement::Predicate { modulus } => format!("select where value % {modulus} = 0"),
         Statement::Update { key, value } => format!("update {key} => {value}"),
         Statement::Insert { key, value } => format!("insert {key} => {value}"),
+        Statement::DeleteWhere { value } => format!("delete where value = {value}"),
         Statement::Upsert { key, value } => format!("upsert {key} => {value}"),
         Statement::Append { key, value } => format!("append {value} to {key}"),
         Statement::Commit => "commit".into(),

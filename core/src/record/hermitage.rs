@@ -114,6 +114,7 @@ pub struct Step {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct Test {
     pub column: Column,
+    pub variant: Variant,
     /// The table's rows before the test.
     pub rows: Vec<(i64, i64)>,
     pub sessions: usize,
@@ -122,18 +123,64 @@ pub struct Test {
     pub observer: Option<usize>,
 }
 
+/// Which of a column's tests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Variant {
+    /// The test Hermitage runs on every database: reads and writes of rows by key.
+    Main,
+    /// Hermitage's MySQL test with a write's predicate (`delete ... where value = 20`), run
+    /// when the main test prevents the anomaly, for Hermitage's "R/O" (prevented read-only).
+    WritePredicate,
+}
+
+impl Variant {
+    /// The suffix of the test's files (`G-single-write-predicate.json`).
+    pub fn suffix(self) -> &'static str {
+        match self {
+            Variant::Main => "",
+            Variant::WritePredicate => "-write-predicate",
+        }
+    }
+}
+
 /// The table Hermitage's tests run on.
 pub const TABLE: &str = "hermitage";
 
 /// Column `column`'s test with every session at `level`.
-pub fn test(column: Column, level: Isolation) -> Test {
+/// The tests of `column` at `level`: the main one, then the write-predicate one where
+/// Hermitage has it (G-single).
+pub fn tests(column: Column, level: Isolation) -> Vec<Test> {
+    [Variant::Main, Variant::WritePredicate].into_iter().filter_map(|v| variant(column, v, level)).collect()
+}
+
+fn variant(column: Column, variant: Variant, level: Isolation) -> Option<Test> {
     use Statement::*;
     let b = Begin { isolation: level };
     let r = |k: &[i64]| Read { keys: k.to_vec() };
     let u = |key, value| Update { key, value };
     // (session, statement); sessions 0, 1, 2 are T1, T2, T3.
-    let (sessions, script, observe): (usize, Vec<(usize, Statement)>, bool) = match column {
-        Column::G0 => (
+    let (sessions, script, observe): (usize, Vec<(usize, Statement)>, bool) = match (column, variant) {
+        // Hermitage's MySQL "does not prevent Read Skew (G-single) on a write predicate": T1's
+        // delete finds no row of value 20 (it sees T2's 18), while its reads see 20.
+        (Column::GSingle, Variant::WritePredicate) => (
+            2,
+            vec![
+                (0, b.clone()),
+                (1, b.clone()),
+                (0, r(&[1])),
+                (1, Scan),
+                (1, u(1, 12)),
+                (1, u(2, 18)),
+                (1, Commit),
+                (0, DeleteWhere { value: 20 }),
+                (0, r(&[2])),
+                (0, Commit),
+            ],
+            true,
+        ),
+        (_, Variant::WritePredicate) => return None,
+        (Column::G0, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -147,12 +194,12 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             true,
         ),
-        Column::G1a => (
+        (Column::G1a, _) => (
             2,
             vec![(0, b.clone()), (1, b.clone()), (0, u(1, 101)), (1, Scan), (0, Rollback), (1, Scan), (1, Commit)],
             true,
         ),
-        Column::G1b => (
+        (Column::G1b, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -166,7 +213,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             true,
         ),
-        Column::G1c => (
+        (Column::G1c, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -182,7 +229,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
         ),
         // Hermitage's MySQL script (scans), where PostgreSQL's reads one key at a time: a scan
         // between T2's two updates shows T2 half done where a dirty read is possible.
-        Column::Otv => (
+        (Column::Otv, _) => (
             3,
             vec![
                 (0, b.clone()),
@@ -201,7 +248,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             true,
         ),
-        Column::Pmp => (
+        (Column::Pmp, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -214,7 +261,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             false,
         ),
-        Column::P4 => (
+        (Column::P4, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -228,7 +275,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             true,
         ),
-        Column::GSingle => (
+        (Column::GSingle, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -244,7 +291,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             true,
         ),
-        Column::G2Item => (
+        (Column::G2Item, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -258,7 +305,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
             ],
             true,
         ),
-        Column::G2 => (
+        (Column::G2, _) => (
             2,
             vec![
                 (0, b.clone()),
@@ -282,7 +329,7 @@ pub fn test(column: Column, level: Isolation) -> Test {
         }
         sessions += 1;
     }
-    Test { column, rows: vec![(1, 10), (2, 20)], sessions, steps, observer }
+    Some(Test { column, variant, rows: vec![(1, 10), (2, 20)], sessions, steps, observer })
 }
 
 /// What grail says of one cell.
@@ -293,25 +340,56 @@ pub enum Cell {
     Prevented,
     /// grail found the column's anomaly: its name and grail's explanation.
     Occurs { anomaly: String, explanation: String },
+    /// The main test prevents it; the write-predicate test shows it (Hermitage's "R/O").
+    ReadOnly { anomaly: String, explanation: String },
     /// The test's history has none of the anomaly, but a level is unknown.
     Unknown { reason: String },
 }
 
 impl Cell {
-    /// Hermitage's mark: ✓ prevented, — occurs; `?` unknown.
+    /// Hermitage's mark: ✓ prevented, — occurs, R/O prevented read-only; `?` unknown.
     pub fn mark(&self) -> &'static str {
         match self {
             Cell::Prevented => "✓",
             Cell::Occurs { .. } => "—",
+            Cell::ReadOnly { .. } => "R/O",
             Cell::Unknown { .. } => "?",
         }
     }
 }
 
-/// The cell of `column`, from the report on its test's history (checked at every level, with
-/// the analysis on: [`check_options`]) and the predicate reads whose versions are not all
-/// known ([`super::recorder::Recorder::undecided`]).
-pub fn cell(column: Column, report: &Report, undecided: &[String]) -> Cell {
+/// What one test of a column gave: grail's report on its history (checked at every level,
+/// with the analysis on: [`check_options`]) and what its history could not decide
+/// ([`super::recorder::Recorder::undecided`]).
+pub struct TestOutcome<'a> {
+    pub variant: Variant,
+    pub report: &'a Report,
+    pub undecided: &'a [String],
+}
+
+/// The cell of `column` from its tests' outcomes, the main test's first: the main test's
+/// verdict, but `R/O` where it prevents the anomaly and the write-predicate test shows it.
+pub fn cell(column: Column, outcomes: &[TestOutcome]) -> Cell {
+    let mut cells = outcomes.iter().map(|o| (o.variant, cell_of(column, o.report, o.undecided)));
+    let Some((_, main)) = cells.next() else {
+        return Cell::Unknown { reason: "no test was run".into() };
+    };
+    if main != Cell::Prevented {
+        return main;
+    }
+    for (variant, c) in cells {
+        match c {
+            Cell::Occurs { anomaly, explanation } if variant == Variant::WritePredicate => {
+                return Cell::ReadOnly { anomaly, explanation }
+            }
+            Cell::Prevented => {}
+            other => return other,
+        }
+    }
+    Cell::Prevented
+}
+
+fn cell_of(column: Column, report: &Report, undecided: &[String]) -> Cell {
     let wanted = |kind: &str, name: &str| match column {
         Column::P4 => name == "lost update",
         Column::Otv => kind == "non-monotonic-read",
@@ -419,7 +497,12 @@ mod tests {
 
     fn cell_of(column: Column, rec: &Recorder) -> Cell {
         let h = rec.history().unwrap();
-        cell(column, &crate::report::check(&h, &check_options()), &rec.undecided())
+        let report = crate::report::check(&h, &check_options());
+        cell(column, &[TestOutcome { variant: Variant::Main, report: &report, undecided: &rec.undecided() }])
+    }
+
+    fn test(column: Column, level: Isolation) -> Test {
+        tests(column, level).remove(0)
     }
 
     #[test]
@@ -475,7 +558,14 @@ mod tests {
             (1, Statement::Commit),
         ];
         let steps = steps.into_iter().map(|(session, statement)| Step { session, statement }).collect();
-        let t = Test { column: Column::G2, rows: vec![(1, 10), (2, 20)], sessions: 2, steps, observer: None };
+        let t = Test {
+            column: Column::G2,
+            variant: Variant::Main,
+            rows: vec![(1, 10), (2, 20)],
+            sessions: 2,
+            steps,
+            observer: None,
+        };
         let rec = record(&t, vec![vec![]]);
         let undecided = rec.undecided();
         assert_eq!(undecided.len(), 1, "{undecided:?}");
@@ -484,6 +574,59 @@ mod tests {
             Cell::Unknown { reason } => assert!(reason.contains("key(s) 2"), "{reason}"),
             other => panic!("{other:?}"),
         }
+    }
+
+    #[test]
+    fn read_skew_through_a_writes_predicate_is_read_only() {
+        let [main, write]: [Test; 2] = tests(Column::GSingle, Isolation::RepeatableRead).try_into().unwrap();
+        assert_eq!(write.variant, Variant::WritePredicate);
+        // The main test: a snapshot (T1 reads 2 => 20 after T2 committed 18).
+        let reads = vec![vec![(1, 10)], vec![(1, 10)], vec![(2, 20)], vec![(2, 20)], vec![(1, 12), (2, 18)]];
+        let (main_rec, h) = {
+            let r = record(&main, reads);
+            let h = r.history().unwrap();
+            (r, h)
+        };
+        let main_report = crate::report::check(&h, &check_options());
+        // The write-predicate test: T1's delete of value 20 deletes nothing (it sees 18), its
+        // read of key 2 then says 20. Every statement here changed one row but the delete.
+        let mut rec = Recorder::new(Workload::RwRegister);
+        rec.setup(&write.rows, 0);
+        let mut reads = vec![vec![(1, 10)], vec![(1, 10), (2, 20)], vec![(2, 20)], vec![(1, 12), (2, 18)]];
+        reads.reverse();
+        for (i, step) in write.steps.iter().enumerate() {
+            let at = i as i64 + 1;
+            let outcome = match &step.statement {
+                Statement::Read { .. } | Statement::Scan => Outcome::Done {
+                    rows: reads.pop().unwrap().into_iter().map(|(k, v)| (k, Value::Int(v))).collect(),
+                    changed: 0,
+                },
+                Statement::DeleteWhere { .. } => Outcome::Done { rows: Vec::new(), changed: 0 },
+                _ => Outcome::Done { rows: Vec::new(), changed: 1 },
+            };
+            match &step.statement {
+                Statement::Begin { .. } => {
+                    rec.begin(step.session, at);
+                }
+                Statement::Commit => rec.end(step.session, crate::history::Status::Committed, at),
+                s => rec.record(step.session, s, &outcome).unwrap(),
+            }
+        }
+        let wh = rec.history().unwrap();
+        let write_report = crate::report::check(&wh, &check_options());
+        let (mu, wu) = (main_rec.undecided(), rec.undecided());
+        let outcomes = [
+            TestOutcome { variant: Variant::Main, report: &main_report, undecided: &mu },
+            TestOutcome { variant: Variant::WritePredicate, report: &write_report, undecided: &wu },
+        ];
+        match cell(Column::GSingle, &outcomes) {
+            Cell::ReadOnly { anomaly, explanation } => {
+                assert_eq!(anomaly, "G-single (read skew)");
+                assert!(explanation.contains("T1 read key 2 = 18"), "{explanation}");
+            }
+            other => panic!("{other:?}"),
+        }
+        assert_eq!(cell(Column::GSingle, &outcomes[..1]), Cell::Prevented);
     }
 
     #[test]

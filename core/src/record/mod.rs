@@ -163,6 +163,10 @@ pub enum Statement {
         key: i64,
         value: i64,
     },
+    /// `delete ... where value = v`: a write whose predicate reads the rows it deletes.
+    DeleteWhere {
+        value: i64,
+    },
     /// Inserts a row (fails if it exists).
     Insert {
         key: i64,

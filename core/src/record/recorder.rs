@@ -17,11 +17,36 @@ enum Op {
     /// A register read: the value, or `None` for no row.
     Read(i64, Option<i64>),
     ReadList(i64, Vec<i64>),
-    /// A predicate read `value % modulus = 0` of a register table and the rows it returned.
+    /// A predicate read of a register table and the rows it returned.
     Predicate {
-        modulus: i64,
+        pred: Pred,
         rows: Vec<(i64, i64)>,
     },
+}
+
+/// The predicates statements read by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Pred {
+    /// `value % m = 0`
+    Multiple(i64),
+    /// `value = v` (a `delete ... where`)
+    Equals(i64),
+}
+
+impl Pred {
+    fn matches(self, v: i64) -> bool {
+        match self {
+            Pred::Multiple(m) => v.checked_rem(m) == Some(0),
+            Pred::Equals(x) => v == x,
+        }
+    }
+
+    fn text(self) -> String {
+        match self {
+            Pred::Multiple(m) => format!("value % {m} = 0"),
+            Pred::Equals(x) => format!("value = {x}"),
+        }
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -32,6 +57,8 @@ struct Txn {
     complete: Option<(i64, u64)>,
     status: Status,
     ops: Vec<Op>,
+    /// What it did that the history cannot hold.
+    unsupported: Vec<String>,
 }
 
 /// Builds a history from what each session's statements returned.
@@ -66,7 +93,15 @@ impl Recorder {
             .collect();
         let (invoke, complete) = ((at, self.event()), (at, self.event()));
         let id = self.txns.len() as u64;
-        self.txns.push(Txn { id, session: None, invoke, complete: Some(complete), status: Status::Committed, ops });
+        self.txns.push(Txn {
+            id,
+            session: None,
+            invoke,
+            complete: Some(complete),
+            status: Status::Committed,
+            ops,
+            unsupported: Vec::new(),
+        });
     }
 
     /// Session `session` begins a transaction at `at`; returns its id.
@@ -84,6 +119,7 @@ impl Recorder {
             complete: None,
             status: Status::Indeterminate,
             ops: Vec::new(),
+            unsupported: Vec::new(),
         });
         id
     }
@@ -130,7 +166,16 @@ impl Recorder {
                         _ => return Err(bad(Error::new(ErrorKind::Shape, "predicate reads need a register table"))),
                     }
                 }
-                ops.push(Op::Predicate { modulus: *modulus, rows: found });
+                ops.push(Op::Predicate { pred: Pred::Multiple(*modulus), rows: found });
+            }
+            // A delete that deleted nothing read that no row matched; one that deleted rows
+            // wrote what grail's registers cannot say (an absent row), so it is not decided.
+            Statement::DeleteWhere { value } if done && changed == 0 => {
+                ops.push(Op::Predicate { pred: Pred::Equals(*value), rows: Vec::new() })
+            }
+            Statement::DeleteWhere { value } => {
+                let t = &mut self.txns[i];
+                t.unsupported.push(format!("T{id} deleted rows with value {value}: grail's registers have no deletes"));
             }
             // An update of no row wrote nothing.
             Statement::Update { key, value } if changed > 0 => ops.push(Op::Write(*key, *value)),
@@ -178,7 +223,7 @@ impl Recorder {
     fn implied_reads(
         &self,
         versions: &std::collections::BTreeMap<i64, (bool, Vec<i64>)>,
-        modulus: i64,
+        pred: Pred,
         rows: &[(i64, i64)],
     ) -> (Vec<(i64, Option<i64>)>, Vec<i64>) {
         let mut reads: Vec<(i64, Option<i64>)> = rows.iter().map(|&(k, v)| (k, Some(v))).collect();
@@ -187,8 +232,7 @@ impl Recorder {
             if rows.iter().any(|r| r.0 == k) {
                 continue;
             }
-            let mut candidates: Vec<Option<i64>> =
-                vs.iter().filter(|&&v| v.checked_rem(modulus) != Some(0)).map(|&v| Some(v)).collect();
+            let mut candidates: Vec<Option<i64>> = vs.iter().filter(|&&v| !pred.matches(v)).map(|&v| Some(v)).collect();
             if !in_setup {
                 candidates.push(None);
             }
@@ -208,18 +252,20 @@ impl Recorder {
         let mut out = Vec::new();
         for t in &self.txns {
             for op in &t.ops {
-                if let Op::Predicate { modulus, rows } = op {
-                    let keys = self.implied_reads(&versions, *modulus, rows).1;
+                if let Op::Predicate { pred, rows } = op {
+                    let keys = self.implied_reads(&versions, *pred, rows).1;
                     if !keys.is_empty() {
                         let keys: Vec<String> = keys.iter().map(i64::to_string).collect();
                         out.push(format!(
-                            "T{}'s read of value % {modulus} = 0 did not return key(s) {}, each with several versions that do not match: which one it saw is not known",
+                            "T{}'s read of {} did not return key(s) {}, each with several versions that do not match: which one it saw is not known",
                             t.id,
+                            pred.text(),
                             keys.join(", ")
                         ));
                     }
                 }
             }
+            out.extend(t.unsupported.iter().cloned());
         }
         out
     }
@@ -263,16 +309,16 @@ impl Recorder {
                         elems.extend(list.iter().map(|&e| Value::Int(e)));
                         b.push_read_list(key, &elems, place);
                     }
-                    Op::Predicate { modulus, rows } => {
-                        for (k, v) in self.implied_reads(&versions, *modulus, rows).0 {
+                    Op::Predicate { pred, rows } => {
+                        for (k, v) in self.implied_reads(&versions, *pred, rows).0 {
                             let key = b.key(Value::Int(k));
                             match v {
                                 Some(v) => b.push_read_scalar(key, Value::Int(v), place),
                                 None => b.push_read_nil(key),
                             }
                         }
-                        let text = format!("value % {modulus} = 0");
-                        predicates.push((text, rows.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>()));
+                        predicates
+                            .push((pred.text(), rows.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>()));
                     }
                 }
             }

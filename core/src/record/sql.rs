@@ -42,6 +42,7 @@ pub fn statements(db: Database, table: &str, stmt: &Statement) -> Result<Vec<Str
         }
         Statement::Update { key, value } => one(format!("update {table} set value = {value} where id = {key}")),
         Statement::Insert { key, value } => one(format!("insert into {table} (id, value) values ({key}, {value})")),
+        Statement::DeleteWhere { value } => one(format!("delete from {table} where value = {value}")),
         Statement::Upsert { key, value } => one(match db {
             Database::MySql => {
                 format!("insert into {table} (id, value) values ({key}, {value}) on duplicate key update value = {value}")
