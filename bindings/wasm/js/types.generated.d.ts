@@ -57,6 +57,7 @@ export type CycleAnomaly =
 export type CycleName =
     | 'write cycle'
     | 'circular information flow'
+    | 'read skew'
     | 'lost update'
     | 'non-repeatable read'
     | 'write skew'
