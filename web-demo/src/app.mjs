@@ -854,7 +854,7 @@ async function exportSubHistory() {
         $('sub-status').textContent = sub.reproduces
             ? `${counted(sub.transactions.length, 'transaction')} (${ids}); grail finds the same cycle in them${sub.minimal ? ', and none can be left out' : ' (reduced as far as the search budget allowed)'}. Downloaded as ${file}.`
             : `The cycle's transactions alone do not show the cycle again (grail inferred it from more of the history); downloaded them anyway as ${file}.`;
-        download(file, sub.extension === 'edn' ? 'application/edn' : 'text/plain', sub.text);
+        download(file, { edn: 'application/edn', json: 'application/json' }[sub.extension] ?? 'text/plain', sub.text);
     } catch (e) {
         $('sub-status').textContent = `No sub-history: ${e.message}`;
     }

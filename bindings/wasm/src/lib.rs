@@ -316,8 +316,8 @@ impl History {
     }
 
     /// The transactions whose ids are in `ids` in the input's notation: Jepsen EDN, one
-    /// completion map a line, after `comment` as `;` lines, or Plume's text
-    /// (`grail_core::export::sub_history`).
+    /// completion map a line, after `comment` as `;` lines, or Plume's text, grail's native JSON
+    /// or elle-cli's JSON (`grail_core::export::sub_history`).
     #[wasm_bindgen(js_name = subHistory)]
     pub fn sub_history(&self, ids: Vec<f64>, comment: Option<String>) -> Result<String, JsValue> {
         let ids = ids.into_iter().map(|id| whole(id).ok_or_else(|| usage(format!("no transaction has id {id}"))));

@@ -178,6 +178,18 @@ test('reproducingSubHistory: core\'s smallest sub-history with the cycle, in the
     } finally {
         p.free();
     }
+    // grail's native JSON: native JSON back, which reads to the same cycle.
+    const native = cases.find((c) => c.name === 'native/write-skew.json');
+    const n = grail.read(readFileSync(native.history));
+    try {
+        const c = n.check({ levels: ['SER'] }).levels.SER.cycles[0];
+        const sub = n.reproducingSubHistory(c, { levels: ['SER'] });
+        assert.deepEqual([sub.extension, sub.reproduces, sub.minimal], ['json', true, true]);
+        assert.deepEqual(JSON.parse(sub.text).transactions.map((t) => t.id), c.txns.toSorted((x, y) => x - y));
+        assert.equal(grail.check(sub.text, { levels: ['SER'] }).levels.SER.valid, false);
+    } finally {
+        n.free();
+    }
     // Aborted writes (txn = -1) are one transaction whose id JavaScript holds (2^53 - 1).
     const g1a = grail.check('r(1,0,1,1)\nw(1,5,2,-1)\nr(1,5,3,3)\n');
     const a = g1a.anomalies.find((x) => x.type === 'G1a');

@@ -29,8 +29,8 @@ pub fn key_text(h: &History, k: u32) -> String {
 /// A key's initial value as the input writes it: `nil`, or 0 in Plume's notation.
 pub fn initial_text(h: &History) -> &'static str {
     match h.notation {
-        Notation::Jepsen => "nil",
         Notation::Plume => "0",
+        Notation::Jepsen | Notation::Native | Notation::ElleJson => "nil",
     }
 }
 

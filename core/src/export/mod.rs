@@ -17,6 +17,7 @@
 //! key), with the provenance grail keeps for it.
 
 pub mod edn;
+pub mod elle_json;
 pub mod native;
 pub mod plume;
 pub mod reproduce;
@@ -27,20 +28,23 @@ use crate::level::Level;
 use serde_json::json;
 
 /// The transactions `txns` written back in the input's notation: Jepsen EDN after `comment` as
-/// `;` lines ([`edn::sub_history`]), or Plume's text, which has no comments
-/// ([`plume::sub_history`]; `comment` is not written).
+/// `;` lines ([`edn::sub_history`]), or Plume's text, grail's native JSON or elle-cli's JSON,
+/// which have no comments (`comment` is not written).
 pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String {
     match h.notation {
         Notation::Jepsen => edn::sub_history(h, txns, comment),
         Notation::Plume => plume::sub_history(h, txns),
+        Notation::Native => native::sub_history(h, txns),
+        Notation::ElleJson => elle_json::sub_history(h, txns),
     }
 }
 
-/// The file extension of a history in `notation`: `edn`, or `txt` for Plume's text.
+/// The file extension of a history in `notation`: `edn`, `txt` for Plume's text, `json` for either JSON.
 pub fn extension(notation: Notation) -> &'static str {
     match notation {
         Notation::Jepsen => "edn",
         Notation::Plume => "txt",
+        Notation::Native | Notation::ElleJson => "json",
     }
 }
 

@@ -1,37 +1,28 @@
-//! A history in grail's native JSON (`docs/formats.md`, read by `read::json`): one object per
-//! transaction with its `id`, `session`, `status`, `start`/`end` times, `ops` and
-//! `predicate_reads`, the one format that holds predicate reads.
+//! A history in grail's native JSON (read by `read::json`): one object per transaction with its
+//! `id`, `session`, `status`, `start`/`end` times, `label`, `start_ts`/`commit_ts`, `ops` and
+//! `predicate_reads` (the one format that holds predicate reads), and the claimed
+//! `commit_order`.
 
-use crate::history::{Arg, History, OpKind, Status};
+use crate::history::{Arg, History, Op, OpKind, Status, TxnId};
 use serde_json::{json, Value as Json};
 
 /// Every transaction of `h`, as `{"transactions": [...]}`, one transaction a line.
 pub fn history(h: &History) -> String {
+    let all: Vec<TxnId> = (0..h.txns.len() as TxnId).collect();
+    sub_history(h, &all)
+}
+
+/// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
+/// skipped), in the order they were invoked, as [`history`] writes them: read back, their
+/// times give the real-time order.
+pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
+    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
+    order.sort_unstable_by_key(|&t| (h.txns[t as usize].invoke_pos(), t));
+    order.dedup();
     let mut out = String::from("{\"transactions\": [\n");
-    for t in 0..h.txns.len() as u32 {
+    for (i, &t) in order.iter().enumerate() {
         let txn = &h.txns[t as usize];
-        let ops: Vec<Json> = h
-            .ops_of(t)
-            .iter()
-            .map(|op| {
-                let key = h.value_json(h.key(op.key));
-                match op.kind {
-                    OpKind::Read if h.model == crate::history::Model::ListAppend => {
-                        let list: Vec<Json> = h.list(op).iter().map(|&v| h.value_json(v)).collect();
-                        json!(["r", key, list])
-                    }
-                    OpKind::Read => match op.arg {
-                        Arg::Val(v) => json!(["r", key, h.value_json(v)]),
-                        _ => json!(["r", key, null]),
-                    },
-                    OpKind::Write | OpKind::Append => {
-                        let f = if op.kind == OpKind::Write { "w" } else { "append" };
-                        let v = if let Arg::Val(v) = op.arg { h.value_json(v) } else { Json::Null };
-                        json!([f, key, v])
-                    }
-                }
-            })
-            .collect();
+        let ops: Vec<Json> = h.ops_of(t).iter().map(|op| op_json(h, op)).collect();
         let mut obj = json!({
             "id": txn.id,
             "status": match txn.status {
@@ -51,6 +42,14 @@ pub fn history(h: &History) -> String {
         if let Some(e) = txn.complete_time {
             m.insert("end".into(), json!(e));
         }
+        if let Some(l) = h.label(t) {
+            m.insert("label".into(), json!(l));
+        }
+        for (name, ts) in [("start_ts", txn.start_ts()), ("commit_ts", txn.commit_ts())] {
+            if let Some(ts) = ts {
+                m.insert(name.into(), if ts.l == 0 { json!(ts.p) } else { json!({"p": ts.p, "l": ts.l}) });
+            }
+        }
         let preds: Vec<Json> = h
             .predicate_reads
             .iter()
@@ -65,13 +64,42 @@ pub fn history(h: &History) -> String {
         }
         out.push_str("  ");
         out.push_str(&obj.to_string());
-        if (t as usize) + 1 < h.txns.len() {
+        if i + 1 < order.len() {
             out.push(',');
         }
         out.push('\n');
     }
-    out.push_str("]}\n");
+    out.push(']');
+    // The claimed commit order, restricted to these transactions.
+    if let Some(co) = &h.commit_order {
+        let mut kept = vec![false; h.txns.len()];
+        order.iter().for_each(|&t| kept[t as usize] = true);
+        let ids: Vec<u64> =
+            co.iter().filter(|&&t| kept.get(t as usize) == Some(&true)).map(|&t| h.txns[t as usize].id).collect();
+        out.push_str(&format!(",\n\"commit_order\": {}", json!(ids)));
+    }
+    out.push_str("}\n");
     out
+}
+
+/// One operation as `[f, key, value]`: `["r", 1, 10]`, `["append", 1, 2]`.
+pub(super) fn op_json(h: &History, op: &Op) -> Json {
+    let key = h.value_json(h.key(op.key));
+    match op.kind {
+        OpKind::Read if h.model == crate::history::Model::ListAppend => {
+            let list: Vec<Json> = h.list(op).iter().map(|&v| h.value_json(v)).collect();
+            json!(["r", key, list])
+        }
+        OpKind::Read => match op.arg {
+            Arg::Val(v) => json!(["r", key, h.value_json(v)]),
+            _ => json!(["r", key, null]),
+        },
+        OpKind::Write | OpKind::Append => {
+            let f = if op.kind == OpKind::Write { "w" } else { "append" };
+            let v = if let Arg::Val(v) = op.arg { h.value_json(v) } else { Json::Null };
+            json!([f, key, v])
+        }
+    }
 }
 
 #[cfg(test)]

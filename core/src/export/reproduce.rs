@@ -21,9 +21,9 @@ pub const DEFAULT_MAX_CHECKS: usize = 64;
 #[derive(Debug, Clone, Serialize)]
 pub struct SubHistory {
     /// In the input's notation: Jepsen EDN with a `;` comment saying what it shows, or Plume's
-    /// text (which has no comments).
+    /// text, grail's native JSON or elle-cli's JSON (which have no comments).
     pub text: String,
-    /// The file extension of `text`'s notation: `edn` or `txt`.
+    /// The file extension of `text`'s notation: `edn`, `txt` or `json`.
     pub extension: &'static str,
     /// Ids of its transactions, ascending.
     pub transactions: Vec<u64>,
@@ -37,11 +37,14 @@ pub struct SubHistory {
 }
 
 /// Transactions `ts` in the input's notation: Jepsen EDN with each invocation (real-time order
-/// kept) after `comment`, or Plume's text (which has no comments).
+/// kept) after `comment`, or Plume's text, native JSON (times kept) or elle-cli's JSON (each
+/// invocation kept), which have no comments.
 fn written(h: &History, ts: &[TxnId], comment: Option<&str>) -> String {
     match h.notation {
         Notation::Jepsen => sub_history_events(h, ts, comment),
         Notation::Plume => super::plume::sub_history(h, ts),
+        Notation::Native => super::native::sub_history(h, ts),
+        Notation::ElleJson => super::elle_json::sub_history(h, ts),
     }
 }
 
@@ -80,6 +83,7 @@ pub fn reproducing_sub_history(
     let format = match h.notation {
         Notation::Jepsen => Format::Edn,
         Notation::Plume => Format::Plume,
+        Notation::Native | Notation::ElleJson => Format::Json,
     };
     let mut fails = |extra: &[TxnId]| {
         checks += 1;

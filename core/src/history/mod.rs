@@ -193,6 +193,10 @@ pub enum Notation {
     Jepsen,
     /// PolySI's and Plume's text: `r(key,value,session,txn)` a line, 0 the initial value.
     Plume,
+    /// grail's native JSON, one object per transaction (explanations show Jepsen's shape).
+    Native,
+    /// elle-cli's JSON: Jepsen's operations as JSON objects (explanations show Jepsen's shape).
+    ElleJson,
 }
 
 /// Per-key version order of register writes, as a write-ahead log gives it.

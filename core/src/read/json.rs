@@ -9,7 +9,7 @@ use super::json_spans::{Field, JsonSpans, Layout};
 use super::pairing::{OpType, Pairer, Pending};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, OpKind, Span, Status, Value, VersionOrder};
+use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, Status, Value, VersionOrder};
 use serde_json::{Map, Value as Json};
 
 /// Parse a JSON history of either kind.
@@ -67,6 +67,9 @@ pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Res
         let (line, column) = places.get(p.line.saturating_sub(1) as usize).copied().unwrap_or((p.line, p.column));
         Place { line, column }
     })?;
+    // Sub-histories are written back in the input's own JSON.
+    let native = |e: &Json| e.as_object().is_some_and(|o| o.contains_key("ops") || o.contains_key("status"));
+    h.notation = if entries.iter().all(native) { Notation::Native } else { Notation::ElleJson };
     if let Some(vo) = version_order {
         h.version_order = Some(version_order_from_json(&h, &vo)?);
     }
