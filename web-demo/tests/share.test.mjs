@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { useDemoPage, startServer, launch, openPage, loadExample, waitForCheck, finishedCount, verdicts, anomalyTypes, screenshot, demoDir } from './helpers.mjs';
+import { useDemoPage, startServer, launch, openPage, loadExample, waitForCheck, finishedCount, verdicts, anomalyTypes, screenshot, demoDir, setEditorText } from './helpers.mjs';
 
 const pkgNode = join(demoDir, '..', 'bindings', 'wasm', 'pkg', 'node.mjs');
 let server;
@@ -153,4 +153,20 @@ test('the minimal sub-history drops what the cycle does not need', async () => {
         [1, 4, 5],
     );
     await screenshot(page, '08-sub-history');
+});
+
+test('a native JSON history gives its sub-history in native JSON, which reads to the same cycle', async () => {
+    const text = readFileSync(join(demoDir, '..', 'tests', 'cases', 'native', 'write-skew.json'), 'utf8');
+    const prev = await finishedCount(page);
+    await setEditorText(page, text);
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    await page.click('#graph-box [data-edge="0"] .label');
+    const sub = await subHistory();
+    assert.match(sub.file.name, /^grail-G2-item-T\d+-T\d+\.json$/);
+    assert.equal(sub.file.text, sub.shown);
+    assert.equal(sub.verified, 'true');
+    const doc = JSON.parse(sub.shown);
+    assert.deepEqual(doc.transactions.map((t) => t.id).sort(), [1, 2]);
+    const grail = await import(pkgNode);
+    assert.equal(grail.check(sub.shown, { levels: ['SER'] }).levels.SER.valid, false);
 });
