@@ -344,7 +344,7 @@ fn progress(sh: &Shared, running: &AtomicUsize) {
         let n = c + a + i;
         let _ = write!(
             err,
-            "\r\x1b[2Krecord: {t:.0} s, {n} transactions ({:.0}/s): {c} committed, {a} aborted, {i} indeterminate",
+            "\r\x1b[2Krecord: {t:.1} s, {n} transactions ({:.0}/s): {c} committed, {a} aborted, {i} indeterminate",
             n as f64 / t.max(1e-9)
         );
         let _ = err.flush();
