@@ -117,18 +117,8 @@ impl GenArgs {
             let inj = Injection::parse(name).ok_or_else(|| format!("unknown anomaly to inject {name:?}"))?;
             inject.push((inj, count.parse().map_err(|_| format!("expected a count after {name}:"))?));
         }
-        let given = self.distribution.as_deref().unwrap_or("uniform");
-        let (dist, arg) = given.split_once(':').unwrap_or((given, ""));
-        let num = |default: f64| match arg {
-            "" => Ok(default),
-            _ => arg.parse::<f64>().map_err(|_| format!("expected a number in {given:?}")),
-        };
-        let distribution = match dist {
-            "uniform" => KeyDistribution::Uniform,
-            "zipfian" => KeyDistribution::Zipfian(num(1.0)?),
-            "hotspot" => KeyDistribution::Hotspot(num(0.8)?),
-            _ => return Err(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]")),
-        };
+        let distribution =
+            KeyDistribution::parse(self.distribution.as_deref().unwrap_or("uniform")).map_err(|e| e.message)?;
         if let Some(name) = &self.preset {
             let p = GenOptions::preset(name).ok_or_else(|| {
                 format!("unknown preset {name:?}: expected one of {}", GenOptions::PRESETS.join(", "))
@@ -164,6 +154,79 @@ impl GenArgs {
             timestamps: self.timestamps,
         })
     }
+}
+
+/// `grail record`'s arguments: a workload's options left unset take the --shape's, then the
+/// defaults of `grail generate`.
+#[derive(clap::Args)]
+pub struct RecordArgs {
+    /// The database: postgresql://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB (MySQL or
+    /// MariaDB), or sqlite:PATH. The table --table is dropped and created anew there.
+    #[arg(long)]
+    pub db: String,
+    /// Write the history here.
+    #[arg(short, long)]
+    pub out: PathBuf,
+    /// edn (Jepsen: each transaction's invocation and completion, with :time) or json (grail's
+    /// native JSON, with start and end times); by --out's extension (.edn, .json) when not given.
+    #[arg(long, value_parser = ["edn", "json"])]
+    pub format: Option<String>,
+    /// The isolation level, by the database's name (read committed, repeatable read,
+    /// serializable, read uncommitted; rc, rr, ser); the database's default when not given.
+    #[arg(long)]
+    pub isolation: Option<String>,
+    /// list-append (a text list per row, appended to) or rw-register (an integer per row).
+    #[arg(long, default_value = "list-append", value_parser = ["list-append", "rw-register"])]
+    pub workload: String,
+    /// A workload's sizes from PolySI: polysi (its default, which its Fig. 6 varies: 20
+    /// sessions, 2000 transactions, 15 operations, 50% reads, 10k keys, uniform), general-rh,
+    /// general-rw or general-wh (its Table 3 mixes: 25 sessions, 10k transactions, 8 operations,
+    /// 10k keys, uniform). Options given alongside override it.
+    #[arg(long)]
+    pub shape: Option<String>,
+    /// Sessions, each a connection of its own running one transaction at a time [default: 10].
+    #[arg(long)]
+    pub sessions: Option<usize>,
+    /// Transactions to run in all, retries included [default: 1000, or unlimited with --duration].
+    #[arg(long)]
+    pub txns: Option<usize>,
+    /// Stop starting transactions after this many seconds.
+    #[arg(long)]
+    pub duration: Option<f64>,
+    /// Operations a transaction: N, or MIN-MAX drawn uniformly [default: 1-6].
+    #[arg(long)]
+    pub ops: Option<String>,
+    /// Keys in use at a time [default: 20].
+    #[arg(long)]
+    pub keys: Option<usize>,
+    /// Fraction of operations that are reads [default: 0.5].
+    #[arg(long)]
+    pub read_ratio: Option<f64>,
+    /// uniform, zipfian[:S] or hotspot[:P] (P of the accesses to the first tenth of the keys)
+    /// [default: uniform].
+    #[arg(long)]
+    pub distribution: Option<String>,
+    /// list-append: appends a key takes before a fresh key takes its place.
+    #[arg(long, default_value_t = 32)]
+    pub max_writes_per_key: usize,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// A transaction the database refuses is retried (with fresh values) up to this many times
+    /// before the session draws a new one; each attempt is a transaction of the history.
+    #[arg(long, default_value_t = 10)]
+    pub retries: u32,
+    /// A statement waits at most this long for a lock, then fails and its transaction is
+    /// aborted (PostgreSQL's lock_timeout; MySQL's innodb_lock_wait_timeout, in whole seconds;
+    /// not SQLite). PostgreSQL finds deadlocks only after deadlock_timeout (1 s by default), so
+    /// on a few hot keys a short lock timeout records far more transactions a second.
+    #[arg(long, value_name = "MS")]
+    pub lock_timeout: Option<u64>,
+    /// The table to record on (letters, digits and _).
+    #[arg(long, default_value = "grail_record")]
+    pub table: String,
+    /// Print the summary as JSON.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Subcommand)]
@@ -352,4 +415,7 @@ pub enum Cmd {
         #[arg(long, default_value_t = 300)]
         block_ms: u64,
     },
+    /// Run a randomised workload on a live database, each session on its own connection, and
+    /// write the history it recorded (docs/record.md).
+    Record(RecordArgs),
 }

@@ -16,6 +16,7 @@ mod hermitage;
 mod load;
 mod online;
 mod pipe;
+mod record;
 mod script;
 mod source;
 
@@ -135,5 +136,6 @@ fn run(cli: Cli) -> Result<u8, String> {
             let o = hermitage::Options { url: db, levels: levels.map_err(usage)?, columns, json, out, block_after };
             hermitage::run(&o)
         }
+        Cmd::Record(r) => record::run(&r),
     }
 }

@@ -9,6 +9,9 @@
 use std::io::Write;
 use std::process::Command;
 
+#[path = "databases/record.rs"]
+mod record;
+
 /// The server's URL, or None after saying why its test is skipped (a failure when CI=true).
 fn server_url(var: &str, server: &str) -> Option<String> {
     match std::env::var(var) {

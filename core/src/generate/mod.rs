@@ -21,6 +21,7 @@
 mod cobra;
 mod sim;
 
+pub(crate) use sim::Rng;
 pub use sim::{generate, generate_streaming};
 
 use serde::{Deserialize, Serialize};
@@ -52,6 +53,39 @@ pub enum KeyDistribution {
     Zipfian(f64),
     /// This fraction of accesses go to the first tenth of the keys.
     Hotspot(f64),
+}
+
+impl KeyDistribution {
+    /// `uniform`, `zipfian[:S]` (S = 1 when not given) or `hotspot[:P]` (P = 0.8).
+    pub fn parse(given: &str) -> Result<KeyDistribution, crate::error::Error> {
+        let bad = |what: String| crate::error::Error::new(crate::error::ErrorKind::Usage, what);
+        let (dist, arg) = given.split_once(':').unwrap_or((given, ""));
+        let num = |default: f64| match arg {
+            "" => Ok(default),
+            _ => arg.parse::<f64>().map_err(|_| bad(format!("expected a number in {given:?}"))),
+        };
+        match dist {
+            "uniform" if arg.is_empty() => Ok(KeyDistribution::Uniform),
+            "zipfian" => Ok(KeyDistribution::Zipfian(num(1.0)?)),
+            "hotspot" => Ok(KeyDistribution::Hotspot(num(0.8)?)),
+            _ => Err(bad(format!("unknown distribution {given:?}: expected uniform, zipfian[:S] or hotspot[:P]"))),
+        }
+    }
+
+    /// The cumulative distribution over `keys` keys, for [`pick`] (empty for uniform).
+    pub(crate) fn cdf(self, keys: usize) -> Vec<f64> {
+        sim::key_cdf(self, keys)
+    }
+}
+
+/// A key's slot in `0..keys`, drawn by `cdf` (uniformly when it is empty).
+pub(crate) fn pick(rng: &mut Rng, cdf: &[f64], keys: usize) -> usize {
+    if cdf.is_empty() {
+        rng.below(keys)
+    } else {
+        let u = rng.unit();
+        cdf.partition_point(|&c| c < u).min(keys.max(1) - 1)
+    }
 }
 
 /// What the transactions do (PolySI 5.1; the benchmarks of Cobra, Tan et al., OSDI 2020, 7).

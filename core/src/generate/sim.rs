@@ -8,22 +8,27 @@ use crate::hash::Map;
 use std::fmt::Write;
 
 /// xorshift64*: small, fast, and the same everywhere (wasm included).
-struct Rng(u64);
+#[derive(Debug)]
+pub(crate) struct Rng(u64);
 
 impl Rng {
+    /// A generator seeded with `seed` (any value; zero too).
+    pub(crate) fn seeded(seed: u64) -> Rng {
+        Rng(seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1)
+    }
     fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_f491_4f6c_dd1d)
     }
-    fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         (self.next() % n.max(1) as u64) as usize
     }
-    fn unit(&mut self) -> f64 {
+    pub(crate) fn unit(&mut self) -> f64 {
         (self.next() >> 11) as f64 / (1u64 << 53) as f64
     }
-    fn chance(&mut self, p: f64) -> bool {
+    pub(crate) fn chance(&mut self, p: f64) -> bool {
         self.unit() < p
     }
 }
@@ -155,26 +160,11 @@ pub fn generate_streaming(o: &GenOptions, sink: &mut dyn FnMut(&str)) -> Generat
         o
     };
     let keys = o.keys.max(1);
-    let cdf = match o.distribution {
-        KeyDistribution::Uniform => Vec::new(),
-        KeyDistribution::Zipfian(s) => shapes::zipf_cdf(keys, s),
-        KeyDistribution::Hotspot(p) => {
-            let hot = (keys / 10).max(1);
-            (0..keys)
-                .map(|i| {
-                    if i < hot {
-                        p * (i + 1) as f64 / hot as f64
-                    } else {
-                        p + (1.0 - p) * (i + 1 - hot) as f64 / (keys - hot).max(1) as f64
-                    }
-                })
-                .collect()
-        }
-    };
+    let cdf = o.distribution.cdf(keys);
     let mut sim = Sim {
         o,
         sink,
-        rng: Rng(o.seed.wrapping_mul(0x9e37_79b9_7f4a_7c15) | 1),
+        rng: Rng::seeded(o.seed),
         store: Map::default(),
         next_value: Map::default(),
         retired: Vec::new(),
@@ -247,12 +237,7 @@ pub fn generate_streaming(o: &GenOptions, sink: &mut dyn FnMut(&str)) -> Generat
 
 impl Sim<'_> {
     fn pick_key(&mut self) -> u64 {
-        let slot = if self.cdf.is_empty() {
-            self.rng.below(self.key_count)
-        } else {
-            let u = self.rng.unit();
-            self.cdf.partition_point(|&c| c < u).min(self.key_count - 1)
-        };
+        let slot = super::pick(&mut self.rng, &self.cdf, self.key_count);
         self.active.get(slot).copied().unwrap_or(slot as u64)
     }
 
@@ -831,5 +816,25 @@ impl Sim<'_> {
             lines.swap(i, j);
         }
         self.wal = lines.join("\n") + "\n";
+    }
+}
+
+/// The cumulative distribution of `dist` over `keys` keys (empty for uniform).
+pub(crate) fn key_cdf(dist: KeyDistribution, keys: usize) -> Vec<f64> {
+    match dist {
+        KeyDistribution::Uniform => Vec::new(),
+        KeyDistribution::Zipfian(s) => shapes::zipf_cdf(keys, s),
+        KeyDistribution::Hotspot(p) => {
+            let hot = (keys / 10).max(1);
+            (0..keys)
+                .map(|i| {
+                    if i < hot {
+                        p * (i + 1) as f64 / hot as f64
+                    } else {
+                        p + (1.0 - p) * (i + 1 - hot) as f64 / (keys - hot).max(1) as f64
+                    }
+                })
+                .collect()
+        }
     }
 }

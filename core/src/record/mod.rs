@@ -5,12 +5,14 @@
 //!
 //! * [`sql`]: the tables and statements per database (PostgreSQL, MySQL/MariaDB, SQLite).
 //! * [`recorder`]: results of statements, per session, into a history (EDN and native JSON).
+//! * [`workload`]: randomised transactions per session (`grail record`).
 //! * [`hermitage`]: Hermitage's tests as scripted interleavings, and its table's cells decided
 //!   from the recorded histories.
 
 pub mod hermitage;
 pub mod recorder;
 pub mod sql;
+pub mod workload;
 
 use crate::error::{Error, ErrorKind};
 use serde::Serialize;

@@ -13,6 +13,37 @@
 use super::{Database, Isolation, Statement, Workload};
 use crate::error::{Error, ErrorKind};
 
+/// Whether `name` can be a table's name as is in every database's SQL: a letter or `_`, then
+/// letters, digits and `_`, at most 63 characters (PostgreSQL's limit).
+pub fn check_table(name: &str) -> Result<(), Error> {
+    let mut chars = name.chars();
+    let first = chars.next().is_some_and(|c| c.is_ascii_alphabetic() || c == '_');
+    if first && name.len() <= 63 && chars.all(|c| c.is_ascii_alphanumeric() || c == '_') {
+        return Ok(());
+    }
+    Err(Error::new(
+        ErrorKind::Usage,
+        format!("table name {name:?}: expected a letter or _, then letters, digits and _ (at most 63)"),
+    ))
+}
+
+/// What a session runs once, after it connects: with `lock_timeout_ms`, a statement waits at
+/// most that long for a row lock, then fails (PostgreSQL's `lock_timeout`; MySQL's
+/// `innodb_lock_wait_timeout`, in whole seconds, at least 1). PostgreSQL looks for deadlocks
+/// only after `deadlock_timeout` (1 s by default, settable by superusers only), so on a few hot
+/// keys most of its time goes to waiting for them; a lock timeout ends those waits sooner.
+/// SQLite's connection has its own busy timeout (and returns at once where waiting could
+/// deadlock), so nothing is run there.
+pub fn session_setup(db: Database, lock_timeout_ms: Option<u64>) -> Vec<String> {
+    match (db, lock_timeout_ms) {
+        (Database::Postgres, Some(ms)) => vec![format!("set lock_timeout = {ms}")],
+        (Database::MySql, Some(ms)) => {
+            vec![format!("set session innodb_lock_wait_timeout = {}", ms.div_ceil(1000).max(1))]
+        }
+        _ => Vec::new(),
+    }
+}
+
 /// The statements that (re)create `table` for `workload`, empty.
 pub fn create_table(db: Database, table: &str, workload: Workload) -> Vec<String> {
     let ty = match workload {
@@ -101,6 +132,43 @@ mod tests {
         );
         let e = statements(Database::Sqlite, "t", &b).unwrap_err();
         assert!(e.message.contains("SQLite does not offer \"repeatable read\""), "{}", e.message);
+    }
+
+    /// docs/record.md shows each database's SQL: it is what this module writes.
+    #[test]
+    fn the_documented_sql_is_what_is_run() {
+        let doc = include_str!("../../../docs/record.md");
+        let t = "grail_record";
+        for db in [Database::Postgres, Database::MySql, Database::Sqlite] {
+            let mut sql: Vec<String> = [Workload::RwRegister, Workload::ListAppend]
+                .into_iter()
+                .flat_map(|w| create_table(db, t, w))
+                .chain(session_setup(db, Some(20)))
+                .collect();
+            for stmt in [
+                Statement::Begin { isolation: Isolation::Serializable },
+                Statement::Read { keys: vec![3, 5] },
+                Statement::Upsert { key: 3, value: 17 },
+                Statement::Append { key: 3, value: 17 },
+                Statement::Commit,
+                Statement::Rollback,
+            ] {
+                sql.extend(statements(db, t, &stmt).unwrap());
+            }
+            for s in sql {
+                // Markdown tables escape `|`.
+                let shown = format!("`{}`", s.replace('|', "\\|"));
+                assert!(doc.contains(&shown), "docs/record.md does not show {db:?}'s {shown}");
+            }
+        }
+    }
+
+    #[test]
+    fn table_names_are_plain_identifiers() {
+        assert!(check_table("grail_record2").is_ok());
+        for bad in ["", "2t", "t; drop table x", "t-1", &"t".repeat(64)] {
+            assert!(check_table(bad).unwrap_err().message.contains("table name"), "{bad}");
+        }
     }
 
     #[test]

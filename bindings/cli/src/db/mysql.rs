@@ -17,7 +17,13 @@ impl My {
 }
 
 fn err(e: mysql::Error) -> DbError {
-    let lost = matches!(e, mysql::Error::IoError(_) | mysql::Error::DriverError(_));
+    // The server closes a killed connection (1927, MariaDB's ER_CONNECTION_KILLED) and those
+    // of a shutdown (1053): the statement's outcome is unknown, as for a broken socket.
+    let lost = match &e {
+        mysql::Error::IoError(_) | mysql::Error::DriverError(_) => true,
+        mysql::Error::MySqlError(m) => matches!(m.code, 1927 | 1053),
+        _ => false,
+    };
     let message = match &e {
         mysql::Error::MySqlError(m) => format!("ERROR {} ({}): {}", m.code, m.state, m.message),
         other => other.to_string(),

@@ -17,7 +17,10 @@ fn err(e: postgres::Error) -> DbError {
         Some(d) => format!("{}: {} (SQLSTATE {})", d.severity(), d.message(), d.code().code()),
         None => e.to_string(),
     };
-    DbError { message, lost: e.is_closed() }
+    // A FATAL error (the session terminated by an administrator, the server shutting down)
+    // ends the connection: the server may have done the statement before it said so.
+    let fatal = e.as_db_error().is_some_and(|d| matches!(d.severity(), "FATAL" | "PANIC"));
+    DbError { message, lost: e.is_closed() || fatal }
 }
 
 impl Connection for Pg {
