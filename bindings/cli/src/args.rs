@@ -393,7 +393,8 @@ pub enum Cmd {
     /// print Hermitage's table (docs/hermitage.md).
     Hermitage {
         /// The database: postgresql://USER@HOST:PORT/DB, mysql://USER@HOST:PORT/DB (MySQL or
-        /// MariaDB), or sqlite:PATH. The tests create and drop a table `hermitage` there.
+        /// MariaDB), or sqlite:PATH (a file). Each test drops a table `hermitage` there (if present)
+        /// and creates it anew.
         #[arg(long)]
         db: String,
         /// Isolation levels, by the database's names (read committed, repeatable read, ...),

@@ -55,19 +55,20 @@ pub fn run(o: &Options) -> Result<u8, String> {
                 .map_err(|e| format!("{}, {}{}: {e}", level.sql(), column.name(), test.variant.suffix()))?;
                 let session = Session::new(run.history);
                 let report = session.check(&hermitage::check_options(), &mut ());
-                ran.push((test.variant, session, report, run.transcript, run.undecided));
+                ran.push((test.variant, session, report, run.transcript, run.undecided, run.unsupported));
             }
             let outcomes: Vec<hermitage::TestOutcome> = ran
                 .iter()
-                .map(|(variant, _, report, _, undecided)| hermitage::TestOutcome {
+                .map(|(variant, _, report, _, undecided, unsupported)| hermitage::TestOutcome {
                     variant: *variant,
                     report,
                     undecided,
+                    unsupported,
                 })
                 .collect();
             let cell = hermitage::cell(column, &outcomes);
             if let Some(dir) = &o.out {
-                for (variant, session, report, transcript, _) in &ran {
+                for (variant, session, report, transcript, _, _) in &ran {
                     let name = format!("{}{}", column.name(), variant.suffix());
                     save(dir, level, &name, session, transcript, &cell, report)?;
                 }

@@ -9,10 +9,10 @@
 //! concurrent.
 
 use crate::args::RecordArgs;
-use crate::db::{self, Connection, DbError};
+use crate::db::{self, Connection};
 use grail_core::record::recorder::Recorder;
 use grail_core::record::workload::{Generator, Options as Workload, Shape};
-use grail_core::record::{sql, Database, Isolation, Outcome, Row, Statement};
+use grail_core::record::{sql, Database, Isolation, Outcome, Statement};
 use grail_core::Status;
 use serde_json::json;
 use std::collections::HashMap;
@@ -82,7 +82,10 @@ fn plan(a: &RecordArgs) -> Result<Plan, String> {
     };
     workload.check().map_err(usage)?;
     let duration = match a.duration {
-        Some(d) if d.is_finite() && d > 0.0 => Some(Duration::from_secs_f64(d)),
+        Some(d) if d > 0.0 => Some(
+            Duration::try_from_secs_f64(d)
+                .map_err(|_| format!("--duration: expected at most 2^64 seconds, found {d}"))?,
+        ),
         Some(d) => return Err(format!("--duration: expected seconds > 0, found {d}")),
         None => None,
     };
@@ -101,7 +104,11 @@ fn plan(a: &RecordArgs) -> Result<Plan, String> {
         txns,
         duration,
         retries: a.retries,
-        lock_timeout: a.lock_timeout,
+        lock_timeout: match a.lock_timeout {
+            // PostgreSQL reads lock_timeout = 0 as no timeout at all.
+            Some(0) => return Err("--lock-timeout: expected at least 1 ms".into()),
+            t => t,
+        },
         json: a.json,
     })
 }
@@ -254,7 +261,7 @@ fn session(sh: &Shared, s: usize, mut conn: Box<dyn Connection>) -> Result<(), S
         let txn = txn.map_err(|e| e.message)?;
         {
             let mut rec = sh.rec.lock().unwrap_or_else(|e| e.into_inner());
-            rec.begin(s, sh.ns());
+            rec.begin(s, sh.ns()).map_err(|e| e.message)?;
         }
         let (outcomes, status) = attempt_txn(sh, conn.as_mut(), &txn)?;
         {
@@ -298,37 +305,18 @@ fn attempt_txn(sh: &Shared, conn: &mut dyn Connection, txn: &[Statement]) -> Res
     let mut outcomes = Vec::with_capacity(txn.len());
     for stmt in txn {
         let sqls = sql::statements(sh.p.db, &sh.p.table, stmt).map_err(|e| e.message)?;
-        let outcome = match run_all(conn, &sqls) {
+        let outcome = match conn.run_all(&sqls) {
             Ok((rows, changed)) => Outcome::Done { rows, changed },
             Err(e) if e.lost => Outcome::Unknown { error: e.message },
             Err(e) => Outcome::Failed { error: e.message },
         };
-        let end = match (&outcome, stmt) {
-            (Outcome::Done { .. }, Statement::Commit) => Some(Status::Committed),
-            (Outcome::Done { .. }, _) => None,
-            (Outcome::Unknown { .. }, Statement::Commit) => Some(Status::Indeterminate),
-            (Outcome::Unknown { .. }, _) => Some(Status::Aborted),
-            (Outcome::Failed { .. }, _) => {
-                // SQLite keeps a transaction whose commit was refused open; the others have
-                // ended it already, and a rollback then only warns.
-                let _ = conn.run("rollback");
-                Some(Status::Aborted)
-            }
-        };
+        let end = grail_core::record::ends(stmt, &outcome);
         outcomes.push(outcome);
         if let Some(status) = end {
             return Ok((outcomes, status));
         }
     }
     Err("a transaction without commit".into())
-}
-
-fn run_all(conn: &mut dyn Connection, sqls: &[String]) -> Result<(Vec<Row>, u64), DbError> {
-    let mut last = (Vec::new(), 0);
-    for s in sqls {
-        last = conn.run(s)?;
-    }
-    Ok(last)
 }
 
 /// A line on standard error, redrawn twice a second while sessions run.

@@ -9,7 +9,7 @@ use crate::db::{self, Connection, DbError};
 use grail_core::record::hermitage::Step;
 use grail_core::record::recorder::Recorder;
 use grail_core::record::{sql, Database, Outcome, Statement, Workload};
-use grail_core::{History, Status};
+use grail_core::History;
 use std::sync::mpsc::{channel, Receiver, RecvTimeoutError, Sender};
 use std::time::{Duration, Instant};
 
@@ -17,8 +17,12 @@ use std::time::{Duration, Instant};
 pub struct Run {
     pub history: History,
     pub transcript: Vec<String>,
-    /// Predicate reads whose versions of some keys are not known (`Recorder::undecided`).
+    /// What leaves a cell that found nothing undecided: predicate reads whose versions of some
+    /// keys are not known (`Recorder::undecided`), statements refused for a reason other than
+    /// concurrency control.
     pub undecided: Vec<String>,
+    /// What the history could not hold (`Recorder::unsupported`): no cell is decided on it.
+    pub unsupported: Vec<String>,
 }
 
 /// How long a session waits for a blocked statement before the script is declared stuck.
@@ -35,31 +39,26 @@ struct Session {
     failed: bool,
 }
 
+/// What was recorded, and the statements refused for a reason other than concurrency control
+/// (a missing table, a privilege): the test did not run as written.
+struct Log {
+    rec: Recorder,
+    transcript: Vec<String>,
+    errors: Vec<String>,
+}
+
 fn spawn(mut conn: Box<dyn Connection>) -> Session {
     let (tx, jobs) = channel::<Vec<String>>();
     let (done, rx) = channel::<Reply>();
     std::thread::spawn(move || {
         for sqls in jobs {
-            let mut last = Ok((Vec::new(), 0));
-            for s in &sqls {
-                last = conn.run(s);
-                if last.is_err() {
-                    break;
-                }
-            }
-            if matches!(&last, Err(e) if !e.lost) && !is_end(&sqls) {
-                let _ = conn.run("rollback");
-            }
+            let last = conn.run_all(&sqls);
             if done.send((last, Instant::now())).is_err() {
                 break;
             }
         }
     });
     Session { tx, rx, pending: None, failed: false }
-}
-
-fn is_end(sqls: &[String]) -> bool {
-    sqls.last().is_some_and(|s| s == "commit" || s == "rollback")
 }
 
 /// Run `steps` on `url` against `table`, made anew with `rows`, with `sessions` connections.
@@ -82,20 +81,19 @@ pub fn run(
     for s in sql::create_table(dbkind, table, workload) {
         setup.run(&s).map_err(|e| fail(&s, e))?;
     }
-    let mut rec = Recorder::new(workload);
+    let mut log = Log { rec: Recorder::new(workload), transcript: Vec::new(), errors: Vec::new() };
     for &(key, value) in rows {
         let stmt = Statement::Insert { key, value };
         for s in sql::statements(dbkind, table, &stmt).map_err(|e| e.message)? {
             setup.run(&s).map_err(|e| fail(&s, e))?;
         }
     }
-    rec.setup(rows, ns(Instant::now()));
+    log.rec.setup(rows, ns(Instant::now()));
     drop(setup);
     let mut ss = Vec::with_capacity(sessions);
     for _ in 0..sessions {
         ss.push(spawn(db::connect(url)?));
     }
-    let mut transcript = Vec::new();
     for (i, step) in steps.iter().enumerate() {
         if step.session >= sessions {
             return Err(format!("step {i}: no session {}", step.session));
@@ -106,7 +104,7 @@ pub fn run(
     let mut next = 0;
     let mut postponed: Vec<usize> = Vec::new();
     loop {
-        poll(&mut ss, &mut rec, &mut transcript, ns)?;
+        poll(&mut ss, &mut log, ns)?;
         let free = |i: &usize| ss[steps[*i].session].pending.is_none();
         let pick = match postponed.iter().position(free) {
             Some(p) => Some(postponed.remove(p)),
@@ -121,7 +119,7 @@ pub fn run(
             if ss.iter().all(|x| x.pending.is_none()) {
                 break;
             }
-            wait_any(&mut ss, &mut rec, &mut transcript, ns, steps)?;
+            wait_any(&mut ss, &mut log, ns, steps)?;
             continue;
         };
         let step = &steps[i];
@@ -129,26 +127,30 @@ pub fn run(
         let sess = &mut ss[s];
         // Postponed steps stay in script order, so a session's earliest one is picked first.
         if sess.pending.is_some() || postponed.iter().any(|&j| steps[j].session == s && j < i) {
-            transcript.push(format!("T{}: {} — waits: T{} is blocked", s + 1, show(&step.statement), s + 1));
+            log.transcript.push(format!("T{}: {} — waits: T{} is blocked", s + 1, show(&step.statement), s + 1));
             let at = postponed.partition_point(|&j| j < i);
             postponed.insert(at, i);
             continue;
         }
         let begins = matches!(step.statement, Statement::Begin { .. });
         if sess.failed && !begins {
-            transcript.push(format!("T{}: {} — skipped: the transaction already failed", s + 1, show(&step.statement)));
+            log.transcript.push(format!(
+                "T{}: {} — skipped: the transaction already failed",
+                s + 1,
+                show(&step.statement)
+            ));
             continue;
         }
         if begins {
             sess.failed = false;
-            rec.begin(s, ns(Instant::now()));
+            log.rec.begin(s, ns(Instant::now())).map_err(|e| e.message)?;
         }
         let sqls = sql::statements(dbkind, table, &step.statement).map_err(|e| e.message)?;
         sess.tx.send(sqls).map_err(|_| format!("session {s} ended"))?;
         match sess.rx.recv_timeout(block_after) {
-            Ok(reply) => settle(&mut rec, &mut transcript, s, sess, &step.statement, reply, ns)?,
+            Ok(reply) => settle(&mut log, s, sess, &step.statement, reply, ns)?,
             Err(RecvTimeoutError::Timeout) => {
-                transcript.push(format!("T{}: {} — BLOCKS", s + 1, show(&step.statement)));
+                log.transcript.push(format!("T{}: {} — BLOCKS", s + 1, show(&step.statement)));
                 sess.pending = Some((i, step.statement.clone()));
             }
             Err(RecvTimeoutError::Disconnected) => return Err(format!("session {s}'s connection thread ended")),
@@ -156,22 +158,19 @@ pub fn run(
         // A statement this one unblocked completes now: record it in its place.
         std::thread::sleep(Duration::from_millis(20));
     }
-    let history = rec.history().map_err(|e| e.to_string())?;
-    Ok(Run { history, transcript, undecided: rec.undecided() })
+    let history = log.rec.history().map_err(|e| e.to_string())?;
+    let mut undecided = log.rec.undecided();
+    undecided.extend(log.errors);
+    Ok(Run { history, transcript: log.transcript, undecided, unsupported: log.rec.unsupported() })
 }
 
 /// Record the blocked statements that have completed.
-fn poll(
-    ss: &mut [Session],
-    rec: &mut Recorder,
-    transcript: &mut Vec<String>,
-    ns: impl Fn(Instant) -> i64 + Copy,
-) -> Result<(), String> {
+fn poll(ss: &mut [Session], log: &mut Log, ns: impl Fn(Instant) -> i64 + Copy) -> Result<(), String> {
     for (o, sess) in ss.iter_mut().enumerate() {
         if let Some((_, stmt)) = sess.pending.clone() {
             if let Ok(reply) = sess.rx.try_recv() {
                 sess.pending = None;
-                settle(rec, transcript, o, sess, &stmt, reply, ns)?;
+                settle(log, o, sess, &stmt, reply, ns)?;
             }
         }
     }
@@ -182,15 +181,14 @@ fn poll(
 /// timeout or deadlock detection ends a wait that nothing else will).
 fn wait_any(
     ss: &mut [Session],
-    rec: &mut Recorder,
-    transcript: &mut Vec<String>,
+    log: &mut Log,
     ns: impl Fn(Instant) -> i64 + Copy,
     steps: &[Step],
 ) -> Result<(), String> {
     let since = Instant::now();
     while since.elapsed() < STUCK {
         let before = ss.iter().filter(|x| x.pending.is_some()).count();
-        poll(ss, rec, transcript, ns)?;
+        poll(ss, log, ns)?;
         if ss.iter().filter(|x| x.pending.is_some()).count() < before {
             return Ok(());
         }
@@ -211,8 +209,7 @@ fn stuck(step: &Step, i: usize) -> String {
 
 /// Record what a statement did and end its transaction where it ended.
 fn settle(
-    rec: &mut Recorder,
-    transcript: &mut Vec<String>,
+    log: &mut Log,
     s: usize,
     sess: &mut Session,
     stmt: &Statement,
@@ -222,10 +219,15 @@ fn settle(
     let outcome = match reply {
         Ok((rows, changed)) => Outcome::Done { rows, changed },
         Err(e) if e.lost => Outcome::Unknown { error: e.message },
-        Err(e) => Outcome::Failed { error: e.message },
+        Err(e) => {
+            if !e.conflict {
+                log.errors.push(format!("T{}'s {} failed: {}", s + 1, show(stmt), e.message));
+            }
+            Outcome::Failed { error: e.message }
+        }
     };
     let line = format!("T{}: {}", s + 1, show(stmt));
-    transcript.push(match &outcome {
+    log.transcript.push(match &outcome {
         Outcome::Done { rows, .. } if !rows.is_empty() || is_read(stmt) => {
             let shown: Vec<String> = rows.iter().map(|(k, v)| format!("{k} => {}", cell(v))).collect();
             format!("{line} — {}", if shown.is_empty() { "no rows".into() } else { shown.join(", ") })
@@ -234,18 +236,11 @@ fn settle(
         Outcome::Failed { error } => format!("{line} — ERROR {error}; the transaction rolled back"),
         Outcome::Unknown { error } => format!("{line} — connection lost: {error}"),
     });
-    if rec.open_txn(s).is_some() {
-        rec.record(s, stmt, &outcome).map_err(|e| e.to_string())?;
+    if log.rec.open_txn(s).is_some() {
+        log.rec.record(s, stmt, &outcome).map_err(|e| e.to_string())?;
     }
-    let end = match (&outcome, stmt) {
-        (Outcome::Done { .. }, Statement::Commit) => Some(Status::Committed),
-        (Outcome::Done { .. }, Statement::Rollback) => Some(Status::Aborted),
-        (Outcome::Failed { .. }, _) => Some(Status::Aborted),
-        (Outcome::Unknown { .. }, _) => Some(Status::Indeterminate),
-        _ => None,
-    };
-    if let Some(status) = end {
-        rec.end(s, status, ns(at));
+    if let Some(status) = grail_core::record::ends(stmt, &outcome) {
+        log.rec.end(s, status, ns(at));
         sess.failed = !matches!(stmt, Statement::Commit | Statement::Rollback);
     }
     Ok(())

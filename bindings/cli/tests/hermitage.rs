@@ -80,6 +80,13 @@ fn bad_requests_are_named() {
     let (code, _, err) = grail(&["hermitage", "--db", "sqlite:/tmp/x.db", "--isolation", "snapshot"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown isolation level \"snapshot\""), "{err}");
+    // Each session opens the database: an in-memory one would be one per session, and every
+    // statement would fail on a missing table (and every cell read as prevented).
+    for db in ["sqlite::memory:", "sqlite:"] {
+        let (code, _, err) = grail(&["hermitage", "--db", db]);
+        assert_eq!(code, 2, "{db}");
+        assert!(err.contains("an in-memory database is one per connection"), "{err}");
+    }
     let (code, _, err) = grail(&["hermitage", "--db", "sqlite:/tmp/x.db", "--tests", "G3"]);
     assert_eq!(code, 2);
     assert!(err.contains("unknown test \"G3\""), "{err}");

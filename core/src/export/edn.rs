@@ -32,20 +32,7 @@ pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String
 /// `:time`, `:start-ts` and `:commit-ts` when known, and the claimed commit order restricted to
 /// them. Read back, real-time and session order among them are the history's.
 pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) -> String {
-    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    order.sort_unstable();
-    order.dedup();
-    // (position, completion?, transaction): an unknown position keeps the transaction's place.
-    let mut events: Vec<(u64, bool, TxnId)> = Vec::with_capacity(2 * order.len());
-    for &t in &order {
-        let txn = &h.txns[t as usize];
-        let done = txn.complete_pos().or(txn.invoke_pos()).unwrap_or(2 * t as u64 + 1);
-        if let Some(at) = txn.invoke_pos() {
-            events.push((at, false, t));
-        }
-        events.push((done, true, t));
-    }
-    events.sort_unstable();
+    let (order, events) = events_in_order(h, txns);
     let mut out = String::new();
     for line in comment.into_iter().flat_map(str::lines) {
         let _ = writeln!(out, "; {line}");
@@ -91,6 +78,26 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
         let _ = writeln!(out, "{{:commit-order [{}]}}", ids.join(" "));
     }
     out
+}
+
+/// The transactions `txns` (indices; out of range and repeated ones skipped), ascending, and
+/// their invocations and completions as (position, completion?, transaction) in the history's
+/// order: a transaction whose invocation's place is unknown is invoked at its completion.
+pub(crate) fn events_in_order(h: &History, txns: &[TxnId]) -> (Vec<TxnId>, Vec<(u64, bool, TxnId)>) {
+    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
+    order.sort_unstable();
+    order.dedup();
+    let mut events: Vec<(u64, bool, TxnId)> = Vec::with_capacity(2 * order.len());
+    for &t in &order {
+        let txn = &h.txns[t as usize];
+        let done = txn.complete_pos().or(txn.invoke_pos()).unwrap_or(2 * t as u64 + 1);
+        if let Some(at) = txn.invoke_pos() {
+            events.push((at, false, t));
+        }
+        events.push((done, true, t));
+    }
+    events.sort_unstable();
+    (order, events)
 }
 
 fn time(out: &mut String, t: Option<i64>) {

@@ -10,20 +10,7 @@ use serde_json::{json, Map, Value as Json};
 /// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
 /// skipped), one event a line.
 pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
-    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    order.sort_unstable();
-    order.dedup();
-    // (position, completion?, transaction): an unknown position keeps the transaction's place.
-    let mut events: Vec<(u64, bool, TxnId)> = Vec::with_capacity(2 * order.len());
-    for &t in &order {
-        let txn = &h.txns[t as usize];
-        let done = txn.complete_pos().or(txn.invoke_pos()).unwrap_or(2 * t as u64 + 1);
-        if let Some(at) = txn.invoke_pos() {
-            events.push((at, false, t));
-        }
-        events.push((done, true, t));
-    }
-    events.sort_unstable();
+    let (_, events) = super::edn::events_in_order(h, txns);
     let mut out = String::new();
     for (_, done, t) in events {
         let txn = &h.txns[t as usize];

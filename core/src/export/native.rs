@@ -32,7 +32,7 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
             },
             "ops": ops,
         });
-        let m = obj.as_object_mut().expect("an object");
+        let Some(m) = obj.as_object_mut() else { continue };
         if let Some(p) = txn.process {
             m.insert("session".into(), json!(p));
         }

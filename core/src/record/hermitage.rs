@@ -129,8 +129,9 @@ pub struct Test {
 pub enum Variant {
     /// The test Hermitage runs on every database: reads and writes of rows by key.
     Main,
-    /// Hermitage's MySQL test with a write's predicate (`delete ... where value = 20`), run
-    /// when the main test prevents the anomaly, for Hermitage's "R/O" (prevented read-only).
+    /// Hermitage's MySQL test with a write's predicate (`delete ... where value = 20`), whose
+    /// result counts where the main test prevents the anomaly: Hermitage's "R/O" (prevented
+    /// read-only).
     WritePredicate,
 }
 
@@ -147,7 +148,6 @@ impl Variant {
 /// The table Hermitage's tests run on.
 pub const TABLE: &str = "hermitage";
 
-/// Column `column`'s test with every session at `level`.
 /// The tests of `column` at `level`: the main one, then the write-predicate one where
 /// Hermitage has it (G-single).
 pub fn tests(column: Column, level: Isolation) -> Vec<Test> {
@@ -364,13 +364,25 @@ impl Cell {
 pub struct TestOutcome<'a> {
     pub variant: Variant,
     pub report: &'a Report,
+    /// What leaves the cell undecided when nothing was found (an unknown version, a
+    /// statement refused for a reason other than concurrency control).
     pub undecided: &'a [String],
+    /// What the history could not hold ([`super::recorder::Recorder::unsupported`]): the cell
+    /// is unknown whatever was found.
+    pub unsupported: &'a [String],
 }
 
 /// The cell of `column` from its tests' outcomes, the main test's first: the main test's
 /// verdict, but `R/O` where it prevents the anomaly and the write-predicate test shows it.
 pub fn cell(column: Column, outcomes: &[TestOutcome]) -> Cell {
-    let mut cells = outcomes.iter().map(|o| (o.variant, cell_of(column, o.report, o.undecided)));
+    let mut cells = outcomes.iter().map(|o| {
+        let cell = if o.unsupported.is_empty() {
+            cell_of(column, o.report, o.undecided)
+        } else {
+            Cell::Unknown { reason: o.unsupported.join("; ") }
+        };
+        (o.variant, cell)
+    });
     let Some((_, main)) = cells.next() else {
         return Cell::Unknown { reason: "no test was run".into() };
     };
@@ -485,7 +497,7 @@ mod tests {
             };
             match &step.statement {
                 Statement::Begin { .. } => {
-                    rec.begin(step.session, at);
+                    rec.begin(step.session, at).unwrap();
                 }
                 Statement::Commit => rec.end(step.session, crate::history::Status::Committed, at),
                 Statement::Rollback => rec.end(step.session, crate::history::Status::Aborted, at),
@@ -498,7 +510,10 @@ mod tests {
     fn cell_of(column: Column, rec: &Recorder) -> Cell {
         let h = rec.history().unwrap();
         let report = crate::report::check(&h, &check_options());
-        cell(column, &[TestOutcome { variant: Variant::Main, report: &report, undecided: &rec.undecided() }])
+        cell(
+            column,
+            &[TestOutcome { variant: Variant::Main, report: &report, undecided: &rec.undecided(), unsupported: &[] }],
+        )
     }
 
     fn test(column: Column, level: Isolation) -> Test {
@@ -606,7 +621,7 @@ mod tests {
             };
             match &step.statement {
                 Statement::Begin { .. } => {
-                    rec.begin(step.session, at);
+                    rec.begin(step.session, at).unwrap();
                 }
                 Statement::Commit => rec.end(step.session, crate::history::Status::Committed, at),
                 s => rec.record(step.session, s, &outcome).unwrap(),
@@ -616,8 +631,8 @@ mod tests {
         let write_report = crate::report::check(&wh, &check_options());
         let (mu, wu) = (main_rec.undecided(), rec.undecided());
         let outcomes = [
-            TestOutcome { variant: Variant::Main, report: &main_report, undecided: &mu },
-            TestOutcome { variant: Variant::WritePredicate, report: &write_report, undecided: &wu },
+            TestOutcome { variant: Variant::Main, report: &main_report, undecided: &mu, unsupported: &[] },
+            TestOutcome { variant: Variant::WritePredicate, report: &write_report, undecided: &wu, unsupported: &[] },
         ];
         match cell(Column::GSingle, &outcomes) {
             Cell::ReadOnly { anomaly, explanation } => {
@@ -627,6 +642,27 @@ mod tests {
             other => panic!("{other:?}"),
         }
         assert_eq!(cell(Column::GSingle, &outcomes[..1]), Cell::Prevented);
+    }
+
+    #[test]
+    fn an_indeterminate_transaction_has_no_completion_and_a_statement_refused_otherwise_leaves_cells_unknown() {
+        let mut rec = Recorder::new(Workload::RwRegister);
+        rec.setup(&[(1, 10)], 0);
+        rec.begin(0, 1).unwrap();
+        let lost = Outcome::Unknown { error: "connection lost".into() };
+        rec.record(0, &Statement::Update { key: 1, value: 11 }, &Outcome::Done { rows: vec![], changed: 1 }).unwrap();
+        assert_eq!(crate::record::ends(&Statement::Commit, &lost), Some(crate::history::Status::Indeterminate));
+        rec.end(0, crate::history::Status::Indeterminate, 5);
+        let h = rec.history().unwrap();
+        assert_eq!(h.txns[1].status, crate::history::Status::Indeterminate);
+        assert_eq!((h.txns[1].complete_time, h.txns[1].complete_pos()), (None, None));
+        assert!(rec.begin(Recorder::MAX_SESSIONS, 6).is_err());
+        assert!(rec.begin(usize::MAX, 6).is_err());
+        // Nothing found, but a statement failed for another reason than concurrency control.
+        let report = crate::report::check(&h, &check_options());
+        let errors = vec!["T1's update 1 => 11 failed: no such table".to_string()];
+        let outcome = TestOutcome { variant: Variant::Main, report: &report, undecided: &errors, unsupported: &[] };
+        assert_eq!(cell(Column::G0, &[outcome]), Cell::Unknown { reason: errors[0].clone() });
     }
 
     #[test]

@@ -214,3 +214,19 @@ pub enum Outcome {
     /// transaction is indeterminate).
     Unknown { error: String },
 }
+
+/// How a statement's outcome ends its transaction, if it does: a commit done commits, a
+/// rollback done or any refused statement aborts (the session rolls back at once), a commit
+/// whose connection broke is indeterminate, and any other statement whose connection broke
+/// aborts (commit was never sent: the server rolls back a disconnected session's transaction).
+pub fn ends(stmt: &Statement, outcome: &Outcome) -> Option<crate::history::Status> {
+    use crate::history::Status;
+    match (outcome, stmt) {
+        (Outcome::Done { .. }, Statement::Commit) => Some(Status::Committed),
+        (Outcome::Done { .. }, Statement::Rollback) => Some(Status::Aborted),
+        (Outcome::Done { .. }, _) => None,
+        (Outcome::Failed { .. }, _) => Some(Status::Aborted),
+        (Outcome::Unknown { .. }, Statement::Commit) => Some(Status::Indeterminate),
+        (Outcome::Unknown { .. }, _) => Some(Status::Aborted),
+    }
+}

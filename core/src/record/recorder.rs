@@ -72,6 +72,9 @@ pub struct Recorder {
 }
 
 impl Recorder {
+    /// Sessions a recorder takes (connections of one run).
+    pub const MAX_SESSIONS: usize = 1 << 16;
+
     pub fn new(workload: Workload) -> Recorder {
         Recorder { workload, txns: Vec::new(), open: Vec::new(), events: 0 }
     }
@@ -104,8 +107,15 @@ impl Recorder {
         });
     }
 
-    /// Session `session` begins a transaction at `at`; returns its id.
-    pub fn begin(&mut self, session: usize, at: i64) -> u64 {
+    /// Session `session` begins a transaction at `at`; returns its id. Sessions are numbered
+    /// from 0, below [`Recorder::MAX_SESSIONS`].
+    pub fn begin(&mut self, session: usize, at: i64) -> Result<u64, Error> {
+        if session >= Self::MAX_SESSIONS {
+            return Err(Error::new(
+                ErrorKind::Usage,
+                format!("session {session}: expected a session below {}", Self::MAX_SESSIONS),
+            ));
+        }
         if self.open.len() <= session {
             self.open.resize(session + 1, None);
         }
@@ -121,7 +131,7 @@ impl Recorder {
             ops: Vec::new(),
             unsupported: Vec::new(),
         });
-        id
+        Ok(id)
     }
 
     /// The open transaction of `session`, if any.
@@ -192,9 +202,11 @@ impl Recorder {
     /// `session`'s open transaction ends at `at` with `status`.
     pub fn end(&mut self, session: usize, status: Status, at: i64) {
         if let Some(i) = self.open.get_mut(session).and_then(Option::take) {
-            let complete = (at, self.event());
+            // An indeterminate transaction has no completion: it may take effect any time later
+            // (`graph::orders`), so it orders nothing after it in real time.
+            let complete = (status != Status::Indeterminate).then(|| (at, self.event()));
             let t = &mut self.txns[i];
-            t.complete = Some(complete);
+            t.complete = complete;
             t.status = status;
         }
     }
@@ -265,9 +277,14 @@ impl Recorder {
                     }
                 }
             }
-            out.extend(t.unsupported.iter().cloned());
         }
         out
+    }
+
+    /// What transactions did that the history cannot hold (deletes of rows): a history with
+    /// any is not a faithful record, and implied reads may be wrong.
+    pub fn unsupported(&self) -> Vec<String> {
+        self.txns.iter().flat_map(|t| t.unsupported.iter().cloned()).collect()
     }
 
     /// Transactions recorded so far (the setup's among them).

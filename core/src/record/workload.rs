@@ -33,15 +33,21 @@ pub struct Options {
     pub seed: u64,
 }
 
+/// The most sessions a workload takes (connections at once).
+pub const MAX_SESSIONS: usize = 10_000;
+/// The most keys in use at a time.
+pub const MAX_KEYS: usize = 10_000_000;
+
 impl Options {
     /// Whether the options make sense, or the first that does not, by its flag's name.
     pub fn check(&self) -> Result<(), Error> {
         let bad = |what: String| Err(Error::new(ErrorKind::Usage, what));
-        if self.sessions == 0 {
-            return bad("--sessions: expected at least 1".into());
+        // Each session is a connection and a thread, each key a slot in memory.
+        if self.sessions == 0 || self.sessions > MAX_SESSIONS {
+            return bad(format!("--sessions: expected 1 to {MAX_SESSIONS}, found {}", self.sessions));
         }
-        if self.keys == 0 {
-            return bad("--keys: expected at least 1".into());
+        if self.keys == 0 || self.keys > MAX_KEYS {
+            return bad(format!("--keys: expected 1 to {MAX_KEYS}, found {}", self.keys));
         }
         if self.min_ops == 0 || self.min_ops > self.max_ops {
             return bad(format!("--ops: expected 1 <= MIN <= MAX, found {}-{}", self.min_ops, self.max_ops));

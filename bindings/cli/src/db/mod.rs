@@ -15,11 +15,14 @@ pub struct DbError {
     pub message: String,
     /// The connection is gone: whether the statement took effect is unknown.
     pub lost: bool,
+    /// Refused by concurrency control (a serialization failure, a deadlock, a lock timeout, a
+    /// busy database), as opposed to any other error (a missing table, a privilege).
+    pub conflict: bool,
 }
 
 impl DbError {
     pub fn refused(message: impl Into<String>) -> DbError {
-        DbError { message: message.into(), lost: false }
+        DbError { message: message.into(), lost: false, conflict: false }
     }
 }
 
@@ -30,6 +33,25 @@ pub trait Connection: Send {
     fn run(&mut self, sql: &str) -> Result<(Vec<Row>, u64), DbError>;
     /// The server's name and version, for reports.
     fn version(&mut self) -> String;
+    /// Run the statements of one [`grail_core::record::Statement`] until one fails; a
+    /// statement that fails is rolled back at once, with its transaction (SQLite keeps a
+    /// transaction whose commit was refused open; the others have ended it, and a rollback
+    /// then only warns).
+    fn run_all(&mut self, sqls: &[String]) -> Result<(Vec<Row>, u64), DbError> {
+        let mut last = (Vec::new(), 0);
+        for s in sqls {
+            match self.run(s) {
+                Ok(r) => last = r,
+                Err(e) => {
+                    if !e.lost {
+                        let _ = self.run("rollback");
+                    }
+                    return Err(e);
+                }
+            }
+        }
+        Ok(last)
+    }
 }
 
 /// Open a connection to `url` (`postgresql://`, `mysql://` or `mariadb://`, `sqlite:PATH`).

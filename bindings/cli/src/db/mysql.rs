@@ -28,7 +28,10 @@ fn err(e: mysql::Error) -> DbError {
         mysql::Error::MySqlError(m) => format!("ERROR {} ({}): {}", m.code, m.state, m.message),
         other => other.to_string(),
     };
-    DbError { message, lost }
+    // A deadlock (1213), a lock wait timeout (1205), a changed record under MariaDB's
+    // snapshot isolation (1020).
+    let conflict = matches!(&e, mysql::Error::MySqlError(m) if matches!(m.code, 1213 | 1205 | 1020));
+    DbError { message, lost, conflict }
 }
 
 fn cell(v: &Value) -> Result<Cell, DbError> {

@@ -19,8 +19,12 @@ fn err(e: postgres::Error) -> DbError {
     };
     // A FATAL error (the session terminated by an administrator, the server shutting down)
     // ends the connection: the server may have done the statement before it said so.
-    let fatal = e.as_db_error().is_some_and(|d| matches!(d.severity(), "FATAL" | "PANIC"));
-    DbError { message, lost: e.is_closed() || fatal }
+    // No error from the server (a broken socket, "error communicating with the server"): the
+    // statement may or may not have been done.
+    let fatal = e.as_db_error().is_none_or(|d| matches!(d.severity(), "FATAL" | "PANIC"));
+    // serialization_failure, deadlock_detected, lock_not_available (a lock timeout).
+    let conflict = e.as_db_error().is_some_and(|d| matches!(d.code().code(), "40001" | "40P01" | "55P03"));
+    DbError { message, lost: e.is_closed() || fatal, conflict }
 }
 
 impl Connection for Pg {

@@ -11,6 +11,10 @@ pub struct Lite(rusqlite::Connection);
 impl Lite {
     pub fn connect(url: &str) -> Result<Lite, DbError> {
         let path = url.strip_prefix("sqlite://").or_else(|| url.strip_prefix("sqlite:")).unwrap_or(url);
+        // Each session opens the file: an in-memory database would be one per connection.
+        if path.is_empty() || path.starts_with(":memory:") || path.contains("mode=memory") {
+            return Err(DbError::refused("expected sqlite:PATH to a file: each session opens its own connection, and an in-memory database is one per connection"));
+        }
         let c = rusqlite::Connection::open(path).map_err(err)?;
         c.busy_timeout(std::time::Duration::from_secs(5)).map_err(err)?;
         c.pragma_update(None, "journal_mode", "wal").map_err(err)?;
@@ -19,7 +23,10 @@ impl Lite {
 }
 
 fn err(e: rusqlite::Error) -> DbError {
-    DbError::refused(e.to_string())
+    // SQLITE_BUSY (its _SNAPSHOT and _TIMEOUT too) and SQLITE_LOCKED: another transaction's lock.
+    let conflict =
+        matches!(e.sqlite_error_code(), Some(rusqlite::ErrorCode::DatabaseBusy | rusqlite::ErrorCode::DatabaseLocked));
+    DbError { message: e.to_string(), lost: false, conflict }
 }
 
 impl Connection for Lite {
