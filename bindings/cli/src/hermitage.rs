@@ -42,17 +42,8 @@ pub fn run(o: &Options) -> Result<u8, String> {
         for &column in &o.columns {
             let mut ran = Vec::new();
             for test in hermitage::tests(column, level) {
-                let run = script::run(
-                    &o.url,
-                    hermitage::TABLE,
-                    Workload::RwRegister,
-                    &test.rows,
-                    test.sessions,
-                    &test.steps,
-                    test.observer,
-                    o.block_after,
-                )
-                .map_err(|e| format!("{}, {}{}: {e}", level.sql(), column.name(), test.variant.suffix()))?;
+                let run = script::run(&o.url, hermitage::TABLE, Workload::RwRegister, &test, o.block_after)
+                    .map_err(|e| format!("{}, {}{}: {e}", level.sql(), column.name(), test.variant.suffix()))?;
                 let session = Session::new(run.history);
                 let report = session.check(&hermitage::check_options(), &mut ());
                 ran.push((test.variant, session, report, run.transcript, run.undecided, run.unsupported));

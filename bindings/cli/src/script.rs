@@ -6,7 +6,7 @@
 //! Hermitage's "abort; -- nothing else we can do") and skips the rest of that transaction.
 
 use crate::db::{self, Connection, DbError};
-use grail_core::record::hermitage::Step;
+use grail_core::record::hermitage::{Step, Test};
 use grail_core::record::recorder::Recorder;
 use grail_core::record::{sql, Database, Outcome, Statement, Workload};
 use grail_core::History;
@@ -61,18 +61,10 @@ fn spawn(mut conn: Box<dyn Connection>) -> Session {
     Session { tx, rx, pending: None, failed: false }
 }
 
-/// Run `steps` on `url` against `table`, made anew with `rows`, with `sessions` connections.
-/// Step `barrier`, if any, runs once every earlier step has completed.
-pub fn run(
-    url: &str,
-    table: &str,
-    workload: Workload,
-    rows: &[(i64, i64)],
-    sessions: usize,
-    steps: &[Step],
-    barrier: Option<usize>,
-    block_after: Duration,
-) -> Result<Run, String> {
+/// Run `test`'s steps on `url` against `table`, made anew with its rows, with its sessions'
+/// connections; its observer's first step runs once every earlier step has completed.
+pub fn run(url: &str, table: &str, workload: Workload, test: &Test, block_after: Duration) -> Result<Run, String> {
+    let (rows, sessions, steps, barrier) = (&test.rows, test.sessions, &test.steps[..], test.observer);
     let dbkind = Database::of_url(url).map_err(|e| e.message)?;
     let t0 = Instant::now();
     let ns = |at: Instant| at.saturating_duration_since(t0).as_nanos() as i64;
