@@ -117,7 +117,7 @@ test('JSON: grail marks the operations of elle operations and native transaction
     assert.equal(n.txns[1].text, '{"id": 2, "ops": [["r", "x", 1]]}');
 });
 
-test('sub-histories: grail writes the chosen transactions as EDN and reads them back alike', () => {
+test('sub-histories: grail writes the chosen transactions in the input\'s format and reads them back alike', () => {
     const same = (t) => ({ id: t.id, status: t.status, process: t.process, label: t.label, ops: t.ops });
     for (const text of [
         '{:index 2, :type :ok, :process 0, :value [[:r x []] [:append "k y" 1]]}\n{:type :ok, :process 1, :f :audit, :value [[:r x [1 2]]]}\n{:index 4, :type :fail, :value [[:append x 9]]}',
@@ -128,7 +128,9 @@ test('sub-histories: grail writes the chosen transactions as EDN and reads them 
             const all = h.transactions();
             const ids = all.map((t) => t.id);
             const sub = h.subHistory(ids, { comment: 'two\nlines' });
-            assert.ok(sub.startsWith('; two\n; lines\n{'), sub);
+            // EDN keeps the comment; grail's native JSON, which has none, is written as such.
+            const json = text.startsWith('{"');
+            assert.ok(json ? sub.startsWith('{"transactions": [\n') : sub.startsWith('; two\n; lines\n{'), sub);
             const back = grail.read(sub);
             assert.deepEqual(back.transactions().map(same), all.map(same));
             back.free();
