@@ -51,3 +51,48 @@ fn every_operation_text_reads_back_as_itself() {
     assert!(texts.contains(&"[:append k 12]".to_string()), "{texts:?}");
     assert_eq!(h.show(Value::Int(12)), "12");
 }
+
+/// JSON inputs are explained in their own notation: grail's native JSON and elle-cli's JSON
+/// operations as `["r", "x", null]`, TimeKiller's as `{"t": "r", "k": 1, "v": null}`, each
+/// transaction as its format's object; the initial value is `null`. Each operation's text
+/// parses as JSON and gives the operation back.
+#[test]
+fn json_inputs_are_explained_in_their_own_json() {
+    let native = r#"{"transactions": [
+      {"id": 1, "session": 1, "status": "committed", "ops": [["r", "x", null], ["w", "y", 1]]},
+      {"id": 2, "session": 2, "status": "committed", "ops": [["r", "y", null], ["w", "x", 1]]}]}"#;
+    let elle = r#"{"type": "invoke", "f": "txn", "process": 0, "value": [["r", "x", null], ["w", "y", 1]], "index": 0}
+{"type": "invoke", "f": "txn", "process": 1, "value": [["r", "y", null], ["w", "x", 1]], "index": 1}
+{"type": "ok", "f": "txn", "process": 0, "value": [["r", "x", null], ["w", "y", 1]], "index": 2}
+{"type": "ok", "f": "txn", "process": 1, "value": [["r", "y", null], ["w", "x", 1]], "index": 3}
+"#;
+    let timekiller = r#"[{"tid": 1, "sid": 1, "sts": {"p": 1, "l": 0}, "cts": {"p": 3, "l": 0}, "ops": [{"t": "r", "k": 1, "v": null}, {"t": "w", "k": 2, "v": 1}]},
+      {"tid": 2, "sid": 2, "sts": {"p": 2, "l": 0}, "cts": {"p": 4, "l": 0}, "ops": [{"t": "r", "k": 2, "v": null}, {"t": "w", "k": 1, "v": 1}]}]"#;
+    for (text, format, first_op, txn_start) in [
+        (native, Format::Json, r#"["r", "x", null]"#, r#"{"id": "#),
+        (elle, Format::Json, r#"["r", "x", null]"#, r#"{"index": "#),
+        (timekiller, Format::TimeKiller, r#"{"t": "r", "k": 1, "v": null}"#, r#"{"tid": "#),
+    ] {
+        let h = read(text.as_bytes(), format).unwrap();
+        assert_eq!(op_text(&h, 0), first_op);
+        for o in 0..h.ops.len() as u32 {
+            let j: serde_json::Value = serde_json::from_str(&op_text(&h, o)).unwrap_or_else(|e| panic!("{e}: {}", op_text(&h, o)));
+            let op = h.ops[o as usize];
+            let (key, value) = match (&j, format) {
+                (serde_json::Value::Array(a), _) => (a[1].clone(), a[2].clone()),
+                (serde_json::Value::Object(m), _) => (m["k"].clone(), m["v"].clone()),
+                _ => panic!("{j}"),
+            };
+            assert_eq!(key, h.value_json(h.key(op.key)));
+            match op.arg {
+                Arg::Val(v) => assert_eq!(value, h.value_json(v)),
+                _ => assert_eq!(value, serde_json::Value::Null),
+            }
+        }
+        let r = check(&h, &CheckOptions { levels: vec![grail_core::Level::Ser], ..Default::default() });
+        let c = &r.levels.get(grail_core::Level::Ser).unwrap().cycles[0];
+        assert!(c.explanation.contains(&format!("= {txn_start}")), "{}", c.explanation);
+        assert!(c.explanation.contains("= null") && c.explanation.contains("initial value"), "{}", c.explanation);
+        assert!(!c.explanation.contains("nil") && !c.explanation.contains("[:"), "{}", c.explanation);
+    }
+}

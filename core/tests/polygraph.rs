@@ -114,7 +114,7 @@ fn lost_update_counterexample_marks_the_chosen_write_order() {
     assert!(c.steps.iter().any(|s| s.certain == Some(false) && s.ty == "ww"), "{}", c.explanation);
     assert!(c.explanation.contains("other order"), "{}", c.explanation);
     // Why T1's write comes first: the other order contradicts a certain WR edge.
-    assert!(c.explanation.contains("Why [:w x 0] comes before"), "{}", c.explanation);
+    assert!(c.explanation.contains(r#"Why ["w", "x", 0] comes before"#), "{}", c.explanation);
     // The sure-edge mode finds no cycle (no read-then-write chain decides the order), and so
     // cannot say that SI holds: unknown, with the reason.
     let old = grail_core::check(

@@ -195,3 +195,28 @@ fn json_histories_give_sub_histories_in_their_own_json() {
         }
     }
 }
+
+#[test]
+fn timekiller_histories_give_sub_histories_in_timekillers_json() {
+    // A write skew between tids 7 and 8 (each read the key the other wrote, null), and a third
+    // transaction on another key that the sub-history leaves out.
+    let text = r#"[
+      {"tid": 7, "sid": 1, "sts": {"p": 10, "l": 0}, "cts": {"p": 13, "l": 0}, "ops": [{"t": "r", "k": 1, "v": null}, {"t": "w", "k": 2, "v": 5}]},
+      {"tid": 9, "sid": 3, "sts": {"p": 10, "l": 1}, "cts": {"p": 11, "l": 0}, "ops": [{"t": "w", "k": 3, "v": 1}, {"t": "r", "k": 1, "v": null}]},
+      {"tid": 8, "sid": 2, "sts": {"p": 11, "l": 0}, "cts": {"p": 14, "l": 0}, "ops": [{"t": "r", "k": 2, "v": null}, {"t": "w", "k": 1, "v": 6}]}
+    ]"#;
+    let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+    let opts = CheckOptions { levels: vec![Level::Ser], ..CheckOptions::default() };
+    let r = grail_core::check(&h, &opts);
+    let c = &r.levels.get(Level::Ser).unwrap().cycles[0];
+    assert_eq!(c.txns.iter().copied().collect::<std::collections::BTreeSet<_>>(), [7, 8].into());
+    let b = reproducing_sub_history(&h, c, &[Level::Ser], &CheckOptions::default(), 64);
+    assert_eq!(b.extension, "json");
+    assert!(b.reproduces && b.minimal, "{}", b.text);
+    let doc: serde_json::Value = serde_json::from_str(&b.text).unwrap_or_else(|e| panic!("{e}: {}", b.text));
+    let tids: Vec<&serde_json::Value> = doc.as_array().unwrap().iter().map(|t| &t["tid"]).collect();
+    assert_eq!(tids, [7, 8], "{}", b.text);
+    assert_eq!(doc[1]["cts"], serde_json::json!({"p": 14, "l": 0}));
+    assert_eq!(doc[0]["ops"][0], serde_json::json!({"t": "r", "k": 1, "v": null}));
+    assert!(reproduces_in(&b.text, Format::TimeKiller, &[Level::Ser], &c.anomaly, &c.txns), "{}", b.text);
+}

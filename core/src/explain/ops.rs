@@ -1,5 +1,6 @@
-//! Operations and transactions as text, in the input's notation (Jepsen's, or PolySI's and
-//! Plume's `r(key,value,session,txn)`), and as report data ([`OpRef`]).
+//! Operations and transactions as text, in the input's notation (Jepsen's; PolySI's and
+//! Plume's `r(key,value,session,txn)`; the JSON formats' own objects and arrays), and as report
+//! data ([`OpRef`]).
 
 use super::OpRef;
 use crate::history::{Arg, History, Index, Model, Notation, OpKind, TxnId, Value};
@@ -26,11 +27,33 @@ pub fn key_text(h: &History, k: u32) -> String {
     h.show(h.key(k))
 }
 
-/// A key's initial value as the input writes it: `nil`, or 0 in Plume's notation.
+/// A key's initial value as the input writes it: `nil`, 0 in Plume's notation, `null` in JSON.
 pub fn initial_text(h: &History) -> &'static str {
     match h.notation {
         Notation::Plume => "0",
-        Notation::Jepsen | Notation::Native | Notation::ElleJson => "nil",
+        Notation::Jepsen => "nil",
+        Notation::Native | Notation::ElleJson | Notation::TimeKiller => "null",
+    }
+}
+
+/// Whether the input is one of the JSON formats (operations shown as JSON).
+fn json_notation(h: &History) -> bool {
+    matches!(h.notation, Notation::Native | Notation::ElleJson | Notation::TimeKiller)
+}
+
+/// A value as the JSON formats write it (strings quoted).
+fn json_text(h: &History, v: Value) -> String {
+    h.value_json(v).to_string()
+}
+
+/// A list as the JSON formats write it, long ones shortened as [`list_text`] does.
+fn json_list_text(h: &History, list: &[Value]) -> String {
+    let show = |vs: &[Value]| vs.iter().map(|&v| json_text(h, v)).collect::<Vec<_>>().join(", ");
+    if list.len() <= LIST_SHOWN {
+        format!("[{}]", show(list))
+    } else {
+        let n = list.len();
+        format!("[{}, ..., {}] ({} elements)", show(&list[..2]), show(&list[n - 2..]), n)
     }
 }
 
@@ -39,18 +62,32 @@ pub fn read_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
     match (h.model, op.arg) {
         (Model::RwRegister, Arg::Nil) => initial_text(h).into(),
+        (_, Arg::Val(v)) if json_notation(h) => json_text(h, v),
         (_, Arg::Val(v)) => h.show(v),
+        _ if json_notation(h) => json_list_text(h, h.list(&op)),
         _ => list_text(h, h.list(&op)),
     }
 }
 
-/// An operation in the input's notation: `[:append 5 3]`, or `r(5,3,1,7)` (Plume).
+/// An operation in the input's notation: `[:append 5 3]`; `r(5,3,1,7)` (Plume); `["append",
+/// 5, 3]` (grail's native JSON, elle-cli's JSON); `{"t": "w", "k": 5, "v": 3}` (TimeKiller).
 pub fn op_text(h: &History, o: u32) -> String {
-    if h.notation == Notation::Plume {
-        return plume_op_text(h, o, "_");
-    }
     let op = h.ops[o as usize];
-    format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg_text(h, o))
+    match h.notation {
+        Notation::Plume => plume_op_text(h, o, "_"),
+        Notation::Jepsen => format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg_text(h, o)),
+        Notation::Native | Notation::ElleJson => {
+            format!("[\"{}\", {}, {}]", op.kind.jepsen(), json_text(h, h.key(op.key)), arg_text(h, o))
+        }
+        Notation::TimeKiller => {
+            let t = match op.kind {
+                OpKind::Read => "r",
+                OpKind::Write => "w",
+                OpKind::Append => "a",
+            };
+            format!("{{\"t\": \"{t}\", \"k\": {}, \"v\": {}}}", json_text(h, h.key(op.key)), arg_text(h, o))
+        }
+    }
 }
 
 /// What an operation wrote or read, as text.
@@ -58,6 +95,7 @@ fn arg_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
     match (op.kind, op.arg) {
         (OpKind::Read, _) => read_text(h, o),
+        (_, Arg::Val(v)) if json_notation(h) => json_text(h, v),
         (_, Arg::Val(v)) => h.show(v),
         _ => initial_text(h).into(),
     }
@@ -104,11 +142,13 @@ pub fn op_ref(h: &History, idx: &Index, t: TxnId, o: u32) -> OpRef {
     }
 }
 
-/// A transaction as its input writes it: Jepsen's completion map, operations shortened, or
-/// Plume's lines.
+/// A transaction as its input writes it: Jepsen's completion map, operations shortened,
+/// Plume's lines, or the JSON formats' transaction objects.
 pub fn txn_text(h: &History, t: TxnId) -> String {
-    if h.notation == Notation::Plume {
-        return plume_txn_text(h, t);
+    match h.notation {
+        Notation::Plume => return plume_txn_text(h, t),
+        Notation::Native | Notation::ElleJson | Notation::TimeKiller => return json_txn_text(h, t),
+        Notation::Jepsen => {}
     }
     let txn = &h.txns[t as usize];
     let mut s = format!(
@@ -129,6 +169,54 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
     }
     let ops: Vec<String> = (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect();
     let _ = write!(s, ", :value [{}]}}", ops.join(" "));
+    if txn.line > 0 {
+        let _ = write!(s, " (line {})", txn.line);
+    }
+    s
+}
+
+/// A transaction as a JSON format writes it, its operations shortened: grail's native
+/// `{"id": 3, "session": 1, "status": "committed", "ops": [...]}`, elle-cli's completion
+/// `{"index": 3, "type": "ok", "process": 1, "value": [...]}`, or TimeKiller's
+/// `{"tid": 3, "sid": 1, "ops": [...]}`; then its line.
+fn json_txn_text(h: &History, t: TxnId) -> String {
+    use crate::history::Status;
+    let txn = &h.txns[t as usize];
+    let ops: Vec<String> = (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect();
+    let ops = format!("[{}]", ops.join(", "));
+    let mut fields: Vec<(&str, String)> = Vec::new();
+    let label = h.label(t).map(|l| serde_json::Value::from(l).to_string());
+    match h.notation {
+        Notation::ElleJson => {
+            let ty = match txn.status {
+                Status::Committed => "ok",
+                Status::Aborted => "fail",
+                Status::Indeterminate => "info",
+            };
+            fields.extend([("index", txn.id.to_string()), ("type", format!("\"{ty}\""))]);
+            fields.extend(txn.process.map(|p| ("process", p.to_string())));
+            fields.push(("value", ops));
+        }
+        Notation::TimeKiller => {
+            fields.push(("tid", label.unwrap_or_else(|| txn.id.to_string())));
+            fields.extend(txn.process.map(|p| ("sid", p.to_string())));
+            fields.push(("ops", ops));
+        }
+        _ => {
+            let status = match txn.status {
+                Status::Committed => "committed",
+                Status::Aborted => "aborted",
+                Status::Indeterminate => "indeterminate",
+            };
+            fields.push(("id", txn.id.to_string()));
+            fields.extend(txn.process.map(|p| ("session", p.to_string())));
+            fields.push(("status", format!("\"{status}\"")));
+            fields.extend(label.map(|l| ("label", l)));
+            fields.push(("ops", ops));
+        }
+    }
+    let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
+    let mut s = format!("{{{}}}", body.join(", "));
     if txn.line > 0 {
         let _ = write!(s, " (line {})", txn.line);
     }

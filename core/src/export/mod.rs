@@ -21,6 +21,7 @@ pub mod elle_json;
 pub mod native;
 pub mod plume;
 pub mod reproduce;
+pub mod timekiller;
 
 use crate::graph::{DependencyGraph, Edge};
 use crate::history::{History, Notation, OpKind, TxnId};
@@ -36,15 +37,27 @@ pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String
         Notation::Plume => plume::sub_history(h, txns),
         Notation::Native => native::sub_history(h, txns),
         Notation::ElleJson => elle_json::sub_history(h, txns),
+        Notation::TimeKiller => timekiller::sub_history(h, txns),
     }
 }
 
-/// The file extension of a history in `notation`: `edn`, `txt` for Plume's text, `json` for either JSON.
+/// The file extension of a history in `notation`: `edn`, `txt` for Plume's text, `json` for the JSON ones.
 pub fn extension(notation: Notation) -> &'static str {
     match notation {
         Notation::Jepsen => "edn",
         Notation::Plume => "txt",
-        Notation::Native | Notation::ElleJson => "json",
+        Notation::Native | Notation::ElleJson | Notation::TimeKiller => "json",
+    }
+}
+
+/// The reader of a history written in `notation` ([`sub_history`]'s text).
+pub fn reader_format(notation: Notation) -> crate::read::Format {
+    use crate::read::Format;
+    match notation {
+        Notation::Jepsen => Format::Edn,
+        Notation::Plume => Format::Plume,
+        Notation::Native | Notation::ElleJson => Format::Json,
+        Notation::TimeKiller => Format::TimeKiller,
     }
 }
 

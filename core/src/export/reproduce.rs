@@ -8,7 +8,7 @@ use super::edn::sub_history_events;
 use crate::explain::CycleReport;
 use crate::history::{History, Notation, TxnId};
 use crate::level::Level;
-use crate::read::{read, Format};
+use crate::read::read;
 use crate::report::{check, CheckOptions, Report};
 use serde::Serialize;
 
@@ -45,6 +45,7 @@ fn written(h: &History, ts: &[TxnId], comment: Option<&str>) -> String {
         Notation::Plume => super::plume::sub_history(h, ts),
         Notation::Native => super::native::sub_history(h, ts),
         Notation::ElleJson => super::elle_json::sub_history(h, ts),
+        Notation::TimeKiller => super::timekiller::sub_history(h, ts),
     }
 }
 
@@ -80,11 +81,7 @@ pub fn reproducing_sub_history(
     let candidates = candidates(h, &base);
     let mut checks = 0;
     // Each candidate is checked as the text offered is written: in the input's notation.
-    let format = match h.notation {
-        Notation::Jepsen => Format::Edn,
-        Notation::Plume => Format::Plume,
-        Notation::Native | Notation::ElleJson => Format::Json,
-    };
+    let format = super::reader_format(h.notation);
     let mut fails = |extra: &[TxnId]| {
         checks += 1;
         let ts: Vec<TxnId> = base.iter().chain(extra).copied().collect();

@@ -197,6 +197,9 @@ pub enum Notation {
     Native,
     /// elle-cli's JSON: Jepsen's operations as JSON objects (explanations show Jepsen's shape).
     ElleJson,
+    /// TimeKiller's JSON array of transactions with `sts`/`cts` (explanations show Jepsen's
+    /// shape).
+    TimeKiller,
 }
 
 /// Per-key version order of register writes, as a write-ahead log gives it.

@@ -93,6 +93,7 @@ pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<Hist
         t.line = line;
     }
     h.initial_open = opts.initial_value.is_none();
+    h.notation = crate::history::Notation::TimeKiller;
     if opts.spans {
         attach_spans(&mut h, text);
     }
