@@ -95,6 +95,9 @@ class Step:
     #: A chosen ``rw`` edge only: the transaction whose version ``from_`` read (the edge stands
     #: for its ``wr`` edge to ``from_`` and a chosen ``ww`` edge from it to ``to``).
     read_from: Optional[int] = None
+    #: An edge resting on an order of versions assumed, not shown by the history: the
+    #: assumption's name (Elle's ``linearizable-keys``, say; ``grail elle`` only).
+    assumed: Optional[str] = None
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Step":
@@ -109,6 +112,7 @@ class Step:
             certain=d.get("certain"),
             claimed=d.get("claimed"),
             read_from=d.get("read_from"),
+            assumed=d.get("assumed"),
         )
 
 

@@ -138,7 +138,7 @@ const SPECS: [(&str, &str, &str, &str); 22] = [
     ("", "--max-transfer", "MAX-TRANSFER", "(Bank) The largest transfer (bank; not used by grail)."),
     ("-o", "--total-amount", "TOTAL-AMOUNT", "(Bank) Total amount to allocate (bank; not used by grail)."),
     ("", "--strict-exit", "", "(grail) Exit 1 when a verdict is unknown too (the safer choice in CI)."),
-    ("", "--version-order", "VERSION-ORDER", "(grail, rw-register) 'elle' (default): only the version order Elle infers, Elle's verdict; 'complete': every version order (finds the cycles Elle cannot see; Elle's options then only check their own orders for cycles of versions)."),
+    ("", "--version-order", "VERSION-ORDER", "(grail, rw-register) 'elle' (default): only the version order Elle infers, Elle's verdict; 'complete': every version order that extends what Elle's --wfr-keys, --sequential-keys and --linearizable-keys assume (finds the cycles Elle cannot see; steps resting on an assumption name it)."),
     ("", "--wfr-keys", "", "(Elle, rw-register) Assume that within each transaction, writes follow reads (:wfr-keys?)."),
     ("", "--sequential-keys", "", "(Elle, rw-register) Assume each key is sequentially consistent: process order orders versions (:sequential-keys?)."),
     ("", "--linearizable-keys", "", "(Elle, rw-register) Assume each key is linearizable: real-time order orders versions (:linearizable-keys?)."),

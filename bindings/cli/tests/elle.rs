@@ -326,6 +326,41 @@ fn documented_differences_from_elle() {
     assert!(!stderr(&["--version-order", "complete"]).contains(note));
     let si = ["-m", "rw-register", "-c", "snapshot-isolation", "--version-order", "complete", "-v", "json", &f];
     assert_eq!(serde_json::from_str::<Value>(&grail_elle(&si).1).unwrap(), serde_json::json!({"valid?": true}));
+    //    The complete check over the orders Elle's options assume: serializable under some
+    //    version order, not under one where x's versions follow real time; the step that rests
+    //    on the assumption names it, in the JSON and in the explanation.
+    let f = fixture("register-assumed-order.edn");
+    let reg = |extra: &[&str]| {
+        let mut a = vec!["-m", "rw-register", "-c", "serializable", "-v", "json", "--version-order", "complete"];
+        a.extend_from_slice(extra);
+        a.push(&f);
+        let (code, out, err) = grail_elle(&a);
+        (code, serde_json::from_str::<Value>(&out).unwrap_or_else(|e| panic!("{e}: {out} {err}")))
+    };
+    assert_eq!(reg(&[]), (0, serde_json::json!({"valid?": true})));
+    let (code, v) = reg(&["--linearizable-keys"]);
+    assert_eq!((code, types(&v)), (1, vec!["G-single-item".to_string()]));
+    let steps = &v["anomalies"]["G-single-item"][0]["steps"];
+    assert_eq!(steps[0]["type"], "wr");
+    assert!(steps[0].get("assumed").is_none(), "{steps}");
+    assert_eq!((&steps[1]["type"], &steps[1]["assumed"]), (&Value::from("rw"), &Value::from("linearizable-keys")));
+    let dir = tmp("assumed-order");
+    let d = dir.to_str().unwrap();
+    grail_elle(&[
+        "-m",
+        "rw-register",
+        "-c",
+        "serializable",
+        "--version-order",
+        "complete",
+        "--linearizable-keys",
+        "-d",
+        d,
+        &f,
+    ]);
+    let text = std::fs::read_to_string(dir.join("G-single-item.txt")).unwrap();
+    assert!(text.contains("T2 read key x = 1, and T1 set it to 2, which came later in the version order (linearizable-keys assumes this order; the history does not show it): a contradiction!"), "{text}");
+    assert!(!text.contains("grail chose"), "{text}");
     // 8. Real-time order from :time (grail) rather than from the order of the file (Elle).
     let f = fixture("time-vs-order.edn");
     assert_eq!(types(&verdict(la, "strict-serializable", &f)), ["G-single-item-realtime"]);
@@ -456,6 +491,32 @@ fn corpus_register_histories_as_elle_and_complete() {
     args.extend(all);
     assert_eq!(falses(&run_all(&args)), expected);
     assert_eq!(falses(&run_all(&["--wfr-keys"])), falses(&elle));
+
+    // Without real-time order, runs 8 and 10 are serializable under some version order; the
+    // order --linearizable-keys assumes leaves them none: more assumed order, more violations,
+    // and the steps that rest on it say so.
+    let serializable = run_all(&["-c", "serializable", "--version-order", "complete"]);
+    let but_8_and_10: Vec<String> =
+        expected.iter().filter(|f| !["8.edn.gz", "10.edn.gz"].contains(&f.as_str())).cloned().collect();
+    assert_eq!(falses(&serializable), but_8_and_10);
+    let assumed = run_all(&["-c", "serializable", "--version-order", "complete", "--linearizable-keys"]);
+    assert_eq!(falses(&assumed), expected);
+    let name = |l: &Value| Path::new(l["file"].as_str().unwrap()).file_name().unwrap().to_string_lossy().into_owned();
+    for l in assumed.iter().filter(|l| ["8.edn.gz", "10.edn.gz"].contains(&name(l).as_str())) {
+        let steps: Vec<&Value> = l["anomalies"]
+            .as_object()
+            .unwrap()
+            .values()
+            .flat_map(|cs| cs.as_array().unwrap())
+            .flat_map(|c| c["steps"].as_array().into_iter().flatten())
+            .collect();
+        assert!(!steps.is_empty(), "{}", l["file"]);
+        assert!(
+            steps.iter().any(|s| s["assumed"] == "linearizable-keys"),
+            "{}: no step names the assumption",
+            l["file"]
+        );
+    }
 }
 
 /// A small CSV reader for the verdict table (quoted fields allowed).

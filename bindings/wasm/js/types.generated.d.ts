@@ -411,6 +411,12 @@ export interface ForcedOrder {
  */
 export interface Step {
     /**
+     * An edge that rests on an order of versions assumed, not shown by the history: the
+     * assumption's name (Elle's version-order option, e.g. `linearizable-keys`, which a
+     * register history's complete check under `grail elle` takes as known order).
+     */
+    assumed?: string;
+    /**
      * Counterexamples that rest on a choice of order only (register histories without a
      * version order; list appends no read observed): `true` when the history itself fixes the
      * edge, `false` when it follows from a choice of version order (PolySI 5.3: certain and

@@ -152,6 +152,18 @@ fn mop_index(o: &crate::report::OpRef) -> J {
 /// One step as Elle's explainers give it as data (`{"type": "rw", "key": 5, "value": "init",
 /// "value'": 1, "a-mop-index": 1, "b-mop-index": 0}`).
 pub fn step_j(h: &History, ids: &Ids, s: &Step) -> J {
+    let j = elle_step_j(h, ids, s);
+    // grail's addition: the Elle option whose assumed order the step rests on.
+    match (&s.assumed, j) {
+        (Some(source), J::Obj(mut fields)) => {
+            fields.push(("assumed".into(), J::str(source.clone())));
+            J::Obj(fields)
+        }
+        (_, j) => j,
+    }
+}
+
+fn elle_step_j(h: &History, ids: &Ids, s: &Step) -> J {
     let r = resolve(h, ids, s);
     let list = h.model != Model::RwRegister;
     match s.ty.as_str() {
@@ -251,7 +263,9 @@ pub fn step_text(h: &History, ids: &Ids, s: &Step, a: &str, b: &str) -> String {
         ),
         other => format!("{a} precedes {b} ({other})"),
     };
-    if s.certain == Some(false) {
+    if let Some(source) = &s.assumed {
+        text.push_str(&format!(" ({source} assumes this order; the history does not show it)"));
+    } else if s.certain == Some(false) {
         text.push_str(" (in the version order grail chose; no version order avoids a cycle)");
     }
     text

@@ -70,8 +70,10 @@ pub enum VersionOrder {
     /// model holds when they close none of its cycles (Elle's verdict, cycles it cannot see
     /// missed).
     Elle,
-    /// Over every version order (the generalized polygraph): a model holds only when some
-    /// version order closes none of its cycles.
+    /// Over every version order (the generalized polygraph) that extends the order Elle's
+    /// options beyond the initial state assume: a model holds only when some such order closes
+    /// none of its cycles. More assumed order, fewer orders to choose from: a model that
+    /// holds with assumptions holds without.
     Complete,
 }
 
@@ -86,11 +88,12 @@ impl VersionOrder {
     }
 }
 
-/// The inference to check registers on as Elle ([`VersionOrder::Elle`]): Elle's inferred
+/// The inference to check registers on: as Elle ([`VersionOrder::Elle`]), Elle's inferred
 /// version order gives its only WW and RW edges (WR edges kept between ok transactions, as
-/// Elle's `wr-graph`); with Elle's `cyclic-versions` cases. The complete check keeps the
-/// inference as it is (the inferred order is not known order to its polygraph yet), but reports
-/// `cyclic-versions` when options were given. `None` when there is nothing to change or report.
+/// Elle's `wr-graph`); for the complete check, the inferred order is assumed order
+/// ([`versions::assumed_order`]: known edges to the polygraph, named in explanations). With
+/// Elle's `cyclic-versions` cases. `None` when there is nothing to change or report (the
+/// complete check without a source besides the initial state, which the polygraph has).
 fn register_inference(
     h: &History,
     inf: &Inference,
@@ -102,12 +105,15 @@ fn register_inference(
     }
     let vg = versions::version_graphs(h, opts.versions);
     let mut out = inf.clone();
-    if opts.version_order == VersionOrder::Elle {
-        let ok = |t: TxnId| h.txns[t as usize].status == crate::history::Status::Committed;
-        let mut edges: Vec<crate::graph::Edge> =
-            inf.graph.edges.iter().filter(|e| e.ty == EdgeType::Wr && ok(e.from) && ok(e.to)).copied().collect();
-        edges.extend(versions::transaction_edges(h, &vg));
-        out.graph = DependencyGraph::new(inf.graph.is_vertex.clone(), edges);
+    match opts.version_order {
+        VersionOrder::Elle => {
+            let ok = |t: TxnId| h.txns[t as usize].status == crate::history::Status::Committed;
+            let mut edges: Vec<crate::graph::Edge> =
+                inf.graph.edges.iter().filter(|e| e.ty == EdgeType::Wr && ok(e.from) && ok(e.to)).copied().collect();
+            edges.extend(versions::transaction_edges(h, &vg));
+            out.graph = DependencyGraph::new(inf.graph.is_vertex.clone(), edges);
+        }
+        VersionOrder::Complete => out.assumed_order = versions::assumed_order(h, &inf.index.writes, &vg),
     }
     Some((out, vg))
 }

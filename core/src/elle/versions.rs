@@ -22,15 +22,17 @@
 //! write, its last write). Only these edges are Elle's ww and rw: a register's other version
 //! pairs stay unordered, and cycles through them go unseen.
 //!
-//! grail's complete check (`--version-order complete`) does not take this graph as known order
-//! yet (docs/elle.md, difference 7: a first attempt was not kept).
+//! grail's complete check (`--version-order complete`) takes this graph, when a source besides
+//! the initial state is asked for, as assumed order ([`assumed_order`]): the polygraph's known
+//! edges, each step that rests on one marked with the source that assumed it.
 
 use crate::graph::orders::{realtime_edges, session_edges};
 use crate::graph::{Edge, EdgeType};
 use crate::hash::Map;
-use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
+use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value, Writes};
+use crate::infer::AssumedOrder;
 use petgraph::graphmap::DiGraphMap;
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 /// A register version: `None` is `nil`, the initial state.
 pub type Version = Option<Value>;
@@ -60,6 +62,9 @@ pub struct CyclicVersions {
 pub struct VersionGraphs {
     /// (key, v1, v2), sorted, each once.
     pub edges: Vec<(KeyId, Version, Version)>,
+    /// Each edge's source (the first of [`VersionGraphs::sources`] that gave it), beside
+    /// `edges`.
+    pub edge_sources: Vec<&'static str>,
     /// The sources used, in Elle's order and names.
     pub sources: Vec<&'static str>,
     pub cyclic: Vec<CyclicVersions>,
@@ -237,13 +242,15 @@ pub fn version_graphs(h: &History, s: VersionSources) -> VersionGraphs {
         analyzers.push(("linearizable-keys", from_order(h, &ext, &realtime_edges(h, &committed).0)));
     }
     let mut out = VersionGraphs::default();
-    let mut kept = Edges::new();
+    let mut kept: BTreeMap<(KeyId, Version, Version), &'static str> = BTreeMap::new();
     for (name, edges) in analyzers {
         let mut union = kept.clone();
-        union.extend(edges);
+        for e in edges {
+            union.entry(e).or_insert(name);
+        }
         let mut sources = out.sources.clone();
         sources.push(name);
-        let cycles = cyclic(&union);
+        let cycles = cyclic(&union.keys().copied().collect());
         if cycles.is_empty() {
             kept = union;
             out.sources = sources;
@@ -255,8 +262,26 @@ pub fn version_graphs(h: &History, s: VersionSources) -> VersionGraphs {
             }));
         }
     }
-    out.edges = kept.into_iter().collect();
+    (out.edges, out.edge_sources) = kept.into_iter().unzip();
     out
+}
+
+/// Elle's inferred order as assumptions for grail's complete check: each edge `v1 -> v2`
+/// between two versions written by committed transactions (their last writes of the key), as
+/// the writes' ops with the edge's source. Edges from `nil` are left out (the polygraph already
+/// puts the initial version first), and so are versions no committed transaction installed.
+pub fn assumed_order(h: &History, writes: &Writes, vg: &VersionGraphs) -> Vec<AssumedOrder> {
+    let installed = |k: KeyId, v: Version| {
+        let w = writes.get(&(k, v?))?;
+        (w.last && h.txns[w.txn as usize].status == Status::Committed).then_some(w.op)
+    };
+    vg.edges
+        .iter()
+        .zip(&vg.edge_sources)
+        .filter_map(|(&(key, v1, v2), &source)| {
+            Some(AssumedOrder { key, first: installed(key, v1)?, second: installed(key, v2)?, source })
+        })
+        .collect()
 }
 
 /// Elle's `cyclic-version-cases`: the strongly connected components (two or more versions) of

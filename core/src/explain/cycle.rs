@@ -35,6 +35,7 @@ pub fn cycle_report(
             certain: None,
             claimed: (e.key == crate::graph::CLAIMED).then_some(true),
             read_from: None,
+            assumed: None,
         })
         .collect();
     // A transaction that read one key twice, seeing a newer version the second time.

@@ -87,6 +87,11 @@ pub struct Step {
     /// 5.3: an uncertain anti-dependency comes from a choice of version order).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub read_from: Option<u64>,
+    /// An edge that rests on an order of versions assumed, not shown by the history: the
+    /// assumption's name (Elle's version-order option, e.g. `linearizable-keys`, which a
+    /// register history's complete check under `grail elle` takes as known order).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub assumed: Option<String>,
 }
 
 /// A cycle in the dependency graph.

@@ -23,6 +23,7 @@ fn step(h: &History, idx: &Index, e: &Edge, why: String, certain: bool) -> Step 
         certain: Some(certain),
         claimed: None,
         read_from: None,
+        assumed: None,
     }
 }
 

@@ -70,10 +70,43 @@ fn why_append(h: &History, idx: &Index, e: &Edge, o: Origin, conflict: Option<u3
     }
 }
 
+/// What an assumed order of versions assumes ([`Polygraph::assumed`]), after "as".
+fn assumption_text(source: &str) -> String {
+    let what = match source {
+        "wfr-keys" => "a transaction's write of a key follows the version it read",
+        "sequential-keys" => "each key is sequentially consistent: process order orders its versions",
+        "linearizable-keys" => "each key is linearizable: real-time order orders its versions",
+        _ => "the caller's assumption",
+    };
+    format!("Elle's {source} assumes ({what}); the history does not show it")
+}
+
+/// Why an edge that rests on an assumed order of versions holds.
+fn why_assumed(h: &History, e: &Edge, source: &str) -> String {
+    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
+    let k = h.show(h.key(e.key));
+    let assumed = assumption_text(source);
+    match e.ty {
+        EdgeType::Rw => format!(
+            "{from} read key {k} = {}, and {to}'s write of {} comes after that version, as {assumed}",
+            read_value(h, e.from_op),
+            written(h, e.to_op)
+        ),
+        _ => format!(
+            "{to}'s write of {} to key {k} comes after {from}'s write of {}, as {assumed}",
+            written(h, e.to_op),
+            written(h, e.from_op)
+        ),
+    }
+}
+
 /// Why an edge holds, in one sentence; `conflict` names the constraint the counterexample is about.
 fn why(h: &History, idx: &Index, pg: &Polygraph, e: &Edge, o: Origin, conflict: Option<u32>) -> String {
     if h.model != crate::history::Model::RwRegister {
         return why_append(h, idx, e, o, conflict);
+    }
+    if let Some(source) = pg.assumption(e).filter(|_| o == Origin::Certain) {
+        return why_assumed(h, e, source);
     }
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let k = h.show(h.key(e.key));
@@ -128,26 +161,30 @@ fn why(h: &History, idx: &Index, pg: &Polygraph, e: &Edge, o: Origin, conflict: 
 fn steps(h: &History, idx: &Index, pg: &Polygraph, cycle: &[(Edge, Origin)], conflict: Option<u32>) -> Vec<Step> {
     cycle
         .iter()
-        .map(|&(e, o)| Step {
-            from: h.txns[e.from as usize].id,
-            to: h.txns[e.to as usize].id,
-            ty: e.ty,
-            key: if matches!(e.ty, EdgeType::So | EdgeType::Rt) {
-                serde_json::Value::Null
-            } else {
-                h.value_json(h.key(e.key))
-            },
-            from_op: op_ref(h, idx, e.from, e.from_op),
-            to_op: op_ref(h, idx, e.to, e.to_op),
-            why: why(h, idx, pg, &e, o, conflict),
-            certain: Some(o == Origin::Certain),
-            claimed: None,
-            read_from: match (e.ty, o) {
-                (EdgeType::Rw, Origin::Chosen { cons, first }) => {
-                    Some(h.txns[pg.ends(pg.cons[cons as usize], first).0.txn as usize].id)
-                }
-                _ => None,
-            },
+        .map(|&(e, o)| {
+            let assumed = pg.assumption(&e).filter(|_| o == Origin::Certain);
+            Step {
+                from: h.txns[e.from as usize].id,
+                to: h.txns[e.to as usize].id,
+                ty: e.ty,
+                key: if matches!(e.ty, EdgeType::So | EdgeType::Rt) {
+                    serde_json::Value::Null
+                } else {
+                    h.value_json(h.key(e.key))
+                },
+                from_op: op_ref(h, idx, e.from, e.from_op),
+                to_op: op_ref(h, idx, e.to, e.to_op),
+                why: why(h, idx, pg, &e, o, conflict),
+                certain: Some(o == Origin::Certain && assumed.is_none()),
+                claimed: None,
+                read_from: match (e.ty, o) {
+                    (EdgeType::Rw, Origin::Chosen { cons, first }) => {
+                        Some(h.txns[pg.ends(pg.cons[cons as usize], first).0.txn as usize].id)
+                    }
+                    _ => None,
+                },
+                assumed: assumed.map(String::from),
+            }
         })
         .collect()
 }
@@ -161,7 +198,11 @@ fn then_lines(
     conflict: Option<u32>,
 ) {
     for (i, &(e, o)) in cycle.iter().enumerate() {
-        let mark = if o == Origin::Certain { "certain" } else { "chosen" };
+        let mark = match o {
+            Origin::Certain if pg.assumption(&e).is_some() => "assumed",
+            Origin::Certain => "certain",
+            Origin::Chosen { .. } => "chosen",
+        };
         let label = format!("{}, {mark}", e.ty.as_str());
         let why = why(h, idx, pg, &e, o, conflict);
         text.step(&txn_name(h, e.from), &txn_name(h, e.to), &label, &why, i + 1 == cycle.len());

@@ -37,6 +37,20 @@ pub struct Inference {
     /// List-append: the committed appends no read observed, as (key, transaction), on keys
     /// with two or more of them (their order is open: [`crate::engine::open_pairs`]).
     pub open_appends: Vec<(KeyId, TxnId)>,
+    /// Registers: orders of versions a caller assumes beyond what the history shows (Elle's
+    /// version-order sources, [`crate::elle::versions::assumed_order`]); the polygraph takes
+    /// them as known edges, and explanations name them. Empty from the inference itself.
+    pub assumed_order: Vec<AssumedOrder>,
+}
+
+/// A register version assumed to precede another: the writes (ops) that installed them, and
+/// the assumption's name (Elle's option, e.g. `linearizable-keys`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AssumedOrder {
+    pub key: KeyId,
+    pub first: u32,
+    pub second: u32,
+    pub source: &'static str,
 }
 
 impl Inference {
@@ -140,6 +154,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
         list_order: cx.list_order,
         open_appends: cx.open_appends,
         index,
+        assumed_order: Vec::new(),
     }
 }
 

@@ -87,6 +87,7 @@ pub fn build(
         limit: max_constraints,
         rank: (0..n as u32).collect(),
         session: Vec::new(),
+        assumed: Vec::new(),
     })
 }
 

@@ -76,6 +76,10 @@ pub struct Polygraph {
     /// Session order when it is not among the known edges: a resolution acyclic with it is
     /// acyclic without it, so the search tries it first ([`super::decide_with`]).
     pub session: Vec<Edge>,
+    /// Known edges that rest on an order of versions a caller assumed
+    /// ([`Inference::assumed_order`]), with the assumption's name: certain to the search, not
+    /// to the explanation.
+    pub assumed: Vec<(Edge, &'static str)>,
 }
 
 impl KeyInfo {
@@ -88,6 +92,11 @@ impl KeyInfo {
 }
 
 impl Polygraph {
+    /// The assumption an edge among the known ones rests on, if any.
+    pub fn assumption(&self, e: &Edge) -> Option<&'static str> {
+        self.assumed.iter().find(|(a, _)| a == e).map(|&(_, s)| s)
+    }
+
     /// The known edges, and `extra` taken as known (session order, say), as certain edges.
     pub fn certain(&self, extra: &[Edge]) -> Vec<(Edge, super::graph::Origin)> {
         self.known.iter().chain(extra).map(|&e| (e, super::graph::Origin::Certain)).collect()
@@ -155,6 +164,53 @@ fn two_writers_read_one_version(k: &KeyInfo) -> bool {
         || k.versions.iter().any(|v| two(&mut v.readers.iter().map(|r| r.0)))
 }
 
+/// The versions the caller assumes ordered ([`Inference::assumed_order`]) as known edges: the
+/// earlier version's chain before the later's (the WW edge and the RW edges that choice of their
+/// constraint draws, so that pruning settles the constraint at once), or, within one chain
+/// against its order, the WW edge that closes a cycle with the chain's edges (the assumption
+/// contradicts the history under the levels that compact chains).
+fn assumed_edges(inf: &Inference, key_idx: &Map<KeyId, u32>, keys: &[KeyInfo]) -> Vec<(Edge, &'static str)> {
+    let mut out = Vec::new();
+    if inf.assumed_order.is_empty() {
+        return out;
+    }
+    // Each assumed key's versions' places.
+    let mut place: Map<u32, usize> = Map::default();
+    for a in &inf.assumed_order {
+        let Some(&ki) = key_idx.get(&a.key) else { continue };
+        let k = &keys[ki as usize];
+        if k.versions.first().is_some_and(|v| place.contains_key(&v.op)) {
+            continue;
+        }
+        place.extend(k.versions.iter().enumerate().map(|(i, v)| (v.op, i)));
+    }
+    for a in &inf.assumed_order {
+        let (Some(&ki), Some(&pa), Some(&pb)) = (key_idx.get(&a.key), place.get(&a.first), place.get(&a.second)) else {
+            continue;
+        };
+        let k = &keys[ki as usize];
+        let chain_of = |p: usize| k.chain_ends.partition_point(|&e| e as usize <= p) as u32;
+        let (ca, cb) = (chain_of(pa), chain_of(pb));
+        let (vx, vy) = if ca != cb {
+            (&k.chain(ca)[k.chain(ca).len() - 1], &k.chain(cb)[0])
+        } else if pb < pa {
+            (&k.versions[pa], &k.versions[pb])
+        } else {
+            continue;
+        };
+        let ww = Edge { from: vx.txn, to: vy.txn, ty: EdgeType::Ww, key: a.key, from_op: vx.op, to_op: vy.op };
+        out.push((ww, a.source));
+        if ca != cb {
+            out.extend(vx.readers.iter().filter(|r| r.0 != vy.txn).map(|&(r, o)| {
+                (Edge { from: r, to: vy.txn, ty: EdgeType::Rw, key: a.key, from_op: o, to_op: vy.op }, a.source)
+            }));
+        }
+    }
+    out.sort_unstable_by_key(|(e, _)| (e.from_op, e.to_op, e.ty as u8));
+    out.dedup_by_key(|(e, _)| (e.from_op, e.to_op, e.ty as u8));
+    out
+}
+
 fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_constraints: u64) -> Polygraph {
     let n = h.txns.len();
     let is_vertex = &inf.graph.is_vertex[..];
@@ -215,6 +271,8 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
     for k in &mut keys {
         super::compact::chains(k, compact, &mut known);
     }
+    let assumed = assumed_edges(inf, &key_idx, &keys);
+    known.extend(assumed.iter().map(|a| a.0));
     for k in &keys {
         for &(r, o) in &k.initial_readers {
             for v in k.versions.iter().filter(|v| v.txn != r) {
@@ -275,5 +333,5 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
         Order::None => crate::graph::orders::session_edges(h, is_vertex).0,
         _ => Vec::new(),
     };
-    Polygraph { n, known, keys, cons, pairs, version_pairs, compact, limit: max_constraints, rank, session }
+    Polygraph { n, known, keys, cons, pairs, version_pairs, compact, limit: max_constraints, rank, session, assumed }
 }
