@@ -1,6 +1,8 @@
 // The demo's one point of contact with grail's JS package (bindings/wasm/js/index.d.ts), copied
 // to ./grail/ by build.mjs. Runs in the Web Worker. If the package's API changes, this is the
 // file to adjust: everything else in the demo sees only the plain objects returned here.
+// The WebAssembly module under it is the demo's own build (bindings/wasm/pkg-demo), which has
+// only the calls made here: one more must be taken out of bindings/wasm/src/full.rs.
 
 import { init, read, version, LEVELS, GrailError, OnlineChecker } from './grail/web.mjs';
 

@@ -220,7 +220,7 @@ test('a panic becomes a GrailError of kind panic, and the module is reset and us
     assert.throws(() => _panicForTest('deliberate test panic'), (e) => ((err = e), true));
     assert.ok(err instanceof grail.GrailError);
     assert.equal(err.kind, 'panic');
-    assert.match(err.message, /grail panicked at .*lib\.rs:\d+:\d+: deliberate test panic/);
+    assert.match(err.message, /grail panicked at .*src\/full\.rs:\d+:\d+: deliberate test panic/);
     // A History read before the reset is refused, with a message saying why.
     assert.throws(() => before.check(), (e) => e instanceof grail.GrailError && /reset after a panic/.test(e.message));
     before.free();

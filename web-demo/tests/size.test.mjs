@@ -1,0 +1,36 @@
+// The size of the WebAssembly module the demo loads (dist/grail/grail_wasm_bg.wasm, the demo's
+// own build: bindings/wasm/build.sh, pkg-demo/), raw and gzipped at zlib's default level (as a
+// web server sends it). Not timed: it reads one file.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { wasmSize } from '../../bindings/wasm/scripts/wasm-size.mjs';
+
+const demoDir = join(dirname(fileURLToPath(import.meta.url)), '..');
+
+const wasm = join(demoDir, 'dist', 'grail', 'grail_wasm_bg.wasm');
+const pkgWasm = join(demoDir, '..', 'bindings', 'wasm', 'pkg', 'grail_wasm_bg.wasm');
+const notBuilt = !existsSync(wasm) && 'web-demo/dist is not built (node web-demo/build.mjs)';
+
+// What it is now (1,278,034 bytes, 521,080 gzipped) with a little room: it must not grow.
+const BUDGET = { raw: 1_300_000, gzip: 530_000 };
+// Issue 37's target, not reached yet (bindings/wasm/README.md says what takes the space).
+const TARGET = { raw: 1_000_000, gzip: 400_000 };
+
+test('the demo loads its own module, smaller than the JS package\'s', { skip: notBuilt }, () => {
+    assert.ok(wasmSize(wasm).raw < wasmSize(pkgWasm).raw);
+});
+
+test(`the demo's module is within its budget (${BUDGET.raw} bytes, ${BUDGET.gzip} gzipped)`, { skip: notBuilt }, () => {
+    const s = wasmSize(wasm);
+    assert.ok(s.raw <= BUDGET.raw, `${s.raw} bytes`);
+    assert.ok(s.gzip <= BUDGET.gzip, `${s.gzip} bytes gzipped`);
+});
+
+test(`the demo's module is under 1 MB (${TARGET.gzip} gzipped)`, { skip: notBuilt, todo: 'issue 37: 1.28 MB now' }, () => {
+    const s = wasmSize(wasm);
+    assert.ok(s.raw <= TARGET.raw, `${s.raw} bytes`);
+    assert.ok(s.gzip <= TARGET.gzip, `${s.gzip} bytes gzipped`);
+});
