@@ -76,7 +76,8 @@ fn json_inputs_are_explained_in_their_own_json() {
         let h = read(text.as_bytes(), format).unwrap();
         assert_eq!(op_text(&h, 0), first_op);
         for o in 0..h.ops.len() as u32 {
-            let j: serde_json::Value = serde_json::from_str(&op_text(&h, o)).unwrap_or_else(|e| panic!("{e}: {}", op_text(&h, o)));
+            let j: serde_json::Value =
+                serde_json::from_str(&op_text(&h, o)).unwrap_or_else(|e| panic!("{e}: {}", op_text(&h, o)));
             let op = h.ops[o as usize];
             let (key, value) = match (&j, format) {
                 (serde_json::Value::Array(a), _) => (a[1].clone(), a[2].clone()),
