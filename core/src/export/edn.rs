@@ -13,9 +13,7 @@ use std::fmt::Write;
 /// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
 /// skipped) as Jepsen EDN, one map a line, after `comment` as `;` lines when there is one.
 pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String {
-    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    order.sort_unstable_by_key(|&t| (h.txns[t as usize].invoke_pos(), t));
-    order.dedup();
+    let order = super::invocation_order(h, txns);
     let mut out = String::new();
     for line in comment.into_iter().flat_map(str::lines) {
         let _ = writeln!(out, "; {line}");

@@ -41,6 +41,15 @@ pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String
     }
 }
 
+/// The transactions `txns` (indices into [`History::txns`]) each once, out of range ones
+/// left out, in the order they were invoked (the order of the input's records).
+fn invocation_order(h: &History, txns: &[TxnId]) -> Vec<TxnId> {
+    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
+    order.sort_unstable_by_key(|&t| (h.txns[t as usize].invoke_pos(), t));
+    order.dedup();
+    order
+}
+
 /// The file extension of a history in `notation`: `edn`, `txt` for Plume's text, `json` for the JSON ones.
 pub fn extension(notation: Notation) -> &'static str {
     match notation {

@@ -16,9 +16,7 @@ pub fn history(h: &History) -> String {
 /// skipped), in the order they were invoked, as [`history`] writes them: read back, their
 /// times give the real-time order.
 pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
-    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    order.sort_unstable_by_key(|&t| (h.txns[t as usize].invoke_pos(), t));
-    order.dedup();
+    let order = super::invocation_order(h, txns);
     let mut out = String::from("{\"transactions\": [\n");
     for (i, &t) in order.iter().enumerate() {
         let txn = &h.txns[t as usize];

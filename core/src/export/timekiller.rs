@@ -9,9 +9,7 @@ use serde_json::{json, Map, Value as Json};
 /// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
 /// skipped), in the history's order.
 pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
-    let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    order.sort_unstable_by_key(|&t| (h.txns[t as usize].invoke_pos(), t));
-    order.dedup();
+    let order = super::invocation_order(h, txns);
     let mut out = String::from("[\n");
     for (i, &t) in order.iter().enumerate() {
         let txn = &h.txns[t as usize];
