@@ -84,10 +84,38 @@ impl<'a> Input<'a> {
     pub(super) fn reads_of(&self, t: TxnId) -> &[ExtRead] {
         &self.reads[self.starts[t as usize] as usize..self.starts[t as usize + 1] as usize]
     }
+}
 
-    /// `t2`'s last write (or append) to `key`, if it wrote it.
-    fn write_of(&self, t2: TxnId, key: KeyId) -> Option<u32> {
-        self.inf.index.last_write(self.h, t2, key)
+/// Each transaction's writes (and appends) as (key, op), in program order:
+/// `list[starts[t]..starts[t + 1]]`. RC and RA ask, for each read, whether each writer observed
+/// wrote its key. Asked of the history, each question missed the cache twice (the transaction,
+/// then its operations): on AWDIT's 200k history, RC took a sixth more time.
+struct TxnWrites {
+    starts: Vec<u32>,
+    list: Vec<(KeyId, u32)>,
+}
+
+impl TxnWrites {
+    fn new(h: &History) -> Self {
+        let mut starts = Vec::with_capacity(h.txns.len() + 1);
+        let mut list = Vec::new();
+        for txn in &h.txns {
+            starts.push(list.len() as u32);
+            let ops = h.ops.get(txn.ops_start as usize..txn.ops_end as usize).unwrap_or_default();
+            for (o, op) in (txn.ops_start..).zip(ops) {
+                if op.kind != OpKind::Read {
+                    list.push((op.key, o));
+                }
+            }
+        }
+        starts.push(list.len() as u32);
+        TxnWrites { starts, list }
+    }
+
+    /// `t`'s last write (or append) to `key`, if it wrote it.
+    fn last(&self, t: TxnId, key: KeyId) -> Option<u32> {
+        let (a, b) = (*self.starts.get(t as usize)?, *self.starts.get(t as usize + 1)?);
+        self.list.get(a as usize..b as usize)?.iter().rev().find(|w| w.0 == key).map(|w| w.1)
     }
 }
 
@@ -283,12 +311,13 @@ fn outside_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Itera
 
 /// MonoAtomicView: a writer seen by an earlier read of the same transaction.
 fn read_committed(inp: &Input, out: &mut Out) {
+    let writes = TxnWrites::new(inp.h);
     let mut seen: Vec<TxnId> = Vec::new();
     for t in 0..inp.h.txns.len() as TxnId {
         seen.clear();
         for r in inp.reads_of(t) {
             for &t2 in &seen {
-                if let Some(w2) = inp.write_of(t2, r.key) {
+                if let Some(w2) = writes.last(t2, r.key) {
                     out.infer(inp, w2, r);
                 }
             }
@@ -305,6 +334,7 @@ fn read_committed(inp: &Input, out: &mut Out) {
 /// ReadAtomic: a writer that is a direct predecessor, by session order or reads-from.
 fn read_atomic(inp: &Input, out: &mut Out) {
     let h = inp.h;
+    let writes = TxnWrites::new(h);
     // The latest write of each key by each process so far, visiting each process's
     // transactions in session order; transactions without a process have no session premise.
     let mut session_last: Map<(i64, KeyId), u32> = Map::default();
@@ -329,7 +359,7 @@ fn read_atomic(inp: &Input, out: &mut Out) {
                 out.infer(inp, w2, r);
             }
             for &t2 in &sources {
-                if let Some(w2) = inp.write_of(t2, r.key) {
+                if let Some(w2) = writes.last(t2, r.key) {
                     out.infer(inp, w2, r);
                 }
             }

@@ -264,7 +264,9 @@ impl HistoryBuilder {
         if n == 0 {
             return;
         }
-        h.op_spans.resize(n - 1, Span::default());
+        if h.op_spans.len() != n - 1 {
+            h.op_spans.resize(n - 1, Span::default());
+        }
         h.op_spans.push(span);
     }
 

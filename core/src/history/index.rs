@@ -95,9 +95,33 @@ impl Writes {
     }
 
     pub fn get(&self, kv: &(KeyId, Value)) -> Option<WriteInfo> {
+        self.position(kv).map(|i| self.info(i))
+    }
+
+    /// Where the write of (key, value) is among all writes, which are in (key, value) order.
+    pub fn position(&self, kv: &(KeyId, Value)) -> Option<usize> {
         let r = crate::bucket_sort::range(&self.starts, kv.0 as usize);
         let i = self.entries.get(r.clone())?.binary_search_by(|e| e.value.cmp(&kv.1)).ok()?;
-        Some(self.info(r.start + i))
+        Some(r.start + i)
+    }
+
+    /// The write at a [`Writes::position`].
+    pub fn at(&self, i: usize) -> WriteInfo {
+        self.info(i)
+    }
+
+    /// The positions of key `k`'s writes (`None` past the keys indexed).
+    pub fn positions(&self, k: KeyId) -> Option<std::ops::Range<usize>> {
+        (k as usize + 1 < self.starts.len()).then(|| crate::bucket_sort::range(&self.starts, k as usize))
+    }
+
+    /// How many writes there are.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// Key `k`'s writes, by value.

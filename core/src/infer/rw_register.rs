@@ -14,21 +14,68 @@ use crate::graph::EdgeType;
 use crate::hash::Set;
 use crate::history::{Arg, History, KeyId, OpKind, Status, TxnId, Value};
 
-/// Each version's external readers, as (version, reader, read op) sorted: one flat list where a
-/// map of lists cost an allocation per version.
-struct Readers(Vec<(Version, TxnId, u32)>);
+/// Each version's external readers, as (reader, read op) in operation order: one flat list where
+/// a map of lists cost an allocation per version. Versions are numbered in their order (key by
+/// key, the initial value first, then the written values as [`Writes`] orders them), and the
+/// readers, met in operation order, are counted into place, in the order a sort of (version,
+/// reader, op) gave. That sort, with each version's write looked up again, made RC's build on
+/// AWDIT's 200k history 1.54 G instructions on one thread; counted, 1.00 G.
+struct Readers<'w> {
+    writes: &'w Writes,
+    /// `list[starts[i]..starts[i + 1]]`: version i's readers.
+    starts: Vec<u32>,
+    list: Vec<(TxnId, u32)>,
+}
 
-impl Readers {
+impl<'w> Readers<'w> {
+    /// The readers met, as (version number, reader, read op), in operation order.
+    fn new(writes: &'w Writes, nkeys: usize, met: Vec<(u32, TxnId, u32)>) -> Self {
+        let mut starts = vec![0u32; writes.len() + nkeys + 1];
+        for &(i, _, _) in &met {
+            starts[i as usize + 1] += 1;
+        }
+        crate::bucket_sort::starts_from_counts(&mut starts);
+        let mut next = starts.clone();
+        let mut list = vec![(0, 0); met.len()];
+        for (i, t, o) in met {
+            list[next[i as usize] as usize] = (t, o);
+            next[i as usize] += 1;
+        }
+        Readers { writes, starts, list }
+    }
+
+    /// The number of key `k`'s initial version.
+    fn initial(writes: &Writes, k: KeyId) -> Option<u32> {
+        Some((writes.positions(k)?.start + k as usize) as u32)
+    }
+
+    /// The number of the version a write installs, from its [`Writes::position`].
+    fn written(k: KeyId, position: usize) -> u32 {
+        (position + k as usize + 1) as u32
+    }
+
+    fn number(&self, (k, v): Version) -> Option<u32> {
+        match v {
+            None => Self::initial(self.writes, k),
+            Some(v) => self.writes.position(&(k, v)).map(|p| Self::written(k, p)),
+        }
+    }
+
+    fn of(&self, number: u32) -> &[(TxnId, u32)] {
+        crate::bucket_sort::bucket(&self.list, &self.starts, number as usize)
+    }
+
     fn get(&self, version: Version) -> impl Iterator<Item = (TxnId, u32)> + '_ {
-        let i = self.0.partition_point(|r| r.0 < version);
-        self.0[i..].iter().take_while(move |r| r.0 == version).map(|r| (r.1, r.2))
+        self.number(version).map_or(&[][..], |n| self.of(n)).iter().copied()
     }
 }
 
 pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let index = cx.index;
     let writes = &index.writes;
-    let mut readers: Vec<(Version, TxnId, u32)> = Vec::new();
+    let nkeys = h.keys.len();
+    // (version number, reader, read op), in operation order.
+    let mut readers: Vec<(u32, TxnId, u32)> = Vec::new();
     // (key, value first read externally, op of the transaction's last write to the key after it)
     let mut read_then_write: Vec<(KeyId, Option<Value>, u32)> = Vec::new();
 
@@ -78,10 +125,13 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
                 read_then_write.push((op.key, read, txn.ops_start + w as u32));
             }
             let Some(v) = read else {
-                readers.push(((op.key, None), t, o));
+                if let Some(n) = Readers::initial(writes, op.key) {
+                    readers.push((n, t, o));
+                }
                 continue;
             };
-            match writes.get(&(op.key, v)) {
+            let position = writes.position(&(op.key, v));
+            match position.map(|p| writes.at(p)) {
                 None => cx.finding(AnomalyKind::GarbageRead, Some(op.key), Some(v), None, &[(t, o)]),
                 Some(w) if cx.status(w.txn) == Status::Aborted => {
                     cx.finding(AnomalyKind::G1a, Some(op.key), Some(v), Some((w.txn, w.op)), &[(t, o)])
@@ -94,18 +144,19 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
                 }
                 Some(w) => {
                     cx.promote(w.txn);
-                    readers.push(((op.key, Some(v)), t, o));
+                    if let Some(p) = position {
+                        readers.push((Readers::written(op.key, p), t, o));
+                    }
                 }
             }
         }
     }
-    // WR from each version's writer to its readers.
-    readers.sort_unstable();
-    let readers = Readers(readers);
-    for group in readers.0.chunk_by(|a, b| a.0 == b.0) {
-        let (k, Some(v)) = group[0].0 else { continue };
-        if let Some(w) = writes.get(&(k, v)) {
-            for &(_, _, o) in group {
+    // WR from each version's writer to its readers, in version order.
+    let readers = Readers::new(writes, nkeys, readers);
+    for k in 0..nkeys as KeyId {
+        for p in writes.positions(k).unwrap_or(0..0) {
+            let w = writes.at(p);
+            for &(_, o) in readers.of(Readers::written(k, p)) {
                 cx.edge(EdgeType::Wr, w.op, o);
             }
         }
@@ -179,7 +230,10 @@ fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_wri
         .filter(|(_, w)| w.last && cx.is_vertex[w.txn as usize] && !has_pred.contains(&w.op))
         .map(|((k, _), w)| (k, w.op))
         .collect();
-    firsts.sort_unstable();
+    // Key by key already (as the writes are): each key's by operation.
+    for run in firsts.chunk_by_mut(|a, b| a.0 == b.0) {
+        run.sort_unstable();
+    }
     after.extend(firsts.into_iter().map(|(k, op)| ((k, None), op)));
     if cx.counts_rw() {
         let n = count_rw(cx, readers, &after);

@@ -90,8 +90,13 @@ pub(crate) fn aborted_writes(events: Vec<Event>, line: u32, txns: &[Txn]) -> Opt
         return None;
     }
     let ids: Set<u64> = txns.iter().map(|t| t.id).collect();
-    let id = (0..=ABORTED_WRITES).map(|i| ABORTED_WRITES - i).find(|id| !ids.contains(id)).unwrap_or(ABORTED_WRITES);
+    let id = aborted_writes_id(|id| ids.contains(&id));
     Some(Txn { id, session: None, status: Status::Aborted, events, line })
+}
+
+/// The id of the transaction of aborted writes, given which ids transactions have taken.
+pub(crate) fn aborted_writes_id(taken: impl Fn(u64) -> bool) -> u64 {
+    (0..=ABORTED_WRITES).map(|i| ABORTED_WRITES - i).find(|&id| !taken(id)).unwrap_or(ABORTED_WRITES)
 }
 
 /// The id of the transaction of aborted writes ([`aborted_writes`]): the largest integer

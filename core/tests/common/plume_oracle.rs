@@ -1,50 +1,38 @@
-//! PolySI's and Plume's text histories: one operation a line, `r(key,value,session,txn)` or
-//! `w(key,value,session,txn)`. A transaction is every line with its `txn` id, in line order;
-//! sessions order their transactions by first line. Spaces around fields and blank lines are
-//! allowed; every field is a signed 64-bit integer (a negative transaction id other than -1 is
-//! shown as 2^64 plus it, grail's ids being unsigned).
-//!
-//! Read as the peers' own loaders read it:
-//! * PolySI, `TextHistoryLoader` (hengxin/PolySI-PVLDB2023-Artifacts,
-//!   `artifact/PolySI/src/main/java/history/loaders/TextHistoryLoader.java` at 93ba2c5; the same
-//!   in Tsunaou/PolySI at 3ecae9b): sessions as written, session 0 included; before all others a
-//!   transaction of its own session (-1) writes 0 to every key the file names. Its pattern
-//!   `\d++` takes no negative number.
-//! * Plume (hengxin/IsoVista, `src/main/java/history/loader/TextHistoryLoader.java` at 13cfa34,
-//!   and `Plume/src/main/java/alg/Plume.java` in dracoooooo/Plume at d9cc210): `txn = -1` is a
-//!   write of an aborted transaction (a read line with it is dropped), and a read of its value
-//!   an aborted read; a read of 0 reads the initial value and a write of 0 is ignored.
-//! * AWDIT, `History::parse_plume_history` (lassemoldrup/AWDIT, `src/formats.rs` at 34052d1):
-//!   `txn = -1` as Plume; session 0 ordinary; after reading, a transaction in a session of its
-//!   own writes 0 to every key, and wins over any other write of 0 (duplicate writes keep the
-//!   last one), so a read of 0 reads the initial value there too.
-//!
-//! grail follows them: 0 is every key's initial value (`kv::Initial::Zero`: a read of 0 reads
-//! it; a write of 0 is left out, as Plume does, so that a transaction writing 0 to every key
-//! first changes no verdict), `txn = -1` lines are aborted writes (one aborted transaction,
-//! numbered [`crate::read::ABORTED_WRITES`], 2^53 - 1, which JavaScript holds; written back as -1),
-//! and negative numbers parse (a negative id other than -1 is beyond what JavaScript holds: the
-//! JS package and the demo cannot report on it).
+//! The Plume reader as it was before it read line by line into the builder (grail 5737f84,
+//! `core/src/read/plume.rs` with `read/kv.rs`'s `build` for `Initial::Zero`): each
+//! transaction's lines gathered, then built through the public [`HistoryBuilder`]. The oracle
+//! the reader must equal, history for history and error for error.
 
-use super::kv::{aborted_writes, build, Event, Initial, Txn};
-use crate::error::{Error, ErrorKind};
-use crate::hash::Map;
-use crate::history::builder::Place;
-use crate::history::{History, Notation, Span, Status};
+use grail_core::history::builder::{Place, TxnMeta};
+use grail_core::history::{History, HistoryBuilder, Model, Notation, OpKind, Span, Status, Value};
+use grail_core::read::ABORTED_WRITES;
+use grail_core::{Error, ErrorKind};
+use std::collections::{HashMap, HashSet};
 
-/// The transaction id PolySI's text gives the writes of aborted transactions.
 const ABORTED: i64 = -1;
 
-pub fn read_plume(text: &[u8]) -> Result<History, Error> {
-    read_plume_with(text, true)
+#[derive(Clone, Copy)]
+struct Event {
+    write: bool,
+    key: i64,
+    value: i64,
+    place: Place,
+    span: Option<Span>,
 }
 
-/// [`read_plume`], recording each operation's span (its `r(...)` or `w(...)`) when `spans`.
-pub fn read_plume_with(text: &[u8], spans: bool) -> Result<History, Error> {
+struct Txn {
+    id: u64,
+    session: Option<i64>,
+    status: Status,
+    events: Vec<Event>,
+    line: u32,
+}
+
+pub fn read_plume_oracle(text: &[u8], spans: bool) -> Result<History, Error> {
     let mut txns: Vec<Txn> = Vec::new();
     let mut aborted: Vec<Event> = Vec::new();
     let mut first_aborted = 0;
-    let mut index: Map<i64, usize> = Map::default();
+    let mut index: HashMap<i64, usize> = HashMap::new();
     let mut offset = 0usize;
     for (n, raw) in text.split(|&b| b == b'\n').enumerate() {
         let line_no = n as u32 + 1;
@@ -78,7 +66,7 @@ pub fn read_plume_with(text: &[u8], spans: bool) -> Result<History, Error> {
             return Err(p.err("expected the end of the line after the closing parenthesis"));
         }
         let place = Place { line: line_no, column: 1 };
-        let event = Event { write, key, value: Some(value), place, span: spans.then_some(span) };
+        let event = Event { write, key, value, place, span: spans.then_some(span) };
         if txn == ABORTED {
             if write {
                 if aborted.is_empty() {
@@ -112,10 +100,43 @@ pub fn read_plume_with(text: &[u8], spans: bool) -> Result<History, Error> {
         }
         txns[i].events.push(event);
     }
-    let writes = aborted_writes(aborted, first_aborted, &txns);
-    txns.extend(writes);
-    let mut h = build(txns, Initial::Zero)?;
+    if !aborted.is_empty() {
+        let ids: HashSet<u64> = txns.iter().map(|t| t.id).collect();
+        let id = (0..=ABORTED_WRITES).map(|i| ABORTED_WRITES - i).find(|id| !ids.contains(id)).unwrap();
+        txns.push(Txn { id, session: None, status: Status::Aborted, events: aborted, line: first_aborted });
+    }
+    let mut h = build(txns)?;
     h.notation = Notation::Plume;
+    Ok(h)
+}
+
+/// `kv::build` with `Initial::Zero`: a read of 0 reads the initial value, a write of 0 is left
+/// out, and a transaction of writes of 0 alone with it.
+fn build(txns: Vec<Txn>) -> Result<History, Error> {
+    let rewrites_initial = |e: &Event| e.write && e.value == 0;
+    let mut b = HistoryBuilder::new();
+    for t in &txns {
+        if !t.events.is_empty() && t.events.iter().all(rewrites_initial) {
+            continue;
+        }
+        for e in t.events.iter().filter(|e| !rewrites_initial(e)) {
+            let key = b.key(Value::Int(e.key));
+            match (e.write, e.value) {
+                (true, v) => b.push_write(OpKind::Write, key, Value::Int(v), e.place),
+                (false, 0) => b.push_read_nil(key),
+                (false, v) => b.push_read_scalar(key, Value::Int(v), e.place),
+            }
+            if let Some(span) = e.span {
+                b.set_op_span(span);
+            }
+        }
+        let meta = TxnMeta { id: Some(t.id), process: t.session, line: t.line, ..Default::default() };
+        b.finish_txn(t.status, meta);
+    }
+    let mut h = b.finish()?;
+    if h.model == Model::Empty && !h.ops.is_empty() {
+        h.model = Model::RwRegister;
+    }
     Ok(h)
 }
 
@@ -165,7 +186,6 @@ impl Cursor<'_> {
             self.at += 1;
         }
         let digits = self.at;
-        // Accumulated negatively, so that i64::MIN fits.
         let mut v: i64 = 0;
         while let Some(d @ b'0'..=b'9') = self.peek() {
             v = match v.checked_mul(10).and_then(|v| v.checked_sub((d - b'0') as i64)) {
