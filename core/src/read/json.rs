@@ -26,6 +26,15 @@ pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> 
 
 /// [`read_json_from`], recording the span of every operation and transaction or none.
 pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Result<History, Error> {
+    if let Some(h) = super::json_fast::read(text, first, record_spans) {
+        return Ok(h);
+    }
+    read_json_serde(text, first, record_spans)
+}
+
+/// The reader of every JSON history the short path (`json_fast`) gives up on: serde_json's
+/// tree of the whole text, then places and spans from two scans of it.
+pub(crate) fn read_json_serde(text: &[u8], first: u64, record_spans: bool) -> Result<History, Error> {
     let (entries, version_order, commit_order, form) = entries(text)?;
     let places = entry_places(text, form);
     let spans = if record_spans { super::json_spans::scan(text, layout(form)) } else { JsonSpans::default() };
@@ -434,7 +443,7 @@ fn push_ops(b: &mut HistoryBuilder, i: usize, ops: Option<&Json>, spans: &[Span]
 }
 
 /// A version order given as `{"key": [v1, v2, ...]}`; keys are matched by their text.
-fn version_order_from_json(h: &History, vo: &Json) -> Result<VersionOrder, Error> {
+pub(super) fn version_order_from_json(h: &History, vo: &Json) -> Result<VersionOrder, Error> {
     let obj = vo
         .as_object()
         .ok_or_else(|| Error::new(ErrorKind::Shape, "expected \"version_order\" to be an object of key: [values]"))?;

@@ -8,6 +8,7 @@ mod edn;
 #[cfg(feature = "parallel")]
 mod edn_chunks;
 mod json;
+mod json_fast;
 mod json_spans;
 mod kv;
 pub mod nemesis;
@@ -163,6 +164,19 @@ pub fn read_plume_in_chunks(text: &[u8], spans: SpanMode, chunk_bytes: usize) ->
 #[doc(hidden)]
 pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
     edn::read_sequential(text, 0, SpanMode::all_or_none(spans))
+}
+
+/// The JSON reader's short path alone: `None` when it leaves the text to serde_json's reader.
+/// For tests that it gives what [`read_json_serde`] gives.
+#[doc(hidden)]
+pub fn read_json_fast(text: &[u8], spans: bool) -> Option<History> {
+    json_fast::read(text, 0, spans)
+}
+
+/// The JSON reader without its short path (serde_json's tree of the whole text).
+#[doc(hidden)]
+pub fn read_json_serde(text: &[u8], spans: bool) -> Result<History, Error> {
+    json::read_json_serde(text, 0, spans)
 }
 
 /// What a reader records besides the history itself.

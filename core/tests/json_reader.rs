@@ -1,0 +1,246 @@
+//! The JSON reader's short path (`read::json_fast`) gives what serde_json's reader gives: the
+//! same history, spans and numbering included, with spans and without, on the corpus's and the
+//! conformance cases' JSON files, on generated native and elle-cli histories of several shapes,
+//! on variants of them (other whitespace, keys in another order, nemesis and client operations,
+//! completions without values, strings with escapes, floats, repeated keys), and on broken text,
+//! where it must give up so that the error is serde_json's reader's.
+
+mod common;
+
+use common::corpus;
+use grail_core::export::{elle_json, native};
+use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation, Output};
+use grail_core::read::{read_json, read_json_fast, read_json_serde};
+use grail_core::History;
+use proptest::prelude::*;
+use std::path::Path;
+
+fn assert_same(a: &History, b: &History, what: &str) {
+    assert_eq!(a.txns, b.txns, "{what}: transactions");
+    assert_eq!(a.ops, b.ops, "{what}: operations");
+    assert_eq!(a.elems, b.elems, "{what}: list elements");
+    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
+    assert_eq!(a.keys, b.keys, "{what}: keys");
+    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
+    for i in 0..a.strings.len() {
+        let s = grail_core::history::Sym::try_from(i).unwrap();
+        assert_eq!(a.strings.get(s), b.strings.get(s), "{what}: string {i}");
+    }
+    assert_eq!(a.model, b.model, "{what}: model");
+    assert_eq!(a.notation, b.notation, "{what}: notation");
+    assert_eq!(a.version_order, b.version_order, "{what}: version order");
+    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
+    assert_eq!(a.predicate_reads, b.predicate_reads, "{what}: predicate reads");
+    assert_eq!(a.initial_open, b.initial_open, "{what}: initial open");
+    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
+    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
+    assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
+}
+
+/// Compare both readers on `text`, with and without spans; true when the short path read it.
+fn compare(text: &[u8], what: &str) -> bool {
+    let mut fast_read = false;
+    for spans in [true, false] {
+        let what = format!("{what} (spans {spans})");
+        let slow = read_json_serde(text, spans);
+        match read_json_fast(text, spans) {
+            Some(fast) => {
+                let slow =
+                    slow.unwrap_or_else(|e| panic!("{what}: the short path read what serde_json's refused: {e}"));
+                assert_same(&fast, &slow, &what);
+                fast_read = true;
+            }
+            None => {
+                // Given up: the reader as a user calls it gives serde_json's reader's answer.
+                let full = read_json(text);
+                match (&full, &slow) {
+                    (Ok(a), Ok(b)) if spans => assert_same(a, b, &what),
+                    (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
+                    (Ok(_), Ok(_)) => {}
+                    _ => panic!("{what}: read_json and serde_json's reader disagree"),
+                }
+            }
+        }
+    }
+    fast_read
+}
+
+fn json_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            json_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn conformance_and_corpus_json_files_read_as_before() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let mut files = Vec::new();
+    json_files(&root.join("tests"), &mut files);
+    json_files(&root.join("bindings/cli/tests"), &mut files);
+    if let Some(c) = corpus() {
+        json_files(&c, &mut files);
+    }
+    let (mut fast, mut histories, mut left) = (0, 0, Vec::new());
+    for f in &files {
+        let text = std::fs::read(f).unwrap();
+        // Expected-verdict files and other JSON that is not a history are compared too: both
+        // readers must refuse them alike.
+        let read = compare(&text, &f.display().to_string());
+        if read_json_serde(&text, true).is_ok() {
+            histories += 1;
+            fast += read as usize;
+            if !read {
+                left.push(f.display().to_string());
+            }
+        }
+    }
+    assert!(files.len() > 40 && histories > 8, "found only {} JSON files, {histories} histories", files.len());
+    // Every history there is in a form the short path reads.
+    assert!(left.is_empty(), "the short path read {fast} of {histories} histories; not {left:?}");
+}
+
+fn generated(o: GenOptions) -> History {
+    let text = generate(&GenOptions { output: Output::Edn, ..o }).history;
+    grail_core::read::read(text.as_bytes(), grail_core::read::Format::Edn).unwrap()
+}
+
+fn shapes() -> Vec<(String, History)> {
+    let base = GenOptions { transactions: 1_500, sessions: 7, keys: 25, abort_rate: 0.1, ..Default::default() };
+    vec![
+        ("list-append".into(), generated(base.clone())),
+        ("register".into(), generated(GenOptions { model: DataModel::RwRegister, seed: 2, ..base.clone() })),
+        (
+            "injected".into(),
+            generated(GenOptions {
+                isolation: Isolation::ReadCommitted,
+                inject: vec![
+                    (Injection::parse("lost-update").unwrap(), 3),
+                    (Injection::parse("aborted-read").unwrap(), 2),
+                ],
+                seed: 3,
+                ..base.clone()
+            }),
+        ),
+        ("timestamps".into(), generated(GenOptions { timestamps: true, seed: 4, ..base.clone() })),
+        (
+            "twitter".into(),
+            generated(GenOptions { transactions: 800, seed: 5, ..GenOptions::preset("twitter").unwrap() }),
+        ),
+    ]
+}
+
+fn all(h: &History) -> Vec<u32> {
+    (0..h.txns.len() as u32).collect()
+}
+
+#[test]
+fn generated_native_and_elle_histories_read_as_before() {
+    for (name, h) in shapes() {
+        let nat = native::history(&h);
+        assert!(compare(nat.as_bytes(), &format!("{name}, native")), "{name}: native not on the short path");
+        let elle = elle_json::sub_history(&h, &all(&h));
+        assert!(compare(elle.as_bytes(), &format!("{name}, elle-cli")), "{name}: elle-cli not on the short path");
+        // The same events as one array, pretty-printed over several lines.
+        let events: Vec<serde_json::Value> = elle.lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+        let arr = serde_json::to_string_pretty(&events).unwrap();
+        assert!(compare(arr.as_bytes(), &format!("{name}, elle-cli array")), "{name}: array not on the short path");
+        // Native as a bare array of transactions.
+        let doc: serde_json::Value = serde_json::from_str(&nat).unwrap();
+        let bare = serde_json::to_string(&doc["transactions"]).unwrap();
+        assert!(compare(bare.as_bytes(), &format!("{name}, native array")));
+    }
+}
+
+/// Variants of a small elle-cli history: forms the short path reads and forms it gives up on.
+#[test]
+fn variants_read_as_before() {
+    let base = r#"{"type": "invoke", "f": "txn", "process": 0, "time": 1, "index": 0, "value": [["append", "x", 1], ["r", "y", null]]}
+{"type": "invoke", "f": "start", "process": "nemesis", "value": {"a": [1.5, true, "q\"\n"]}}
+{"type": "invoke", "f": "txn", "process": 1, "index": 2, "value": [["r", "x", null]]}
+{"type": "ok", "f": "txn", "process": 0, "time": 3, "index": 3, "value": [["append", "x", 1], ["r", "y", [2, "é"]]]}
+{"type": "invoke", "f": "read", "process": 2, "value": null}
+{"type": "ok", "f": "read", "process": 2, "value": 7}
+{"type": "info", "f": "txn", "process": 1, "index": 6, "value": null}
+{"type": "invoke", "f": "txn", "process": 3, "value": [["append", 5, 6]], "label": "ü"}
+{"type": "invoke", "process": 4, "value": [["r", 5, [6]]], "extra": {"nested": [[1], {"k": null}]}}
+"#;
+    let mut cases: Vec<(String, String, bool)> = vec![("base".into(), base.into(), true)];
+    let mut add = |name: &str, text: String, fast: bool| cases.push((name.into(), text, fast));
+    add("crlf and tabs", base.replace('\n', "\r\n").replace(", ", ",\t"), true);
+    add("no spaces", base.replace(", ", ",").replace(": ", ":"), true);
+    add("one line array", format!("[{}]", base.trim_end().replace('\n', ",")), true);
+    add(
+        "keys in another order",
+        base.replace(
+            r#"{"type": "invoke", "f": "txn", "process": 0,"#,
+            r#"{"process": 0, "f": "txn", "type": "invoke","#,
+        ),
+        true,
+    );
+    add("escaped key string", base.replace(r#"["r", "x", null]"#, r#"["r", "x\"", null]"#), false);
+    add("unicode escape", base.replace(r#""label": "ü""#, r#""label": "\u00fc""#), false);
+    add("float time", base.replace(r#""time": 3"#, r#""time": 3.0"#), false);
+    add("big index", base.replace(r#""index": 6"#, r#""index": 18446744073709551615"#), false);
+    add("negative index", base.replace(r#""index": 6"#, r#""index": -6"#), false);
+    add("repeated key", base.replace(r#""time": 1,"#, r#""time": 1, "time": 2,"#), false);
+    add("mixed model", base.replace(r#"["append", 5, 6]"#, r#"["w", 5, 6]"#), false);
+    add("truncated", base[..base.len() - 30].to_string(), false);
+    add("trailing comma", base.replace(r#"[2, "é"]"#, r#"[2, "é",]"#), false);
+    add("bad type", base.replace(r#""type": "info""#, r#""type": "done""#), false);
+    add("null key", base.replace(r#"["r", "x", null]"#, r#"["r", null, null]"#), false);
+    add("append of null", base.replace(r#"["append", 5, 6]"#, r#"["append", 5, null]"#), false);
+    add("client op of a list", base.replace(r#""value": 7"#, r#""value": [["x", 1]]"#), false);
+    add("leading zero", base.replace(r#""index": 2"#, r#""index": 02"#), false);
+    add("minus zero", base.replace(r#""index": 2"#, r#""index": -0"#), false);
+    add("control character", base.replace("é", "\u{1}"), false);
+    add("empty array", "[]".into(), true);
+    add("empty", "".into(), false);
+    add(
+        "document",
+        r#"{"transactions": [{"id": 1, "ops": [["w", "x", 1]], "start_ts": 1, "commit_ts": 2}, {"id": 2, "status": "ok", "session": 3, "ops": [["r", "x", 1]], "label": "t"}],
+ "version_order": {"x": [1]}, "commit_order": [1, 2], "params": {"n": [1, 2]}}"#
+            .into(),
+        true,
+    );
+    add(
+        "document, order first",
+        r#"{"version_order": {"x": [1]}, "transactions": [{"ops": [["w", "x", 1]]}]}"#.into(),
+        false,
+    );
+    add("document, trailing", r#"{"transactions": [{"ops": [["w", "x", 1]]}]} 5"#.into(), false);
+    add("document, bad order", r#"{"transactions": [{"ops": [["w", "x", 1]]}], "commit_order": [9]}"#.into(), false);
+    add(
+        "document, start after commit",
+        r#"{"transactions": [{"ops": [], "start_ts": 3, "commit_ts": 2}]}"#.into(),
+        false,
+    );
+    add("predicate reads", r#"[{"ops": [], "predicate_reads": [{"predicate": "p", "matches": [1]}]}]"#.into(), false);
+    add("hybrid clock", r#"[{"ops": [], "start_ts": {"p": 1, "l": 0}}]"#.into(), false);
+    add("status null", r#"[{"ops": [], "status": null}]"#.into(), false);
+    for (name, text, fast) in cases {
+        assert_eq!(compare(text.as_bytes(), &name), fast, "{name}: short path taken");
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 48, ..ProptestConfig::default() })]
+
+    /// Generated histories cut at any byte, and with any byte changed, read alike (mostly
+    /// errors, which the short path must leave to serde_json's reader).
+    #[test]
+    fn damaged_histories_read_as_before(seed in 0u64..1000, cut in 0usize..4000, at in 0usize..4000, byte in 0u8..128, elle in any::<bool>()) {
+        let h = generated(GenOptions { transactions: 40, sessions: 3, keys: 4, abort_rate: 0.2, seed, ..Default::default() });
+        let text = if elle { elle_json::sub_history(&h, &all(&h)) } else { native::history(&h) };
+        let mut bytes = text.into_bytes();
+        bytes.truncate(cut.max(1).min(bytes.len()));
+        let n = bytes.len();
+        bytes[at % n] = byte;
+        compare(&bytes, &format!("seed {seed}, cut {cut}, byte {byte} at {at}"));
+    }
+}
