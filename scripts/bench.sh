@@ -20,7 +20,10 @@
 #    `grail online -`, GRAIL_STREAM_TXNS transactions (10M; issue 35 measured 100M), transactions/s,
 #    resident memory every 10M, the injected anomalies found; and the time from writing a
 #    violation's closing line to reading it back.
-# 8. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
+# 8. Runs scripts/bench/readers.py (GRAIL_BENCH_READERS=0 skips it): one 1M-transaction register
+#    history in every format the generator writes, and as elle-cli's JSON, each read in turn;
+#    MB/s and the ratio to the EDN reader's.
+# 9. With GRAIL_BENCH_EXTRA=1, also the earlier benchmarks on the largest corpus history:
 #    `cargo bench -p grail-core --bench throughput` (and a synthetic history of GRAIL_BENCH_TXNS
 #    transactions), scripts/bench-python.py and scripts/bench-wasm.mjs (when those are built).
 #
@@ -62,6 +65,10 @@ fi
 
 if [[ "${GRAIL_BENCH_STREAM:-1}" != 0 ]]; then
     python3 scripts/bench/stream.py
+fi
+
+if [[ "${GRAIL_BENCH_READERS:-1}" != 0 ]]; then
+    python3 scripts/bench/readers.py
 fi
 
 if [[ "${GRAIL_BENCH_EXTRA:-0}" == 1 ]]; then

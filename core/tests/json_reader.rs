@@ -37,12 +37,36 @@ fn assert_same(a: &History, b: &History, what: &str) {
     assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
 }
 
+/// The short path on several threads in chunks of 1, 100 and 4096 bytes (a split at every
+/// line, and inside entries), where it reads the text: it must give the serde reader's history.
+#[cfg(feature = "parallel")]
+fn chunked(text: &[u8], spans: bool, slow: &Result<History, grail_core::Error>, what: &str) -> usize {
+    let mut read = 0;
+    for chunk in [1, 100, 4096] {
+        if let Some(h) = grail_core::read::read_json_in_chunks(text, spans, chunk) {
+            let slow = slow.as_ref().unwrap_or_else(|e| panic!("{what}: chunks read what serde_json's refused: {e}"));
+            assert_same(&h, slow, &format!("{what}, chunks of {chunk}"));
+            read += 1;
+        }
+    }
+    read
+}
+
+#[cfg(not(feature = "parallel"))]
+fn chunked(_: &[u8], _: bool, _: &Result<History, grail_core::Error>, _: &str) -> usize {
+    0
+}
+
+/// Texts read in chunks, by the check in [`compare`].
+static CHUNKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
 /// Compare both readers on `text`, with and without spans; true when the short path read it.
 fn compare(text: &[u8], what: &str) -> bool {
     let mut fast_read = false;
     for spans in [true, false] {
         let what = format!("{what} (spans {spans})");
         let slow = read_json_serde(text, spans);
+        CHUNKED.fetch_add(chunked(text, spans, &slow, &what), std::sync::atomic::Ordering::Relaxed);
         match read_json_fast(text, spans) {
             Some(fast) => {
                 let slow =
@@ -154,7 +178,17 @@ fn generated_native_and_elle_histories_read_as_before() {
         let doc: serde_json::Value = serde_json::from_str(&nat).unwrap();
         let bare = serde_json::to_string(&doc["transactions"]).unwrap();
         assert!(compare(bare.as_bytes(), &format!("{name}, native array")));
+        // One entry a line is read in chunks (as the native document and elle-cli lines are).
+        #[cfg(feature = "parallel")]
+        for text in [&nat, &elle] {
+            assert!(
+                grail_core::read::read_json_in_chunks(text.as_bytes(), true, 4096).is_some(),
+                "{name}: not chunked"
+            );
+        }
     }
+    #[cfg(feature = "parallel")]
+    assert!(CHUNKED.load(std::sync::atomic::Ordering::Relaxed) > 0);
 }
 
 /// Variants of a small elle-cli history: forms the short path reads and forms it gives up on.
@@ -171,7 +205,10 @@ fn variants_read_as_before() {
 {"type": "invoke", "process": 4, "value": [["r", 5, [6]]], "extra": {"nested": [[1], {"k": null}]}}
 "#;
     let mut cases: Vec<(String, String, bool)> = vec![("base".into(), base.into(), true)];
-    let mut add = |name: &str, text: String, fast: bool| cases.push((name.into(), text, fast));
+    let mut add = |name: &str, text: String, fast: bool| {
+        assert_ne!(text, base, "{name}: the variant changed nothing");
+        cases.push((name.into(), text, fast))
+    };
     add("crlf and tabs", base.replace('\n', "\r\n").replace(", ", ",\t"), true);
     add("no spaces", base.replace(", ", ",").replace(": ", ":"), true);
     add("one line array", format!("[{}]", base.trim_end().replace('\n', ",")), true);
@@ -180,6 +217,20 @@ fn variants_read_as_before() {
         base.replace(
             r#"{"type": "invoke", "f": "txn", "process": 0,"#,
             r#"{"process": 0, "f": "txn", "type": "invoke","#,
+        ),
+        true,
+    );
+    // Characters of several bytes before operations on their line: columns count characters.
+    add(
+        "label before value",
+        base.replace(r#""value": [["append", 5, 6]], "label": "ü""#, r#""label": "ü€", "value": [["append", 5, 6]]"#),
+        true,
+    );
+    add(
+        "skipped text before value",
+        base.replace(
+            r#"{"type": "invoke", "process": 4,"#,
+            r#"{"note": ["ñ\"ß", {"x": "€"}], "type": "invoke", "process": 4,"#,
         ),
         true,
     );

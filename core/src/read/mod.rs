@@ -173,6 +173,14 @@ pub fn read_json_fast(text: &[u8], spans: bool) -> Option<History> {
     json_fast::read(text, 0, spans)
 }
 
+/// The JSON reader's short path with its entries read on several threads, in chunks of about
+/// `chunk_bytes`: `None` when it leaves the text to the short path on one thread.
+#[cfg(feature = "parallel")]
+#[doc(hidden)]
+pub fn read_json_in_chunks(text: &[u8], spans: bool, chunk_bytes: usize) -> Option<History> {
+    json_fast::read_in_chunks(text, spans, chunk_bytes)
+}
+
 /// The JSON reader without its short path (serde_json's tree of the whole text).
 #[doc(hidden)]
 pub fn read_json_serde(text: &[u8], spans: bool) -> Result<History, Error> {

@@ -1,0 +1,167 @@
+//! The entries of a large JSON history read on several threads (feature `parallel`), as
+//! `read::plume::chunks` reads Plume text: the entries split at line starts into chunks, each
+//! chunk's entries are read on the pool, and this thread pushes them in order, so the history is
+//! the one the reader on one thread gives. A split inside an entry (an entry over several lines)
+//! shows as a chunk whose first entry is not where the previous chunk's reading stopped; any
+//! such mismatch, or an entry that does not read, leaves the text to the reader on one thread.
+
+use super::cursor::{Cur, Mark};
+use super::entry::{Entry, Parser, RawOp, Scalar, Val};
+use super::Reader;
+use std::sync::mpsc;
+
+/// Bytes per chunk: a chunk's setup is noise, and the few read ahead take little memory.
+pub(super) const CHUNK_BYTES: usize = 1 << 20;
+
+/// Worth trying: a pool to read on, and a text of several chunks.
+pub(super) fn worth_it(text: &[u8]) -> bool {
+    rayon::current_num_threads() >= 2 && rayon::current_thread_index().is_none() && text.len() > 2 * CHUNK_BYTES
+}
+
+/// How a chunk's reading ended.
+enum End {
+    /// At the next entry, at this byte and line (the line counted in the chunk).
+    Next(usize, u32),
+    /// Past the entries' closing bracket (or the end of the text, one entry a line).
+    Closed(Mark),
+}
+
+struct Chunk<'a> {
+    entries: Vec<Entry<'a>>,
+    ops: Vec<RawOp<'a>>,
+    elems: Vec<Scalar<'a>>,
+    /// Where its first entry starts, and on which of its lines.
+    first: (usize, u32),
+    end: End,
+}
+
+/// Read the entries from the reader's place (after `[`, or at the first of one entry a line)
+/// on the pool and push them; `None` to leave the text to the reader on one thread.
+pub(super) fn entries(r: &mut Reader<'_>, close: Option<u8>, chunk: usize) -> Option<()> {
+    let text = r.p.c.t;
+    let starts = split(text, r.p.c.i, chunk);
+    let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
+    let window = 4 * rayon::current_num_threads();
+    let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
+    let at_start = r.p.c;
+    rayon::in_place_scope(|scope| {
+        let spawn = |k: usize| {
+            let tx = tx.clone();
+            let cur = if k == 0 { at_start } else { Cur::at_line_start(text, starts[k]) };
+            let end = ends[k];
+            scope.spawn(move |_| {
+                let _ = tx.send((k, read_chunk(cur, end, close)));
+            });
+        };
+        for k in 0..starts.len().min(window) {
+            spawn(k);
+        }
+        let mut ready: Vec<Option<Option<Chunk>>> = (0..starts.len()).map(|_| None).collect();
+        // Where the previous chunk stopped: the next entry's byte and its line in the text.
+        let mut next: Option<(usize, u32)> = None;
+        for k in 0..starts.len() {
+            while ready[k].is_none() {
+                let (j, c) = rx.recv().ok()?;
+                ready[j] = Some(c);
+            }
+            if k + window < starts.len() {
+                spawn(k + window);
+            }
+            let mut c = ready[k].take()??;
+            // Lines of chunks after the first count from their start: move them to the text's.
+            let offset = match next {
+                None if k == 0 => 0,
+                Some((at, line)) if at == c.first.0 => line as i64 - c.first.1 as i64,
+                _ => return None,
+            };
+            shift(&mut c, offset);
+            std::mem::swap(&mut r.p.ops, &mut c.ops);
+            std::mem::swap(&mut r.p.elems, &mut c.elems);
+            for e in &c.entries {
+                r.take(e)?;
+            }
+            if k == 0 {
+                r.reserve(starts[0], ends[0]);
+            }
+            match c.end {
+                End::Closed(m) => {
+                    r.p.c.reset(m);
+                    return Some(());
+                }
+                End::Next(at, line) => next = Some((at, line)),
+            }
+        }
+        None
+    })
+}
+
+/// Chunk starts: `from`, then the first line start at or after each further `chunk` bytes.
+fn split(text: &[u8], from: usize, chunk: usize) -> Vec<usize> {
+    let mut starts = vec![from];
+    let mut at = from + chunk;
+    while at < text.len() {
+        let Some(nl) = memchr::memchr(b'\n', &text[at - 1..]) else { break };
+        let start = at + nl;
+        if start >= text.len() {
+            break;
+        }
+        starts.push(start);
+        at = start + chunk;
+    }
+    starts
+}
+
+/// The entries that start before `end`, read from `cur`.
+fn read_chunk(cur: Cur<'_>, end: usize, close: Option<u8>) -> Option<Chunk<'_>> {
+    let mut p = Parser::new(cur);
+    let mut entries = Vec::new();
+    p.c.ws();
+    let first = (p.c.i, p.c.line);
+    if close.is_some() && p.c.peek() == close {
+        p.c.i += 1;
+        return Some(Chunk { entries, ops: p.ops, elems: p.elems, first, end: End::Closed(p.c.mark()) });
+    }
+    loop {
+        entries.push(Entry::default());
+        p.entry(entries.last_mut()?)?;
+        let closed = match close {
+            Some(b) => p.c.more(b)?,
+            None => {
+                p.c.ws();
+                p.c.peek().is_none()
+            }
+        };
+        if closed {
+            let end = End::Closed(p.c.mark());
+            return Some(Chunk { entries, ops: p.ops, elems: p.elems, first, end });
+        }
+        p.c.ws();
+        if p.c.i >= end {
+            let end = End::Next(p.c.i, p.c.line);
+            return Some(Chunk { entries, ops: p.ops, elems: p.elems, first, end });
+        }
+    }
+}
+
+/// Add `offset` to every line the chunk holds.
+fn shift(c: &mut Chunk, offset: i64) {
+    if offset == 0 {
+        return;
+    }
+    let add = |line: &mut u32| *line = (*line as i64 + offset) as u32;
+    for e in &mut c.entries {
+        add(&mut e.span.line);
+        for v in [&mut e.ops, &mut e.value] {
+            if let Val::Ops(_, _, m) = v {
+                add(&mut m.line);
+            }
+        }
+    }
+    for op in &mut c.ops {
+        add(&mut op.span.line);
+    }
+    match &mut c.end {
+        End::Closed(m) => add(&mut m.line),
+        End::Next(_, line) => add(line),
+    }
+}

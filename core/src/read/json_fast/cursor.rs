@@ -1,0 +1,254 @@
+//! A cursor over JSON text: whitespace, strings without escapes, integers that fit an `i64`,
+//! and a checked skip past any value; each gives up (`None`) where serde_json's reader is needed.
+
+use crate::history::Span;
+
+/// Where a value starts, to read it again (an invocation's operations, read at its completion).
+#[derive(Clone, Copy, Default)]
+pub(super) struct Mark {
+    pub(super) i: usize,
+    pub(super) line: u32,
+    line_start: usize,
+    cont: usize,
+}
+
+#[derive(Clone, Copy)]
+pub(super) struct Cur<'a> {
+    pub(super) t: &'a [u8],
+    pub(super) i: usize,
+    pub(super) line: u32,
+    line_start: usize,
+    /// UTF-8 continuation bytes on this line before `i`: columns count characters, and only
+    /// strings (read or skipped here, so counted) hold bytes that are not ASCII.
+    cont: usize,
+}
+
+impl<'a> Cur<'a> {
+    pub(super) fn new(t: &'a [u8]) -> Self {
+        Self::at_line_start(t, 0)
+    }
+
+    /// At `i`, the start of a line, counted as line 1.
+    pub(super) fn at_line_start(t: &'a [u8], i: usize) -> Self {
+        Cur { t, i, line: 1, line_start: i, cont: 0 }
+    }
+
+    pub(super) fn mark(&self) -> Mark {
+        Mark { i: self.i, line: self.line, line_start: self.line_start, cont: self.cont }
+    }
+
+    pub(super) fn reset(&mut self, m: Mark) {
+        (self.i, self.line, self.line_start, self.cont) = (m.i, m.line, m.line_start, m.cont);
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
+        self.t.get(self.i).copied()
+    }
+
+    pub(super) fn ws(&mut self) {
+        while let Some(&b) = self.t.get(self.i) {
+            match b {
+                b' ' | b'\t' | b'\r' => self.i += 1,
+                b'\n' => {
+                    self.i += 1;
+                    self.line += 1;
+                    (self.line_start, self.cont) = (self.i, 0);
+                }
+                _ => break,
+            }
+        }
+    }
+
+    /// After whitespace, `b`.
+    pub(super) fn eat(&mut self, b: u8) -> Option<()> {
+        self.ws();
+        (self.peek()? == b).then(|| self.i += 1)
+    }
+
+    /// The span of a value starting here (its end is set when it closes).
+    pub(super) fn here(&self) -> Span {
+        let column = (self.i - self.line_start - self.cont + 1) as u32;
+        Span { start: self.i as u64, end: self.i as u64, line: self.line, column }
+    }
+
+    /// `text[start..end]`, a string's contents, as UTF-8 (counting its continuation bytes).
+    fn utf8(&mut self, start: usize, end: usize) -> Option<&'a str> {
+        let s = std::str::from_utf8(&self.t[start..end]).ok()?;
+        self.cont += s.bytes().filter(|&b| b & 0xC0 == 0x80).count();
+        Some(s)
+    }
+
+    /// A string without escapes or control characters (after whitespace).
+    pub(super) fn string(&mut self) -> Option<&'a str> {
+        let (start, end) = self.string_bytes()?;
+        match std::str::from_utf8(&self.t[start..end]) {
+            Ok(s) if s.is_ascii() => Some(s),
+            _ => self.utf8(start, end),
+        }
+    }
+
+    /// [`Self::string`]'s bytes, unchecked for UTF-8 but ASCII (`None` otherwise): names.
+    pub(super) fn name(&mut self) -> Option<&'a [u8]> {
+        let (start, end) = self.string_bytes()?;
+        let s = &self.t[start..end];
+        s.is_ascii().then_some(s)
+    }
+
+    /// Past a string without escapes or control characters: where its contents are.
+    fn string_bytes(&mut self) -> Option<(usize, usize)> {
+        self.eat(b'"')?;
+        let start = self.i;
+        let len = self.t[start..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+        let end = start + len;
+        if self.t[end] != b'"' {
+            return None;
+        }
+        self.i = end + 1;
+        Some((start, end))
+    }
+
+    /// The next object key is `key` (at `{`, without moving).
+    pub(super) fn next_key_is(&self, key: &[u8]) -> bool {
+        let mut probe = *self;
+        probe.i += 1;
+        probe.name() == Some(key)
+    }
+
+    /// An integer as serde_json reads one into an `i64` (no fraction, exponent or `-0`; at most
+    /// 18 digits, which cannot overflow: longer ones are given up).
+    pub(super) fn int(&mut self) -> Option<i64> {
+        self.ws();
+        let t = self.t;
+        let neg = t.get(self.i) == Some(&b'-');
+        let start = self.i + neg as usize;
+        let (mut v, mut end) = (0i64, start);
+        while let Some(&b) = t.get(end) {
+            let d = b.wrapping_sub(b'0');
+            if d > 9 {
+                break;
+            }
+            v = v * 10 + d as i64;
+            end += 1;
+            if end - start > 18 {
+                return None;
+            }
+        }
+        let digits = end - start;
+        if digits == 0 || (digits > 1 && t[start] == b'0') || (neg && v == 0) {
+            return None;
+        }
+        if matches!(t.get(end), Some(b'.' | b'e' | b'E')) {
+            return None;
+        }
+        self.i = end;
+        Some(if neg { -v } else { v })
+    }
+
+    pub(super) fn literal(&mut self, word: &[u8]) -> Option<()> {
+        self.t[self.i..].starts_with(word).then(|| self.i += word.len())
+    }
+
+    /// Past one JSON value of any kind, checking it as serde_json would accept it (giving up on
+    /// `\u` escapes and exponents, whose limits it would check too).
+    pub(super) fn skip(&mut self, depth: u32) -> Option<()> {
+        if depth > 100 {
+            return None;
+        }
+        self.ws();
+        match self.peek()? {
+            b'"' => {
+                self.i += 1;
+                let start = self.i;
+                loop {
+                    let off = self.t[self.i..].iter().position(|&b| b == b'"' || b == b'\\' || b < 0x20)?;
+                    self.i += off;
+                    match self.t[self.i] {
+                        b'"' => break,
+                        b'\\' => match self.t.get(self.i + 1)? {
+                            b'"' | b'\\' | b'/' | b'b' | b'f' | b'n' | b'r' | b't' => self.i += 2,
+                            _ => return None,
+                        },
+                        _ => return None,
+                    }
+                }
+                let end = self.i;
+                self.utf8(start, end)?;
+                self.i += 1;
+            }
+            b'{' => {
+                self.i += 1;
+                if self.eat(b'}').is_none() {
+                    loop {
+                        self.ws();
+                        if self.peek()? != b'"' {
+                            return None;
+                        }
+                        self.skip(depth + 1)?;
+                        self.eat(b':')?;
+                        self.skip(depth + 1)?;
+                        self.ws();
+                        match self.peek()? {
+                            b',' => self.i += 1,
+                            b'}' => break self.i += 1,
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+            b'[' => {
+                self.i += 1;
+                if self.eat(b']').is_none() {
+                    loop {
+                        self.skip(depth + 1)?;
+                        self.ws();
+                        match self.peek()? {
+                            b',' => self.i += 1,
+                            b']' => break self.i += 1,
+                            _ => return None,
+                        }
+                    }
+                }
+            }
+            b't' => self.literal(b"true")?,
+            b'f' => self.literal(b"false")?,
+            b'n' => self.literal(b"null")?,
+            _ => {
+                // A number: -?(0|[1-9][0-9]*)(.[0-9]+)?
+                let neg = self.peek()? == b'-';
+                let start = self.i + neg as usize;
+                let digits = self.t[start..].iter().take_while(|b| b.is_ascii_digit()).count();
+                if digits == 0 || (digits > 1 && self.t[start] == b'0') {
+                    return None;
+                }
+                self.i = start + digits;
+                if self.peek() == Some(b'.') {
+                    let frac = self.t[self.i + 1..].iter().take_while(|b| b.is_ascii_digit()).count();
+                    if frac == 0 {
+                        return None;
+                    }
+                    self.i += 1 + frac;
+                }
+                if matches!(self.peek(), Some(b'e' | b'E')) {
+                    return None;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// `,` then more, or the closing `close` (true when closed).
+    pub(super) fn more(&mut self, close: u8) -> Option<bool> {
+        self.ws();
+        match self.peek()? {
+            b',' => {
+                self.i += 1;
+                Some(false)
+            }
+            b if b == close => {
+                self.i += 1;
+                Some(true)
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,418 @@
+//! A short path for JSON histories in the forms grail, elle-cli and most tools write: one pass
+//! over the bytes, each entry pushed to the builder as it is read, with its place and spans
+//! found on the way (the serde_json reader builds a tree of the whole text, then scans it twice
+//! more for places and spans: 45–56 MB/s on 130–300 MB histories).
+//!
+//! It reads a subset and gives up on anything else: strings with escapes where a field is read,
+//! numbers that are not plain `i64`s, a repeated key, a field of an unexpected type, predicate
+//! reads, a timestamp that is not an integer, a malformed operation that would be read, any
+//! error. Giving up returns `None` and [`super::json`]'s serde_json reader reads the text, so
+//! rare forms and every error message keep one implementation. What it accepts it reads as
+//! that reader does, call for call into the builder (the same interning order, ids, lines,
+//! spans and pairing); `core/tests/json_reader.rs` compares the two on the corpus, generated
+//! histories and their variants.
+
+#[cfg(feature = "parallel")]
+mod chunks;
+mod cursor;
+mod entry;
+
+use super::pairing::{OpType, Pairer, Pending};
+use crate::history::builder::{Place, TxnMeta};
+use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, Status, Ts, Value};
+use cursor::Cur;
+use entry::{Arg, Entry, IntF, Parser, Scalar, StrF, Val};
+
+/// Read `text` as [`super::json::read_json_with`] does, or `None` to leave it to that reader.
+pub(crate) fn read(text: &[u8], first: u64, record_spans: bool) -> Option<History> {
+    #[cfg(feature = "parallel")]
+    if chunks::worth_it(text) {
+        if let Some(h) = read_on(text, first, record_spans, chunks::CHUNK_BYTES) {
+            return Some(h);
+        }
+    }
+    read_on(text, first, record_spans, 0)
+}
+
+/// The short path with the entries read on the pool in chunks of about `chunk` bytes: `None`
+/// when it leaves the text to the reader on one thread. For tests.
+#[cfg(feature = "parallel")]
+pub(crate) fn read_in_chunks(text: &[u8], record_spans: bool, chunk: usize) -> Option<History> {
+    if rayon::current_thread_index().is_some() {
+        return None;
+    }
+    read_on(text, 0, record_spans, chunk.max(1))
+}
+
+/// [`read`], the entries read on the pool in chunks of `chunk` bytes, or on this thread (0).
+fn read_on(text: &[u8], first: u64, record_spans: bool, chunk: usize) -> Option<History> {
+    let mut r = Reader {
+        p: Parser::new(Cur::new(text)),
+        b: HistoryBuilder::new(),
+        pairer: Pairer::default(),
+        first,
+        spans: record_spans,
+        chunk,
+        entries: 0,
+        all_native: true,
+        scratch: Vec::new(),
+    };
+    let (mut version_order, mut commit_order) = (None, None);
+    r.p.c.ws();
+    match r.p.c.peek()? {
+        b'[' => {
+            r.p.c.i += 1;
+            r.entries(Some(b']'))?;
+        }
+        b'{' => {
+            if r.p.c.next_key_is(b"transactions") {
+                (version_order, commit_order) = r.document()?;
+            } else {
+                r.entries(None)?; // one entry a line (any number of top-level objects)
+            }
+        }
+        _ => return None,
+    }
+    r.p.c.ws();
+    if r.p.c.peek().is_some() {
+        return None;
+    }
+    r.finish(version_order, commit_order)
+}
+
+/// Bytes of entries read before the history makes room for the rest at their density.
+const RESERVE_AFTER: usize = 1 << 20;
+
+/// What an invocation leaves for its completion.
+struct Invocation {
+    entry: usize,
+    value: Val,
+    not_txn_f: bool,
+    span: Option<Span>,
+}
+
+struct Reader<'a> {
+    p: Parser<'a>,
+    b: HistoryBuilder,
+    pairer: Pairer<Invocation>,
+    first: u64,
+    spans: bool,
+    /// Entries read on the pool in chunks of this many bytes; 0 on this thread.
+    chunk: usize,
+    entries: usize,
+    all_native: bool,
+    scratch: Vec<Value>,
+}
+
+impl<'a> Reader<'a> {
+    /// The entries: of an array after its `[` (`close` is `]`), or one a line to the end.
+    fn entries(&mut self, close: Option<u8>) -> Option<()> {
+        if self.chunk > 0 {
+            #[cfg(feature = "parallel")]
+            return chunks::entries(self, close, self.chunk);
+        }
+        if close.is_some() && self.p.c.eat(b']').is_some() {
+            return Some(());
+        }
+        let (mut e, start) = (Entry::default(), self.p.c.i);
+        let mut reserved = false;
+        loop {
+            self.entry(&mut e)?;
+            if !reserved && self.p.c.i - start > RESERVE_AFTER {
+                reserved = true;
+                self.reserve(start, self.p.c.i);
+            }
+            let closed = match close {
+                Some(b) => self.p.c.more(b)?,
+                None => {
+                    self.p.c.ws();
+                    self.p.c.peek().is_none()
+                }
+            };
+            if closed {
+                return Some(());
+            }
+        }
+    }
+
+    /// `{"transactions": [...], ...}`: the version order and commit order as serde_json values.
+    fn document(&mut self) -> Option<(Option<serde_json::Value>, Option<serde_json::Value>)> {
+        self.p.c.eat(b'{')?;
+        let (mut vo, mut co, mut seen) = (None, None, Vec::new());
+        loop {
+            let key = self.p.c.name()?;
+            if seen.contains(&key) {
+                return None;
+            }
+            seen.push(key);
+            self.p.c.eat(b':')?;
+            self.p.c.ws();
+            match key {
+                b"transactions" => {
+                    self.p.c.eat(b'[')?;
+                    self.entries(Some(b']'))?;
+                }
+                _ => {
+                    let start = self.p.c.i;
+                    self.p.c.skip(0)?;
+                    let raw = &self.p.c.t[start..self.p.c.i];
+                    match key {
+                        b"version_order" => vo = Some(serde_json::from_slice(raw).ok()?),
+                        b"commit_order" => co = Some(serde_json::from_slice(raw).ok()?),
+                        // Another key's objects in an array would count as entries' places.
+                        _ if raw.first() == Some(&b'[') && raw.contains(&b'{') => return None,
+                        _ => {}
+                    }
+                }
+            }
+            if self.p.c.more(b'}')? {
+                return Some((vo, co));
+            }
+        }
+    }
+
+    /// One entry, read then pushed (on one thread: its operations replace the last entry's).
+    fn entry(&mut self, e: &mut Entry<'a>) -> Option<()> {
+        self.p.ops.clear();
+        self.p.elems.clear();
+        self.p.entry(e)?;
+        self.take(e)
+    }
+
+    /// Room in the history for the whole text at the density of `start..at`, read.
+    fn reserve(&mut self, start: usize, at: usize) {
+        let (ops, txns) = self.b.sizes();
+        self.b.reserve_at_density(at.saturating_sub(start), self.p.c.t.len() - start, ops, txns);
+    }
+
+    /// Push an entry as the serde_json reader would; its operations are in `p.ops`.
+    fn take(&mut self, e: &Entry<'a>) -> Option<()> {
+        let i = self.entries;
+        self.entries += 1;
+        if e.has_ops || e.has_status {
+            self.native(i, e)
+        } else {
+            self.all_native = false;
+            self.elle(i, e)
+        }
+    }
+
+    fn value_of(&mut self, s: Scalar<'a>) -> Value {
+        match s {
+            Scalar::Int(v) => Value::Int(v),
+            Scalar::Str(s) => self.b.str_value(s),
+        }
+    }
+
+    /// Push `ops[a..b]` as json.rs's `push_ops` does for entry `i`.
+    fn push_ops(&mut self, i: usize, a: usize, b: usize) {
+        let place = Place { line: i as u32 + 1, column: 1 };
+        for j in a..b {
+            let (kind, key, arg, span) = {
+                let op = &self.p.ops[j];
+                (op.kind, op.key, op.arg, op.span)
+            };
+            let key = self.value_of(key);
+            let key = self.b.key(key);
+            match (kind, arg) {
+                (OpKind::Read, Arg::List(s, e)) => {
+                    let mut vals = std::mem::take(&mut self.scratch);
+                    vals.clear();
+                    for k in s..e {
+                        let v = self.value_of(self.p.elems[k]);
+                        vals.push(v);
+                    }
+                    self.b.push_read_list(key, &vals, place);
+                    self.scratch = vals;
+                }
+                (OpKind::Read, Arg::Nil) => self.b.push_read_nil(key),
+                (OpKind::Read, Arg::One(k)) => {
+                    let v = self.value_of(self.p.elems[k]);
+                    self.b.push_read_scalar(key, v, place);
+                }
+                (_, Arg::One(k)) => {
+                    let v = self.value_of(self.p.elems[k]);
+                    self.b.push_write(kind, key, v, place);
+                }
+                _ => unreachable!("ops_array gives writes one value"),
+            }
+            if self.spans {
+                self.b.set_op_span(span);
+            }
+        }
+    }
+
+    fn entry_span(&self, e: &Entry) -> Option<Span> {
+        self.spans.then_some(e.span)
+    }
+
+    fn timestamps(e: &Entry) -> Option<(Option<Ts>, Option<Ts>)> {
+        let one = |f: IntF| f.get().map(Ts::int);
+        let (s, c) = (one(e.start_ts), one(e.commit_ts));
+        if let (Some(s), Some(c)) = (s, c) {
+            if s > c {
+                return None;
+            }
+        }
+        Some((s, c))
+    }
+
+    fn native(&mut self, i: usize, e: &Entry<'a>) -> Option<()> {
+        let ordinal = self.first + i as u64;
+        if e.process_str {
+            return None;
+        }
+        let id = match e.id {
+            IntF::Int(v) if v < 0 => return None,
+            f => f.get().map(|v| v as u64),
+        };
+        let status = match e.status {
+            StrF::Absent => Status::Committed,
+            StrF::Str("committed" | "ok") => Status::Committed,
+            StrF::Str("aborted" | "fail") => Status::Aborted,
+            StrF::Str("indeterminate" | "info") => Status::Indeterminate,
+            _ => return None,
+        };
+        let process = e.session.get().or(e.process.get());
+        match e.ops {
+            Val::Absent | Val::Null => {}
+            Val::Ops(a, b, _) => self.push_ops(i, a, b),
+            Val::OtherArray | Val::Other => return None,
+        }
+        let label = match e.label {
+            StrF::Str(s) => Some(self.b.intern(s)),
+            _ => None,
+        };
+        let (start_ts, commit_ts) = Self::timestamps(e)?;
+        let meta = TxnMeta {
+            id: Some(id.unwrap_or(ordinal)),
+            process,
+            invoke_time: e.start.get(),
+            complete_time: e.end.get(),
+            label,
+            line: e.span.line,
+            span: self.entry_span(e),
+            start_ts,
+            commit_ts,
+            ..Default::default()
+        };
+        self.b.finish_txn(status, meta);
+        Some(())
+    }
+
+    fn elle(&mut self, i: usize, e: &Entry<'a>) -> Option<()> {
+        let ordinal = self.first + i as u64;
+        let ty = OpType::parse(e.ty.get()?)?;
+        if e.process_str {
+            return Some(()); // nemesis
+        }
+        let index = match e.index {
+            IntF::Int(v) if v < 0 => return None,
+            f => f.get().map(|v| v as u64),
+        };
+        let (process, time) = (e.process.get(), e.time.get());
+        let f = e.f.get();
+        let not_txn_f = f.is_some_and(|f| f != "txn");
+        if ty == OpType::Invoke {
+            let handle = Invocation { entry: i, value: e.value, not_txn_f, span: self.entry_span(e) };
+            self.pairer.invoke(Pending { index, time, process, line: e.span.line, seq: ordinal, handle });
+            return Some(());
+        }
+        let invoke = self.pairer.complete(process);
+        let held = (self.p.ops.len(), self.p.elems.len());
+        let value = match (e.value, &invoke) {
+            (Val::Absent | Val::Null, Some(p)) => self.reread(p.handle.value)?,
+            (Val::Absent | Val::Null, None) => Val::Absent,
+            (v, _) => v,
+        };
+        let txn = self.push_txn_ops(i, value, not_txn_f)?;
+        self.drop_reread(held);
+        if !txn {
+            return Some(());
+        }
+        let label = match e.label {
+            StrF::Str(s) => Some(s),
+            StrF::Null | StrF::Absent => f.filter(|f| *f != "txn"),
+        };
+        let label = label.map(|l| self.b.intern(l));
+        let status = match ty {
+            OpType::Ok => Status::Committed,
+            OpType::Fail => Status::Aborted,
+            _ => Status::Indeterminate,
+        };
+        let (start_ts, commit_ts) = Self::timestamps(e)?;
+        let meta = TxnMeta {
+            id: Some(index.unwrap_or(ordinal)),
+            process,
+            invoke_time: invoke.as_ref().and_then(|p| p.time),
+            complete_time: time,
+            invoke_pos: Some(invoke.as_ref().map_or(ordinal, |p| p.seq)),
+            complete_pos: Some(ordinal),
+            label,
+            line: e.span.line,
+            span: self.entry_span(e),
+            start_ts,
+            commit_ts,
+        };
+        self.b.finish_txn(status, meta);
+        Some(())
+    }
+
+    /// An invocation's value read again (its operations are no longer in `ops`).
+    fn reread(&mut self, v: Val) -> Option<Val> {
+        let Val::Ops(_, _, mark) = v else {
+            return Some(v);
+        };
+        // Read after the operations held (a chunk's); [`Self::drop_reread`] takes them away.
+        let (here, start) = (self.p.c.mark(), self.p.ops.len());
+        self.p.c.reset(mark);
+        let read = self.p.ops_array();
+        self.p.c.reset(here);
+        read?;
+        Some(Val::Ops(start, self.p.ops.len(), mark))
+    }
+
+    /// Forget operations read again by [`Self::reread`] (those after `ops` and `elems` held).
+    fn drop_reread(&mut self, (ops, elems): (usize, usize)) {
+        self.p.ops.truncate(ops);
+        self.p.elems.truncate(elems);
+    }
+
+    /// json.rs's `push_txn_ops`: `Some(false)` when the entry is no transaction.
+    fn push_txn_ops(&mut self, i: usize, value: Val, not_txn_f: bool) -> Option<bool> {
+        match value {
+            Val::Absent | Val::Null => Some(!not_txn_f),
+            Val::Ops(a, b, _) => {
+                self.push_ops(i, a, b);
+                Some(true)
+            }
+            // Not an array: push_ops fails before pushing anything.
+            Val::Other if not_txn_f => Some(false),
+            // An array push_ops would fail on part way, having interned its keys.
+            Val::Other | Val::OtherArray => None,
+        }
+    }
+
+    fn finish(mut self, vo: Option<serde_json::Value>, co: Option<serde_json::Value>) -> Option<History> {
+        let pairer = std::mem::take(&mut self.pairer);
+        for p in pairer.leftovers() {
+            let held = (self.p.ops.len(), self.p.elems.len());
+            let value = self.reread(p.handle.value)?;
+            let txn = self.push_txn_ops(p.handle.entry, value, p.handle.not_txn_f)?;
+            self.drop_reread(held);
+            if !txn {
+                continue;
+            }
+            self.b.finish_txn(Status::Indeterminate, TxnMeta { span: p.handle.span, ..p.meta() });
+        }
+        let mut h = self.b.finish().ok()?;
+        h.notation = if self.all_native { Notation::Native } else { Notation::ElleJson };
+        if let Some(vo) = vo {
+            h.version_order = Some(super::json::version_order_from_json(&h, &vo).ok()?);
+        }
+        if let Some(co) = co {
+            h.commit_order = Some(super::claims::commit_order_from_json(&h, &co, self.p.c.t).ok()?);
+        }
+        Some(h)
+    }
+}
