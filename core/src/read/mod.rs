@@ -15,6 +15,7 @@ pub mod nemesis;
 mod pairing;
 mod plume;
 pub mod timekiller;
+mod timekiller_fast;
 mod wal;
 
 pub use claims::ts_from_json;
@@ -185,6 +186,19 @@ pub fn read_json_in_chunks(text: &[u8], spans: bool, chunk_bytes: usize) -> Opti
 #[doc(hidden)]
 pub fn read_json_serde(text: &[u8], spans: bool) -> Result<History, Error> {
     json::read_json_serde(text, 0, spans)
+}
+
+/// The TimeKiller reader's short path alone: `None` when it leaves the text to serde_json's
+/// reader. For tests that it gives what [`read_timekiller_serde`] gives.
+#[doc(hidden)]
+pub fn read_timekiller_fast(text: &[u8], opts: TimeKillerOptions) -> Option<History> {
+    timekiller_fast::read(text, opts)
+}
+
+/// The TimeKiller reader without its short path (serde_json's streaming visitor).
+#[doc(hidden)]
+pub fn read_timekiller_serde(text: &[u8], opts: TimeKillerOptions) -> Result<History, Error> {
+    timekiller::read_timekiller_serde(text, opts)
 }
 
 /// What a reader records besides the history itself.

@@ -57,10 +57,20 @@ pub fn read_timekiller(text: &[u8]) -> Result<History, Error> {
     read_timekiller_with(text, TimeKillerOptions::default())
 }
 
-/// Read a TimeKiller history with TimeKiller's options. One streaming pass of serde_json over
-/// the array (no JSON tree: 1M transactions would cost gigabytes), each transaction pushed to
-/// the builder as it is read.
+/// Read a TimeKiller history with TimeKiller's options: one pass of a short path over the
+/// common form (`timekiller_fast`), else one streaming pass of serde_json over the array (no
+/// JSON tree: 1M transactions would cost gigabytes), each transaction pushed to the builder as
+/// it is read.
 pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<History, Error> {
+    if let Some(h) = super::timekiller_fast::read(text, opts) {
+        return Ok(h);
+    }
+    read_timekiller_serde(text, opts)
+}
+
+/// The reader of every TimeKiller history the short path (`timekiller_fast`) gives up on:
+/// serde_json's streaming visitor, then the lines and spans from two scans of the text.
+pub(crate) fn read_timekiller_serde(text: &[u8], opts: TimeKillerOptions) -> Result<History, Error> {
     use serde::de::Deserializer as _;
     let mut st = State {
         b: HistoryBuilder::new(),

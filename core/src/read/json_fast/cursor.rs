@@ -5,18 +5,18 @@ use crate::history::Span;
 
 /// Where a value starts, to read it again (an invocation's operations, read at its completion).
 #[derive(Clone, Copy, Default)]
-pub(super) struct Mark {
-    pub(super) i: usize,
-    pub(super) line: u32,
+pub(in crate::read) struct Mark {
+    pub(in crate::read) i: usize,
+    pub(in crate::read) line: u32,
     line_start: usize,
     cont: usize,
 }
 
 #[derive(Clone, Copy)]
-pub(super) struct Cur<'a> {
-    pub(super) t: &'a [u8],
-    pub(super) i: usize,
-    pub(super) line: u32,
+pub(in crate::read) struct Cur<'a> {
+    pub(in crate::read) t: &'a [u8],
+    pub(in crate::read) i: usize,
+    pub(in crate::read) line: u32,
     line_start: usize,
     /// UTF-8 continuation bytes on this line before `i`: columns count characters, and only
     /// strings (read or skipped here, so counted) hold bytes that are not ASCII.
@@ -24,28 +24,28 @@ pub(super) struct Cur<'a> {
 }
 
 impl<'a> Cur<'a> {
-    pub(super) fn new(t: &'a [u8]) -> Self {
+    pub(in crate::read) fn new(t: &'a [u8]) -> Self {
         Self::at_line_start(t, 0)
     }
 
     /// At `i`, the start of a line, counted as line 1.
-    pub(super) fn at_line_start(t: &'a [u8], i: usize) -> Self {
+    pub(in crate::read) fn at_line_start(t: &'a [u8], i: usize) -> Self {
         Cur { t, i, line: 1, line_start: i, cont: 0 }
     }
 
-    pub(super) fn mark(&self) -> Mark {
+    pub(in crate::read) fn mark(&self) -> Mark {
         Mark { i: self.i, line: self.line, line_start: self.line_start, cont: self.cont }
     }
 
-    pub(super) fn reset(&mut self, m: Mark) {
+    pub(in crate::read) fn reset(&mut self, m: Mark) {
         (self.i, self.line, self.line_start, self.cont) = (m.i, m.line, m.line_start, m.cont);
     }
 
-    pub(super) fn peek(&self) -> Option<u8> {
+    pub(in crate::read) fn peek(&self) -> Option<u8> {
         self.t.get(self.i).copied()
     }
 
-    pub(super) fn ws(&mut self) {
+    pub(in crate::read) fn ws(&mut self) {
         while let Some(&b) = self.t.get(self.i) {
             match b {
                 b' ' | b'\t' | b'\r' => self.i += 1,
@@ -60,13 +60,13 @@ impl<'a> Cur<'a> {
     }
 
     /// After whitespace, `b`.
-    pub(super) fn eat(&mut self, b: u8) -> Option<()> {
+    pub(in crate::read) fn eat(&mut self, b: u8) -> Option<()> {
         self.ws();
         (self.peek()? == b).then(|| self.i += 1)
     }
 
     /// The span of a value starting here (its end is set when it closes).
-    pub(super) fn here(&self) -> Span {
+    pub(in crate::read) fn here(&self) -> Span {
         let column = (self.i - self.line_start - self.cont + 1) as u32;
         Span { start: self.i as u64, end: self.i as u64, line: self.line, column }
     }
@@ -79,7 +79,7 @@ impl<'a> Cur<'a> {
     }
 
     /// A string without escapes or control characters (after whitespace).
-    pub(super) fn string(&mut self) -> Option<&'a str> {
+    pub(in crate::read) fn string(&mut self) -> Option<&'a str> {
         let (start, end) = self.string_bytes()?;
         match std::str::from_utf8(&self.t[start..end]) {
             Ok(s) if s.is_ascii() => Some(s),
@@ -88,7 +88,7 @@ impl<'a> Cur<'a> {
     }
 
     /// [`Self::string`]'s bytes, unchecked for UTF-8 but ASCII (`None` otherwise): names.
-    pub(super) fn name(&mut self) -> Option<&'a [u8]> {
+    pub(in crate::read) fn name(&mut self) -> Option<&'a [u8]> {
         let (start, end) = self.string_bytes()?;
         let s = &self.t[start..end];
         s.is_ascii().then_some(s)
@@ -108,7 +108,7 @@ impl<'a> Cur<'a> {
     }
 
     /// The next object key is `key` (at `{`, without moving).
-    pub(super) fn next_key_is(&self, key: &[u8]) -> bool {
+    pub(in crate::read) fn next_key_is(&self, key: &[u8]) -> bool {
         let mut probe = *self;
         probe.i += 1;
         probe.name() == Some(key)
@@ -116,7 +116,7 @@ impl<'a> Cur<'a> {
 
     /// An integer as serde_json reads one into an `i64` (no fraction, exponent or `-0`; at most
     /// 18 digits, which cannot overflow: longer ones are given up).
-    pub(super) fn int(&mut self) -> Option<i64> {
+    pub(in crate::read) fn int(&mut self) -> Option<i64> {
         self.ws();
         let t = self.t;
         let neg = t.get(self.i) == Some(&b'-');
@@ -144,13 +144,13 @@ impl<'a> Cur<'a> {
         Some(if neg { -v } else { v })
     }
 
-    pub(super) fn literal(&mut self, word: &[u8]) -> Option<()> {
+    pub(in crate::read) fn literal(&mut self, word: &[u8]) -> Option<()> {
         self.t[self.i..].starts_with(word).then(|| self.i += word.len())
     }
 
     /// Past one JSON value of any kind, checking it as serde_json would accept it (giving up on
     /// `\u` escapes and exponents, whose limits it would check too).
-    pub(super) fn skip(&mut self, depth: u32) -> Option<()> {
+    pub(in crate::read) fn skip(&mut self, depth: u32) -> Option<()> {
         if depth > 100 {
             return None;
         }
@@ -237,7 +237,7 @@ impl<'a> Cur<'a> {
     }
 
     /// `,` then more, or the closing `close` (true when closed).
-    pub(super) fn more(&mut self, close: u8) -> Option<bool> {
+    pub(in crate::read) fn more(&mut self, close: u8) -> Option<bool> {
         self.ws();
         match self.peek()? {
             b',' => {

@@ -20,7 +20,7 @@ mod entry;
 use super::pairing::{OpType, Pairer, Pending};
 use crate::history::builder::{Place, TxnMeta};
 use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, Status, Ts, Value};
-use cursor::Cur;
+pub(super) use cursor::Cur;
 use entry::{Arg, Entry, IntF, Parser, Scalar, StrF, Val};
 
 /// Read `text` as [`super::json::read_json_with`] does, or `None` to leave it to that reader.
