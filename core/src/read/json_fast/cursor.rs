@@ -149,7 +149,8 @@ impl<'a> Cur<'a> {
     }
 
     /// Past one JSON value of any kind, checking it as serde_json would accept it (giving up on
-    /// `\u` escapes and exponents, whose limits it would check too).
+    /// `\u` escapes, exponents and integer parts of more than 20 digits, whose limits it would
+    /// check too).
     pub(in crate::read) fn skip(&mut self, depth: u32) -> Option<()> {
         if depth > 100 {
             return None;
@@ -217,7 +218,8 @@ impl<'a> Cur<'a> {
                 let neg = self.peek()? == b'-';
                 let start = self.i + neg as usize;
                 let digits = self.t[start..].iter().take_while(|b| b.is_ascii_digit()).count();
-                if digits == 0 || (digits > 1 && self.t[start] == b'0') {
+                // More than 20 digits: serde_json's tree refuses one past f64's range (309).
+                if digits == 0 || (digits > 1 && self.t[start] == b'0') || digits > 20 {
                     return None;
                 }
                 self.i = start + digits;
