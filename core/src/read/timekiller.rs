@@ -41,8 +41,8 @@ use crate::history::{History, HistoryBuilder, OpKind, Status, Value};
 pub struct TimeKillerOptions {
     /// TimeKiller's `--initial_value`: a register read of this value reads the initial value.
     pub initial_value: Option<i64>,
-    /// Record where each transaction and operation is, as [`super::ReadOptions::spans`]: a
-    /// second pass over the text. On by default.
+    /// Record where each transaction and operation is, as [`super::ReadOptions::spans`]: found
+    /// on the way by the short path, a second pass over the text otherwise. On by default.
     pub spans: bool,
 }
 
