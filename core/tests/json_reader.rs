@@ -237,6 +237,10 @@ fn variants_read_as_before() {
     add("escaped key string", base.replace(r#"["r", "x", null]"#, r#"["r", "x\"", null]"#), false);
     add("unicode escape", base.replace(r#""label": "ü""#, r#""label": "\u00fc""#), false);
     add("float time", base.replace(r#""time": 3"#, r#""time": 3.0"#), false);
+    add("19-digit index past i64", base.replace(r#""index": 6"#, r#""index": 9999999999999999999"#), false);
+    add("20-digit index", base.replace(r#""index": 6"#, r#""index": 10000000000000000000"#), false);
+    add("largest index", base.replace(r#""index": 6"#, r#""index": 9223372036854775807"#), true);
+    add("smallest time", base.replace(r#""time": 3"#, r#""time": -9223372036854775808"#), true);
     add("big index", base.replace(r#""index": 6"#, r#""index": 18446744073709551615"#), false);
     add("negative index", base.replace(r#""index": 6"#, r#""index": -6"#), false);
     add("repeated key", base.replace(r#""time": 1,"#, r#""time": 1, "time": 2,"#), false);

@@ -114,24 +114,24 @@ impl<'a> Cur<'a> {
         probe.name() == Some(key)
     }
 
-    /// An integer as serde_json reads one into an `i64` (no fraction, exponent or `-0`; at most
-    /// 18 digits, which cannot overflow: longer ones are given up).
+    /// An integer as serde_json reads one into an `i64` (no fraction, exponent or `-0`).
     pub(in crate::read) fn int(&mut self) -> Option<i64> {
         self.ws();
         let t = self.t;
         let neg = t.get(self.i) == Some(&b'-');
         let start = self.i + neg as usize;
-        let (mut v, mut end) = (0i64, start);
+        // 19 digits fit a u64; more cannot fit an i64.
+        let (mut v, mut end) = (0u64, start);
         while let Some(&b) = t.get(end) {
             let d = b.wrapping_sub(b'0');
             if d > 9 {
                 break;
             }
-            v = v * 10 + d as i64;
-            end += 1;
-            if end - start > 18 {
+            if end - start == 19 {
                 return None;
             }
+            v = v * 10 + d as u64;
+            end += 1;
         }
         let digits = end - start;
         if digits == 0 || (digits > 1 && t[start] == b'0') || (neg && v == 0) {
@@ -140,8 +140,9 @@ impl<'a> Cur<'a> {
         if matches!(t.get(end), Some(b'.' | b'e' | b'E')) {
             return None;
         }
+        let v = if neg { 0i64.checked_sub_unsigned(v)? } else { i64::try_from(v).ok()? };
         self.i = end;
-        Some(if neg { -v } else { v })
+        Some(v)
     }
 
     pub(in crate::read) fn literal(&mut self, word: &[u8]) -> Option<()> {
@@ -251,6 +252,62 @@ impl<'a> Cur<'a> {
                 Some(true)
             }
             _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Cur;
+    use proptest::prelude::*;
+
+    /// What serde_json reads as an `i64` (None: not one, or not a plain integer).
+    fn serde_int(text: &str) -> Option<i64> {
+        match serde_json::from_str::<serde_json::Value>(text) {
+            Ok(serde_json::Value::Number(n)) if !text.contains(['.', 'e', 'E']) && text != "-0" => n.as_i64(),
+            _ => None,
+        }
+    }
+
+    fn int(text: &str) -> Option<i64> {
+        let mut c = Cur::new(text.as_bytes());
+        c.int().filter(|_| c.i == text.len())
+    }
+
+    #[test]
+    fn integers_at_the_edges_read_as_serde_json_reads_them() {
+        for text in [
+            "0",
+            "-1",
+            "9223372036854775807",
+            "9223372036854775808",
+            "-9223372036854775808",
+            "-9223372036854775809",
+            "99999999999999999999",
+            "18446744073709551615",
+            "01",
+            "-0",
+            "-",
+            "1.5",
+            "1e3",
+            "123456789012345678",
+            "1234567890123456789",
+            "-1234567890123456789",
+        ] {
+            assert_eq!(int(text), serde_int(text), "{text}");
+        }
+    }
+
+    proptest! {
+        #[test]
+        fn any_integer_reads_as_serde_json_reads_it(v in any::<i64>(), wide in any::<u64>(), digits in "-?[0-9]{1,22}") {
+            for text in [v.to_string(), wide.to_string(), digits.clone()] {
+                // The short path may give up (None) where serde_json reads, never differ.
+                if let Some(x) = int(&text) {
+                    prop_assert_eq!(Some(x), serde_int(&text), "{}", text);
+                }
+            }
+            prop_assert_eq!(int(&v.to_string()), Some(v));
         }
     }
 }
