@@ -8,7 +8,7 @@
 use super::cursor::{Cur, Mark};
 use super::entry::{Entry, Parser, RawOp, Scalar, Val};
 use super::Reader;
-use std::sync::mpsc;
+use std::sync::{mpsc, Mutex};
 
 /// Bytes per chunk: a chunk's setup is noise, and the few read ahead take little memory.
 pub(super) const CHUNK_BYTES: usize = 1 << 20;
@@ -25,6 +25,10 @@ enum End {
     /// Past the entries' closing bracket (or the end of the text, one entry a line).
     Closed(Mark),
 }
+
+/// A chunk's vectors, emptied for the next chunk to fill without growing them again (growing
+/// them was a tenth of the read).
+type Spare<'a> = (Vec<Entry<'a>>, Vec<RawOp<'a>>, Vec<Scalar<'a>>);
 
 struct Chunk<'a> {
     entries: Vec<Entry<'a>>,
@@ -44,13 +48,15 @@ pub(super) fn entries(r: &mut Reader<'_>, close: Option<u8>, chunk: usize) -> Op
     let window = 4 * rayon::current_num_threads();
     let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
     let at_start = r.p.c;
+    let spares: Mutex<Vec<Spare>> = Mutex::new(Vec::new());
     rayon::in_place_scope(|scope| {
         let spawn = |k: usize| {
             let tx = tx.clone();
             let cur = if k == 0 { at_start } else { Cur::at_line_start(text, starts[k]) };
-            let end = ends[k];
+            let (end, spares) = (ends[k], &spares);
             scope.spawn(move |_| {
-                let _ = tx.send((k, read_chunk(cur, end, close)));
+                let spare = spares.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
+                let _ = tx.send((k, read_chunk(cur, end, close, spare)));
             });
         };
         for k in 0..starts.len().min(window) {
@@ -90,6 +96,13 @@ pub(super) fn entries(r: &mut Reader<'_>, close: Option<u8>, chunk: usize) -> Op
                 }
                 End::Next(at, line) => next = Some((at, line)),
             }
+            let (mut entries, mut ops, mut elems) = (c.entries, c.ops, c.elems);
+            entries.clear();
+            ops.clear();
+            elems.clear();
+            if let Ok(mut s) = spares.lock() {
+                s.push((entries, ops, elems));
+            }
         }
         None
     })
@@ -112,9 +125,9 @@ fn split(text: &[u8], from: usize, chunk: usize) -> Vec<usize> {
 }
 
 /// The entries that start before `end`, read from `cur`.
-fn read_chunk(cur: Cur<'_>, end: usize, close: Option<u8>) -> Option<Chunk<'_>> {
-    let mut p = Parser::new(cur);
-    let mut entries = Vec::new();
+fn read_chunk<'a>(cur: Cur<'a>, end: usize, close: Option<u8>, spare: Spare<'a>) -> Option<Chunk<'a>> {
+    let (mut entries, ops, elems) = spare;
+    let mut p = Parser { c: cur, ops, elems };
     p.c.ws();
     let first = (p.c.i, p.c.line);
     if close.is_some() && p.c.peek() == close {
