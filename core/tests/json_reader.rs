@@ -15,28 +15,6 @@ use grail_core::History;
 use proptest::prelude::*;
 use std::path::Path;
 
-fn assert_same(a: &History, b: &History, what: &str) {
-    assert_eq!(a.txns, b.txns, "{what}: transactions");
-    assert_eq!(a.ops, b.ops, "{what}: operations");
-    assert_eq!(a.elems, b.elems, "{what}: list elements");
-    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
-    assert_eq!(a.keys, b.keys, "{what}: keys");
-    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
-    for i in 0..a.strings.len() {
-        let s = grail_core::history::Sym::try_from(i).unwrap();
-        assert_eq!(a.strings.get(s), b.strings.get(s), "{what}: string {i}");
-    }
-    assert_eq!(a.model, b.model, "{what}: model");
-    assert_eq!(a.notation, b.notation, "{what}: notation");
-    assert_eq!(a.version_order, b.version_order, "{what}: version order");
-    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
-    assert_eq!(a.predicate_reads, b.predicate_reads, "{what}: predicate reads");
-    assert_eq!(a.initial_open, b.initial_open, "{what}: initial open");
-    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
-    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
-    assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
-}
-
 /// The short path on several threads in chunks of 1, 100 and 4096 bytes (a split at every
 /// line, and inside entries), where it reads the text: it must give the serde reader's history.
 #[cfg(feature = "parallel")]
@@ -45,7 +23,7 @@ fn chunked(text: &[u8], spans: bool, slow: &Result<History, grail_core::Error>, 
     for chunk in [1, 100, 4096] {
         if let Some(h) = grail_core::read::read_json_in_chunks(text, spans, chunk) {
             let slow = slow.as_ref().unwrap_or_else(|e| panic!("{what}: chunks read what serde_json's refused: {e}"));
-            assert_same(&h, slow, &format!("{what}, chunks of {chunk}"));
+            common::assert_same_history(&h, slow, &format!("{what}, chunks of {chunk}"));
             read += 1;
         }
     }
@@ -71,14 +49,14 @@ fn compare(text: &[u8], what: &str) -> bool {
             Some(fast) => {
                 let slow =
                     slow.unwrap_or_else(|e| panic!("{what}: the short path read what serde_json's refused: {e}"));
-                assert_same(&fast, &slow, &what);
+                common::assert_same_history(&fast, &slow, &what);
                 fast_read = true;
             }
             None => {
                 // Given up: the reader as a user calls it gives serde_json's reader's answer.
                 let full = read_json(text);
                 match (&full, &slow) {
-                    (Ok(a), Ok(b)) if spans => assert_same(a, b, &what),
+                    (Ok(a), Ok(b)) if spans => common::assert_same_history(a, b, &what),
                     (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
                     (Ok(_), Ok(_)) => {}
                     _ => panic!("{what}: read_json and serde_json's reader disagree"),

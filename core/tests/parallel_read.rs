@@ -12,22 +12,6 @@ use grail_core::{Error, History};
 /// Chunk sizes down to one byte: a split at every map, and so inside any multi-line form.
 const CHUNKS: [usize; 3] = [1, 2_000, 64_000];
 
-fn assert_same(a: &History, b: &History, what: &str) {
-    assert_eq!(a.txns, b.txns, "{what}: transactions");
-    assert_eq!(a.ops, b.ops, "{what}: operations");
-    assert_eq!(a.elems, b.elems, "{what}: list elements");
-    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
-    assert_eq!(a.keys, b.keys, "{what}: keys");
-    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
-    for s in 0..a.strings.len() as u32 {
-        assert_eq!(a.strings.get(s), b.strings.get(s), "{what}: string {s}");
-    }
-    assert_eq!(a.model, b.model, "{what}: model");
-    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
-    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
-    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
-}
-
 /// Compare both readers on `text` with every chunk size; returns how many chunked readings
 /// were not left to the sequential reader.
 fn compare(text: &[u8], what: &str) -> usize {
@@ -39,7 +23,7 @@ fn compare(text: &[u8], what: &str) -> usize {
             parallel += 1;
             let what = format!("{what} (chunks of {chunk} bytes, spans {spans})");
             match (&one, &many) {
-                (Ok(a), Ok(b)) => assert_same(a, b, &what),
+                (Ok(a), Ok(b)) => common::assert_same_history(a, b, &what),
                 (Err(a), Err(b)) => assert_eq!(a, b, "{what}: error"),
                 (a, b) => panic!("{what}: sequential {:?}, parallel {:?}", a.as_ref().err(), b.as_ref().err()),
             }
@@ -213,7 +197,7 @@ fn releasing_reads_the_same_and_releases_in_order() {
         &mut |n| released.push(n),
     );
     let one = read_edn_sequential(text.as_bytes(), true).unwrap();
-    assert_same(&one, &read.unwrap(), "released");
+    common::assert_same_history(&one, &read.unwrap(), "released");
     assert!(released.len() > 1, "{} releases", released.len());
     assert!(released.is_sorted() && released.last() <= Some(&text.len()), "{released:?}");
 }

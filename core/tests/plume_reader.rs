@@ -18,24 +18,6 @@ use plume_oracle::read_plume_oracle;
 use proptest::prelude::*;
 use std::sync::Arc;
 
-fn assert_same(a: &History, b: &History, what: &str) {
-    assert_eq!(a.txns, b.txns, "{what}: transactions");
-    assert_eq!(a.ops, b.ops, "{what}: operations");
-    assert_eq!(a.elems, b.elems, "{what}: list elements");
-    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
-    assert_eq!(a.keys, b.keys, "{what}: keys");
-    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
-    assert_eq!(a.model, b.model, "{what}: model");
-    assert_eq!(a.notation, b.notation, "{what}: notation");
-    assert_eq!(a.version_order, b.version_order, "{what}: version order");
-    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
-    assert_eq!(a.predicate_reads, b.predicate_reads, "{what}: predicate reads");
-    assert_eq!(a.initial_open, b.initial_open, "{what}: initial open");
-    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
-    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
-    assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
-}
-
 /// Chunk sizes of the reader on several threads: a split at every line, and inside runs of
 /// a transaction's lines.
 #[cfg(feature = "parallel")]
@@ -93,7 +75,7 @@ fn compare(text: &[u8], what: &str) -> bool {
                     if spans == SpanMode::Located {
                         find_located(&mut a, text, b, &what);
                     }
-                    assert_same(&a, b, &what);
+                    common::assert_same_history(&a, b, &what);
                     ok = true;
                 }
                 (Err(a), Err(b)) => assert_eq!(&a, b, "{what}: error"),

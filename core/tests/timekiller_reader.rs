@@ -11,31 +11,8 @@ use common::corpus;
 use grail_core::generate::{generate, DataModel, GenOptions, Output};
 use grail_core::read::TimeKillerOptions;
 use grail_core::read::{detect, read_timekiller_fast, read_timekiller_serde, read_timekiller_with, Format};
-use grail_core::History;
 use proptest::prelude::*;
 use std::path::Path;
-
-fn assert_same(a: &History, b: &History, what: &str) {
-    assert_eq!(a.txns, b.txns, "{what}: transactions");
-    assert_eq!(a.ops, b.ops, "{what}: operations");
-    assert_eq!(a.elems, b.elems, "{what}: list elements");
-    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
-    assert_eq!(a.keys, b.keys, "{what}: keys");
-    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
-    for i in 0..a.strings.len() {
-        let s = grail_core::history::Sym::try_from(i).unwrap();
-        assert_eq!(a.strings.get(s), b.strings.get(s), "{what}: string {i}");
-    }
-    assert_eq!(a.model, b.model, "{what}: model");
-    assert_eq!(a.notation, b.notation, "{what}: notation");
-    assert_eq!(a.version_order, b.version_order, "{what}: version order");
-    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
-    assert_eq!(a.predicate_reads, b.predicate_reads, "{what}: predicate reads");
-    assert_eq!(a.initial_open, b.initial_open, "{what}: initial open");
-    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
-    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
-    assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
-}
 
 /// Compare both readers on `text`, with and without spans and with and without an initial
 /// value; true when the short path read it (it must decide alike in all four).
@@ -50,13 +27,13 @@ fn compare(text: &[u8], what: &str) -> bool {
                 Some(fast) => {
                     let slow =
                         slow.unwrap_or_else(|e| panic!("{what}: the short path read what serde_json's refused: {e}"));
-                    assert_same(&fast, &slow, &what);
+                    common::assert_same_history(&fast, &slow, &what);
                     taken.push(true);
                 }
                 None => {
                     // Given up: the reader as a user calls it gives serde_json's reader's answer.
                     match (&read_timekiller_with(text, opts), &slow) {
-                        (Ok(a), Ok(b)) => assert_same(a, b, &what),
+                        (Ok(a), Ok(b)) => common::assert_same_history(a, b, &what),
                         (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{what}"),
                         _ => panic!("{what}: read_timekiller_with and serde_json's reader disagree"),
                     }
@@ -243,7 +220,7 @@ fn string_tids_label_and_sessions_number_alike() {
         [(0, Some(-1)), (1, Some(-2)), (2, Some(-1))]
     );
     assert!(!h.initial_open);
-    assert_same(&h, &read_timekiller_serde(text, opts).unwrap(), "string tids");
+    common::assert_same_history(&h, &read_timekiller_serde(text, opts).unwrap(), "string tids");
 }
 
 proptest! {

@@ -292,24 +292,15 @@ fn elle_op(
         return Ok(()); // a client operation that is not a transaction
     }
     let label = obj.get("label").and_then(Json::as_str).or(f.filter(|f| *f != "txn")).map(|l| b.intern(l));
-    let status = match ty {
-        OpType::Ok => Status::Committed,
-        OpType::Fail => Status::Aborted,
-        _ => Status::Indeterminate,
-    };
+    let status = ty.status();
     let (start_ts, commit_ts) = timestamps(obj, i)?;
     let meta = TxnMeta {
-        id: Some(index.unwrap_or(ordinal)),
-        process,
-        invoke_time: invoke.as_ref().and_then(|p| p.time),
-        complete_time: time,
-        invoke_pos: Some(invoke.as_ref().map_or(ordinal, |p| p.seq)),
-        complete_pos: Some(ordinal),
         label,
         line,
         span: spans.entry(i),
         start_ts,
         commit_ts,
+        ..super::pairing::completed(invoke.as_ref(), index, process, time, ordinal)
     };
     b.finish_txn(status, meta);
     Ok(())

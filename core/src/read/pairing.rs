@@ -14,6 +14,16 @@ pub enum OpType {
 }
 
 impl OpType {
+    /// The status of the transaction a completion of this type ends.
+    pub fn status(self) -> crate::history::Status {
+        use crate::history::Status;
+        match self {
+            OpType::Ok => Status::Committed,
+            OpType::Fail => Status::Aborted,
+            _ => Status::Indeterminate,
+        }
+    }
+
     pub fn parse(s: &str) -> Option<OpType> {
         Some(match s {
             "invoke" => OpType::Invoke,
@@ -36,6 +46,26 @@ pub struct Pending<H> {
     /// has no `:index`, and the order of [`Pairer::leftovers`].
     pub seq: u64,
     pub handle: H,
+}
+
+/// What a completion (the `ordinal`-th operation of the input, with its index, process and time)
+/// and its invocation, if any, tell of a transaction.
+pub fn completed<H>(
+    invoke: Option<&Pending<H>>,
+    index: Option<u64>,
+    process: Option<i64>,
+    time: Option<i64>,
+    ordinal: u64,
+) -> TxnMeta {
+    TxnMeta {
+        id: Some(index.unwrap_or(ordinal)),
+        process,
+        invoke_time: invoke.and_then(|p| p.time),
+        complete_time: time,
+        invoke_pos: Some(invoke.map_or(ordinal, |p| p.seq)),
+        complete_pos: Some(ordinal),
+        ..Default::default()
+    }
 }
 
 impl<H> Pending<H> {

@@ -91,3 +91,26 @@ pub fn label_words(masks: &[u8]) -> Vec<Vec<grail_core::graph::EdgeType>> {
     }
     words
 }
+
+/// Two readings of one text give the same history: every field a reader fills, spans and the
+/// numbering of keys and strings included.
+pub fn assert_same_history(a: &History, b: &History, what: &str) {
+    assert_eq!(a.txns, b.txns, "{what}: transactions");
+    assert_eq!(a.ops, b.ops, "{what}: operations");
+    assert_eq!(a.elems, b.elems, "{what}: list elements");
+    assert_eq!(a.canon, b.canon, "{what}: canonical lists");
+    assert_eq!(a.keys, b.keys, "{what}: keys");
+    assert_eq!(a.strings.len(), b.strings.len(), "{what}: strings");
+    for s in 0..a.strings.len() as u32 {
+        assert_eq!(a.strings.get(s), b.strings.get(s), "{what}: string {s}");
+    }
+    assert_eq!(a.model, b.model, "{what}: model");
+    assert_eq!(a.notation, b.notation, "{what}: notation");
+    assert_eq!(a.version_order, b.version_order, "{what}: version order");
+    assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
+    assert_eq!(a.predicate_reads, b.predicate_reads, "{what}: predicate reads");
+    assert_eq!(a.initial_open, b.initial_open, "{what}: initial open");
+    assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
+    assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
+    assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
+}

@@ -335,24 +335,15 @@ impl<'a> Reader<'a> {
             StrF::Null | StrF::Absent => f.filter(|f| *f != "txn"),
         };
         let label = label.map(|l| self.b.intern(l));
-        let status = match ty {
-            OpType::Ok => Status::Committed,
-            OpType::Fail => Status::Aborted,
-            _ => Status::Indeterminate,
-        };
+        let status = ty.status();
         let (start_ts, commit_ts) = Self::timestamps(e)?;
         let meta = TxnMeta {
-            id: Some(index.unwrap_or(ordinal)),
-            process,
-            invoke_time: invoke.as_ref().and_then(|p| p.time),
-            complete_time: time,
-            invoke_pos: Some(invoke.as_ref().map_or(ordinal, |p| p.seq)),
-            complete_pos: Some(ordinal),
             label,
             line: e.span.line,
             span: self.entry_span(e),
             start_ts,
             commit_ts,
+            ..crate::read::pairing::completed(invoke.as_ref(), index, process, time, ordinal)
         };
         self.b.finish_txn(status, meta);
         Some(())
