@@ -17,7 +17,7 @@ use crate::error::Error;
 use crate::hash::Map;
 use crate::history::builder::Place;
 use crate::history::{History, HistoryBuilder, Interner, KeyId, OpKind, Span, SpanMode, Sym, Value};
-use std::sync::{mpsc, Mutex};
+use std::ops::ControlFlow;
 
 /// Bytes per chunk: large enough that a chunk's setup is noise, small enough that the threads
 /// stay busy to the end and few chunks wait in memory for their replay.
@@ -49,7 +49,7 @@ pub(crate) fn only_chunked(
     if starts.len() < 2 {
         return None;
     }
-    replay_all(text, first, spans, &starts, rayon::current_num_threads(), release)
+    replay_all(text, first, spans, &starts, release)
 }
 
 /// Chunk starts: 0, then the first line start at or after each multiple of `chunk` that opens a
@@ -73,70 +73,38 @@ fn split(text: &[u8], chunk: usize) -> Vec<usize> {
 /// Parse chunks on the pool, at most a window ahead of the replay, and replay them in order on
 /// this thread. `None` when any chunk needs the sequential reader. `release(n)` after each chunk
 /// replayed: the text before `n` is done with ([`crate::read::read_releasing`]).
-fn replay_all(
-    text: &[u8],
+fn replay_all<'a>(
+    text: &'a [u8],
     first: u64,
     spans: SpanMode,
     starts: &[usize],
-    threads: usize,
     release: &mut dyn FnMut(usize),
 ) -> Option<Result<History, Error>> {
     let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
-    let window = 4 * threads;
     let mut b = HistoryBuilder::new();
     b.set_span_mode(spans);
     let mut replay = Replay { r: Reader::new(text, b, first), pairer: Pairer::default(), ordinal: first, lines: 0 };
-    let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
-    // Chunks replayed, emptied for the next ones: allocating and freeing a chunk's megabytes
-    // each time cost as much system time again as the whole reading.
-    let spares: Mutex<Vec<Chunk>> = Mutex::new(Vec::new());
-    rayon::in_place_scope(|scope| {
-        let spawn = |i: usize| {
-            let tx = tx.clone();
-            let (start, end) = (starts[i], ends[i]);
-            let spares = &spares;
-            scope.spawn(move |_| {
-                let spare = spares.lock().ok().and_then(|mut s| s.pop());
-                let _ = tx.send((i, parse_chunk(text, start, end, spans, spare)));
-            });
-        };
-        for i in 0..starts.len().min(window) {
-            spawn(i);
+    let read = |i: usize, spare: Option<Chunk<'a>>| -> Option<Chunk<'a>> {
+        parse_chunk(text, starts[i], ends[i], spans, spare)
+    };
+    let stopped = crate::read::pool::in_order(starts.len(), read, |i, mut chunk| {
+        if i == 0 {
+            // The first chunk's density, for the whole text.
+            let (ops, txns) = (chunk.sink.ops.len(), chunk.maps.len() / 2);
+            replay.r.b.reserve_at_density(ends[0] - starts[0], text.len() - starts[0], ops, txns);
         }
-        let mut ready: Vec<Option<Option<Chunk>>> = (0..starts.len()).map(|_| None).collect();
-        let mut outcome = Some(Ok(()));
-        for i in 0..starts.len() {
-            while ready[i].is_none() {
-                let (j, c) = rx.recv().ok()?;
-                ready[j] = Some(c);
+        match replay.chunk(&mut chunk) {
+            Ok(()) => {
+                release(ends[i]);
+                ControlFlow::Continue(Some(chunk.emptied()))
             }
-            if i + window < starts.len() {
-                spawn(i + window);
-            }
-            let Some(Some(mut chunk)) = ready[i].take() else {
-                outcome = None;
-                break;
-            };
-            if i == 0 {
-                // The first chunk's density, for the whole text.
-                let (ops, txns) = (chunk.sink.ops.len(), chunk.maps.len() / 2);
-                replay.r.b.reserve_at_density(ends[0] - starts[0], text.len() - starts[0], ops, txns);
-            }
-            let replayed = replay.chunk(&mut chunk);
-            if let Ok(mut s) = spares.lock() {
-                s.push(chunk.emptied());
-            }
-            match replayed {
-                Ok(()) => release(ends[i]),
-                Err(e) => {
-                    outcome = Some(Err(e));
-                    break;
-                }
-            }
+            Err(e) => ControlFlow::Break(e),
         }
-        // Chunks still parsing finish into a channel nobody reads; the scope waits for them.
-        // An error of the replay is the sequential reader's: every map before it parsed.
-        Some(outcome?.and_then(|()| replay.finish(text)))
+    })?;
+    // An error of the replay is the sequential reader's: every map before it parsed.
+    Some(match stopped {
+        Some(e) => Err(e),
+        None => replay.finish(text),
     })
 }
 

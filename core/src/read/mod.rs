@@ -14,6 +14,8 @@ mod kv;
 pub mod nemesis;
 mod pairing;
 mod plume;
+#[cfg(feature = "parallel")]
+mod pool;
 pub mod timekiller;
 mod timekiller_fast;
 mod wal;

@@ -8,7 +8,7 @@
 use super::cursor::{Cur, Mark};
 use super::entry::{Entry, Parser, RawOp, Scalar, Val};
 use super::Reader;
-use std::sync::{mpsc, Mutex};
+use std::ops::ControlFlow;
 
 /// Bytes per chunk: a chunk's setup is noise, and the few read ahead take little memory.
 pub(super) const CHUNK_BYTES: usize = 1 << 20;
@@ -26,10 +26,6 @@ enum End {
     Closed(Mark),
 }
 
-/// A chunk's vectors, emptied for the next chunk to fill without growing them again (growing
-/// them was a tenth of the read).
-type Spare<'a> = (Vec<Entry<'a>>, Vec<RawOp<'a>>, Vec<Scalar<'a>>);
-
 struct Chunk<'a> {
     entries: Vec<Entry<'a>>,
     ops: Vec<RawOp<'a>>,
@@ -41,92 +37,57 @@ struct Chunk<'a> {
 
 /// Read the entries from the reader's place (after `[`, or at the first of one entry a line)
 /// on the pool and push them; `None` to leave the text to the reader on one thread.
-pub(super) fn entries(r: &mut Reader<'_>, close: Option<u8>, chunk: usize) -> Option<()> {
+pub(super) fn entries<'a>(r: &mut Reader<'a>, close: Option<u8>, chunk: usize) -> Option<()> {
     let text = r.p.c.t;
-    let starts = split(text, r.p.c.i, chunk);
+    let starts = crate::read::pool::line_starts(text, r.p.c.i, chunk);
     let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
-    let window = 4 * rayon::current_num_threads();
-    let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
     let at_start = r.p.c;
-    let spares: Mutex<Vec<Spare>> = Mutex::new(Vec::new());
-    rayon::in_place_scope(|scope| {
-        let spawn = |k: usize| {
-            let tx = tx.clone();
-            let cur = if k == 0 { at_start } else { Cur::at_line_start(text, starts[k]) };
-            let (end, spares) = (ends[k], &spares);
-            scope.spawn(move |_| {
-                let spare = spares.lock().ok().and_then(|mut s| s.pop()).unwrap_or_default();
-                let _ = tx.send((k, read_chunk(cur, end, close, spare)));
-            });
+    let read = |k: usize, spare: Option<Chunk<'a>>| -> Option<Chunk<'a>> {
+        let cur = if k == 0 { at_start } else { Cur::at_line_start(text, starts[k]) };
+        read_chunk(cur, ends[k], close, spare)
+    };
+    // Where the previous chunk stopped: the next entry's byte and its line in the text.
+    let mut next: Option<(usize, u32)> = None;
+    let taken = crate::read::pool::in_order(starts.len(), read, |k, mut c| {
+        // Lines of chunks after the first count from their start: move them to the text's.
+        let offset = match next {
+            None if k == 0 => 0,
+            Some((at, line)) if at == c.first.0 => line as i64 - c.first.1 as i64,
+            _ => return ControlFlow::Break(None),
         };
-        for k in 0..starts.len().min(window) {
-            spawn(k);
-        }
-        let mut ready: Vec<Option<Option<Chunk>>> = (0..starts.len()).map(|_| None).collect();
-        // Where the previous chunk stopped: the next entry's byte and its line in the text.
-        let mut next: Option<(usize, u32)> = None;
-        for k in 0..starts.len() {
-            while ready[k].is_none() {
-                let (j, c) = rx.recv().ok()?;
-                ready[j] = Some(c);
-            }
-            if k + window < starts.len() {
-                spawn(k + window);
-            }
-            let mut c = ready[k].take()??;
-            // Lines of chunks after the first count from their start: move them to the text's.
-            let offset = match next {
-                None if k == 0 => 0,
-                Some((at, line)) if at == c.first.0 => line as i64 - c.first.1 as i64,
-                _ => return None,
-            };
-            shift(&mut c, offset);
-            std::mem::swap(&mut r.p.ops, &mut c.ops);
-            std::mem::swap(&mut r.p.elems, &mut c.elems);
-            for e in &c.entries {
-                r.take(e)?;
-            }
-            if k == 0 {
-                r.reserve(starts[0], ends[0]);
-            }
-            match c.end {
-                End::Closed(m) => {
-                    r.p.c.reset(m);
-                    return Some(());
-                }
-                End::Next(at, line) => next = Some((at, line)),
-            }
-            let (mut entries, mut ops, mut elems) = (c.entries, c.ops, c.elems);
-            entries.clear();
-            ops.clear();
-            elems.clear();
-            if let Ok(mut s) = spares.lock() {
-                s.push((entries, ops, elems));
+        shift(&mut c, offset);
+        std::mem::swap(&mut r.p.ops, &mut c.ops);
+        std::mem::swap(&mut r.p.elems, &mut c.elems);
+        for e in &c.entries {
+            if r.take(e).is_none() {
+                return ControlFlow::Break(None);
             }
         }
-        None
-    })
-}
-
-/// Chunk starts: `from`, then the first line start at or after each further `chunk` bytes.
-fn split(text: &[u8], from: usize, chunk: usize) -> Vec<usize> {
-    let mut starts = vec![from];
-    let mut at = from + chunk;
-    while at < text.len() {
-        let Some(nl) = memchr::memchr(b'\n', &text[at - 1..]) else { break };
-        let start = at + nl;
-        if start >= text.len() {
-            break;
+        if k == 0 {
+            r.reserve(starts[0], ends[0]);
         }
-        starts.push(start);
-        at = start + chunk;
-    }
-    starts
+        match c.end {
+            End::Closed(m) => {
+                r.p.c.reset(m);
+                ControlFlow::Break(Some(()))
+            }
+            End::Next(at, line) => {
+                next = Some((at, line));
+                ControlFlow::Continue(Some(c))
+            }
+        }
+    });
+    // Every chunk taken and none closed the entries: not the form this reads.
+    taken??
 }
 
 /// The entries that start before `end`, read from `cur`.
-fn read_chunk<'a>(cur: Cur<'a>, end: usize, close: Option<u8>, spare: Spare<'a>) -> Option<Chunk<'a>> {
-    let (mut entries, ops, elems) = spare;
+/// `spare`, a chunk taken before, lends its vectors (growing them was a tenth of the read).
+fn read_chunk<'a>(cur: Cur<'a>, end: usize, close: Option<u8>, spare: Option<Chunk<'a>>) -> Option<Chunk<'a>> {
+    let (mut entries, mut ops, mut elems) = spare.map(|c| (c.entries, c.ops, c.elems)).unwrap_or_default();
+    entries.clear();
+    ops.clear();
+    elems.clear();
     let mut p = Parser { c: cur, ops, elems };
     p.c.ws();
     let first = (p.c.i, p.c.line);

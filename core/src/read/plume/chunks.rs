@@ -8,7 +8,7 @@ use super::line::{Lines, OpLine};
 use super::stream::Stream;
 use crate::error::Error;
 use crate::history::{History, SpanMode};
-use std::sync::{mpsc, Mutex};
+use std::ops::ControlFlow;
 
 /// Bytes per chunk (about 50,000 lines): a chunk's setup is noise, and the few read ahead of
 /// the replay take little memory.
@@ -34,83 +34,41 @@ pub(super) fn read(
     if threads < 2 || rayon::current_thread_index().is_some() || text.len() <= chunk {
         return None;
     }
-    let starts = split(text, chunk);
+    let starts = crate::read::pool::line_starts(text, 0, chunk);
     if starts.len() < 2 {
         return None;
     }
     let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
-    let window = 4 * threads;
-    let (tx, rx) = mpsc::channel::<(usize, Option<Chunk>)>();
-    // Chunks taken, emptied for the next ones to fill without allocating.
-    let spares: Mutex<Vec<Vec<OpLine>>> = Mutex::new(Vec::new());
-    rayon::in_place_scope(|scope| {
-        let spawn = |i: usize| {
-            let tx = tx.clone();
-            let (start, end, spares) = (starts[i], ends[i], &spares);
-            scope.spawn(move |_| {
-                let spare = spares.lock().ok().and_then(|mut s| s.pop());
-                let _ = tx.send((i, read_chunk(text, start, end, spare)));
-            });
-        };
-        for i in 0..starts.len().min(window) {
-            spawn(i);
+    let read = |k: usize, spare: Option<Chunk>| read_chunk(text, starts[k], ends[k], spare.map(|c| c.ops));
+    let mut s = Stream::new(spans);
+    let mut base = 0u32;
+    let taken = crate::read::pool::in_order(starts.len(), read, |k, mut c| {
+        for op in &mut c.ops {
+            op.span.line += base;
+            match s.op(op) {
+                Ok(true) => {}
+                Ok(false) => return ControlFlow::Break(Ok(None)),
+                Err(e) => return ControlFlow::Break(Err(e)),
+            }
         }
-        let mut ready: Vec<Option<Option<Chunk>>> = (0..starts.len()).map(|_| None).collect();
-        let mut s = Stream::new(spans);
-        let mut base = 0u32;
-        // Chunks still being read when this returns finish into a channel nobody reads; the
-        // scope waits for them.
-        for i in 0..starts.len() {
-            while ready[i].is_none() {
-                let (j, c) = rx.recv().ok()?;
-                ready[j] = Some(c);
-            }
-            if i + window < starts.len() {
-                spawn(i + window);
-            }
-            let mut c = ready[i].take()??;
-            for op in &mut c.ops {
-                op.span.line += base;
-                match s.op(op) {
-                    Ok(true) => {}
-                    Ok(false) => return Some(Ok(None)),
-                    Err(e) => return Some(Err(e)),
-                }
-            }
-            if i == 0 {
-                // Room for the whole text at the first chunk's density.
-                s.size_for(ends[0], text.len());
-            }
-            base += c.lines;
-            c.ops.clear();
-            if let Ok(mut sp) = spares.lock() {
-                sp.push(c.ops);
-            }
-            release(ends[i]);
+        if k == 0 {
+            // Room for the whole text at the first chunk's density.
+            s.size_for(ends[0], text.len());
         }
-        Some(s.finish().map(Some))
+        base += c.lines;
+        release(ends[k]);
+        ControlFlow::Continue(Some(c))
+    })?;
+    Some(match taken {
+        Some(stopped) => stopped,
+        None => s.finish().map(Some),
     })
-}
-
-/// Chunk starts: 0, then the first line start at or after each multiple of `chunk`.
-fn split(text: &[u8], chunk: usize) -> Vec<usize> {
-    let mut starts = vec![0];
-    let mut at = chunk.max(1);
-    while at < text.len() {
-        let Some(nl) = memchr::memchr(b'\n', &text[at - 1..]) else { break };
-        let start = at + nl;
-        if start >= text.len() {
-            break;
-        }
-        starts.push(start);
-        at = start + chunk.max(1);
-    }
-    starts
 }
 
 /// The operations of `text[start..end]`'s lines, or `None` at a line that does not read.
 fn read_chunk(text: &[u8], start: usize, end: usize, spare: Option<Vec<OpLine>>) -> Option<Chunk> {
     let mut ops = spare.unwrap_or_default();
+    ops.clear();
     let mut lines = Lines::new(text, start, end);
     for op in lines.by_ref() {
         ops.push(op.ok()?);
