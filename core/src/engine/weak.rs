@@ -60,6 +60,8 @@ pub struct Input<'a> {
     /// Session order, and whether any transaction had a process.
     pub(super) so: Vec<Edge>,
     sessions: bool,
+    /// Each transaction's writes, for RC and RA (built by the first of them that asks).
+    writes: std::sync::OnceLock<TxnWrites>,
 }
 
 impl<'a> Input<'a> {
@@ -78,11 +80,15 @@ impl<'a> Input<'a> {
         }
         starts.push(reads.len() as u32);
         let (so, sessions) = session_edges(h, is_vertex);
-        Input { h, inf, op_txn: &inf.index.op_txn, reads, starts, so, sessions }
+        Input { h, inf, op_txn: &inf.index.op_txn, reads, starts, so, sessions, writes: Default::default() }
     }
 
     pub(super) fn reads_of(&self, t: TxnId) -> &[ExtRead] {
         &self.reads[self.starts[t as usize] as usize..self.starts[t as usize + 1] as usize]
+    }
+
+    fn writes(&self) -> &TxnWrites {
+        self.writes.get_or_init(|| TxnWrites::new(self.h))
     }
 }
 
@@ -311,7 +317,7 @@ fn outside_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Itera
 
 /// MonoAtomicView: a writer seen by an earlier read of the same transaction.
 fn read_committed(inp: &Input, out: &mut Out) {
-    let writes = TxnWrites::new(inp.h);
+    let writes = inp.writes();
     let mut seen: Vec<TxnId> = Vec::new();
     for t in 0..inp.h.txns.len() as TxnId {
         seen.clear();
@@ -334,7 +340,7 @@ fn read_committed(inp: &Input, out: &mut Out) {
 /// ReadAtomic: a writer that is a direct predecessor, by session order or reads-from.
 fn read_atomic(inp: &Input, out: &mut Out) {
     let h = inp.h;
-    let writes = TxnWrites::new(h);
+    let writes = inp.writes();
     // The latest write of each key by each process so far, visiting each process's
     // transactions in session order; transactions without a process have no session premise.
     let mut session_last: Map<(i64, KeyId), u32> = Map::default();
