@@ -8,7 +8,7 @@
 use super::json::J;
 pub use crate::explain::Ids;
 use crate::explain::{LetThen, Wording};
-use crate::history::{Arg, History, Model, OpKind, Status, TxnId, Value};
+use crate::history::{Arg, History, Model, OpKind, TxnId, Value};
 use crate::report::Step;
 
 pub fn value_j(h: &History, v: Value) -> J {
@@ -64,21 +64,13 @@ pub fn mop_edn(h: &History, o: u32) -> String {
     format!("[:{} {} {}]", op.kind.jepsen(), value_edn(h, h.key(op.key)), v)
 }
 
-fn type_name(s: Status) -> &'static str {
-    match s {
-        Status::Committed => "ok",
-        Status::Aborted => "fail",
-        Status::Indeterminate => "info",
-    }
-}
-
 /// A transaction as Jepsen's op map in JSON, with the keys in Elle's order.
 pub fn op_j(h: &History, t: TxnId) -> J {
     let txn = &h.txns[t as usize];
     J::obj([
         ("index", J::from(txn.id)),
         ("time", J::Int(txn.complete_time.unwrap_or(-1))),
-        ("type", J::str(type_name(txn.status))),
+        ("type", J::str(txn.status.jepsen())),
         ("process", txn.process.map_or(J::Null, J::Int)),
         ("f", J::str(h.label(t).unwrap_or("txn"))),
         ("value", J::Arr((txn.ops_start..txn.ops_end).map(|o| mop_j(h, o)).collect())),
@@ -93,7 +85,7 @@ pub fn op_edn(h: &History, t: TxnId) -> String {
         "{{:index {}, :time {}, :type :{}, :process {}, :f :{}, :value [{}]}}",
         txn.id,
         txn.complete_time.unwrap_or(-1),
-        type_name(txn.status),
+        txn.status.jepsen(),
         txn.process.map_or("nil".to_string(), |p| p.to_string()),
         h.label(t).unwrap_or("txn"),
         ops.join(" ")

@@ -151,15 +151,7 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
         Notation::Jepsen => {}
     }
     let txn = &h.txns[t as usize];
-    let mut s = format!(
-        "{{:index {}, :type :{}",
-        txn.id,
-        match txn.status {
-            crate::history::Status::Committed => "ok",
-            crate::history::Status::Aborted => "fail",
-            crate::history::Status::Indeterminate => "info",
-        }
-    );
+    let mut s = format!("{{:index {}, :type :{}", txn.id, txn.status.jepsen());
     if let Some(p) = txn.process {
         let _ = write!(s, ", :process {p}");
     }
@@ -180,7 +172,6 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
 /// `{"index": 3, "type": "ok", "process": 1, "value": [...]}`, or TimeKiller's
 /// `{"tid": 3, "sid": 1, "ops": [...]}`; then its line.
 fn json_txn_text(h: &History, t: TxnId) -> String {
-    use crate::history::Status;
     let txn = &h.txns[t as usize];
     let ops: Vec<String> = (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect();
     let ops = format!("[{}]", ops.join(", "));
@@ -188,12 +179,7 @@ fn json_txn_text(h: &History, t: TxnId) -> String {
     let label = h.label(t).map(|l| serde_json::Value::from(l).to_string());
     match h.notation {
         Notation::ElleJson => {
-            let ty = match txn.status {
-                Status::Committed => "ok",
-                Status::Aborted => "fail",
-                Status::Indeterminate => "info",
-            };
-            fields.extend([("index", txn.id.to_string()), ("type", format!("\"{ty}\""))]);
+            fields.extend([("index", txn.id.to_string()), ("type", format!("\"{}\"", txn.status.jepsen()))]);
             fields.extend(txn.process.map(|p| ("process", p.to_string())));
             fields.push(("value", ops));
         }
@@ -203,14 +189,9 @@ fn json_txn_text(h: &History, t: TxnId) -> String {
             fields.push(("ops", ops));
         }
         _ => {
-            let status = match txn.status {
-                Status::Committed => "committed",
-                Status::Aborted => "aborted",
-                Status::Indeterminate => "indeterminate",
-            };
             fields.push(("id", txn.id.to_string()));
             fields.extend(txn.process.map(|p| ("session", p.to_string())));
-            fields.push(("status", format!("\"{status}\"")));
+            fields.push(("status", format!("\"{}\"", txn.status.as_str())));
             fields.extend(label.map(|l| ("label", l)));
             fields.push(("ops", ops));
         }

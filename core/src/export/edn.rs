@@ -7,7 +7,7 @@
 //! order. Times and invocations are not written: read back, the sub-history's real-time order is
 //! the order of its lines.
 
-use crate::history::{write_edn_str, write_edn_string, Arg, History, Op, OpKind, Status, TxnId, Value};
+use crate::history::{write_edn_str, write_edn_string, Arg, History, Op, OpKind, TxnId, Value};
 use std::fmt::Write;
 
 /// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
@@ -115,12 +115,7 @@ fn ts_edn(ts: crate::history::Ts) -> String {
 /// One transaction as a Jepsen completion map.
 pub fn txn_edn(out: &mut String, h: &History, t: TxnId) {
     let txn = &h.txns[t as usize];
-    let ty = match txn.status {
-        Status::Committed => "ok",
-        Status::Aborted => "fail",
-        Status::Indeterminate => "info",
-    };
-    let _ = write!(out, "{{:index {}, :type :{ty}", txn.id);
+    let _ = write!(out, "{{:index {}, :type :{}", txn.id, txn.status.jepsen());
     if let Some(p) = txn.process {
         let _ = write!(out, ", :process {p}");
     }

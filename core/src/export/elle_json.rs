@@ -4,7 +4,7 @@
 //! known, so that real-time and session order read back as the history's.
 
 use super::native::op_json;
-use crate::history::{Arg, History, OpKind, Status, TxnId};
+use crate::history::{Arg, History, OpKind, TxnId};
 use serde_json::{json, Map, Value as Json};
 
 /// The transactions `txns` (indices into [`History::txns`]; out of range and repeated ones are
@@ -15,12 +15,7 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
     for (_, done, t) in events {
         let txn = &h.txns[t as usize];
         let mut e = Map::new();
-        let ty = match (done, txn.status) {
-            (false, _) => "invoke",
-            (true, Status::Committed) => "ok",
-            (true, Status::Aborted) => "fail",
-            (true, Status::Indeterminate) => "info",
-        };
+        let ty = if done { txn.status.jepsen() } else { "invoke" };
         e.insert("type".into(), json!(ty));
         e.insert("f".into(), json!("txn"));
         if let Some(p) = txn.process {

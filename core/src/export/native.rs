@@ -3,7 +3,7 @@
 //! `predicate_reads` (the one format that holds predicate reads), and the claimed
 //! `commit_order`.
 
-use crate::history::{Arg, History, Op, OpKind, Status, TxnId};
+use crate::history::{Arg, History, Op, OpKind, TxnId};
 use serde_json::{json, Value as Json};
 
 /// Every transaction of `h`, as `{"transactions": [...]}`, one transaction a line.
@@ -23,11 +23,7 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
         let ops: Vec<Json> = h.ops_of(t).iter().map(|op| op_json(h, op)).collect();
         let mut obj = json!({
             "id": txn.id,
-            "status": match txn.status {
-                Status::Committed => "committed",
-                Status::Aborted => "aborted",
-                Status::Indeterminate => "indeterminate",
-            },
+            "status": txn.status.as_str(),
             "ops": ops,
         });
         let Some(m) = obj.as_object_mut() else { continue };

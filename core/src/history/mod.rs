@@ -44,6 +44,15 @@ impl Status {
             Status::Indeterminate => "indeterminate",
         }
     }
+
+    /// The `:type` of a Jepsen completion that ends a transaction so: `ok`, `fail` or `info`.
+    pub fn jepsen(self) -> &'static str {
+        match self {
+            Status::Committed => "ok",
+            Status::Aborted => "fail",
+            Status::Indeterminate => "info",
+        }
+    }
 }
 
 /// The kind of a micro-operation, serialized by its Jepsen name (`r`, `w`, `append`).
