@@ -67,26 +67,14 @@ fn compare(text: &[u8], what: &str) -> bool {
     fast_read
 }
 
-fn json_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            json_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json" || x == "jsonl") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn conformance_and_corpus_json_files_read_as_before() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    json_files(&root.join("tests"), &mut files);
-    json_files(&root.join("bindings/cli/tests"), &mut files);
+    common::files_under(&root.join("tests"), &["json", "jsonl"], &mut files);
+    common::files_under(&root.join("bindings/cli/tests"), &["json", "jsonl"], &mut files);
     if let Some(c) = corpus() {
-        json_files(&c, &mut files);
+        common::files_under(&c, &["json", "jsonl"], &mut files);
     }
     let (mut fast, mut histories, mut left) = (0, 0, Vec::new());
     for f in &files {

@@ -48,25 +48,13 @@ fn compare(text: &[u8], what: &str) -> bool {
     taken[0]
 }
 
-fn json_files(dir: &Path, out: &mut Vec<std::path::PathBuf>) {
-    let Ok(rd) = std::fs::read_dir(dir) else { return };
-    for e in rd.flatten() {
-        let p = e.path();
-        if p.is_dir() {
-            json_files(&p, out);
-        } else if p.extension().is_some_and(|x| x == "json") {
-            out.push(p);
-        }
-    }
-}
-
 #[test]
 fn conformance_and_corpus_timekiller_files_read_as_before() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
     let mut files = Vec::new();
-    json_files(&root.join("tests"), &mut files);
+    common::files_under(&root.join("tests"), &["json"], &mut files);
     if let Some(c) = corpus() {
-        json_files(&c, &mut files);
+        common::files_under(&c, &["json"], &mut files);
     }
     let (mut histories, mut left) = (0, Vec::new());
     for f in &files {

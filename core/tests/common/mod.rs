@@ -114,3 +114,16 @@ pub fn assert_same_history(a: &History, b: &History, what: &str) {
     assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
     assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");
 }
+
+/// The files under `dir` (recursively; nothing when it is absent) whose extension is one of `exts`.
+pub fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            files_under(&p, exts, out);
+        } else if p.extension().is_some_and(|x| exts.iter().any(|e| x == *e)) {
+            out.push(p);
+        }
+    }
+}
