@@ -130,6 +130,11 @@ impl Causal {
             for &x in &p {
                 succs[x as usize].push(t);
             }
+            // The session predecessor first: its clock is the one the others most often add
+            // nothing to (see `saturate`).
+            if let Some(i) = p.iter().position(|&x| x == so_pred[t as usize]) {
+                p[..=i].rotate_right(1);
+            }
             preds[t as usize] = p;
         }
         // Kahn's order.
@@ -196,22 +201,31 @@ impl Causal {
         let mut slot = vec![u32::MAX; n];
         let mut pool: Vec<Vec<u32>> = Vec::new();
         let mut free: Vec<u32> = Vec::new();
-        // Per held clock, per chain: the latest writer that must precede its transaction, as
-        // (position + 1, write op, read op, key); 0 when none.
-        let mut latest: Vec<Vec<(u32, u32, u32, KeyId)>> = Vec::new();
+        // Per held clock: the latest writer per chain that must precede its transaction.
+        let mut latest: Vec<Latest> = Vec::new();
         let mut clock: Vec<u32> = vec![0; chains];
         // How far each chain has been visited, and per group how many of its writes are before that.
         let mut frontier: Vec<u32> = vec![0; chains];
         let mut done: Vec<u32> = vec![0; writes.groups.len()];
         let none: Vec<u32> = vec![0; chains];
         for (i, &t) in order.iter().enumerate() {
-            clock.iter_mut().for_each(|c| *c = 0);
+            // t's clock is the join of its predecessors'. A predecessor the clock has seen
+            // already adds nothing (its past is in the past of whoever saw it): skipping it
+            // spares reading its clock, on AWDIT's 200k history a sixth of the check.
+            let mut empty = true;
             for &p in &preds[t as usize] {
-                if let Some(pc) = pool.get(slot[p as usize] as usize) {
+                let Some(pc) = pool.get(slot[p as usize] as usize) else { continue };
+                if empty {
+                    clock.copy_from_slice(pc);
+                    empty = false;
+                } else if clock[chain[p as usize] as usize] <= pos[p as usize] {
                     for (c, &x) in clock.iter_mut().zip(pc) {
                         *c = (*c).max(x);
                     }
                 }
+            }
+            if empty {
+                clock.iter_mut().for_each(|c| *c = 0);
             }
             // The clock is t's causal past, t excluded: the writers it observed.
             for r in inp.reads_of(t) {
@@ -237,10 +251,7 @@ impl Causal {
                         // Of the writers on chain c that must precede t1, only the latest counts:
                         // the others reach it by session order. Drawn when t1's clock is freed.
                         (Some(t1), Redundant::Drop) if !implied => {
-                            let b = &mut latest[slot[t1 as usize] as usize][c as usize];
-                            if p2 + 1 > b.0 {
-                                *b = (p2 + 1, w2, r.op, r.key);
-                            }
+                            latest[slot[t1 as usize] as usize].offer(c, p2 + 1, w2, r.op, r.key);
                         }
                         _ if !implied || redundant.keeps(inp.op_txn[w2 as usize], t1) => out.infer(inp, w2, r),
                         _ => {}
@@ -257,7 +268,7 @@ impl Causal {
                     }
                     None => {
                         pool.push(clock.clone());
-                        latest.push(vec![(0, 0, 0, 0); chains]);
+                        latest.push(Latest::default());
                         pool.len() as u32 - 1
                     }
                 };
@@ -265,7 +276,7 @@ impl Causal {
             }
             for &p in &preds[t as usize] {
                 if last_use[p as usize] == i as u32 && slot[p as usize] != u32::MAX {
-                    draw(out, inp, p, &mut latest[slot[p as usize] as usize]);
+                    latest[slot[p as usize] as usize].draw(out, inp, p);
                     free.push(slot[p as usize]);
                     slot[p as usize] = u32::MAX;
                 }
@@ -273,16 +284,38 @@ impl Causal {
         }
         for (t, &s) in slot.iter().enumerate() {
             if let Some(l) = latest.get_mut(s as usize) {
-                draw(out, inp, t as TxnId, l);
+                l.draw(out, inp, t as TxnId);
             }
         }
     }
 }
 
-/// The commit-order edges into `t1` from the latest writer per chain, and the slate cleared.
-fn draw(out: &mut Out, inp: &Input, t1: TxnId, latest: &mut [(u32, u32, u32, KeyId)]) {
-    for b in latest.iter_mut().filter(|b| b.0 > 0) {
-        out.co(inp.op_txn[b.1 as usize], t1, b.3, b.1, b.2);
-        *b = (0, 0, 0, 0);
+/// The writers per chain that must precede one transaction t1, the latest of each drawn as a
+/// commit-order edge into t1 when its clock is freed. Offers are listed as they come and sorted
+/// at the draw: a row of 16 bytes per chain per held clock, read whole at each free, was 236 MB
+/// and most of the check's memory traffic on AWDIT's 200k history (1,000 chains, 14,772 clocks
+/// held at once), and a row of 4 bytes per chain still missed the cache at each offer.
+#[derive(Default)]
+struct Latest {
+    /// (chain, position + 1, write op, read op, key) in the order offered.
+    offers: Vec<(u32, u32, u32, u32, KeyId)>,
+}
+
+impl Latest {
+    fn offer(&mut self, c: u32, p: u32, w2: u32, read_op: u32, key: KeyId) {
+        self.offers.push((c, p, w2, read_op, key));
+    }
+
+    /// The commit-order edges into `t1`, one per chain: of a chain's offers, the first of the
+    /// latest position (the one a slot per chain, raised only by a later position, would hold).
+    fn draw(&mut self, out: &mut Out, inp: &Input, t1: TxnId) {
+        // Stable: offers of one chain and position stay in the order offered.
+        self.offers.sort_by_key(|o| (o.0, std::cmp::Reverse(o.1)));
+        for (i, &(c, _, w2, read_op, key)) in self.offers.iter().enumerate() {
+            if i == 0 || self.offers[i - 1].0 != c {
+                out.co(inp.op_txn[w2 as usize], t1, key, w2, read_op);
+            }
+        }
+        self.offers.clear();
     }
 }
