@@ -197,6 +197,14 @@ pub fn read_timekiller_fast(text: &[u8], opts: TimeKillerOptions) -> Option<Hist
     timekiller_fast::read(text, opts)
 }
 
+/// The TimeKiller reader's short path with its transactions read on several threads, in chunks
+/// of about `chunk_bytes`: `None` when it leaves the text to the short path on one thread.
+#[cfg(feature = "parallel")]
+#[doc(hidden)]
+pub fn read_timekiller_in_chunks(text: &[u8], opts: TimeKillerOptions, chunk_bytes: usize) -> Option<History> {
+    timekiller_fast::read_in_chunks(text, opts, chunk_bytes)
+}
+
 /// The TimeKiller reader without its short path (serde_json's streaming visitor).
 #[doc(hidden)]
 pub fn read_timekiller_serde(text: &[u8], opts: TimeKillerOptions) -> Result<History, Error> {
