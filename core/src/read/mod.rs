@@ -163,6 +163,13 @@ pub fn read_plume_in_chunks(text: &[u8], spans: SpanMode, chunk_bytes: usize) ->
     plume::read_plume_in_chunks(text, spans, chunk_bytes)
 }
 
+/// The Cobra reader with its logs read in pieces of about `piece_bytes` (on several threads
+/// with the feature `parallel`). For tests that it gives what it gave reading them whole.
+#[doc(hidden)]
+pub fn read_cobra_in_pieces(files: &[&[u8]], piece_bytes: usize) -> Result<History, Error> {
+    cobra::read_in_pieces(files, piece_bytes, true)
+}
+
 /// The EDN reader on one thread.
 #[doc(hidden)]
 pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
