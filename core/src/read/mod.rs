@@ -170,6 +170,19 @@ pub fn read_cobra_in_pieces(files: &[&[u8]], piece_bytes: usize) -> Result<Histo
     cobra::read_in_pieces(files, piece_bytes, true)
 }
 
+/// The dbcop bincode reader's short path alone: `None` when it leaves the bytes to serde.
+#[doc(hidden)]
+pub fn read_dbcop_bin_fast(data: &[u8]) -> Option<History> {
+    dbcop_bin::read_fast(data)
+}
+
+/// The dbcop bincode reader without its short path (serde and bincode). For tests that the
+/// short path gives what it gives.
+#[doc(hidden)]
+pub fn read_dbcop_bin_serde(data: &[u8]) -> Result<History, Error> {
+    dbcop_bin::read_dbcop_bin_serde(data)
+}
+
 /// The EDN reader on one thread.
 #[doc(hidden)]
 pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
