@@ -157,16 +157,21 @@ fn once(seen: &mut u32, bit: u32) -> Option<()> {
 impl<'a> Parser<'a> {
     /// The next object key and its `:`, as its index in `names` when it is one of them written
     /// plainly, else `names.len()` (any other key, checked as [`Cur::string`] checks one).
+    /// `guess` is tried first: the key after the last one, in the order writers use.
     #[inline]
-    fn key(&mut self, names: &[&[u8]]) -> Option<usize> {
+    fn key(&mut self, names: &[&[u8]], guess: &mut usize) -> Option<usize> {
         self.c.ws();
         let rest = &self.c.t[self.c.i..];
+        // Byte by byte: the names are a few letters, too short for `memcmp`.
+        let is = |name: &[u8]| {
+            let l = name.len();
+            rest.get(l + 1) == Some(&b'"') && rest[1..=l].iter().zip(name.iter()).all(|(a, b)| a == b)
+        };
         let n = if rest.first() == Some(&b'"') {
-            // Byte by byte: the names are a few letters, too short for `memcmp`.
-            names.iter().position(|name| {
-                let l = name.len();
-                rest.get(l + 1) == Some(&b'"') && rest[1..=l].iter().zip(name.iter()).all(|(a, b)| a == b)
-            })
+            match names.get(*guess) {
+                Some(g) if is(g) => Some(*guess),
+                _ => names.iter().position(|name| is(name)),
+            }
         } else {
             None
         };
@@ -177,7 +182,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.c.eat(b':')?;
-        Some(n.unwrap_or(names.len()))
+        let n = n.unwrap_or(names.len());
+        *guess = n + 1;
+        Some(n)
     }
 
     /// An integer, a string, or null (`None` inside).
@@ -204,9 +211,10 @@ impl<'a> Parser<'a> {
         let mut seen = 0u32;
         // The serde reader needs the whole object first; its operations' keys are pushed in
         // the same order either way, and any error gives up.
+        let mut guess = 0;
         if self.c.eat(b'}').is_none() {
             loop {
-                match self.key(&[b"tid", b"sid", b"sts", b"cts", b"ops"])? {
+                match self.key(&[b"tid", b"sid", b"sts", b"cts", b"ops"], &mut guess)? {
                     0 => {
                         once(&mut seen, 0)?;
                         tid = self.scalar()?;
@@ -250,10 +258,10 @@ impl<'a> Parser<'a> {
             return Some(None);
         }
         self.c.eat(b'{')?;
-        let (mut p, mut l, mut seen) = (None, None, 0u32);
+        let (mut p, mut l, mut seen, mut guess) = (None, None, 0u32, 0);
         if self.c.eat(b'}').is_none() {
             loop {
-                match self.key(&[b"p", b"l"])? {
+                match self.key(&[b"p", b"l"], &mut guess)? {
                     0 => {
                         once(&mut seen, 0)?;
                         p = self.scalar()?;
@@ -294,9 +302,10 @@ impl<'a> Parser<'a> {
             let mut span = self.c.here();
             self.c.i += 1;
             let (mut kind, mut k, mut v, mut list, mut seen) = (None, None, None, None, 0u32);
+            let mut guess = 0;
             if self.c.eat(b'}').is_none() {
                 loop {
-                    match self.key(&[b"t", b"k", b"v"])? {
+                    match self.key(&[b"t", b"k", b"v"], &mut guess)? {
                         0 => {
                             once(&mut seen, 0)?;
                             kind = Some(self.op_type()?);
