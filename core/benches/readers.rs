@@ -5,9 +5,10 @@
 //! and maximum seconds and its MB/s at the median, and each file's MB/s over the first's;
 //! asserts nothing about time. `GRAIL_READ_SPANS=0` reads without spans, `every` records every
 //! operation's span instead of locating it. With `GRAIL_READ_RUNS=1`, the run to give
-//! `valgrind --tool=callgrind` or `/usr/bin/time -v`.
+//! `valgrind --tool=callgrind` or `/usr/bin/time -v`. A folder stands for Cobra's per-session
+//! logs, its files read in name order as the sessions (`read_cobra`).
 
-use grail_core::read::{detect, read_with, Format, ReadOptions};
+use grail_core::read::{detect, read_cobra, read_with, Format, ReadOptions};
 use std::io::Read;
 use std::time::Instant;
 
@@ -23,7 +24,8 @@ fn bytes(path: &str) -> Vec<u8> {
 
 struct File {
     path: String,
-    text: Vec<u8>,
+    /// The file, or a folder's logs.
+    parts: Vec<Vec<u8>>,
     format: Format,
     secs: Vec<f64>,
     shape: (usize, usize),
@@ -39,14 +41,30 @@ fn main() {
         .split(',')
         .filter(|p| !p.is_empty())
         .map(|p| {
-            let text = bytes(p);
-            File { path: p.to_string(), format: detect(&text), text, secs: Vec::new(), shape: (0, 0) }
+            let (parts, format) = if std::path::Path::new(p).is_dir() {
+                let mut names: Vec<_> = std::fs::read_dir(p)
+                    .unwrap_or_else(|e| panic!("{p}: {e}"))
+                    .map(|e| e.expect("a folder entry").path())
+                    .collect();
+                names.sort();
+                (names.iter().map(|n| bytes(&n.display().to_string())).collect(), Format::Cobra)
+            } else {
+                let text = bytes(p);
+                let format = detect(&text);
+                (vec![text], format)
+            };
+            File { path: p.to_string(), format, parts, secs: Vec::new(), shape: (0, 0) }
         })
         .collect();
     for _ in 0..runs {
         for f in &mut files {
             let t = Instant::now();
-            let h = read_with(&f.text, f.format, opts).unwrap_or_else(|e| panic!("{}: {e}", f.path));
+            let h = if f.parts.len() == 1 {
+                read_with(&f.parts[0], f.format, opts)
+            } else {
+                read_cobra(&f.parts.iter().map(|p| p.as_slice()).collect::<Vec<_>>())
+            };
+            let h = h.unwrap_or_else(|e| panic!("{}: {e}", f.path));
             f.secs.push(t.elapsed().as_secs_f64());
             f.shape = (h.txns.len(), h.ops.len());
         }
@@ -55,7 +73,7 @@ fn main() {
     for f in &mut files {
         f.secs.sort_by(f64::total_cmp);
         let median = f.secs[f.secs.len() / 2];
-        let mb = f.text.len() as f64 / 1e6;
+        let mb = f.parts.iter().map(|p| p.len()).sum::<usize>() as f64 / 1e6;
         let rate = mb / median;
         let ratio = first.map_or(String::new(), |r: f64| format!(", {:.2}x the first's MB/s", rate / r));
         first.get_or_insert(rate);

@@ -11,8 +11,33 @@ use common::corpus;
 use grail_core::generate::{generate, DataModel, GenOptions, Output};
 use grail_core::read::TimeKillerOptions;
 use grail_core::read::{detect, read_timekiller_fast, read_timekiller_serde, read_timekiller_with, Format};
+use grail_core::History;
 use proptest::prelude::*;
 use std::path::Path;
+
+/// The short path on several threads in chunks of 1, 100 and 4096 bytes (a split at every
+/// line, and inside transactions), where it reads the text: it must give the serde reader's
+/// history. How many of the three read it.
+#[cfg(feature = "parallel")]
+fn chunked(text: &[u8], opts: TimeKillerOptions, slow: &Result<History, grail_core::Error>, what: &str) -> usize {
+    let mut read = 0;
+    for chunk in [1, 100, 4096] {
+        if let Some(h) = grail_core::read::read_timekiller_in_chunks(text, opts, chunk) {
+            let slow = slow.as_ref().unwrap_or_else(|e| panic!("{what}: chunks read what serde_json's refused: {e}"));
+            common::assert_same_history(&h, slow, &format!("{what}, chunks of {chunk}"));
+            read += 1;
+        }
+    }
+    read
+}
+
+#[cfg(not(feature = "parallel"))]
+fn chunked(_: &[u8], _: TimeKillerOptions, _: &Result<History, grail_core::Error>, _: &str) -> usize {
+    0
+}
+
+/// Texts read in chunks, by the check in [`compare`].
+static CHUNKED: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
 
 /// Compare both readers on `text`, with and without spans and with and without an initial
 /// value; true when the short path read it (it must decide alike in all four).
@@ -23,6 +48,7 @@ fn compare(text: &[u8], what: &str) -> bool {
             let opts = TimeKillerOptions { spans, initial_value };
             let what = format!("{what} ({opts:?})");
             let slow = read_timekiller_serde(text, opts);
+            CHUNKED.fetch_add(chunked(text, opts, &slow, &what), std::sync::atomic::Ordering::Relaxed);
             match read_timekiller_fast(text, opts) {
                 Some(fast) => {
                     let slow =
@@ -95,6 +121,15 @@ fn generated_histories_read_as_before() {
             let h = read_timekiller_fast(text.as_bytes(), TimeKillerOptions::default()).unwrap();
             assert!(h.txns.len() > 2_048 && h.ops.len() > 5_000, "{model:?} {seed}: a small history");
             assert!(compare(text.as_bytes(), &format!("{model:?}, seed {seed}")), "{model:?} {seed}: not taken");
+            // One transaction a line: read in chunks of any size.
+            #[cfg(feature = "parallel")]
+            for chunk in [1, 100, 4096, 1 << 20] {
+                let opts = TimeKillerOptions::default();
+                assert!(
+                    grail_core::read::read_timekiller_in_chunks(text.as_bytes(), opts, chunk).is_some(),
+                    "{model:?} {seed}: not read in chunks of {chunk}"
+                );
+            }
         }
     }
 }
@@ -188,9 +223,14 @@ fn variants_read_as_before() {
     add("trailing text", format!("{kv} 5"), false);
     add("an object", r#"{"tid": 1}"#.into(), false);
     add("empty text", "".into(), false);
+    let before = CHUNKED.load(std::sync::atomic::Ordering::Relaxed);
     for (name, text, fast) in cases {
         assert_eq!(compare(text.as_bytes(), &name), fast, "{name}: short path taken");
     }
+    // Most variants are one transaction a line, which chunks read.
+    #[cfg(feature = "parallel")]
+    assert!(CHUNKED.load(std::sync::atomic::Ordering::Relaxed) - before > 100, "few variants read in chunks");
+    let _ = before;
 }
 
 /// Labels and numbering that only show when the ids are not all integers.

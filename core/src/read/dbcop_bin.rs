@@ -23,11 +23,16 @@
 //! PolySI drops it and AWDIT keeps it as committed. Sessions and transactions are numbered from
 //! 1, as the JSON form ([`super::read_dbcop`]) is. Values are dbcop's `usize`, taken as the
 //! signed 64-bit integer of the same bits.
+//!
+//! A short path reads the layout by hand and pushes each transaction to the builder as it is
+//! read (serde's structs, then a `Vec` of events a transaction and `kv::build`, took three
+//! times as long); anything it does not read, errors included, is read by serde and bincode
+//! as before, which `core/tests/dbcop_bin_reader.rs` compares it with.
 
-use super::kv::{aborted_writes, build, Event, Initial, Txn};
+use super::kv::{aborted_writes, aborted_writes_id, build, Event, Initial, Txn};
 use crate::error::{Error, ErrorKind};
-use crate::history::builder::Place;
-use crate::history::{History, Status};
+use crate::history::builder::{Place, TxnMeta};
+use crate::history::{History, HistoryBuilder, Model, OpKind, Status, Value};
 use bincode::Options;
 use serde::Deserialize;
 
@@ -84,6 +89,131 @@ impl std::io::Read for Counting<'_> {
 }
 
 pub fn read_dbcop_bin(data: &[u8]) -> Result<History, Error> {
+    if let Some(h) = read_fast(data) {
+        return Ok(h);
+    }
+    read_dbcop_bin_serde(data)
+}
+
+/// The bytes of the history, read in order.
+struct Bytes<'a> {
+    data: &'a [u8],
+    at: usize,
+}
+
+impl<'a> Bytes<'a> {
+    fn take(&mut self, n: usize) -> Option<&'a [u8]> {
+        let end = self.at.checked_add(n)?;
+        let s = self.data.get(self.at..end)?;
+        self.at = end;
+        Some(s)
+    }
+
+    fn u64(&mut self) -> Option<u64> {
+        self.take(8).map(|b| u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]))
+    }
+
+    /// A length, as a `usize`.
+    fn len(&mut self) -> Option<usize> {
+        usize::try_from(self.u64()?).ok()
+    }
+
+    /// A boolean: byte 0 or 1 (bincode refuses others).
+    fn bool(&mut self) -> Option<bool> {
+        match self.take(1)? {
+            [0] => Some(false),
+            [1] => Some(true),
+            _ => None,
+        }
+    }
+}
+
+/// Bytes of an event: `write`, `variable`, `value`, `success`.
+const EVENT: usize = 18;
+
+/// The short path: `None` for anything serde and bincode must read (or refuse).
+pub(crate) fn read_fast(data: &[u8]) -> Option<History> {
+    let mut r = Bytes { data, at: 0 };
+    r.take(40)?; // params
+    for _ in 0..3 {
+        let len = r.len()?;
+        std::str::from_utf8(r.take(len)?).ok()?;
+    }
+    // A first walk over the lengths: counts to reserve the history's room once, and a file
+    // that holds the history and nothing more.
+    let data_at = r.at;
+    let (mut txns, mut events) = (0usize, 0usize);
+    for _ in 0..r.u64()? {
+        for _ in 0..r.u64()? {
+            let n = r.len()?;
+            r.take(n.checked_mul(EVENT)?.checked_add(1)?)?;
+            (txns, events) = (txns + 1, events + n);
+        }
+    }
+    if r.at != data.len() {
+        return None;
+    }
+    r.at = data_at;
+    let mut b = HistoryBuilder::new();
+    b.reserve_at_density(1, 1, events, txns + 1);
+    // As `kv::build` builds with `Initial::Zero`: a write of 0 is left out (it writes the
+    // initial value again), a read of 0 reads the initial value, and a transaction whose
+    // events were all writes of 0 is left out too.
+    let place = Place { line: 0, column: 0 };
+    let mut aborted: Vec<(i64, i64)> = Vec::new();
+    let mut n = 0u64;
+    for si in 0..r.u64()? {
+        for _ in 0..r.u64()? {
+            n += 1;
+            let (mut kept, mut pushed) = (0usize, 0usize);
+            for _ in 0..r.u64()? {
+                let (write, key, value, success) = (r.bool()?, r.u64()? as i64, r.u64()? as i64, r.bool()?);
+                match (success, write) {
+                    (true, _) => {
+                        kept += 1;
+                        if write && value == 0 {
+                            continue;
+                        }
+                        pushed += 1;
+                        let key = b.key(Value::Int(key));
+                        match (write, value) {
+                            (true, v) => b.push_write(OpKind::Write, key, Value::Int(v), place),
+                            (false, 0) => b.push_read_nil(key),
+                            (false, v) => b.push_read_scalar(key, Value::Int(v), place),
+                        }
+                    }
+                    (false, true) => aborted.push((key, value)),
+                    (false, false) => {}
+                }
+            }
+            let status = if r.bool()? { Status::Committed } else { Status::Aborted };
+            if kept > 0 && pushed == 0 {
+                continue;
+            }
+            let meta = TxnMeta { id: Some(n), process: Some(si as i64 + 1), line: 0, ..Default::default() };
+            b.finish_txn(status, meta);
+        }
+    }
+    // The writes that did not succeed, as `kv::aborted_writes` gathers them; ids are 1..=n.
+    let mut pushed = 0;
+    for &(key, value) in aborted.iter().filter(|&&(_, v)| v != 0) {
+        let key = b.key(Value::Int(key));
+        b.push_write(OpKind::Write, key, Value::Int(value), place);
+        pushed += 1;
+    }
+    if pushed > 0 {
+        let id = aborted_writes_id(|id| (1..=n).contains(&id));
+        b.finish_txn(Status::Aborted, TxnMeta { id: Some(id), process: None, line: 0, ..Default::default() });
+    }
+    let mut h = b.finish().ok()?;
+    if h.model == Model::Empty && !h.ops.is_empty() {
+        h.model = Model::RwRegister;
+    }
+    Some(h)
+}
+
+/// The reader without its short path: serde's structs read by bincode, then `kv::build`.
+pub(crate) fn read_dbcop_bin_serde(data: &[u8]) -> Result<History, Error> {
     // The limit makes a corrupt length fail before anything is allocated for it.
     let options =
         bincode::DefaultOptions::new().with_fixint_encoding().with_little_endian().with_limit(data.len() as u64);

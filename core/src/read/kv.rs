@@ -1,5 +1,6 @@
-//! The register histories of PolySI's formats (PolySI/Plume text, dbcop, Cobra), gathered as
-//! events and then built into a [`History`], where a read of the initial value is `nil`.
+//! The register histories of PolySI's formats (PolySI/Plume text, dbcop; Cobra's logs go
+//! straight to the builder, `read::cobra`), gathered as events and then built into a
+//! [`History`], where a read of the initial value is `nil`.
 
 use crate::error::Error;
 use crate::hash::Set;
@@ -40,8 +41,6 @@ pub(crate) enum Initial {
     /// reads the initial value unless some transaction writes 0 to that key; then it reads that
     /// write, which is kept.
     ZeroUnlessWritten,
-    /// Only reads the format marks (`value: None`) read the initial value (Cobra).
-    Marked,
 }
 
 pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> {

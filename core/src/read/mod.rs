@@ -163,6 +163,26 @@ pub fn read_plume_in_chunks(text: &[u8], spans: SpanMode, chunk_bytes: usize) ->
     plume::read_plume_in_chunks(text, spans, chunk_bytes)
 }
 
+/// The Cobra reader with its logs read in pieces of about `piece_bytes` (on several threads
+/// with the feature `parallel`). For tests that it gives what it gave reading them whole.
+#[doc(hidden)]
+pub fn read_cobra_in_pieces(files: &[&[u8]], piece_bytes: usize) -> Result<History, Error> {
+    cobra::read_in_pieces(files, piece_bytes, true)
+}
+
+/// The dbcop bincode reader's short path alone: `None` when it leaves the bytes to serde.
+#[doc(hidden)]
+pub fn read_dbcop_bin_fast(data: &[u8]) -> Option<History> {
+    dbcop_bin::read_fast(data)
+}
+
+/// The dbcop bincode reader without its short path (serde and bincode). For tests that the
+/// short path gives what it gives.
+#[doc(hidden)]
+pub fn read_dbcop_bin_serde(data: &[u8]) -> Result<History, Error> {
+    dbcop_bin::read_dbcop_bin_serde(data)
+}
+
 /// The EDN reader on one thread.
 #[doc(hidden)]
 pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
@@ -195,6 +215,14 @@ pub fn read_json_serde(text: &[u8], spans: bool) -> Result<History, Error> {
 #[doc(hidden)]
 pub fn read_timekiller_fast(text: &[u8], opts: TimeKillerOptions) -> Option<History> {
     timekiller_fast::read(text, opts)
+}
+
+/// The TimeKiller reader's short path with its transactions read on several threads, in chunks
+/// of about `chunk_bytes`: `None` when it leaves the text to the short path on one thread.
+#[cfg(feature = "parallel")]
+#[doc(hidden)]
+pub fn read_timekiller_in_chunks(text: &[u8], opts: TimeKillerOptions, chunk_bytes: usize) -> Option<History> {
+    timekiller_fast::read_in_chunks(text, opts, chunk_bytes)
 }
 
 /// The TimeKiller reader without its short path (serde_json's streaming visitor).

@@ -1,7 +1,9 @@
 //! A short path for TimeKiller histories in the form TimeKiller and grail's generator write:
 //! one pass over the bytes with [`super::json_fast`]'s cursor, each transaction pushed to the
-//! builder as it is read, its line and spans found on the way (the serde_json reader streams
-//! the array, then scans the text twice more for lines and spans).
+//! builder as soon as it is read, its line and spans found on the way (the serde_json reader
+//! streams the array, then scans the text twice more for lines and spans). A large text's
+//! transactions are read on rayon's pool in chunks (feature `parallel`, `read::pool`) and pushed
+//! in order on one thread, so the history is the one the reader on one thread builds.
 //!
 //! It reads a subset and gives up on anything else: strings with escapes where a field is read,
 //! numbers that are not plain `i64`s, booleans, a repeated key, a field of an unexpected type,
@@ -14,43 +16,60 @@
 use super::json_fast::Cur;
 use super::timekiller::TimeKillerOptions;
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, Notation, OpKind, SpanMode, Status, Ts, Value};
+use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, SpanMode, Status, Ts, Value};
 
 /// Read `text` as [`super::timekiller::read_timekiller_serde`] does, or `None` to leave it to
-/// that reader.
+/// that reader. A large text's transactions are read on the pool in chunks (feature
+/// `parallel`), as the JSON short path reads its entries, and pushed in order on this thread.
 pub(crate) fn read(text: &[u8], opts: TimeKillerOptions) -> Option<History> {
+    #[cfg(feature = "parallel")]
+    if chunks::worth_it(text) {
+        if let Some(h) = read_on(text, opts, chunks::CHUNK_BYTES) {
+            return Some(h);
+        }
+    }
+    read_on(text, opts, 0)
+}
+
+/// The short path with its transactions read on the pool in chunks of about `chunk` bytes:
+/// `None` when it leaves the text to the short path on one thread. For tests.
+#[cfg(feature = "parallel")]
+pub(crate) fn read_in_chunks(text: &[u8], opts: TimeKillerOptions, chunk: usize) -> Option<History> {
+    if rayon::current_thread_index().is_some() {
+        return None;
+    }
+    read_on(text, opts, chunk.max(1))
+}
+
+/// [`read`], the transactions read on the pool in chunks of `chunk` bytes, or on this thread (0).
+fn read_on(text: &[u8], opts: TimeKillerOptions, chunk: usize) -> Option<History> {
     let mut b = HistoryBuilder::new();
     b.set_span_mode(SpanMode::all_or_none(opts.spans));
-    let mut r = Reader {
-        c: Cur::new(text),
-        b,
-        opts,
-        tids: Vec::new(),
-        numeric: true,
-        sessions: Default::default(),
-        elems: Vec::new(),
-    };
-    r.c.eat(b'[')?;
-    if r.c.eat(b']').is_none() {
+    let mut p = Parser { c: Cur::new(text), ops: Vec::new(), elems: Vec::new() };
+    let mut r = Pusher { b, opts, tids: Vec::new(), numeric: true, sessions: Default::default() };
+    p.c.eat(b'[')?;
+    let empty = p.c.eat(b']').is_some();
+    #[cfg(feature = "parallel")]
+    if !empty && chunk > 0 {
+        p.c = chunks::txns(&mut r, p.c, chunk)?;
+        return r.at_end(p.c);
+    }
+    let _ = chunk;
+    if !empty {
         loop {
-            r.txn()?;
+            p.ops.clear();
+            p.elems.clear();
+            let t = p.txn()?;
+            r.take(&t, &p.ops, &p.elems)?;
             if r.tids.len() == RESERVE_AFTER {
-                // Room for the whole text at the density of its start (1M transactions'
-                // operations, spans and ids would otherwise be copied as they grow).
-                let (ops, txns) = r.b.sizes();
-                r.b.reserve_at_density(r.c.i, text.len(), ops, txns);
-                r.tids.reserve((txns as f64 * text.len() as f64 / r.c.i as f64 * 1.05) as usize);
+                r.reserve(p.c.i, text.len());
             }
-            if r.c.more(b']')? {
+            if p.c.more(b']')? {
                 break;
             }
         }
     }
-    r.c.ws();
-    if r.c.peek().is_some() {
-        return None;
-    }
-    r.finish()
+    r.at_end(p.c)
 }
 
 /// Transactions read before the builder reserves room for the rest of the text.
@@ -83,14 +102,51 @@ enum Tid<'a> {
     None,
 }
 
-struct Reader<'a> {
+/// A transaction as read, before it is pushed: what needs no other transaction to decide.
+#[derive(Clone, Copy)]
+struct Txn<'a> {
+    tid: Option<Scalar<'a>>,
+    sid: Option<Scalar<'a>>,
+    sts: Ts,
+    cts: Ts,
+    span: Span,
+    line: u32,
+    /// Its operations, in the parser's (or chunk's) `ops`.
+    ops: (usize, usize),
+}
+
+/// An operation's value as read.
+#[derive(Clone, Copy)]
+enum Val {
+    /// A read of null or without `v`.
+    Nil,
+    Int(i64),
+    /// A list read: `elems[start..start + len]`.
+    List(usize, usize),
+}
+
+#[derive(Clone, Copy)]
+struct Op {
+    kind: OpKind,
+    key: i64,
+    val: Val,
+    span: Span,
+}
+
+/// Reads transactions, on any thread.
+struct Parser<'a> {
     c: Cur<'a>,
+    ops: Vec<Op>,
+    elems: Vec<Value>,
+}
+
+/// Pushes transactions read to the builder, in order, on one thread.
+struct Pusher<'a> {
     b: HistoryBuilder,
     opts: TimeKillerOptions,
     tids: Vec<Tid<'a>>,
     numeric: bool,
     sessions: crate::hash::Map<&'a str, i64>,
-    elems: Vec<Value>,
 }
 
 /// Note `bit` in `seen`, or give up on a repeated key (serde's derived structs refuse one).
@@ -98,19 +154,24 @@ fn once(seen: &mut u32, bit: u32) -> Option<()> {
     (*seen & (1 << bit) == 0).then(|| *seen |= 1 << bit)
 }
 
-impl<'a> Reader<'a> {
+impl<'a> Parser<'a> {
     /// The next object key and its `:`, as its index in `names` when it is one of them written
     /// plainly, else `names.len()` (any other key, checked as [`Cur::string`] checks one).
+    /// `guess` is tried first: the key after the last one, in the order writers use.
     #[inline]
-    fn key(&mut self, names: &[&[u8]]) -> Option<usize> {
+    fn key(&mut self, names: &[&[u8]], guess: &mut usize) -> Option<usize> {
         self.c.ws();
         let rest = &self.c.t[self.c.i..];
+        // Byte by byte: the names are a few letters, too short for `memcmp`.
+        let is = |name: &[u8]| {
+            let l = name.len();
+            rest.get(l + 1) == Some(&b'"') && rest[1..=l].iter().zip(name.iter()).all(|(a, b)| a == b)
+        };
         let n = if rest.first() == Some(&b'"') {
-            // Byte by byte: the names are a few letters, too short for `memcmp`.
-            names.iter().position(|name| {
-                let l = name.len();
-                rest.get(l + 1) == Some(&b'"') && rest[1..=l].iter().zip(name.iter()).all(|(a, b)| a == b)
-            })
+            match names.get(*guess) {
+                Some(g) if is(g) => Some(*guess),
+                _ => names.iter().position(|name| is(name)),
+            }
         } else {
             None
         };
@@ -121,7 +182,9 @@ impl<'a> Reader<'a> {
             }
         }
         self.c.eat(b':')?;
-        Some(n.unwrap_or(names.len()))
+        let n = n.unwrap_or(names.len());
+        *guess = n + 1;
+        Some(n)
     }
 
     /// An integer, a string, or null (`None` inside).
@@ -134,23 +197,24 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// One transaction, its operations pushed as they are read.
-    fn txn(&mut self) -> Option<()> {
+    /// One transaction, its operations added to `ops`.
+    fn txn(&mut self) -> Option<Txn<'a>> {
         self.c.ws();
         if self.c.peek()? != b'{' {
             return None;
         }
-        let i = self.tids.len();
         let mut span = self.c.here();
         let line = self.c.line;
         self.c.i += 1;
         let (mut tid, mut sid, mut sts, mut cts) = (None, None, None, None);
+        let ops_start = self.ops.len();
         let mut seen = 0u32;
         // The serde reader needs the whole object first; its operations' keys are pushed in
         // the same order either way, and any error gives up.
+        let mut guess = 0;
         if self.c.eat(b'}').is_none() {
             loop {
-                match self.key(&[b"tid", b"sid", b"sts", b"cts", b"ops"])? {
+                match self.key(&[b"tid", b"sid", b"sts", b"cts", b"ops"], &mut guess)? {
                     0 => {
                         once(&mut seen, 0)?;
                         tid = self.scalar()?;
@@ -169,7 +233,7 @@ impl<'a> Reader<'a> {
                     }
                     4 => {
                         once(&mut seen, 4)?;
-                        self.ops(i)?;
+                        self.ops()?;
                     }
                     _ => self.c.skip(0)?,
                 }
@@ -179,40 +243,11 @@ impl<'a> Reader<'a> {
             }
         }
         span.end = self.c.i as u64;
-        let tid = match tid {
-            None => Tid::None,
-            Some(Scalar::Int(n)) if n >= 0 => Tid::Num(n as u64),
-            Some(Scalar::Int(n)) => Tid::Neg(n),
-            Some(Scalar::Str(s)) => s.parse::<u64>().map_or(Tid::Text(s), Tid::Num),
-        };
-        self.numeric &= matches!(tid, Tid::Num(_));
-        self.tids.push(tid);
-        let process = match sid {
-            None => None,
-            Some(Scalar::Int(p)) => Some(p),
-            Some(Scalar::Str(s)) => Some(match s.parse::<i64>() {
-                Ok(p) => p,
-                Err(_) => {
-                    let next = -1 - self.sessions.len() as i64;
-                    *self.sessions.entry(s).or_insert(next)
-                }
-            }),
-        };
         let (sts, cts) = (sts?, cts?);
         if sts > cts {
             return None;
         }
-        let meta = TxnMeta {
-            id: Some(i as u64),
-            process,
-            line,
-            span: self.opts.spans.then_some(span),
-            start_ts: Some(sts),
-            commit_ts: Some(cts),
-            ..Default::default()
-        };
-        self.b.finish_txn(Status::Committed, meta);
-        Some(())
+        Some(Txn { tid, sid, sts, cts, span, line, ops: (ops_start, self.ops.len()) })
     }
 
     /// `{"p": .., "l": ..}`: `Some(None)` for null (which the serde reader refuses).
@@ -223,10 +258,10 @@ impl<'a> Reader<'a> {
             return Some(None);
         }
         self.c.eat(b'{')?;
-        let (mut p, mut l, mut seen) = (None, None, 0u32);
+        let (mut p, mut l, mut seen, mut guess) = (None, None, 0u32, 0);
         if self.c.eat(b'}').is_none() {
             loop {
-                match self.key(&[b"p", b"l"])? {
+                match self.key(&[b"p", b"l"], &mut guess)? {
                     0 => {
                         once(&mut seen, 0)?;
                         p = self.scalar()?;
@@ -249,8 +284,8 @@ impl<'a> Reader<'a> {
         Some(Some(Ts::new(p?.long()?, l)))
     }
 
-    /// `"ops"`: null, or an array of operations, each pushed as it is read.
-    fn ops(&mut self, i: usize) -> Option<()> {
+    /// `"ops"`: null, or an array of operations, each added to `ops`.
+    fn ops(&mut self) -> Option<()> {
         self.c.ws();
         if self.c.peek()? == b'n' {
             return self.c.literal(b"null");
@@ -259,7 +294,6 @@ impl<'a> Reader<'a> {
         if self.c.eat(b']').is_some() {
             return Some(());
         }
-        let at = Place { line: i as u32 + 1, column: 1 };
         loop {
             self.c.ws();
             if self.c.peek()? != b'{' {
@@ -267,11 +301,11 @@ impl<'a> Reader<'a> {
             }
             let mut span = self.c.here();
             self.c.i += 1;
-            let (mut kind, mut k, mut v, mut list, mut seen) = (None, None, None, false, 0u32);
-            self.elems.clear();
+            let (mut kind, mut k, mut v, mut list, mut seen) = (None, None, None, None, 0u32);
+            let mut guess = 0;
             if self.c.eat(b'}').is_none() {
                 loop {
-                    match self.key(&[b"t", b"k", b"v"])? {
+                    match self.key(&[b"t", b"k", b"v"], &mut guess)? {
                         0 => {
                             once(&mut seen, 0)?;
                             kind = Some(self.op_type()?);
@@ -285,7 +319,7 @@ impl<'a> Reader<'a> {
                             self.c.ws();
                             if self.c.peek()? == b'[' {
                                 self.c.i += 1;
-                                list = true;
+                                let start = self.elems.len();
                                 if self.c.eat(b']').is_none() {
                                     loop {
                                         let x = self.scalar()??.long()?;
@@ -295,6 +329,7 @@ impl<'a> Reader<'a> {
                                         }
                                     }
                                 }
+                                list = Some((start, self.elems.len() - start));
                             } else {
                                 v = self.scalar()?;
                             }
@@ -308,26 +343,14 @@ impl<'a> Reader<'a> {
             }
             span.end = self.c.i as u64;
             let kind = kind?;
-            let key = self.b.key(Value::Int(k?.long()?));
-            match (kind, list) {
-                (OpKind::Read, true) => self.b.push_read_list(key, &self.elems, at),
-                (OpKind::Read, false) => match v {
-                    None => self.b.push_read_nil(key),
-                    Some(x) => {
-                        let x = x.long()?;
-                        if self.opts.initial_value == Some(x) {
-                            self.b.push_read_nil(key);
-                        } else {
-                            self.b.push_read_scalar(key, Value::Int(x), at);
-                        }
-                    }
-                },
-                (_, true) => return None,
-                (kind, false) => self.b.push_write(kind, key, Value::Int(v?.long()?), at),
-            }
-            if self.opts.spans {
-                self.b.set_op_span(span);
-            }
+            let key = k?.long()?;
+            let val = match (kind, list, v) {
+                (OpKind::Read, Some((start, len)), _) => Val::List(start, len),
+                (OpKind::Read, None, None) => Val::Nil,
+                (_, Some(_), _) => return None,
+                (_, None, v) => Val::Int(v?.long()?),
+            };
+            self.ops.push(Op { kind, key, val, span });
             if self.c.more(b']')? {
                 return Some(());
             }
@@ -345,6 +368,83 @@ impl<'a> Reader<'a> {
         };
         self.c.i += 3;
         Some(kind)
+    }
+}
+
+impl<'a> Pusher<'a> {
+    /// Push a transaction read, its operations in `ops` and their lists' elements in `elems`.
+    fn take(&mut self, t: &Txn<'a>, ops: &[Op], elems: &[Value]) -> Option<()> {
+        let i = self.tids.len();
+        let at = Place { line: i as u32 + 1, column: 1 };
+        for op in ops.get(t.ops.0..t.ops.1)? {
+            let key = self.b.key(Value::Int(op.key));
+            match (op.kind, op.val) {
+                (OpKind::Read, Val::List(start, len)) => self.b.push_read_list(key, elems.get(start..start + len)?, at),
+                (OpKind::Read, Val::Nil) => self.b.push_read_nil(key),
+                (OpKind::Read, Val::Int(x)) => {
+                    if self.opts.initial_value == Some(x) {
+                        self.b.push_read_nil(key);
+                    } else {
+                        self.b.push_read_scalar(key, Value::Int(x), at);
+                    }
+                }
+                (kind, Val::Int(x)) => self.b.push_write(kind, key, Value::Int(x), at),
+                (_, _) => return None,
+            }
+            if self.opts.spans {
+                self.b.set_op_span(op.span);
+            }
+        }
+        let tid = match t.tid {
+            None => Tid::None,
+            Some(Scalar::Int(n)) if n >= 0 => Tid::Num(n as u64),
+            Some(Scalar::Int(n)) => Tid::Neg(n),
+            Some(Scalar::Str(s)) => s.parse::<u64>().map_or(Tid::Text(s), Tid::Num),
+        };
+        self.numeric &= matches!(tid, Tid::Num(_));
+        self.tids.push(tid);
+        let process = match t.sid {
+            None => None,
+            Some(Scalar::Int(p)) => Some(p),
+            Some(Scalar::Str(s)) => Some(match s.parse::<i64>() {
+                Ok(p) => p,
+                Err(_) => {
+                    let next = -1 - self.sessions.len() as i64;
+                    *self.sessions.entry(s).or_insert(next)
+                }
+            }),
+        };
+        let meta = TxnMeta {
+            id: Some(i as u64),
+            process,
+            line: t.line,
+            span: self.opts.spans.then_some(t.span),
+            start_ts: Some(t.sts),
+            commit_ts: Some(t.cts),
+            ..Default::default()
+        };
+        self.b.finish_txn(Status::Committed, meta);
+        Some(())
+    }
+
+    /// Room for the whole text of `total` bytes at the density of the first `read` (1M
+    /// transactions' operations, spans and ids would otherwise be copied as they grow).
+    fn reserve(&mut self, read: usize, total: usize) {
+        if read == 0 {
+            return;
+        }
+        let (ops, txns) = self.b.sizes();
+        self.b.reserve_at_density(read, total, ops, txns);
+        self.tids.reserve((txns as f64 * total as f64 / read as f64 * 1.05) as usize);
+    }
+
+    /// The history, when only blanks follow the array.
+    fn at_end(self, mut c: Cur<'a>) -> Option<History> {
+        c.ws();
+        if c.peek().is_some() {
+            return None;
+        }
+        self.finish()
     }
 
     fn finish(self) -> Option<History> {
@@ -393,6 +493,130 @@ fn op_type(t: &str) -> Option<OpKind> {
         Some(OpKind::Read)
     } else {
         None
+    }
+}
+
+/// The transactions of a large text read on the pool (feature `parallel`), as
+/// `read::json_fast::chunks` reads JSON entries: split at line starts into chunks, each chunk's
+/// transactions read on the pool, pushed in order on this thread. A split inside a transaction
+/// shows as a chunk whose first transaction is not where the previous chunk's reading stopped;
+/// that, or anything that does not read, leaves the text to the short path on one thread.
+#[cfg(feature = "parallel")]
+mod chunks {
+    use super::{Op, Parser, Pusher, Txn};
+    use crate::history::Value;
+    use crate::read::json_fast::{Cur, Mark};
+    use std::ops::ControlFlow;
+
+    /// Bytes per chunk, as the JSON short path's.
+    pub(super) const CHUNK_BYTES: usize = 1 << 20;
+
+    /// Worth trying: a pool to read on, and a text of several chunks.
+    pub(super) fn worth_it(text: &[u8]) -> bool {
+        rayon::current_num_threads() >= 2 && rayon::current_thread_index().is_none() && text.len() > 2 * CHUNK_BYTES
+    }
+
+    /// How a chunk's reading ended.
+    enum End {
+        /// At the next transaction, at this byte and line (the line counted in the chunk).
+        Next(usize, u32),
+        /// Past the array's closing bracket.
+        Closed(Mark),
+    }
+
+    struct Chunk<'a> {
+        txns: Vec<Txn<'a>>,
+        ops: Vec<Op>,
+        elems: Vec<Value>,
+        /// Where its first transaction starts, and on which of its lines.
+        first: (usize, u32),
+        end: End,
+    }
+
+    /// Read and push the transactions from `cur` (after the array's `[`, which is not empty);
+    /// the cursor past its `]`, or `None` to leave the text to the short path on one thread.
+    pub(super) fn txns<'a>(r: &mut Pusher<'a>, cur: Cur<'a>, chunk: usize) -> Option<Cur<'a>> {
+        let text = cur.t;
+        let starts = crate::read::pool::line_starts(text, cur.i, chunk);
+        let ends: Vec<usize> = starts.iter().skip(1).copied().chain([text.len()]).collect();
+        let read = |k: usize, spare: Option<Chunk<'a>>| -> Option<Chunk<'a>> {
+            let at = if k == 0 { cur } else { Cur::at_line_start(text, *starts.get(k)?) };
+            read_chunk(at, *ends.get(k)?, spare)
+        };
+        let mut next: Option<(usize, u32)> = None;
+        let mut out = cur;
+        let taken = crate::read::pool::in_order(starts.len(), read, |k, mut c| {
+            // Lines of chunks after the first count from their start: move them to the text's.
+            let offset = match next {
+                None if k == 0 => 0,
+                Some((at, line)) if at == c.first.0 => line as i64 - c.first.1 as i64,
+                _ => return ControlFlow::Break(false),
+            };
+            shift(&mut c, offset);
+            for t in &c.txns {
+                if r.take(t, &c.ops, &c.elems).is_none() {
+                    return ControlFlow::Break(false);
+                }
+            }
+            if k == 0 {
+                r.reserve(ends[0], text.len());
+            }
+            match c.end {
+                End::Closed(m) => {
+                    out.reset(m);
+                    ControlFlow::Break(true)
+                }
+                End::Next(at, line) => {
+                    next = Some((at, line));
+                    ControlFlow::Continue(Some(c))
+                }
+            }
+        });
+        // Every chunk taken and none closed the array: not the form this reads.
+        taken?.filter(|&closed| closed).map(|_| out)
+    }
+
+    /// The transactions that start before `end`, read from `cur`; `spare`, a chunk taken
+    /// before, lends its vectors.
+    fn read_chunk<'a>(cur: Cur<'a>, end: usize, spare: Option<Chunk<'a>>) -> Option<Chunk<'a>> {
+        let (mut txns, mut ops, mut elems) = spare.map(|c| (c.txns, c.ops, c.elems)).unwrap_or_default();
+        txns.clear();
+        ops.clear();
+        elems.clear();
+        let mut p = Parser { c: cur, ops, elems };
+        p.c.ws();
+        let first = (p.c.i, p.c.line);
+        loop {
+            txns.push(p.txn()?);
+            if p.c.more(b']')? {
+                let end = End::Closed(p.c.mark());
+                return Some(Chunk { txns, ops: p.ops, elems: p.elems, first, end });
+            }
+            p.c.ws();
+            if p.c.i >= end {
+                let end = End::Next(p.c.i, p.c.line);
+                return Some(Chunk { txns, ops: p.ops, elems: p.elems, first, end });
+            }
+        }
+    }
+
+    /// Add `offset` to every line the chunk holds.
+    fn shift(c: &mut Chunk, offset: i64) {
+        if offset == 0 {
+            return;
+        }
+        let add = |line: &mut u32| *line = (*line as i64 + offset) as u32;
+        for t in &mut c.txns {
+            add(&mut t.line);
+            add(&mut t.span.line);
+        }
+        for op in &mut c.ops {
+            add(&mut op.span.line);
+        }
+        match &mut c.end {
+            End::Closed(m) => add(&mut m.line),
+            End::Next(_, line) => add(line),
+        }
     }
 }
 

@@ -21,6 +21,8 @@ use super::pairing::{OpType, Pairer, Pending};
 use crate::history::builder::{Place, TxnMeta};
 use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, Status, Ts, Value};
 pub(super) use cursor::Cur;
+#[cfg(feature = "parallel")]
+pub(super) use cursor::Mark;
 use entry::{Arg, Entry, IntF, Parser, Scalar, StrF, Val};
 
 /// Read `text` as [`super::json::read_json_with`] does, or `None` to leave it to that reader.
