@@ -10,8 +10,9 @@
 #    (GRAIL_BENCH_SIZES), phases, end to end, peak memory, adya, Python and WASM, the corpus
 #    comparison; tables on stdout, bench-out/bench.json and bench-out/bench.md.
 # 4. Runs scripts/bench/awdit.py (GRAIL_BENCH_AWDIT=0 skips it): RC, RA and CC on a 200k-transaction
-#    AWDIT-shaped history in Plume's text format, times and peak memory, and AWDIT's when an
-#    `awdit` binary is on PATH or in GRAIL_AWDIT (it is not on crates.io).
+#    AWDIT-shaped history in Plume's text format, on AWDIT's shared 200k history and on a draw of
+#    AWDIT's generator at each of its levels, times and peak memory, and AWDIT's when an `awdit`
+#    binary is in GRAIL_AWDIT, on PATH or in ../shared/peers/bin (it is not on crates.io).
 # 5. Runs scripts/bench/strategies.py (GRAIL_BENCH_STRATEGIES=0 skips it): each strategy's time
 #    on the List1 series (thesis Figure 5.1), bench-out/strategies.json, docs/strategies-list1.svg.
 # 6. Runs the white-box benchmark (`cargo bench -p grail-core --bench timestamps`): SI from the

@@ -9,15 +9,20 @@ each, 80% reads, zipfian keys, causal isolation, written by `grail generate --ou
 the PolySI/Plume text AWDIT reads (`r(key,value,session,txn)` a line). Then runs `grail check
 --levels RC`, `RA` and `CC` on it, each as its own process, GRAIL_BENCH_RUNS times (default 3; the
 minimum wall and CPU time and the largest peak RSS are reported), and the same with the `awdit`
-binary when one is on PATH or in GRAIL_AWDIT (AWDIT is not on crates.io: build it from
-github.com/lassemoldrup/AWDIT and point GRAIL_AWDIT at it; it is run as `awdit check -f plume -i
-LEVEL FOLDER`, its Plume reader taking a folder that holds the one history file). Prints a Markdown table and writes
-bench-out/awdit.json. The machine's load is printed too: on a shared machine wall time is noisy,
+binary (GRAIL_AWDIT, else on PATH, else ../shared/peers/bin/awdit; AWDIT is not on crates.io: build
+it from github.com/lassemoldrup/AWDIT), run as `awdit check -f plume -i LEVEL -r first FILE.txt`
+(stopping at the first violation), and again with `-s 2048` (a stack of 2 GiB) when its default
+32 MiB overflows, as on the causal check of its own read-committed and read-atomic draws. The same on AWDIT's own
+histories (issue 37): the shared 200k one in ../shared/corpus/peers/awdit/big and, with the
+binary, a draw of AWDIT's generator at each of its three levels (`awdit generate -l 10000 -e
+1000000 -i LEVEL`, kept in bench-out/histories; GRAIL_BENCH_AWDIT_DRAWS=0 skips them). Prints a
+Markdown table and writes bench-out/awdit.json. The machine's load is printed too: on a shared machine wall time is noisy,
 CPU time (user + sys) much less.
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 import shutil
@@ -63,16 +68,6 @@ def grail_verdict(m: dict, level: str) -> str:
         return "?"
 
 
-def awdit_input(path: Path) -> Path:
-    """AWDIT's Plume reader takes a folder holding one history file: a folder with a link to it."""
-    folder = path.with_suffix(".plume")
-    folder.mkdir(exist_ok=True)
-    link = folder / "history.txt"
-    if not link.exists():
-        link.symlink_to(path.resolve())
-    return folder
-
-
 def awdit_verdict(m: dict) -> str:
     try:
         out = (ROOT / m["stdout"]).read_text()
@@ -81,40 +76,86 @@ def awdit_verdict(m: dict) -> str:
     return "violated" if "Inconsistent" in out else "holds" if "Consistent" in out else "?"
 
 
+def awdit_binary() -> str | None:
+    """GRAIL_AWDIT, else `awdit` on PATH, else the one built in ../shared/peers/bin."""
+    shared = ROOT.parent / "shared" / "peers" / "bin" / "awdit"
+    return os.environ.get("GRAIL_AWDIT") or shutil.which("awdit") or (str(shared) if shared.exists() else None)
+
+
+def awdit_histories(awdit: str | None) -> list[tuple[str, Path]]:
+    """AWDIT's own histories (issue 37): the shared 200k one (../shared/corpus/peers/awdit/big),
+    unzipped once, and a draw of AWDIT's generator at each of its three levels with the same
+    parameters (`awdit generate -l 10000 -e 1000000 -i LEVEL`), drawn once and kept."""
+    out = []
+    big = ROOT.parent / "shared" / "corpus" / "peers" / "awdit" / "big" / "causal-1000000.txt.gz"
+    if big.exists():
+        path = OUT / "histories" / "awdit-shared-causal-1000000.txt"
+        if not path.exists():
+            path.parent.mkdir(parents=True, exist_ok=True)
+            with gzip.open(big, "rb") as src, open(path.with_suffix(".tmp"), "wb") as dst:
+                shutil.copyfileobj(src, dst)
+            path.with_suffix(".tmp").rename(path)
+        out.append(("AWDIT's shared history (causal, 1M events)", path))
+    if awdit and os.environ.get("GRAIL_BENCH_AWDIT_DRAWS", "1") != "0":
+        for name in LEVELS.values():
+            path = OUT / "histories" / f"awdit-drawn-{name}-1000000.txt"
+            if not path.exists():
+                path.parent.mkdir(parents=True, exist_ok=True)
+                tmp = path.with_suffix(".tmp")
+                m = measure([awdit, "generate", "-l", "10000", "-e", "1000000", "-i", name, str(tmp)],
+                            f"awdit-draw-{name}")
+                if m["exit"] != 0:
+                    say(f"awdit generate -i {name} failed: {failed(m)}")
+                    continue
+                tmp.rename(path)
+            out.append((f"drawn by AWDIT at {name} (1M events)", path))
+    return out
+
+
 def main() -> int:
-    path = history()
-    lines = sum(1 for _ in path.open())
-    awdit = os.environ.get("GRAIL_AWDIT") or shutil.which("awdit")
+    awdit = awdit_binary()
     if not awdit:
         say("no awdit binary (not on crates.io; set GRAIL_AWDIT): grail alone")
-    res = {"history": str(path.relative_to(ROOT)), "events": lines, "generator": GEN, "runs": RUNS,
-           "load_before": loadavg(), "levels": {}}
-    for level, name in LEVELS.items():
-        say(f"{level} on {path.name}")
-        g = best([str(CLI), "check", str(path), "--levels", level, "--json"], f"awdit-grail-{level}")
-        row = {"grail": g, "grail_verdict": grail_verdict(g, level)}
-        if awdit:
-            a = best([awdit, "check", "-f", "plume", "-i", name, str(awdit_input(path))], f"awdit-peer-{level}")
-            row["awdit"] = a
-            row["awdit_verdict"] = awdit_verdict(a)
-        res["levels"][level] = row
+    histories = [(f"grail's AWDIT-shaped history ({TXNS:,} transactions)", history())] + awdit_histories(awdit)
+    res = {"generator": GEN, "runs": RUNS, "load_before": loadavg(), "histories": []}
+    for title, path in histories:
+        lines = sum(1 for _ in path.open())
+        h = {"title": title, "history": str(path.relative_to(ROOT)), "events": lines, "levels": {}}
+        for level, name in LEVELS.items():
+            say(f"{level} on {path.name}")
+            g = best([str(CLI), "check", str(path), "--levels", level, "--json"], f"awdit-grail-{path.stem}-{level}")
+            row = {"grail": g, "grail_verdict": grail_verdict(g, level)}
+            if awdit:
+                cmd = [awdit, "check", "-f", "plume", "-i", name, "-r", "first", str(path)]
+                a = best(cmd, f"awdit-peer-{path.stem}-{level}")
+                if failed(a) and "overflowed its stack" in (ROOT / a["stderr"]).read_text(errors="replace"):
+                    a = best(cmd[:-1] + ["-s", "2048", str(path)], f"awdit-peer-{path.stem}-{level}-stack")
+                    a["stack"] = "2048 MiB"
+                row["awdit"] = a
+                row["awdit_verdict"] = awdit_verdict(a)
+            h["levels"][level] = row
+        res["histories"].append(h)
     res["load_after"] = loadavg()
     (OUT / "awdit.json").write_text(json.dumps(res, indent=1))
-    print(f"\n### Weak levels on an AWDIT-shaped history ({TXNS:,} transactions, {lines:,} events)\n")
-    print(f"`grail generate --txns {TXNS} {' '.join(GEN)}`; best of {RUNS}; load {res['load_before'][0]:.1f}"
-          f" before, {res['load_after'][0]:.1f} after (2 cores: wall time is noisy, CPU time less so).\n")
-    print("| level | grail verdict | grail wall s | grail CPU s | grail peak MB | AWDIT verdict | AWDIT wall s | AWDIT CPU s | AWDIT peak MB | grail / AWDIT (wall) |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
-    for level, row in res["levels"].items():
-        g, a = row["grail"], row.get("awdit")
-        if not a:
-            peer = "not installed | — | — | — | —"
-        elif failed(a):
-            peer = f"failed: {(failed(a) or '').splitlines()[0]} | — | — | — | —"
-        else:
-            peer = (f"{row['awdit_verdict']} | {a['wall']:.2f} | {a['cpu']:.2f} | {a['rss_kb'] / 1024:.0f}"
-                    f" | {g['wall'] / a['wall']:.2f}×")
-        print(f"| {level} | {row['grail_verdict']} | {g['wall']:.2f} | {g['cpu']:.2f} | {g['rss_kb'] / 1024:.0f} | {peer} |")
+    print("\n### Weak levels on AWDIT's histories and an AWDIT-shaped one\n")
+    print(f"grail's: `grail generate --txns {TXNS} {' '.join(GEN)}`; best of {RUNS}; load"
+          f" {res['load_before'][0]:.1f} before, {res['load_after'][0]:.1f} after (2 cores: wall time is noisy,"
+          " CPU time less so). Targets (issue 37): RC and RA at most AWDIT's time, CC at most 0.3×.\n")
+    print("| history | level | grail verdict | grail wall s | grail CPU s | grail peak MB | AWDIT verdict | AWDIT wall s | AWDIT CPU s | AWDIT peak MB | grail / AWDIT (wall) |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    for h in res["histories"]:
+        for level, row in h["levels"].items():
+            g, a = row["grail"], row.get("awdit")
+            if not a:
+                peer = "not installed | — | — | — | —"
+            elif failed(a):
+                peer = f"failed: {(failed(a) or '').splitlines()[0]} | — | — | — | —"
+            else:
+                stack = " (stack 2 GiB)" if a.get("stack") else ""
+                peer = (f"{row['awdit_verdict']}{stack} | {a['wall']:.2f} | {a['cpu']:.2f} | {a['rss_kb'] / 1024:.0f}"
+                        f" | {g['wall'] / a['wall']:.2f}×")
+            print(f"| {h['title']} | {level} | {row['grail_verdict']} | {g['wall']:.2f} | {g['cpu']:.2f}"
+                  f" | {g['rss_kb'] / 1024:.0f} | {peer} |")
     say("wrote bench-out/awdit.json")
     return 0
 
