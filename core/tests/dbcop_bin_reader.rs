@@ -9,37 +9,11 @@ mod common;
 use grail_core::read::{read_dbcop_bin, read_dbcop_bin_fast, read_dbcop_bin_serde};
 use proptest::prelude::*;
 
-/// One dbcop event: write, variable, value, success.
-type BinEvent = (bool, u64, u64, bool);
-type Session = Vec<(Vec<BinEvent>, bool)>;
+use common::{DbcopEvent as BinEvent, DbcopSession as Session};
 
-/// dbcop's `History` in bincode 1.x, written by hand: params, info, start, end, then sessions of
-/// (events, success).
+/// dbcop's `History` in bincode: params 7, n, 3, 4, 5, then `info` and the sessions.
 fn encode(info: &str, sessions: &[Session]) -> Vec<u8> {
-    let mut b = Vec::new();
-    let u = |b: &mut Vec<u8>, x: u64| b.extend_from_slice(&x.to_le_bytes());
-    for x in [7, sessions.len() as u64, 3, 4, 5] {
-        u(&mut b, x);
-    }
-    for s in [info, "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00"] {
-        u(&mut b, s.len() as u64);
-        b.extend_from_slice(s.as_bytes());
-    }
-    u(&mut b, sessions.len() as u64);
-    for s in sessions {
-        u(&mut b, s.len() as u64);
-        for (events, ok) in s {
-            u(&mut b, events.len() as u64);
-            for &(w, k, v, success) in events {
-                b.push(w as u8);
-                u(&mut b, k);
-                u(&mut b, v);
-                b.push(success as u8);
-            }
-            b.push(*ok as u8);
-        }
-    }
-    b
+    common::dbcop_bincode(7, [3, 4, 5], info, sessions)
 }
 
 fn compare(data: &[u8], what: &str) -> bool {

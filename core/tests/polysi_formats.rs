@@ -3,6 +3,8 @@
 //! Generator histories written in each format read back to the same transactions and the same
 //! verdicts; bad input gives a placed error, never a panic.
 
+mod common;
+
 use grail_core::generate::{generate, DataModel, GenOptions, Injection, Isolation};
 use grail_core::history::{Arg, History, OpKind, Status, Value};
 use grail_core::read::{read_cobra, read_dbcop, read_dbcop_bin, read_plume};
@@ -128,36 +130,11 @@ fn to_dbcop_original(h: &History) -> String {
     format!(r#"{{"params": {{}}, "info": "test", "start": "", "end": "", "data": [{}]}}"#, sessions.join(", "))
 }
 
-/// One dbcop event: write, variable, value, success.
-type BinEvent = (bool, u64, u64, bool);
+use common::DbcopEvent as BinEvent;
 
-/// dbcop's `History` in bincode 1.x, written by hand (not through the reader's types): params,
-/// info, start, end, then sessions of (events, success).
+/// dbcop's `History` in bincode: params `id`, n, 0, 0, 0, info "test", then the sessions.
 fn dbcop_bin(id: u64, sessions: &[Vec<(Vec<BinEvent>, bool)>]) -> Vec<u8> {
-    let mut b = Vec::new();
-    let u = |b: &mut Vec<u8>, x: u64| b.extend_from_slice(&x.to_le_bytes());
-    for x in [id, sessions.len() as u64, 0, 0, 0] {
-        u(&mut b, x);
-    }
-    for s in ["test", "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00"] {
-        u(&mut b, s.len() as u64);
-        b.extend_from_slice(s.as_bytes());
-    }
-    u(&mut b, sessions.len() as u64);
-    for s in sessions {
-        u(&mut b, s.len() as u64);
-        for (events, ok) in s {
-            u(&mut b, events.len() as u64);
-            for &(w, k, v, success) in events {
-                b.push(w as u8);
-                u(&mut b, k);
-                u(&mut b, v);
-                b.push(success as u8);
-            }
-            b.push(*ok as u8);
-        }
-    }
-    b
+    common::dbcop_bincode(id, [0, 0, 0], "test", sessions)
 }
 
 fn to_dbcop_bin(h: &History) -> Vec<u8> {

@@ -127,3 +127,37 @@ pub fn files_under(dir: &Path, exts: &[&str], out: &mut Vec<PathBuf>) {
         }
     }
 }
+
+/// One dbcop event in its bincode form: write, variable, value, success.
+pub type DbcopEvent = (bool, u64, u64, bool);
+/// One dbcop session: transactions as (events, success).
+pub type DbcopSession = Vec<(Vec<DbcopEvent>, bool)>;
+
+/// dbcop's `History` in bincode 1.x, written by hand (not through the reader's types): params
+/// (`id`, the sessions' number, then `rest`), `info`, start, end, then the sessions.
+pub fn dbcop_bincode(id: u64, rest: [u64; 3], info: &str, sessions: &[DbcopSession]) -> Vec<u8> {
+    let mut b = Vec::new();
+    let u = |b: &mut Vec<u8>, x: u64| b.extend_from_slice(&x.to_le_bytes());
+    for x in [id, sessions.len() as u64, rest[0], rest[1], rest[2]] {
+        u(&mut b, x);
+    }
+    for s in [info, "2024-01-01T00:00:00+00:00", "2024-01-01T00:00:01+00:00"] {
+        u(&mut b, s.len() as u64);
+        b.extend_from_slice(s.as_bytes());
+    }
+    u(&mut b, sessions.len() as u64);
+    for s in sessions {
+        u(&mut b, s.len() as u64);
+        for (events, ok) in s {
+            u(&mut b, events.len() as u64);
+            for &(w, k, v, success) in events {
+                b.push(w as u8);
+                u(&mut b, k);
+                u(&mut b, v);
+                b.push(success as u8);
+            }
+            b.push(*ok as u8);
+        }
+    }
+    b
+}
