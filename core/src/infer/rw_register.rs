@@ -121,10 +121,11 @@ fn count_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
 }
 
 /// Every committed read checked against its transaction's own operations and looked up among
-/// the writes: each read's version, in operation order, and the reads followed by a write of their key. Ranges of transactions on the pool,
-/// each writing its reads into its own slice of one vector and gathering the rest in range
-/// order, so that the result is the one of a single pass: on AWDIT's 200k history this scan,
-/// a binary search and a cache miss or two a read, was half of RC's time on one thread.
+/// the writes: each read's version, in operation order, and the reads followed by a write of
+/// their key. Ranges of transactions on the pool, each writing its reads into its own slice of
+/// one vector and gathering the rest in range order, so that the result is the one of a single
+/// pass: on AWDIT's 200k history this scan, a binary search and a cache miss or two a read, was
+/// half of RC's profile on one thread.
 fn scan_reads(h: &History, cx: &mut Ctx) -> (Vec<Scanned>, Vec<ReadThenWrite>) {
     let base: &Ctx = cx;
     let (all, outs) = crate::par::fill_ranges(
@@ -165,7 +166,7 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Vec<Scanned>, Vec<ReadThenWrite>) {
     (all, read_then_write)
 }
 
-/// Below this many transactions the threads' start costs more than the scan.
+/// Below this many transactions the scan stays on one thread (the index's threshold).
 const PARALLEL_TXNS: usize = 1 << 14;
 
 /// Check the read `ops[i]` of committed transaction `t` (whose first operation is `start`)
