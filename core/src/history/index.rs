@@ -231,8 +231,9 @@ fn op_txn(h: &History) -> Vec<TxnId> {
     op_txn
 }
 
-/// Below this many transactions the index is built on one thread.
-const PARALLEL_TXNS: usize = 1 << 14;
+/// Below this many transactions the index is built on one thread (and register inference's
+/// scan of the reads runs on one).
+pub(crate) const PARALLEL_TXNS: usize = 1 << 14;
 
 /// The writes (or appends) of a value among transactions `txns`: as many as [`scan`] gives.
 fn count_writes(h: &History, txns: std::ops::Range<usize>) -> usize {

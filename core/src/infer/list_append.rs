@@ -119,12 +119,6 @@ impl Reads {
     }
 }
 
-/// The committed reads of transactions `txns`: as many as [`scan_reads`] records for them.
-fn count_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
-    let committed = txns.filter(|&t| h.txns[t].status == Status::Committed);
-    committed.flat_map(|t| h.ops_of(t as TxnId)).filter(|op| op.kind == OpKind::Read).count()
-}
-
 /// Every committed transaction's reads, checked against the transaction's own operations:
 /// the reads per key, and per key the longest trustworthy read (len, op), the first of that
 /// length in input order. Ranges of transactions on the pool, each writing its reads into its
@@ -136,7 +130,7 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
     let (mut all, forks) = crate::par::fill_ranges(
         h.txns.len(),
         PARALLEL_KEYS,
-        |txns| count_reads(h, txns),
+        |txns| super::committed_reads(h, txns),
         |txns, out| {
             let mut fork = None;
             let mut own = Vec::new();

@@ -313,6 +313,13 @@ impl<'h> Ctx<'h> {
     }
 }
 
+/// How many reads the committed transactions among `txns` made: the records the scans of the
+/// reads (list-append's and register's) write for those transactions.
+fn committed_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
+    let committed = txns.filter(|&t| h.txns[t].status == Status::Committed);
+    committed.flat_map(|t| h.ops_of(t as TxnId)).filter(|op| op.kind == OpKind::Read).count()
+}
+
 /// Register keys whose reads of values nobody wrote may read the key's initial version, with
 /// that value: the history leaves the initial value open ([`History::initial_open`]), the key's
 /// reads of unwritten values all read one value, and no read of the key saw the initial value

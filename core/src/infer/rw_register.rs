@@ -114,12 +114,6 @@ struct RangeOut<'h> {
     promote: Vec<TxnId>,
 }
 
-/// The committed reads of transactions `txns`: as many as [`scan_reads`] records for them.
-fn count_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
-    let committed = txns.filter(|&t| h.txns[t].status == Status::Committed);
-    committed.flat_map(|t| h.ops_of(t as TxnId)).filter(|op| op.kind == OpKind::Read).count()
-}
-
 /// Every committed read checked against its transaction's own operations and looked up among
 /// the writes: each read's version, in operation order, and the reads followed by a write of
 /// their key. Ranges of transactions on the pool, each writing its reads into its own slice of
@@ -130,8 +124,8 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Vec<Scanned>, Vec<ReadThenWrite>) {
     let base: &Ctx = cx;
     let (all, outs) = crate::par::fill_ranges(
         h.txns.len(),
-        PARALLEL_TXNS,
-        |txns| count_reads(h, txns),
+        crate::history::index::PARALLEL_TXNS,
+        |txns| super::committed_reads(h, txns),
         |txns, slots| {
             let mut out = RangeOut::default();
             let mut slots = slots.iter_mut();
@@ -165,9 +159,6 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Vec<Scanned>, Vec<ReadThenWrite>) {
     }
     (all, read_then_write)
 }
-
-/// Below this many transactions the scan stays on one thread (the index's threshold).
-const PARALLEL_TXNS: usize = 1 << 14;
 
 /// Check the read `ops[i]` of committed transaction `t` (whose first operation is `start`)
 /// against the transaction's earlier operations on its key and against the writes.
