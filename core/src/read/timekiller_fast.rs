@@ -187,6 +187,29 @@ impl<'a> Parser<'a> {
         Some(n)
     }
 
+    /// An object's fields, its `{` read: each key among `names` given to `field` with its index,
+    /// once (serde's derived structs refuse a repeated key: any repeat gives up), any other key's
+    /// value skipped; through the closing `}`.
+    #[inline]
+    fn fields(&mut self, names: &[&[u8]], mut field: impl FnMut(&mut Self, usize) -> Option<()>) -> Option<()> {
+        if self.c.eat(b'}').is_some() {
+            return Some(());
+        }
+        let (mut seen, mut guess) = (0u32, 0);
+        loop {
+            match self.key(names, &mut guess)? {
+                n if n < names.len() => {
+                    once(&mut seen, n as u32)?;
+                    field(self, n)?;
+                }
+                _ => self.c.skip(0)?,
+            }
+            if self.c.more(b'}')? {
+                return Some(());
+            }
+        }
+    }
+
     /// An integer, a string, or null (`None` inside).
     fn scalar(&mut self) -> Option<Option<Scalar<'a>>> {
         self.c.ws();
@@ -208,40 +231,18 @@ impl<'a> Parser<'a> {
         self.c.i += 1;
         let (mut tid, mut sid, mut sts, mut cts) = (None, None, None, None);
         let ops_start = self.ops.len();
-        let mut seen = 0u32;
         // The serde reader needs the whole object first; its operations' keys are pushed in
         // the same order either way, and any error gives up.
-        let mut guess = 0;
-        if self.c.eat(b'}').is_none() {
-            loop {
-                match self.key(&[b"tid", b"sid", b"sts", b"cts", b"ops"], &mut guess)? {
-                    0 => {
-                        once(&mut seen, 0)?;
-                        tid = self.scalar()?;
-                    }
-                    1 => {
-                        once(&mut seen, 1)?;
-                        sid = self.scalar()?;
-                    }
-                    2 => {
-                        once(&mut seen, 2)?;
-                        sts = self.hlc()?;
-                    }
-                    3 => {
-                        once(&mut seen, 3)?;
-                        cts = self.hlc()?;
-                    }
-                    4 => {
-                        once(&mut seen, 4)?;
-                        self.ops()?;
-                    }
-                    _ => self.c.skip(0)?,
-                }
-                if self.c.more(b'}')? {
-                    break;
-                }
+        self.fields(&[b"tid", b"sid", b"sts", b"cts", b"ops"], |p, field| {
+            match field {
+                0 => tid = p.scalar()?,
+                1 => sid = p.scalar()?,
+                2 => sts = p.hlc()?,
+                3 => cts = p.hlc()?,
+                _ => p.ops()?,
             }
-        }
+            Some(())
+        })?;
         span.end = self.c.i as u64;
         let (sts, cts) = (sts?, cts?);
         if sts > cts {
@@ -258,25 +259,14 @@ impl<'a> Parser<'a> {
             return Some(None);
         }
         self.c.eat(b'{')?;
-        let (mut p, mut l, mut seen, mut guess) = (None, None, 0u32, 0);
-        if self.c.eat(b'}').is_none() {
-            loop {
-                match self.key(&[b"p", b"l"], &mut guess)? {
-                    0 => {
-                        once(&mut seen, 0)?;
-                        p = self.scalar()?;
-                    }
-                    1 => {
-                        once(&mut seen, 1)?;
-                        l = self.scalar()?;
-                    }
-                    _ => self.c.skip(0)?,
-                }
-                if self.c.more(b'}')? {
-                    break;
-                }
+        let (mut p, mut l) = (None, None);
+        self.fields(&[b"p", b"l"], |parser, field| {
+            match field {
+                0 => p = parser.scalar()?,
+                _ => l = parser.scalar()?,
             }
-        }
+            Some(())
+        })?;
         let l = match l {
             None => 0,
             Some(l) => l.long()?,
@@ -301,46 +291,33 @@ impl<'a> Parser<'a> {
             }
             let mut span = self.c.here();
             self.c.i += 1;
-            let (mut kind, mut k, mut v, mut list, mut seen) = (None, None, None, None, 0u32);
-            let mut guess = 0;
-            if self.c.eat(b'}').is_none() {
-                loop {
-                    match self.key(&[b"t", b"k", b"v"], &mut guess)? {
-                        0 => {
-                            once(&mut seen, 0)?;
-                            kind = Some(self.op_type()?);
-                        }
-                        1 => {
-                            once(&mut seen, 1)?;
-                            k = self.scalar()?;
-                        }
-                        2 => {
-                            once(&mut seen, 2)?;
-                            self.c.ws();
-                            if self.c.peek()? == b'[' {
-                                self.c.i += 1;
-                                let start = self.elems.len();
-                                if self.c.eat(b']').is_none() {
-                                    loop {
-                                        let x = self.scalar()??.long()?;
-                                        self.elems.push(Value::Int(x));
-                                        if self.c.more(b']')? {
-                                            break;
-                                        }
+            let (mut kind, mut k, mut v, mut list) = (None, None, None, None);
+            self.fields(&[b"t", b"k", b"v"], |p, field| {
+                match field {
+                    0 => kind = Some(p.op_type()?),
+                    1 => k = p.scalar()?,
+                    _ => {
+                        p.c.ws();
+                        if p.c.peek()? == b'[' {
+                            p.c.i += 1;
+                            let start = p.elems.len();
+                            if p.c.eat(b']').is_none() {
+                                loop {
+                                    let x = p.scalar()??.long()?;
+                                    p.elems.push(Value::Int(x));
+                                    if p.c.more(b']')? {
+                                        break;
                                     }
                                 }
-                                list = Some((start, self.elems.len() - start));
-                            } else {
-                                v = self.scalar()?;
                             }
+                            list = Some((start, p.elems.len() - start));
+                        } else {
+                            v = p.scalar()?;
                         }
-                        _ => self.c.skip(0)?,
-                    }
-                    if self.c.more(b'}')? {
-                        break;
                     }
                 }
-            }
+                Some(())
+            })?;
             span.end = self.c.i as u64;
             let kind = kind?;
             let key = k?.long()?;
