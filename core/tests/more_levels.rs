@@ -234,7 +234,7 @@ proptest! {
         for i in 0..n {
             for j in 0..n {
                 let (a, b) = (&h.txns[i], &h.txns[j]);
-                let before = a.complete_time.unwrap() < b.invoke_time.unwrap();
+                let before = a.complete_time().unwrap() < b.invoke_time().unwrap();
                 prop_assert_eq!(reach[i][j], before, "{} -> {} in {}", i, j, doc);
             }
         }

@@ -113,7 +113,7 @@ fn stream_order(h: &History) -> Vec<u32> {
             return (x.complete_pos().unwrap_or(u64::MAX), 1, t);
         }
         let next = (0..n)
-            .filter(|&u| u != t && h.txns[u as usize].process == x.process)
+            .filter(|&u| u != t && h.txns[u as usize].process() == x.process())
             .filter_map(|u| h.txns[u as usize].invoke_pos())
             .filter(|&p| x.invoke_pos().is_some_and(|i| p > i))
             .min();

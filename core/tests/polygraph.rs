@@ -77,7 +77,7 @@ fn injected(inj: Injection, level: &str, anomaly: &str, name: &str) {
     assert_eq!((c.anomaly.as_str(), c.name.as_str()), (anomaly, name), "{}", c.explanation);
     for s in &c.steps {
         let t = h.txns.iter().find(|t| t.id == s.from).unwrap();
-        assert!(t.process.unwrap() >= 1000, "T{} is not injected: {}", s.from, c.explanation);
+        assert!(t.process().unwrap() >= 1000, "T{} is not injected: {}", s.from, c.explanation);
         assert!(s.certain.is_some());
     }
 }

@@ -54,7 +54,7 @@ fn ops(h: &History) -> Vec<Vec<(bool, i64, Option<i64>)>> {
 }
 
 fn sessions(h: &History) -> Vec<i64> {
-    h.txns.iter().filter(|t| t.status == Status::Committed).map(|t| t.process.unwrap_or(0) + 1).collect()
+    h.txns.iter().filter(|t| t.status == Status::Committed).map(|t| t.process().unwrap_or(0) + 1).collect()
 }
 
 fn to_plume(h: &History) -> String {
@@ -251,7 +251,7 @@ fn plume_session_zero_is_an_ordinary_session() {
     let text = "w(1,5,0,100)\nw(1,1,1,1)\nr(1,5,2,2)\n\nr(1,1,2,3)\n";
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.txns.len(), 4);
-    assert_eq!((h.txns[0].id, h.txns[0].process), (100, Some(0)));
+    assert_eq!((h.txns[0].id, h.txns[0].process()), (100, Some(0)));
     assert_eq!({ h.ops[h.txns[2].ops_start as usize].arg }, Arg::Val(Value::Int(5)), "5 is read from transaction 100");
     assert_eq!(levels(&h, &[Level::Rc, Level::Ra, Level::Cc]), [Some(true); 3]);
 }
@@ -274,7 +274,7 @@ fn plume_txn_minus_one_is_an_aborted_write() {
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.txns.len(), 3, "the read of an aborted transaction is dropped");
     let aborted = &h.txns[2];
-    assert_eq!((aborted.status, aborted.process, aborted.line), (Status::Aborted, None, 1));
+    assert_eq!((aborted.status, aborted.process(), aborted.line), (Status::Aborted, None, 1));
     let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Rc], ..Default::default() });
     assert_eq!(r.levels.0[0].1.valid, Some(false));
     assert!(r.anomalies.iter().any(|a| a.kind == "G1a"), "{:?}", r.anomalies);
@@ -286,8 +286,8 @@ fn plume_numbers_may_be_negative() {
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.keys[0], Value::Int(-3));
     assert_eq!({ h.ops[1].arg }, Arg::Val(Value::Int(-7)));
-    assert_eq!((h.txns[0].id, h.txns[0].process), (-5i64 as u64, Some(-2)));
-    assert_eq!(h.txns[1].process, Some(i64::MIN));
+    assert_eq!((h.txns[0].id, h.txns[0].process()), (-5i64 as u64, Some(-2)));
+    assert_eq!(h.txns[1].process(), Some(i64::MIN));
     assert_eq!(h.txns[2].id, i64::MIN as u64);
 }
 
@@ -381,7 +381,7 @@ fn dbcop_bincode_reads_as_dbcop_and_awdit_read_it() {
     );
     assert_eq!(grail_core::read::detect(&b), Format::DbcopBin);
     let h = grail_core::read(&b, Format::Auto).unwrap();
-    let st: Vec<(u64, Status, Option<i64>)> = h.txns.iter().map(|t| (t.id, t.status, t.process)).collect();
+    let st: Vec<(u64, Status, Option<i64>)> = h.txns.iter().map(|t| (t.id, t.status, t.process())).collect();
     assert_eq!(
         st,
         [

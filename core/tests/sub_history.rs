@@ -21,7 +21,7 @@ fn txn_repr(h: &History, t: TxnId) -> String {
             format!("{:?} {}{} {arg}", op.kind, h.plain(h.key(op.key)), kind_of(h.key(op.key)))
         })
         .collect();
-    format!("{} {:?} {:?} {:?} {ops:?}", txn.id, txn.status, txn.process, h.label(t))
+    format!("{} {:?} {:?} {:?} {ops:?}", txn.id, txn.status, txn.process(), h.label(t))
 }
 
 /// Integers and strings that print alike (`1`, `"1"`) stay apart.

@@ -241,10 +241,10 @@ fn string_tids_label_and_sessions_number_alike() {
 {"tid": "+8", "sid": "s", "sts": {"p": "3"}, "cts": {"p": 4, "l": "2"}, "ops": [{"t": "r", "k": 1, "v": 0}]}]"#;
     let opts = TimeKillerOptions { initial_value: Some(0), spans: true };
     let h = read_timekiller_fast(text, opts).unwrap();
-    let labels: Vec<_> = h.txns.iter().map(|t| t.label.map(|l| h.strings.get(l).to_string())).collect();
+    let labels: Vec<_> = h.txns.iter().map(|t| t.label().map(|l| h.strings.get(l).to_string())).collect();
     assert_eq!(labels, [Some("a".into()), Some("7".into()), Some("8".into())]);
     assert_eq!(
-        h.txns.iter().map(|t| (t.id, t.process)).collect::<Vec<_>>(),
+        h.txns.iter().map(|t| (t.id, t.process())).collect::<Vec<_>>(),
         [(0, Some(-1)), (1, Some(-2)), (2, Some(-1))]
     );
     assert!(!h.initial_open);

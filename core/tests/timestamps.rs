@@ -330,7 +330,7 @@ fn timekiller_histories_are_read_as_timekiller_reads_them() {
     let h = grail_core::read(TK_KV.as_bytes(), Format::Auto).unwrap();
     assert_eq!(h.model, grail_core::history::Model::RwRegister);
     assert_eq!(h.txns.iter().map(|t| t.id).collect::<Vec<_>>(), [50, 54]);
-    assert_eq!(h.txns[0].process, Some(32));
+    assert_eq!(h.txns[0].process(), Some(32));
     assert_eq!(h.txns[0].start_ts(), Some(grail_core::timestamps::Ts::int(320316484)));
     // Without --initial_value the read of 0 is a value nobody wrote, the key's only one and no
     // read saw null: 0 may be the key's initial value, or a thin-air read (issue 33): unknown,
@@ -350,7 +350,7 @@ fn timekiller_histories_are_read_as_timekiller_reads_them() {
     assert_eq!(h.model, grail_core::history::Model::ListAppend);
     assert_eq!(h.txns.iter().map(|t| t.id).collect::<Vec<_>>(), [0, 1]);
     assert_eq!(h.label(1), Some("b"));
-    assert_ne!(h.txns[0].process, h.txns[1].process);
+    assert_ne!(h.txns[0].process(), h.txns[1].process());
     assert_eq!(check(&h, WhiteBoxMode::Auto, &Level::CLASSIC).valid, Some(true));
     // Not TimeKiller: grail's native and elle-cli's JSON.
     assert_eq!(grail_core::read::detect(br#"[{"id": 1, "ops": [["r", 1, null]], "start_ts": 1}]"#), Format::Json);

@@ -229,9 +229,9 @@ impl PyHistory {
                 let op = &h.ops[o as usize];
                 lists[0].append(t.id)?;
                 lists[1].append(t.status.as_str())?;
-                lists[2].append(t.process)?;
-                lists[3].append(t.invoke_time)?;
-                lists[4].append(t.complete_time)?;
+                lists[2].append(t.process())?;
+                lists[3].append(t.invoke_time())?;
+                lists[4].append(t.complete_time())?;
                 lists[5].append(o - t.ops_start)?;
                 lists[6].append(op.kind.jepsen())?;
                 lists[7].append(to_py(py, &h.value_json(h.key(op.key)))?)?;
@@ -302,7 +302,7 @@ impl PyGraph {
             if self.inf().graph.is_vertex[t] {
                 ids.append(txn.id)?;
                 statuses.append(txn.status.as_str())?;
-                processes.append(txn.process)?;
+                processes.append(txn.process())?;
             }
         }
         let d = PyDict::new(py);

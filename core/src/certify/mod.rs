@@ -438,7 +438,7 @@ impl<'a> Builder<'a> {
         let (mut n, mut alone) = (0, 0);
         for t in vertices {
             n += 1;
-            match self.h.txns[t].process {
+            match self.h.txns[t].process() {
                 Some(p) => {
                     processes.insert(p);
                 }

@@ -107,7 +107,7 @@ impl<'a> Observer<'a> {
 
     fn session(&self, a: TxnId, b: TxnId) -> bool {
         let (x, y) = (&self.h.txns[a as usize], &self.h.txns[b as usize]);
-        x.process.is_some() && x.process == y.process && session_place(self.h, a) < session_place(self.h, b)
+        x.process().is_some() && x.process() == y.process() && session_place(self.h, a) < session_place(self.h, b)
     }
 
     fn so(&self, a: TxnId, b: TxnId) -> CycleStep {

@@ -69,9 +69,9 @@ pub fn op_j(h: &History, t: TxnId) -> J {
     let txn = &h.txns[t as usize];
     J::obj([
         ("index", J::from(txn.id)),
-        ("time", J::Int(txn.complete_time.unwrap_or(-1))),
+        ("time", J::Int(txn.complete_time().unwrap_or(-1))),
         ("type", J::str(txn.status.jepsen())),
-        ("process", txn.process.map_or(J::Null, J::Int)),
+        ("process", txn.process().map_or(J::Null, J::Int)),
         ("f", J::str(h.label(t).unwrap_or("txn"))),
         ("value", J::Arr((txn.ops_start..txn.ops_end).map(|o| mop_j(h, o)).collect())),
     ])
@@ -84,9 +84,9 @@ pub fn op_edn(h: &History, t: TxnId) -> String {
     format!(
         "{{:index {}, :time {}, :type :{}, :process {}, :f :{}, :value [{}]}}",
         txn.id,
-        txn.complete_time.unwrap_or(-1),
+        txn.complete_time().unwrap_or(-1),
         txn.status.jepsen(),
-        txn.process.map_or("nil".to_string(), |p| p.to_string()),
+        txn.process().map_or("nil".to_string(), |p| p.to_string()),
         h.label(t).unwrap_or("txn"),
         ops.join(" ")
     )
@@ -161,7 +161,7 @@ fn elle_step_j(h: &History, ids: &Ids, s: &Step) -> J {
     match s.ty.as_str() {
         "so" => J::obj([
             ("type", J::str("process")),
-            ("process", r.a.and_then(|a| h.txns[a as usize].process).map_or(J::Null, J::Int)),
+            ("process", r.a.and_then(|a| h.txns[a as usize].process()).map_or(J::Null, J::Int)),
         ]),
         "rt" => J::obj([
             ("type", J::str("realtime")),
@@ -217,14 +217,14 @@ pub fn step_text(h: &History, ids: &Ids, s: &Step, a: &str, b: &str) -> String {
     let list = h.model != Model::RwRegister;
     let mut text = match s.ty.as_str() {
         "so" => {
-            let p = r.a.and_then(|a| h.txns[a as usize].process).map_or("nil".to_string(), |p| p.to_string());
+            let p = r.a.and_then(|a| h.txns[a as usize].process()).map_or("nil".to_string(), |p| p.to_string());
             format!("process {p} executed {a} before {b}")
         }
         "rt" => {
             let (ta, tb) = (r.a.map(|x| &h.txns[x as usize]), r.b.map(|x| &h.txns[x as usize]));
             let done = ta.map_or(0, |t| t.id);
             let invoked = tb.and_then(|t| t.invoke_pos()).unwrap_or(0);
-            let gap = match (ta.and_then(|t| t.complete_time), tb.and_then(|t| t.invoke_time)) {
+            let gap = match (ta.and_then(|t| t.complete_time()), tb.and_then(|t| t.invoke_time())) {
                 (Some(x), Some(y)) if y > x => format!(" {} seconds", secs(y - x)),
                 (Some(_), Some(_)) => " just".to_string(),
                 _ => String::new(),

@@ -163,7 +163,7 @@ impl Causal {
         let mut tails: Vec<TxnId> = Vec::new();
         let mut by_process: Map<i64, u32> = Map::default();
         for &t in &order {
-            let c = match h.txns[t as usize].process {
+            let c = match h.txns[t as usize].process() {
                 Some(p) => *by_process.entry(p).or_insert_with(|| {
                     tails.push(TxnId::MAX);
                     tails.len() as u32 - 1

@@ -347,7 +347,7 @@ fn read_atomic(inp: &Input, out: &mut Out) {
     let mut sources: Vec<TxnId> = Vec::new();
     let in_session = in_session_order(h, &inp.inf.graph.is_vertex);
     let alone = (0..h.txns.len() as TxnId)
-        .filter(|&t| inp.inf.graph.is_vertex[t as usize] && h.txns[t as usize].process.is_none())
+        .filter(|&t| inp.inf.graph.is_vertex[t as usize] && h.txns[t as usize].process().is_none())
         .map(|t| (None, t));
     for (process, t) in in_session.into_iter().map(|(p, t)| (Some(p), t)).chain(alone) {
         let reads = inp.reads_of(t);
@@ -409,7 +409,7 @@ pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: 
     }
     let (a, b) = (&h.txns[t2 as usize], &h.txns[t3 as usize]);
     let earlier = session_place(h, t2) < session_place(h, t3);
-    if !reads.is_empty() || (a.process.is_some() && a.process == b.process && earlier) {
+    if !reads.is_empty() || (a.process().is_some() && a.process() == b.process() && earlier) {
         return Premise::Direct;
     }
     Premise::Causal

@@ -111,7 +111,7 @@ pub fn plume_op_text(h: &History, o: u32, aborted_session: &str) -> String {
     let (session, id) = match h.txn_of_op(o).map(|t| &h.txns[t as usize]) {
         Some(t) if t.status == crate::history::Status::Aborted => (aborted_session.to_string(), "-1".to_string()),
         // Plume's ids are signed: an id read from a negative number is shown as that number.
-        Some(t) => (t.process.unwrap_or(0).to_string(), (t.id as i64).to_string()),
+        Some(t) => (t.process().unwrap_or(0).to_string(), (t.id as i64).to_string()),
         None => ("0".into(), "0".into()),
     };
     format!("{f}({},{arg},{session},{id})", key_text(h, op.key))
@@ -152,7 +152,7 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
     }
     let txn = &h.txns[t as usize];
     let mut s = format!("{{:index {}, :type :{}", txn.id, txn.status.jepsen());
-    if let Some(p) = txn.process {
+    if let Some(p) = txn.process() {
         let _ = write!(s, ", :process {p}");
     }
     if let Some(l) = h.label(t) {
@@ -180,17 +180,17 @@ fn json_txn_text(h: &History, t: TxnId) -> String {
     match h.notation {
         Notation::ElleJson => {
             fields.extend([("index", txn.id.to_string()), ("type", format!("\"{}\"", txn.status.jepsen()))]);
-            fields.extend(txn.process.map(|p| ("process", p.to_string())));
+            fields.extend(txn.process().map(|p| ("process", p.to_string())));
             fields.push(("value", ops));
         }
         Notation::TimeKiller => {
             fields.push(("tid", label.unwrap_or_else(|| txn.id.to_string())));
-            fields.extend(txn.process.map(|p| ("sid", p.to_string())));
+            fields.extend(txn.process().map(|p| ("sid", p.to_string())));
             fields.push(("ops", ops));
         }
         _ => {
             fields.push(("id", txn.id.to_string()));
-            fields.extend(txn.process.map(|p| ("session", p.to_string())));
+            fields.extend(txn.process().map(|p| ("session", p.to_string())));
             fields.push(("status", format!("\"{}\"", txn.status.as_str())));
             fields.extend(label.map(|l| ("label", l)));
             fields.push(("ops", ops));

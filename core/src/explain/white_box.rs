@@ -282,7 +282,7 @@ fn finding(c: &Ctx, v: &Violation) -> (WhiteBoxFinding, AnomalyReport) {
         Kind::SessionOrder => {
             let (b, a) = (v.txn, v.other.unwrap_or(v.txn));
             txns.insert(0, a);
-            let p = h.txns[b as usize].process.unwrap_or_default();
+            let p = h.txns[b as usize].process().unwrap_or_default();
             format!(
                 "{} (start {}) follows {} in process {p}, but started before {} committed at {}",
                 c.name(b),

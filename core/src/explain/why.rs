@@ -10,11 +10,11 @@ fn why_order(h: &History, e: &Edge) -> String {
     let (a, b) = (&h.txns[e.from as usize], &h.txns[e.to as usize]);
     let time = |t: Option<i64>| t.map_or_else(|| "?".to_string(), |t| t.to_string());
     match e.ty {
-        EdgeType::So => format!("{from} and {to} ran in process {}, {from} first", a.process.unwrap_or_default()),
+        EdgeType::So => format!("{from} and {to} ran in process {}, {from} first", a.process().unwrap_or_default()),
         _ => format!(
             "{from} completed (time {}) before {to} was invoked (time {})",
-            time(a.complete_time),
-            time(b.invoke_time)
+            time(a.complete_time()),
+            time(b.invoke_time())
         ),
     }
 }
@@ -25,7 +25,7 @@ pub(crate) fn observed(h: &History, g: &DependencyGraph, t2: TxnId, reader: TxnI
     let from = txn_name(h, t2);
     match premise(h, g, t2, reader, read_op) {
         Premise::EarlierRead => format!("after reading {from}'s writes"),
-        Premise::Direct if h.txns[t2 as usize].process == h.txns[reader as usize].process => {
+        Premise::Direct if h.txns[t2 as usize].process() == h.txns[reader as usize].process() => {
             format!("after {from} ran earlier in its process")
         }
         Premise::Direct => format!("though it read from {from}"),

@@ -46,11 +46,11 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
             if let Some(ts) = txn.commit_ts() {
                 let _ = write!(out, ", :commit-ts {}", ts_edn(ts));
             }
-            time(&mut out, txn.complete_time);
+            time(&mut out, txn.complete_time());
             out.push('}');
         } else {
             let _ = write!(out, "{{:type :invoke");
-            if let Some(p) = txn.process {
+            if let Some(p) = txn.process() {
                 let _ = write!(out, ", :process {p}");
             }
             out.push_str(", :value [");
@@ -65,7 +65,7 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
                 op_edn(&mut out, h, &op);
             }
             out.push(']');
-            time(&mut out, txn.invoke_time);
+            time(&mut out, txn.invoke_time());
             out.push('}');
         }
         out.push('\n');
@@ -116,7 +116,7 @@ fn ts_edn(ts: crate::history::Ts) -> String {
 pub fn txn_edn(out: &mut String, h: &History, t: TxnId) {
     let txn = &h.txns[t as usize];
     let _ = write!(out, "{{:index {}, :type :{}", txn.id, txn.status.jepsen());
-    if let Some(p) = txn.process {
+    if let Some(p) = txn.process() {
         let _ = write!(out, ", :process {p}");
     }
     if let Some(l) = h.label(t) {

@@ -18,10 +18,10 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
         let ty = if done { txn.status.jepsen() } else { "invoke" };
         e.insert("type".into(), json!(ty));
         e.insert("f".into(), json!("txn"));
-        if let Some(p) = txn.process {
+        if let Some(p) = txn.process() {
             e.insert("process".into(), json!(p));
         }
-        let time = if done { txn.complete_time } else { txn.invoke_time };
+        let time = if done { txn.complete_time() } else { txn.invoke_time() };
         if let Some(t) = time {
             e.insert("time".into(), json!(t));
         }

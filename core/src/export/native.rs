@@ -27,13 +27,13 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
             "ops": ops,
         });
         let Some(m) = obj.as_object_mut() else { continue };
-        if let Some(p) = txn.process {
+        if let Some(p) = txn.process() {
             m.insert("session".into(), json!(p));
         }
-        if let Some(s) = txn.invoke_time {
+        if let Some(s) = txn.invoke_time() {
             m.insert("start".into(), json!(s));
         }
-        if let Some(e) = txn.complete_time {
+        if let Some(e) = txn.complete_time() {
             m.insert("end".into(), json!(e));
         }
         if let Some(l) = h.label(t) {

@@ -15,7 +15,7 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
         let txn = &h.txns[t as usize];
         let mut m = Map::new();
         m.insert("tid".into(), h.label(t).map_or_else(|| json!(txn.id), |l| json!(l)));
-        if let Some(p) = txn.process {
+        if let Some(p) = txn.process() {
             m.insert("sid".into(), json!(p));
         }
         for (name, ts) in [("sts", txn.start_ts()), ("cts", txn.commit_ts())] {
@@ -75,7 +75,7 @@ mod tests {
                 h.txns
                     .iter()
                     .enumerate()
-                    .map(|(t, x)| (x.id, x.process, x.start_ts(), x.commit_ts(), h.label(t as u32).map(String::from)))
+                    .map(|(t, x)| (x.id, x.process(), x.start_ts(), x.commit_ts(), h.label(t as u32).map(String::from)))
                     .collect::<Vec<_>>()
             };
             assert_eq!(meta(&back), meta(&h), "{out}");

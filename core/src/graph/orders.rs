@@ -52,7 +52,7 @@ fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
 /// completed is stored after the completed ones, yet may have come first.
 pub fn session_place(h: &History, t: TxnId) -> SessionPlace {
     let txn = &h.txns[t as usize];
-    (txn.invoke_pos(), txn.invoke_time, t)
+    (txn.invoke_pos(), txn.invoke_time(), t)
 }
 
 /// Where a transaction falls in its session: invocation position, time, then id.
@@ -62,7 +62,7 @@ type SessionPlace = (Option<u64>, Option<i64>, TxnId);
 pub fn in_session_order(h: &History, is_vertex: &[bool]) -> Vec<(i64, TxnId)> {
     let mut order: Vec<(i64, SessionPlace)> = (0..h.txns.len() as TxnId)
         .filter(|&t| is_vertex[t as usize])
-        .filter_map(|t| h.txns[t as usize].process.map(|p| (p, session_place(h, t))))
+        .filter_map(|t| h.txns[t as usize].process().map(|p| (p, session_place(h, t))))
         .collect();
     order.sort_unstable();
     order.into_iter().map(|(p, (_, _, t))| (p, t)).collect()
@@ -71,7 +71,7 @@ pub fn in_session_order(h: &History, is_vertex: &[bool]) -> Vec<(i64, TxnId)> {
 /// Session order: each vertex to the next vertex of the same process ([`in_session_order`]).
 /// Returns the edges and whether any transaction had a process.
 pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
-    let any = h.txns.iter().any(|t| t.process.is_some());
+    let any = h.txns.iter().any(|t| t.process().is_some());
     let order = in_session_order(h, is_vertex);
     let edges =
         order.windows(2).filter(|w| w[0].0 == w[1].0).map(|w| order_edge(h, EdgeType::So, w[0].1, w[1].1)).collect();
@@ -86,9 +86,9 @@ pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
 /// transaction whose write was seen) get incoming edges only. Returns the edges and how many
 /// vertices had no times.
 pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
-    let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
+    let timed = h.txns.iter().any(|t| t.invoke_time().is_some() || t.complete_time().is_some());
     let times = |t: &crate::history::Transaction| match timed {
-        true => (t.invoke_time, t.complete_time),
+        true => (t.invoke_time(), t.complete_time()),
         false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
     };
     let vertices = h.txns.iter().enumerate().filter(|(t, _)| is_vertex[*t]).map(|(t, txn)| {

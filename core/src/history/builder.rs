@@ -293,21 +293,27 @@ impl HistoryBuilder {
             h.ops_read_at.resize(tid as usize, ReadAt::default());
             h.ops_read_at.push(read_at);
         }
-        h.txns.push(Transaction {
+        let mut txn = Transaction {
             id: meta.id.unwrap_or(tid as u64),
-            process: meta.process,
-            invoke_time: meta.invoke_time,
-            complete_time: meta.complete_time,
+            process: 0,
+            invoke_time: 0,
+            complete_time: 0,
             invoke_pos: meta.invoke_pos.unwrap_or(super::NO_POS),
             complete_pos: meta.complete_pos.unwrap_or(super::NO_POS),
-            label: meta.label,
-            status,
+            timestamps: (meta.start_ts.is_some() || meta.commit_ts.is_some())
+                .then(|| Box::new((meta.start_ts, meta.commit_ts))),
             ops_start: start,
             ops_end: end,
             line: meta.line,
-            timestamps: (meta.start_ts.is_some() || meta.commit_ts.is_some())
-                .then(|| Box::new((meta.start_ts, meta.commit_ts))),
-        });
+            label: 0,
+            status,
+            known: 0,
+        };
+        txn.set_process(meta.process);
+        txn.set_invoke_time(meta.invoke_time);
+        txn.set_complete_time(meta.complete_time);
+        txn.set_label(meta.label);
+        h.txns.push(txn);
         self.txn_start = end;
         self.keep_notes();
         tid

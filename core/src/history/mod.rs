@@ -103,36 +103,110 @@ pub struct Op {
     pub arg: Arg,
 }
 
-/// One transaction: its operations and what is known of its execution.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// One transaction: its operations and what is known of its execution. 80 bytes, not 104: ten
+/// million of them stay in memory for the whole check (issue 37), so the optional process,
+/// times and label keep their presence in bits of one byte ([`Transaction::process`] and the
+/// others read them) rather than an `Option` word each.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Transaction {
     /// The id users see: the Jepsen `:index` of the completion, the native `id`, or the position
     /// of the completion in the input when neither is given.
     pub id: u64,
-    pub process: Option<i64>,
-    pub invoke_time: Option<i64>,
-    pub complete_time: Option<i64>,
+    process: i64,
+    invoke_time: i64,
+    complete_time: i64,
     /// Positions of the invocation and the completion among the input's operations (Jepsen
-    /// formats), [`NO_POS`] when unknown: read through [`Transaction::invoke_pos`]. A plain
-    /// word rather than an `Option`: ten million transactions keep them.
+    /// formats), [`NO_POS`] when unknown: read through [`Transaction::invoke_pos`].
     invoke_pos: u64,
     complete_pos: u64,
-    pub label: Option<Sym>,
-    pub status: Status,
+    /// The database's start and commit timestamps, when it reports them: out of line, since
+    /// only white-box histories have them ([`Transaction::start_ts`]).
+    timestamps: Option<Box<(Option<Ts>, Option<Ts>)>>,
     /// Range of this transaction's operations in [`History::ops`].
     pub ops_start: u32,
     pub ops_end: u32,
     /// 1-based line of the completion (or of the record) in the input; 0 when unknown.
     pub line: u32,
-    /// The database's start and commit timestamps, when it reports them: out of line, since
-    /// only white-box histories have them ([`Transaction::start_ts`]).
-    timestamps: Option<Box<(Option<Ts>, Option<Ts>)>>,
+    label: Sym,
+    pub status: Status,
+    /// Which of `process`, `invoke_time`, `complete_time` and `label` are known ([`HAS_PROCESS`]...).
+    known: u8,
+}
+
+const HAS_PROCESS: u8 = 1;
+const HAS_INVOKE_TIME: u8 = 2;
+const HAS_COMPLETE_TIME: u8 = 4;
+const HAS_LABEL: u8 = 8;
+
+impl std::fmt::Debug for Transaction {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Transaction")
+            .field("id", &self.id)
+            .field("process", &self.process())
+            .field("invoke_time", &self.invoke_time())
+            .field("complete_time", &self.complete_time())
+            .field("invoke_pos", &self.invoke_pos())
+            .field("complete_pos", &self.complete_pos())
+            .field("label", &self.label())
+            .field("status", &self.status)
+            .field("ops_start", &self.ops_start)
+            .field("ops_end", &self.ops_end)
+            .field("line", &self.line)
+            .field("start_ts", &self.start_ts())
+            .field("commit_ts", &self.commit_ts())
+            .finish()
+    }
 }
 
 /// An unknown position ([`Transaction::invoke_pos`]).
 const NO_POS: u64 = u64::MAX;
 
 impl Transaction {
+    fn known(&self, bit: u8) -> bool {
+        self.known & bit != 0
+    }
+
+    fn set<T: Default>(&mut self, bit: u8, v: Option<T>, field: impl FnOnce(&mut Self) -> &mut T) {
+        self.known = if v.is_some() { self.known | bit } else { self.known & !bit };
+        *field(self) = v.unwrap_or_default();
+    }
+
+    /// The client process (Jepsen's `:process`, a session) that ran it.
+    pub fn process(&self) -> Option<i64> {
+        self.known(HAS_PROCESS).then_some(self.process)
+    }
+
+    /// When it was invoked, in the input's time unit (Jepsen's `:time`, nanoseconds).
+    pub fn invoke_time(&self) -> Option<i64> {
+        self.known(HAS_INVOKE_TIME).then_some(self.invoke_time)
+    }
+
+    /// When it completed.
+    pub fn complete_time(&self) -> Option<i64> {
+        self.known(HAS_COMPLETE_TIME).then_some(self.complete_time)
+    }
+
+    /// Its label (native `label`, TimeKiller's transaction id), interned in [`History::strings`].
+    pub fn label(&self) -> Option<Sym> {
+        self.known(HAS_LABEL).then_some(self.label)
+    }
+
+    pub fn set_process(&mut self, p: Option<i64>) {
+        self.set(HAS_PROCESS, p, |t| &mut t.process);
+    }
+
+    pub fn set_invoke_time(&mut self, t: Option<i64>) {
+        self.set(HAS_INVOKE_TIME, t, |x| &mut x.invoke_time);
+    }
+
+    pub fn set_complete_time(&mut self, t: Option<i64>) {
+        self.set(HAS_COMPLETE_TIME, t, |x| &mut x.complete_time);
+    }
+
+    pub fn set_label(&mut self, l: Option<Sym>) {
+        self.set(HAS_LABEL, l, |t| &mut t.label);
+    }
+
     /// Where the invocation is among the input's operations (Jepsen formats): real-time order
     /// when the history records no times, as Elle takes it.
     pub fn invoke_pos(&self) -> Option<u64> {
@@ -450,7 +524,7 @@ impl History {
     }
 
     pub fn label(&self, t: TxnId) -> Option<&str> {
-        self.txns[t as usize].label.map(|s| self.strings.get(s))
+        self.txns[t as usize].label().map(|s| self.strings.get(s))
     }
 
     /// Count of transactions by status.
@@ -481,7 +555,7 @@ mod tests {
     /// in `graph`).
     #[test]
     fn transactions_and_operations_stay_small() {
-        assert!(std::mem::size_of::<Transaction>() <= 104, "{}", std::mem::size_of::<Transaction>());
+        assert!(std::mem::size_of::<Transaction>() <= 80, "{}", std::mem::size_of::<Transaction>());
         assert!(std::mem::size_of::<Op>() <= 21, "{}", std::mem::size_of::<Op>());
     }
 }

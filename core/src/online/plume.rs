@@ -85,7 +85,7 @@ pub fn read(text: &[u8], state: &mut PlumeState) -> Result<Vec<OnlineTxn>, Error
             out.push(txn);
             continue;
         }
-        let session = t.process.unwrap_or_default();
+        let session = t.process().unwrap_or_default();
         match open.get_mut(&session) {
             Some(cur) if cur.id == txn.id => cur.ops.extend(txn.ops),
             _ => {

@@ -206,7 +206,7 @@ impl TsTxn {
                 })
             })
             .collect();
-        Some(TsTxn { id: txn.id, session: txn.process, start_ts, commit_ts, ops })
+        Some(TsTxn { id: txn.id, session: txn.process(), start_ts, commit_ts, ops })
     }
 }
 

@@ -137,7 +137,8 @@ pub(crate) fn read_timekiller_serde(text: &[u8], opts: TimeKillerOptions) -> Res
                 Tid::Text(s) => Some(s.to_string()),
                 Tid::None => None,
             };
-            h.txns[i].label = label.map(|l| h.strings.intern(&l));
+            let label = label.map(|l| h.strings.intern(&l));
+            h.txns[i].set_label(label);
         }
     }
     Ok(h)

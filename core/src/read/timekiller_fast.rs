@@ -447,12 +447,12 @@ impl<'a> Pusher<'a> {
             }
         } else {
             for (t, tid) in h.txns.iter_mut().zip(&self.tids) {
-                t.label = match *tid {
+                t.set_label(match *tid {
                     Tid::Num(n) => Some(h.strings.intern(&n.to_string())),
                     Tid::Neg(n) => Some(h.strings.intern(&n.to_string())),
                     Tid::Text(s) => Some(h.strings.intern(s)),
                     Tid::None => None,
-                };
+                });
             }
         }
         Some(h)

@@ -655,7 +655,7 @@ mod tests {
         rec.end(0, crate::history::Status::Indeterminate, 5);
         let h = rec.history().unwrap();
         assert_eq!(h.txns[1].status, crate::history::Status::Indeterminate);
-        assert_eq!((h.txns[1].complete_time, h.txns[1].complete_pos()), (None, None));
+        assert_eq!((h.txns[1].complete_time(), h.txns[1].complete_pos()), (None, None));
         assert!(rec.begin(Recorder::MAX_SESSIONS, 6).is_err());
         assert!(rec.begin(usize::MAX, 6).is_err());
         // Nothing found, but a statement failed for another reason than concurrency control.

@@ -49,12 +49,12 @@ pub fn incompatible_order_html(h: &History, key: u32) -> String {
     );
     for (t, o) in reads {
         let txn = &h.txns[t as usize];
-        let time = txn.complete_time.map_or(String::new(), |ns| format!("{:.2}", ns as f64 / 1e9));
+        let time = txn.complete_time().map_or(String::new(), |ns| format!("{:.2}", ns as f64 / 1e9));
         let _ = write!(
             s,
             "<tr><td>{}</td><td>{time}</td><td>{}</td><td>{}</td>",
             txn.id,
-            txn.process.map_or(String::new(), |p| p.to_string()),
+            txn.process().map_or(String::new(), |p| p.to_string()),
             escape(h.label(t).unwrap_or("txn"))
         );
         let op = &h.ops[o as usize];

@@ -41,8 +41,8 @@ impl Frame {
 /// `None` when it has neither.
 fn txn_extent(timed: bool, t: &crate::history::Transaction) -> Option<(i64, Option<i64>)> {
     if timed {
-        let a = t.invoke_time.or(t.complete_time)?;
-        Some((a, t.complete_time))
+        let a = t.invoke_time().or(t.complete_time())?;
+        Some((a, t.complete_time()))
     } else {
         let a = t.invoke_pos().or(t.complete_pos())? as i64;
         Some((a, t.complete_pos().map(|p| p as i64)))
@@ -92,12 +92,12 @@ pub(super) fn timeline(s: &mut String, r: &Report, h: &History, nemesis: &[RawOp
     if h.txns.is_empty() {
         return;
     }
-    let timed = h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some());
+    let timed = h.txns.iter().any(|t| t.invoke_time().is_some() || t.complete_time().is_some());
     let Some((lo, hi)) = clock_range(h, nemesis, o, timed) else {
         return;
     };
     let marked = marked_txns(r, h, o);
-    let mut procs: Vec<i64> = h.txns.iter().filter_map(|t| t.process).collect();
+    let mut procs: Vec<i64> = h.txns.iter().filter_map(|t| t.process()).collect();
     procs.sort_unstable();
     procs.dedup();
     let lanes = procs.len().clamp(1, MAX_LANES);
@@ -241,7 +241,7 @@ fn timeline_lanes(s: &mut String, f: &Frame, h: &History, procs: &[i64], lane_h:
     }
     for (t, txn) in h.txns.iter().enumerate() {
         let Some((a, b)) = txn_extent(f.timed, txn) else { continue };
-        let y = top + lane_of(txn.process) as f64 * lane_h + 2.0;
+        let y = top + lane_of(txn.process()) as f64 * lane_h + 2.0;
         let x0 = f.x(a);
         let x1 = f.x(b.unwrap_or(f.hi)).max(x0 + 1.5);
         let mark = marked.contains(&(t as TxnId));
@@ -255,7 +255,7 @@ fn timeline_lanes(s: &mut String, f: &Frame, h: &History, procs: &[i64], lane_h:
             status_color(txn.status),
             txn.id,
             txn.status.as_str(),
-            txn.process.map_or("none".to_string(), |p| p.to_string())
+            txn.process().map_or("none".to_string(), |p| p.to_string())
         );
     }
 }

@@ -325,7 +325,7 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
     let mut last: crate::hash::Map<i64, TxnId> = Default::default();
     let mut pairs: Vec<(TxnId, TxnId)> = Vec::new();
     let in_order = (0..h.txns.len()).filter(|&t| is(t)).all(|t| {
-        let Some(p) = h.txns[t].process else { return true };
+        let Some(p) = h.txns[t].process() else { return true };
         match last.insert(p, t as TxnId) {
             Some(a)
                 if crate::graph::orders::session_place(h, a) < crate::graph::orders::session_place(h, t as TxnId) =>

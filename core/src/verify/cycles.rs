@@ -378,7 +378,7 @@ fn consistent(h: &History, k: KeyId, internal: bool) -> bool {
 pub(super) fn session(h: &History, a: u32, b: u32) -> bool {
     use super::orders::place;
     let (Some(x), Some(y)) = (h.txns.get(a as usize), h.txns.get(b as usize)) else { return false };
-    x.process.is_some() && x.process == y.process && place(x, a) < place(y, b)
+    x.process().is_some() && x.process() == y.process() && place(x, a) < place(y, b)
 }
 
 fn realtime(h: &History, a: u32, b: u32) -> bool {

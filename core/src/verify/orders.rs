@@ -27,7 +27,7 @@ pub(super) fn sessions(h: &History, ex: &Execution) -> Vec<Vec<u32>> {
         .iter()
         .enumerate()
         .filter(|&(t, _)| ex.contains(t))
-        .map(|(t, x)| (x.process, place(x, t as u32)))
+        .map(|(t, x)| (x.process(), place(x, t as u32)))
         .collect();
     runs.sort_unstable();
     let mut out: Vec<Vec<u32>> = Vec::new();
@@ -45,7 +45,7 @@ pub(super) fn sessions(h: &History, ex: &Execution) -> Vec<Vec<u32>> {
 /// Where a transaction stands in its process: invocation position, time, then place in the
 /// history.
 pub(super) fn place(x: &Transaction, t: u32) -> (Option<u64>, Option<i64>, u32) {
-    (x.invoke_pos(), x.invoke_time, t)
+    (x.invoke_pos(), x.invoke_time(), t)
 }
 
 /// Each process's transactions in the witness come one after the other ([`sessions`]).
@@ -69,7 +69,7 @@ pub(super) fn session(h: &History, ex: &Execution, kind: WitnessKind) -> Result<
 pub(super) fn times(x: &Transaction, timed: bool) -> (Option<i64>, Option<i64>) {
     let pos = |p: Option<u64>| p.and_then(|p| i64::try_from(p).ok());
     if timed {
-        (x.invoke_time, x.complete_time)
+        (x.invoke_time(), x.complete_time())
     } else {
         (pos(x.invoke_pos()), pos(x.complete_pos()))
     }
@@ -77,7 +77,7 @@ pub(super) fn times(x: &Transaction, timed: bool) -> (Option<i64>, Option<i64>) 
 
 /// Whether the history records times (else real time is the input's order).
 pub(super) fn timed(h: &History) -> bool {
-    h.txns.iter().any(|t| t.invoke_time.is_some() || t.complete_time.is_some())
+    h.txns.iter().any(|t| t.invoke_time().is_some() || t.complete_time().is_some())
 }
 
 /// A transaction of the witness that completed before another was invoked comes before it: by

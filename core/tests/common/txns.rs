@@ -65,11 +65,11 @@ pub fn txns_of(h: &History) -> Vec<XTxn> {
                 .collect();
             XTxn {
                 id: txn.id,
-                process: txn.process,
+                process: txn.process(),
                 status: txn.status,
                 ops,
-                invoke_time: txn.invoke_time,
-                complete_time: txn.complete_time,
+                invoke_time: txn.invoke_time(),
+                complete_time: txn.complete_time(),
             }
         })
         .collect()

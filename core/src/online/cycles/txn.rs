@@ -90,8 +90,8 @@ impl OnlineTxn {
             status: txn.status,
             ops,
             ts: (txn.start_ts(), txn.commit_ts()),
-            process: txn.process,
-            times: (txn.invoke_time, txn.complete_time),
+            process: txn.process(),
+            times: (txn.invoke_time(), txn.complete_time()),
         }
     }
 
@@ -125,7 +125,7 @@ impl OnlineTxn {
         for (t, txn) in h.txns.iter().enumerate() {
             if txn.awaits_completion() {
                 // An invocation whose completion is still to come.
-                if let Some(p) = txn.process {
+                if let Some(p) = txn.process() {
                     let mut o = OnlineTxn::from_history(&h, t as TxnId);
                     o.status = Status::Indeterminate;
                     // An invocation its process left unfinished to invoke again: indeterminate,
@@ -137,7 +137,7 @@ impl OnlineTxn {
                 continue;
             }
             let mut o = OnlineTxn::from_history(&h, t as TxnId);
-            if let Some(p) = txn.process {
+            if let Some(p) = txn.process() {
                 // Its invocation came in an earlier record: its time is the invocation's.
                 if let Some(inv) = pending.remove(&p) {
                     if o.times.0.is_none() {
