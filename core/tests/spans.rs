@@ -181,3 +181,74 @@ fn located_op_spans_equal_recorded_ones() {
         }
     }
 }
+
+/// The input read by range, counting what it gave: as the CLI's file, which is not in memory.
+struct Counted {
+    text: Vec<u8>,
+    read: std::sync::atomic::AtomicUsize,
+    asked: std::sync::atomic::AtomicUsize,
+}
+
+impl grail_core::read::InputText for Counted {
+    fn len(&self) -> usize {
+        self.text.len()
+    }
+    fn bytes(&self, start: usize, end: usize) -> std::borrow::Cow<'_, [u8]> {
+        let end = end.min(self.text.len());
+        let start = start.min(end);
+        self.read.fetch_add(end - start, std::sync::atomic::Ordering::Relaxed);
+        self.asked.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        std::borrow::Cow::Owned(self.text[start..end].to_vec())
+    }
+}
+
+/// Spans found from windows of an input read by range equal the recorded ones, in EDN and in
+/// Plume text: where the window grows back to a line's start far behind (a history written on
+/// one line), and on to a value that runs far ahead (a read of a list of 3,000 elements); a
+/// history of a transaction a line is read a few kilobytes a look-up, not whole.
+#[test]
+fn located_spans_read_windows_of_the_input() {
+    let one_line = format!(
+        "[{}]",
+        (0..3000)
+            .map(|i| format!("{{:index {i}, :type :ok, :process 0, :value [[:append x {i}]]}}"))
+            .collect::<Vec<_>>()
+            .join(" ")
+    );
+    let long_read = format!(
+        "{}{{:index 3000, :type :ok, :process 1, :value [[:r x [{}]] [:append y 1]]}}\n{{:index 3001, :type :ok, :process 1, :value [[:r y [1]]]}}\n",
+        (0..3000).map(|i| format!("{{:index {i}, :type :ok, :process 0, :value [[:append x {i}]]}}\n")).collect::<String>(),
+        (0..3000).map(|i| i.to_string()).collect::<Vec<_>>().join(" ")
+    );
+    let generated =
+        grail_core::generate::generate(&grail_core::generate::GenOptions { transactions: 5_000, ..Default::default() })
+            .history;
+    let plume: String = (0..2000)
+        .map(|t| format!("w({},{},{},{t})\nr({},{},{},{t})\n", t % 7, t + 1, t % 3, (t + 3) % 7, t / 2, t % 3))
+        .collect();
+    let located = grail_core::ReadOptions { spans: true, locate_op_spans: true };
+    for (input, format, per_lookup) in [
+        (&one_line, Format::Edn, None),
+        (&long_read, Format::Edn, None),
+        (&generated, Format::Edn, Some(8 << 10)),
+        (&plume, Format::Plume, Some(8 << 10)),
+    ] {
+        let recorded = grail_core::read_with(input.as_bytes(), format, grail_core::ReadOptions::default()).unwrap();
+        let mut h = grail_core::read_with(input.as_bytes(), format, located).unwrap();
+        assert!(h.op_spans.is_empty() && !h.ops_read_at.is_empty(), "{format:?}: spans located");
+        let counted = std::sync::Arc::new(Counted { text: input.as_bytes().to_vec(), read: 0.into(), asked: 0.into() });
+        grail_core::read::attach_input(&mut h, counted.clone());
+        for o in 0..h.ops.len() as u32 {
+            let found = h.op_span(o);
+            assert!(found.is_some(), "{format:?}: operation {o}");
+            assert_eq!(found, recorded.op_span(o), "{format:?}: operation {o}");
+        }
+        let read = counted.read.load(std::sync::atomic::Ordering::Relaxed);
+        let lookups = h.ops.len();
+        assert!(read > 0);
+        if let Some(most) = per_lookup {
+            let asked = counted.asked.load(std::sync::atomic::Ordering::Relaxed);
+            assert!(read / lookups <= most, "{format:?}: {read} bytes read for {lookups} look-ups in {asked} windows");
+        }
+    }
+}

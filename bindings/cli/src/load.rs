@@ -149,12 +149,12 @@ pub fn load_text(
         timeline,
     };
     progress.text = Some(text.clone());
-    // A mapped file stays at hand: operations' spans are found there when a report shows them
+    // A mapped file stays at hand: operations' spans are read from it when a report shows them
     // (0.15 s and 80 MB less at 1M transactions than recording all). A buffer (gzip, standard
     // input) is dropped after the read instead, so every span is recorded.
-    let read = match text.is_mapped() && input.spans {
-        true => Session::read_shared(text.clone(), &req, &mut progress),
-        false => Session::read(&text, &req, &mut progress),
+    let read = match text.by_range().filter(|_| input.spans) {
+        Some(later) => Session::read_shared(&text, later, &req, &mut progress),
+        None => Session::read(&text, &req, &mut progress),
     };
     progress.text = None;
     let session = read.map_err(|e| match (&wal, e.kind) {

@@ -34,9 +34,9 @@ impl Default for ReadRequest<'_> {
     }
 }
 
-/// The bytes a history was read from, kept so that operations' spans are found there when a
-/// report shows them (the CLI's mapped file), instead of recorded for every operation.
-pub type SharedInput = Arc<dyn AsRef<[u8]> + Send + Sync>;
+/// The text a history was read from, kept so that operations' spans are found there when a
+/// report shows them (the CLI's file), instead of recorded for every operation.
+pub type SharedInput = Arc<dyn read::InputText>;
 
 /// A history, read once, with the inferences its checks and views needed (each built once).
 pub struct Session {
@@ -57,10 +57,16 @@ impl Session {
         Self::read_in(text, None, req, obs)
     }
 
-    /// Read a history from bytes that stay at hand (a mapped file): operations' spans are found
-    /// in them when asked for, instead of recorded as the history is read.
-    pub fn read_shared(text: SharedInput, req: &ReadRequest, obs: &mut dyn Observer) -> Result<Session, Error> {
-        Self::read_in((*text).as_ref(), Some(text.clone()), req, obs)
+    /// Read a history from `text`, which stays at hand as `later` (the same bytes, read by
+    /// range: the CLI's file): operations' spans are found there when asked for, instead of
+    /// recorded as the history is read.
+    pub fn read_shared(
+        text: &[u8],
+        later: SharedInput,
+        req: &ReadRequest,
+        obs: &mut dyn Observer,
+    ) -> Result<Session, Error> {
+        Self::read_in(text, Some(later), req, obs)
     }
 
     /// Read Cobra's client logs, one session a log, in this order.

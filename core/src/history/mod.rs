@@ -405,6 +405,13 @@ pub struct Span {
     pub column: u32,
 }
 
+impl Span {
+    /// The span `by` bytes further on (found in a window that starts `by` into the text).
+    pub fn shifted(self, by: u64) -> Span {
+        Span { start: self.start + by, end: self.end + by, ..self }
+    }
+}
+
 /// A predicate read: the predicate's name and the versions it matched (LDBC ACID 3.5, Vset(P)).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PredicateRead {

@@ -7,6 +7,7 @@ mod dbcop_bin;
 mod edn;
 #[cfg(feature = "parallel")]
 mod edn_chunks;
+mod input;
 mod json;
 mod json_fast;
 mod json_spans;
@@ -27,6 +28,7 @@ pub use dbcop_bin::read_dbcop_bin;
 pub use edn::read_edn;
 /// One record of a stream at a time, for the online checker.
 pub(crate) use edn::read_edn_from;
+pub use input::InputText;
 pub use json::read_json;
 pub(crate) use json::read_json_from;
 pub use kv::ABORTED_WRITES;
@@ -265,9 +267,9 @@ impl ReadOptions {
 
 /// Give a history read with [`ReadOptions::locate_op_spans`] its input (the very bytes it was
 /// read from), so that [`History::op_span`] finds operations' spans there: each by reading its
-/// transaction's value (its lines, in Plume text) again with the reader's own code. The input
-/// must not change meanwhile.
-pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn AsRef<[u8]> + Send + Sync>) {
+/// transaction's value (its lines, in Plume text) again with the reader's own code, from a
+/// window of the input around it ([`InputText`]). The input must not change meanwhile.
+pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn InputText>) {
     if h.ops_read_at.is_empty() {
         return;
     }
@@ -276,18 +278,20 @@ pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn AsRef<[u8]> + Sen
     // lie anywhere after its first: read once, when first asked for.
     let aborted_writes: std::sync::OnceLock<Option<Vec<Span>>> = std::sync::OnceLock::new();
     let find = move |h: &History, o: u32| {
-        let text = (*input).as_ref();
         let t = h.txn_of_op(o)?;
         let at = *h.ops_read_at.get(t as usize)?;
+        let offset = usize::try_from(at.offset).ok()?;
         let read;
         let spans: &[Span] = match (plume, h.txns.get(t as usize)?.status) {
-            (true, Status::Aborted) => aborted_writes.get_or_init(|| plume::spans_of_txn(text, at, true)).as_deref()?,
+            (true, Status::Aborted) => {
+                aborted_writes.get_or_init(|| plume::spans_of_txn_in(&*input, offset, at.line, true)).as_deref()?
+            }
             (true, _) => {
-                read = plume::spans_of_txn(text, at, false)?;
+                read = plume::spans_of_txn_in(&*input, offset, at.line, false)?;
                 &read
             }
             (false, _) => {
-                read = edn::spans_of_value(text, usize::try_from(at.offset).ok()?, at.line)?;
+                read = edn::spans_of_value_in(&*input, offset, at.line)?;
                 &read
             }
         };

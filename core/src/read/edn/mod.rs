@@ -18,7 +18,7 @@ mod value;
 
 pub(super) use reader::Reader;
 pub(super) use sink::Sink;
-pub(super) use spans::spans_of_value;
+pub(super) use spans::spans_of_value_in;
 /// What the parallel reader ([`super::edn_chunks`]) also replays.
 #[cfg(feature = "parallel")]
 pub(super) use {op_map::OpMap, reader::InvokeValue};

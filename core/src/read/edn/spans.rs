@@ -5,6 +5,7 @@ use super::scan::line_start_of;
 use super::{Reader, Sink};
 use crate::history::builder::Place;
 use crate::history::{KeyId, OpKind, Span, Value};
+use crate::read::input::{around, InputText};
 
 /// Columns in characters of the spans recorded on one line, counted incrementally: a history
 /// written as one vector on one line must not cost a scan from the line's start per span.
@@ -49,7 +50,7 @@ impl<'a, S: Sink> Reader<'a, S> {
 /// The spans of the operations read from the form at `offset` (on line `line`), as a reading
 /// that records every span gives them: read again with the same code, into [`SpanSink`].
 /// `None` when the form there is not a transaction's value.
-pub(in crate::read) fn spans_of_value(text: &[u8], offset: usize, line: u32) -> Option<Vec<Span>> {
+fn spans_of_value(text: &[u8], offset: usize, line: u32) -> Option<Vec<Span>> {
     if offset >= text.len() {
         return None;
     }
@@ -59,6 +60,13 @@ pub(in crate::read) fn spans_of_value(text: &[u8], offset: usize, line: u32) -> 
         Ok(Ok(())) => Some(r.b.spans),
         _ => None,
     }
+}
+
+/// [`spans_of_value`] from a window of `input` around `offset`.
+pub(in crate::read) fn spans_of_value_in(input: &dyn InputText, offset: usize, line: u32) -> Option<Vec<Span>> {
+    // A window that cuts the form does not read: the form's end is past it.
+    let (spans, base) = around(input, offset, |w, at, _| spans_of_value(w, at, line))?;
+    Some(spans.into_iter().map(|s| s.shifted(base as u64)).collect())
 }
 
 /// A [`Sink`] that keeps only the operations' spans.

@@ -32,6 +32,7 @@ mod grouped;
 mod line;
 mod stream;
 
+use super::input::{around, InputText};
 use crate::error::Error;
 use crate::history::{History, ReadAt, Span, SpanMode};
 
@@ -65,11 +66,29 @@ pub(crate) fn read_plume_with(text: &[u8], spans: SpanMode, release: &mut dyn Fn
 /// ([`History::ops_read_at`], with [`SpanMode::Located`]) as the reader took them: its lines up
 /// to the first line of another transaction, writes of 0 left out; for the transaction of
 /// aborted writes, every aborted write after it (`txn = -1`). `None` when a line does not read
-/// (the text is not the one read).
-pub(crate) fn spans_of_txn(text: &[u8], at: ReadAt, aborted_writes: bool) -> Option<Vec<Span>> {
+/// (the text is not the one read). Read from windows of `input` from the transaction's first
+/// line, of whole lines, grown until a line of another transaction shows where its lines end
+/// (for the aborted writes, to the text's end: the whole rest is read, once).
+pub(crate) fn spans_of_txn_in(
+    input: &dyn InputText,
+    offset: usize,
+    line: u32,
+    aborted_writes: bool,
+) -> Option<Vec<Span>> {
+    let (spans, base) = around(input, offset, |w, at, cut| {
+        let whole = if cut { w.iter().rposition(|&b| b == b'\n').map_or(&w[..0], |p| &w[..=p]) } else { w };
+        spans_in(whole, ReadAt { offset: at as u64, line }, aborted_writes, cut)
+    })?;
+    Some(spans.into_iter().map(|s| s.shifted(base as u64)).collect())
+}
+
+/// The spans from `at`'s lines of `text`; with `cut` (the text goes on past these lines),
+/// `None` unless a line of another transaction ended them.
+fn spans_in(text: &[u8], at: ReadAt, aborted_writes: bool, cut: bool) -> Option<Vec<Span>> {
     let start = usize::try_from(at.offset).ok().filter(|&s| s <= text.len())?;
     let mut spans = Vec::new();
     let mut txn = None;
+    let mut ended = false;
     for op in line::Lines::new(text, start, text.len()) {
         let mut op = op.ok()?;
         op.span.line += at.line.saturating_sub(1);
@@ -84,13 +103,14 @@ pub(crate) fn spans_of_txn(text: &[u8], at: ReadAt, aborted_writes: bool) -> Opt
             continue;
         }
         if *txn.get_or_insert(op.txn) != op.txn {
+            ended = true;
             break;
         }
         if kept {
             spans.push(op.span);
         }
     }
-    Some(spans)
+    (ended || !cut).then_some(spans)
 }
 
 /// The reader on several threads in chunks of about `chunk_bytes`: `None` when it leaves the
