@@ -199,6 +199,9 @@ enum Step<'a, R> {
     Pause,
 }
 
+/// What checks and prints a live stream's records, step by step: for `Step::Word`, its progress line.
+type Stepper<'a, R> = dyn FnMut(Step<R>, &mut dyn std::io::Write) -> Result<String, String> + 'a;
+
 /// A live stream's records, batch by batch, to `step` (which checks and prints), with a progress
 /// line every few seconds on a terminal or with `-v`, until the stream ends, a line is refused
 /// (an error naming it), or a signal stops it; the lines taken, and how it ended.
@@ -207,7 +210,7 @@ fn drive<R: grail_core::online::stream::Record>(
     name: &str,
     progress: &Progress,
     out: &mut dyn std::io::Write,
-    step: &mut dyn FnMut(Step<R>, &mut dyn std::io::Write) -> Result<String, String>,
+    step: &mut Stepper<'_, R>,
 ) -> Result<(u32, Ended), String> {
     let t0 = Instant::now();
     let mut next_word = t0 + LIVE_PROGRESS;
