@@ -56,8 +56,8 @@ fn list5_graphs_equal_grails_but_for_two_known_differences() {
             let txn = &h.txns[by_id[&t] as usize];
             let ops = &h.ops[txn.ops_start as usize..txn.ops_end as usize];
             let read = ops[i as usize];
-            assert_eq!(read.kind, OpKind::Read, "history {n}: {evt} is not a read");
-            let internal = ops[..i as usize].iter().any(|o| o.kind == OpKind::Append && o.key == read.key);
+            assert_eq!(read.kind(), OpKind::Read, "history {n}: {evt} is not a read");
+            let internal = ops[..i as usize].iter().any(|o| o.kind() == OpKind::Append && o.key == read.key);
             assert!(internal, "history {n}: GRAIL's {from} -rw-> {to} comes from {evt}, which is not an internal read");
             let ww = ours.contains(&(*from, *to, "ww")) || theirs.contains_key(&(*from, *to, "ww".to_string()));
             assert!(ww, "history {n}: {from} -rw-> {to} from an internal read, but no WW edge joins them");
@@ -69,7 +69,7 @@ fn list5_graphs_equal_grails_but_for_two_known_differences() {
         let mut longest: HashMap<u32, Vec<grail_core::history::Value>> = HashMap::new();
         for txn in h.txns.iter().filter(|t| t.status == Status::Committed) {
             for op in &h.ops[txn.ops_start as usize..txn.ops_end as usize] {
-                if op.kind == OpKind::Read {
+                if op.kind() == OpKind::Read {
                     let l = h.list(op);
                     read_lens.entry(op.key).or_default().insert(l.len());
                     let e = longest.entry(op.key).or_default();

@@ -16,9 +16,10 @@ fn naive(h: &History) -> (FirstWrites, Vec<(WriteInfo, WriteInfo)>) {
     for (t, txn) in h.txns.iter().enumerate() {
         for o in txn.ops_start..txn.ops_end {
             let op = h.ops[o as usize];
-            let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) else { continue };
+            let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind(), op.arg()) else { continue };
             let later = &h.ops[o as usize + 1..txn.ops_end as usize];
-            let last = !later.iter().any(|p| p.key == op.key && p.kind != OpKind::Read && matches!(p.arg, Arg::Val(_)));
+            let last =
+                !later.iter().any(|p| p.key == op.key && p.kind() != OpKind::Read && matches!(p.arg(), Arg::Val(_)));
             let w = WriteInfo { txn: t as TxnId, op: o, last };
             match first.get(&(op.key, v)) {
                 Some(&f) => dups.push((f, w)),

@@ -40,7 +40,7 @@ fn every_operation_text_reads_back_as_itself() {
         let back = read(format!("{{:type :ok, :value [{text}]}}").as_bytes(), Format::Edn).unwrap();
         let (a, b) = (h.ops[o as usize], back.ops[0]);
         assert_eq!(h.value_json(h.key(a.key)), back.value_json(back.key(b.key)), "{text}");
-        let arg = |h: &grail_core::History, op: &grail_core::history::Op| match op.arg {
+        let arg = |h: &grail_core::History, op: &grail_core::history::Op| match op.arg() {
             Arg::Val(v) => vec![h.value_json(v)],
             _ => h.list(op).iter().map(|&v| h.value_json(v)).collect(),
         };
@@ -85,7 +85,7 @@ fn json_inputs_are_explained_in_their_own_json() {
                 _ => panic!("{j}"),
             };
             assert_eq!(key, h.value_json(h.key(op.key)));
-            match op.arg {
+            match op.arg() {
                 Arg::Val(v) => assert_eq!(value, h.value_json(v)),
                 _ => assert_eq!(value, serde_json::Value::Null),
             }

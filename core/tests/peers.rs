@@ -18,7 +18,7 @@ fn txns(h: &History) -> Vec<String> {
     let mut v: Vec<String> = (0..h.txns.len() as u32)
         .map(|t| {
             let ops: Vec<String> =
-                h.ops_of(t).iter().map(|o| format!("{:?} {:?} {:?}", o.kind, h.key(o.key), { o.arg })).collect();
+                h.ops_of(t).iter().map(|o| format!("{:?} {:?} {:?}", o.kind(), h.key(o.key), o.arg())).collect();
             format!("{:?}: {}", h.txns[t as usize].status, ops.join(", "))
         })
         .collect();

@@ -43,9 +43,9 @@ fn ops(h: &History) -> Vec<Vec<(bool, i64, Option<i64>)>> {
                 .iter()
                 .map(|o| {
                     (
-                        o.kind == OpKind::Write,
+                        o.kind() == OpKind::Write,
                         int(h.key(o.key)),
-                        if let Arg::Val(v) = o.arg { Some(int(v)) } else { None },
+                        if let Arg::Val(v) = o.arg() { Some(int(v)) } else { None },
                     )
                 })
                 .collect()
@@ -252,7 +252,11 @@ fn plume_session_zero_is_an_ordinary_session() {
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.txns.len(), 4);
     assert_eq!((h.txns[0].id, h.txns[0].process()), (100, Some(0)));
-    assert_eq!({ h.ops[h.txns[2].ops_start as usize].arg }, Arg::Val(Value::Int(5)), "5 is read from transaction 100");
+    assert_eq!(
+        { h.ops[h.txns[2].ops_start as usize].arg() },
+        Arg::Val(Value::Int(5)),
+        "5 is read from transaction 100"
+    );
     assert_eq!(levels(&h, &[Level::Rc, Level::Ra, Level::Cc]), [Some(true); 3]);
 }
 
@@ -264,8 +268,8 @@ fn plume_zero_is_the_initial_value() {
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.txns.iter().map(|t| t.id).collect::<Vec<_>>(), [2, 3], "transaction 1 only wrote 0");
     assert_eq!(h.ops.len(), 3, "the write of 0 in transaction 2 is left out");
-    assert_eq!({ h.ops[0].arg }, Arg::Nil);
-    assert_eq!({ h.ops[2].arg }, Arg::Nil);
+    assert_eq!(h.ops[0].arg(), Arg::Nil);
+    assert_eq!(h.ops[2].arg(), Arg::Nil);
 }
 
 #[test]
@@ -285,7 +289,7 @@ fn plume_numbers_may_be_negative() {
     let text = format!("w(-3,-7,-2,-5)\nr(-3,-7,{},9)\nw({},{},4,{})\n", i64::MIN, i64::MAX, i64::MIN, i64::MIN);
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.keys[0], Value::Int(-3));
-    assert_eq!({ h.ops[1].arg }, Arg::Val(Value::Int(-7)));
+    assert_eq!(h.ops[1].arg(), Arg::Val(Value::Int(-7)));
     assert_eq!((h.txns[0].id, h.txns[0].process()), (-5i64 as u64, Some(-2)));
     assert_eq!(h.txns[1].process(), Some(i64::MIN));
     assert_eq!(h.txns[2].id, i64::MIN as u64);
@@ -317,7 +321,7 @@ fn dbcop_json_reads_zero_as_each_dbcop_does() {
     // Today's dbcop: a read of 0 reads an explicit write of 0 when there is one.
     let h = read_dbcop(br#"[[{"events": [["w", 1, 0]]}], [{"events": [["r", 1, 0], ["r", 2, 0]]}]]"#).unwrap();
     assert_eq!(
-        h.ops.iter().map(|o| o.arg).collect::<Vec<_>>(),
+        h.ops.iter().map(|o| o.arg()).collect::<Vec<_>>(),
         [Arg::Val(Value::Int(0)), Arg::Val(Value::Int(0)), Arg::Nil]
     );
     // The original runner's shape, as old dbcop and PolySI read it: 0 is always the initial value.
@@ -325,7 +329,7 @@ fn dbcop_json_reads_zero_as_each_dbcop_does() {
         [{"events": [{"write": false, "variable": 1, "value": 0, "success": true}], "success": true}]]}"#;
     let h = read_dbcop(orig.as_bytes()).unwrap();
     assert_eq!(h.txns.len(), 1, "a transaction that only writes 0 is left out");
-    assert_eq!({ h.ops[0].arg }, Arg::Nil);
+    assert_eq!(h.ops[0].arg(), Arg::Nil);
 }
 
 #[test]
@@ -392,7 +396,7 @@ fn dbcop_bincode_reads_as_dbcop_and_awdit_read_it() {
         ]
     );
     assert_eq!(h.ops_of(2).len(), 4);
-    assert_eq!({ h.ops_of(2)[3].arg }, Arg::Nil);
+    assert_eq!({ h.ops_of(2)[3].arg() }, Arg::Nil);
     let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Rc], ..Default::default() });
     assert_eq!(r.anomalies.iter().filter(|a| a.kind == "G1a").count(), 2, "{:?}", r.anomalies);
     assert_eq!(Format::parse("dbcop-bin").unwrap(), Format::DbcopBin);

@@ -825,14 +825,14 @@ fn to_json(ops: &[OpRec], array: bool) -> String {
 fn op_repr(h: &History, o: usize) -> String {
     use grail_core::history::Arg;
     let op = h.ops[o];
-    let arg = match op.arg {
+    let arg = match op.arg() {
         Arg::Nil => "nil".to_string(),
         Arg::Val(v) => h.plain(v),
         Arg::Prefix(_) | Arg::List { .. } => {
             format!("{:?}", h.list(&op).iter().map(|&v| h.plain(v)).collect::<Vec<_>>())
         }
     };
-    format!("{:?} {} {arg}", op.kind, h.plain(h.key(op.key)))
+    format!("{:?} {} {arg}", op.kind(), h.plain(h.key(op.key)))
 }
 
 /// Every operation's span slices out a form that, read alone, is the same operation.

@@ -13,12 +13,12 @@ fn txn_repr(h: &History, t: TxnId) -> String {
         .ops_of(t)
         .iter()
         .map(|op| {
-            let arg = match op.arg {
+            let arg = match op.arg() {
                 Arg::Nil => "nil".to_string(),
                 Arg::Val(v) => h.plain(v) + kind_of(v),
                 _ => format!("{:?}", h.list(op).iter().map(|&v| h.plain(v) + kind_of(v)).collect::<Vec<_>>()),
             };
-            format!("{:?} {}{} {arg}", op.kind, h.plain(h.key(op.key)), kind_of(h.key(op.key)))
+            format!("{:?} {}{} {arg}", op.kind(), h.plain(h.key(op.key)), kind_of(h.key(op.key)))
         })
         .collect();
     format!("{} {:?} {:?} {:?} {ops:?}", txn.id, txn.status, txn.process(), h.label(t))

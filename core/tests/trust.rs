@@ -49,7 +49,7 @@ fn claims_hold(what: &str, h: &History, r: &Report) {
         let txn = &h.txns[t];
         (txn.ops_start..txn.ops_end).any(|o| {
             let op = h.ops[o as usize];
-            op.kind != grail_core::history::OpKind::Read && h.value_json(h.key(op.key)) == *key
+            op.kind() != grail_core::history::OpKind::Read && h.value_json(h.key(op.key)) == *key
         })
     };
     for a in &r.anomalies {

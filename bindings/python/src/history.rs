@@ -41,7 +41,7 @@ impl<F: FnMut() -> bool> Observer for Interrupt<F> {
 /// value; the last element of a list read. `None` for nil and for an empty list.
 fn version(h: &History, o: u32) -> Option<grail_core::history::Value> {
     let op = h.ops.get(o as usize)?;
-    match (op.kind, op.arg) {
+    match (op.kind(), op.arg()) {
         (_, Arg::Val(v)) => Some(v),
         (OpKind::Read, Arg::Prefix(_) | Arg::List { .. }) => h.list(op).last().copied(),
         _ => None,
@@ -51,7 +51,7 @@ fn version(h: &History, o: u32) -> Option<grail_core::history::Value> {
 /// An operation's value as JSON: a scalar, a list for list reads, null for nil.
 fn op_value(h: &History, o: u32) -> serde_json::Value {
     let op = &h.ops[o as usize];
-    match op.arg {
+    match op.arg() {
         Arg::Nil => serde_json::Value::Null,
         Arg::Val(v) => h.value_json(v),
         Arg::Prefix(_) | Arg::List { .. } => {
@@ -233,7 +233,7 @@ impl PyHistory {
                 lists[3].append(t.invoke_time())?;
                 lists[4].append(t.complete_time())?;
                 lists[5].append(o - t.ops_start)?;
-                lists[6].append(op.kind.jepsen())?;
+                lists[6].append(op.kind().jepsen())?;
                 lists[7].append(to_py(py, &h.value_json(h.key(op.key)))?)?;
                 lists[8].append(to_py(py, &op_value(h, o))?)?;
             }

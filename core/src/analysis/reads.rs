@@ -94,7 +94,7 @@ impl<'a> Versions<'a> {
     fn seen(&self, o: u32) -> Option<Seen> {
         let h = self.h;
         let op = h.ops[o as usize];
-        let (writer, pos) = match (h.model, op.arg) {
+        let (writer, pos) = match (h.model, op.arg()) {
             (_, Arg::Nil) => (None, Some(0)),
             (Model::RwRegister, Arg::Val(v)) => (Some(self.writer(op.key, v)?), self.place_of(op.key, v)),
             _ => {

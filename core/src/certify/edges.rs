@@ -124,12 +124,12 @@ pub fn open_keys(h: &History, inf: &Inference) -> Vec<OpenKey> {
                 }
                 for o in h.external_reads(t as TxnId) {
                     let op = h.ops[o as usize];
-                    let initial = match op.arg {
+                    let initial = match op.arg() {
                         Arg::Nil => true,
                         Arg::Val(v) => h.initial_open && inf.index.writes.get(&(op.key, v)).is_none(),
                         _ => false,
                     };
-                    if op.kind == OpKind::Read && initial {
+                    if op.kind() == OpKind::Read && initial {
                         if let Some(ok) = keys.get_mut(op.key as usize) {
                             ok.before.push(t as TxnId);
                         }

@@ -26,7 +26,7 @@ pub fn value_edn(h: &History, v: Value) -> String {
 /// What a read returned, as JSON: a list for a list read (`[]` for nil), the value or null.
 fn read_j(h: &History, o: u32) -> J {
     let op = &h.ops[o as usize];
-    match (h.model, op.arg) {
+    match (h.model, op.arg()) {
         (Model::RwRegister, Arg::Nil) => J::Null,
         (_, Arg::Val(v)) => value_j(h, v),
         _ => J::Arr(h.list(op).iter().map(|&v| value_j(h, v)).collect()),
@@ -35,7 +35,7 @@ fn read_j(h: &History, o: u32) -> J {
 
 fn read_edn(h: &History, o: u32) -> String {
     let op = &h.ops[o as usize];
-    match (h.model, op.arg) {
+    match (h.model, op.arg()) {
         (Model::RwRegister, Arg::Nil) => "nil".into(),
         (_, Arg::Val(v)) => value_edn(h, v),
         _ => format!("[{}]", h.list(op).iter().map(|&v| value_edn(h, v)).collect::<Vec<_>>().join(" ")),
@@ -45,23 +45,23 @@ fn read_edn(h: &History, o: u32) -> String {
 /// A micro-operation as JSON: `["append", 5, 3]`, `["r", 5, [1, 2]]`.
 pub fn mop_j(h: &History, o: u32) -> J {
     let op = &h.ops[o as usize];
-    let v = match (op.kind, op.arg) {
+    let v = match (op.kind(), op.arg()) {
         (OpKind::Read, _) => read_j(h, o),
         (_, Arg::Val(v)) => value_j(h, v),
         _ => J::Null,
     };
-    J::Arr(vec![J::str(op.kind.jepsen()), value_j(h, h.key(op.key)), v])
+    J::Arr(vec![J::str(op.kind().jepsen()), value_j(h, h.key(op.key)), v])
 }
 
 /// A micro-operation in EDN: `[:append 5 3]`, `[:r 5 [1 2]]`, every element shown.
 pub fn mop_edn(h: &History, o: u32) -> String {
     let op = &h.ops[o as usize];
-    let v = match (op.kind, op.arg) {
+    let v = match (op.kind(), op.arg()) {
         (OpKind::Read, _) => read_edn(h, o),
         (_, Arg::Val(v)) => value_edn(h, v),
         _ => "nil".into(),
     };
-    format!("[:{} {} {}]", op.kind.jepsen(), value_edn(h, h.key(op.key)), v)
+    format!("[:{} {} {}]", op.kind().jepsen(), value_edn(h, h.key(op.key)), v)
 }
 
 /// A transaction as Jepsen's op map in JSON, with the keys in Elle's order.
@@ -120,7 +120,7 @@ fn written_edn(h: &History, o: Option<u32>) -> String {
 /// The last element of a list read, or None for the initial (empty) state.
 fn last_read(h: &History, o: Option<u32>) -> Option<Value> {
     let op = &h.ops[o? as usize];
-    match op.arg {
+    match op.arg() {
         Arg::Val(v) => Some(v),
         _ => h.list(op).last().copied(),
     }

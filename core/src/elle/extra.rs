@@ -18,7 +18,7 @@ pub enum Read {
 impl Read {
     fn of(h: &History, o: u32) -> Read {
         let op = &h.ops[o as usize];
-        match (h.model, op.arg) {
+        match (h.model, op.arg()) {
             (Model::RwRegister, Arg::Nil) => Read::Reg(None),
             (_, Arg::Val(v)) => Read::Reg(Some(v)),
             _ => Read::List(h.list(op).to_vec()),
@@ -57,7 +57,7 @@ pub fn lost_updates(h: &History) -> Vec<LostUpdate> {
         writes.clear();
         for o in txn.ops_start..txn.ops_end {
             let op = &h.ops[o as usize];
-            if op.kind == OpKind::Read {
+            if op.kind() == OpKind::Read {
                 reads.entry(op.key).or_insert_with(|| Read::of(h, o));
             } else if !writes.contains(&{ op.key }) {
                 writes.push(op.key);
@@ -96,7 +96,7 @@ pub fn dirty_updates(h: &History) -> Vec<DirtyUpdate> {
     for (t, txn) in h.txns.iter().enumerate() {
         for o in txn.ops_start..txn.ops_end {
             let op = &h.ops[o as usize];
-            if let (OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) {
+            if let (OpKind::Append, Arg::Val(v)) = (op.kind(), op.arg()) {
                 writer.entry((op.key, v)).or_insert(t as TxnId);
             }
         }
@@ -149,7 +149,7 @@ pub fn duplicate_elements(h: &History) -> Vec<Duplicates> {
         }
         for o in txn.ops_start..txn.ops_end {
             let op = &h.ops[o as usize];
-            if op.kind != OpKind::Read {
+            if op.kind() != OpKind::Read {
                 continue;
             }
             sorted.clear();
@@ -180,7 +180,7 @@ pub fn expected_state(h: &History, t: crate::history::TxnId, read_op: u32) -> J 
         if op.key != read.key {
             continue;
         }
-        state = Some(match (op.kind, op.arg) {
+        state = Some(match (op.kind(), op.arg()) {
             (OpKind::Append, Arg::Val(v)) => {
                 let mut items = match state.take() {
                     Some(J::Arr(items)) => items,

@@ -594,7 +594,10 @@ pub fn misfit(h: &History, model: &str) -> Option<(u64, &'static str)> {
         _ => return None,
     };
     h.txns.iter().find_map(|t| {
-        h.ops[t.ops_start as usize..t.ops_end as usize].iter().find(|o| o.kind == bad).map(|o| (t.id, o.kind.jepsen()))
+        h.ops[t.ops_start as usize..t.ops_end as usize]
+            .iter()
+            .find(|o| o.kind() == bad)
+            .map(|o| (t.id, o.kind().jepsen()))
     })
 }
 

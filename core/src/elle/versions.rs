@@ -86,12 +86,12 @@ impl Ext {
         let start = range.start as u32;
         let (mut reads, mut writes): (Vec<Access>, Vec<Access>) = (vec![], vec![]);
         for (i, op) in h.ops[range].iter().enumerate() {
-            let v = match op.arg {
+            let v = match op.arg() {
                 Arg::Val(v) => Some(v),
                 _ => None,
             };
             let o = start + i as u32;
-            match op.kind {
+            match op.kind() {
                 OpKind::Read => {
                     let key = op.key;
                     if !reads.iter().any(|r| r.0 == key) && !writes.iter().any(|w| w.0 == key) {

@@ -30,7 +30,7 @@ impl ChainWrites {
             let txn = &h.txns[t as usize];
             for o in txn.ops_start..txn.ops_end {
                 let op = h.ops[o as usize];
-                if op.kind != OpKind::Read {
+                if op.kind() != OpKind::Read {
                     all.push((op.key, chain[t as usize], pos[t as usize], o));
                 }
             }

@@ -109,7 +109,7 @@ impl TxnWrites {
             starts.push(list.len() as u32);
             let ops = h.ops.get(txn.ops_start as usize..txn.ops_end as usize).unwrap_or_default();
             for (o, op) in (txn.ops_start..).zip(ops) {
-                if op.kind != OpKind::Read {
+                if op.kind() != OpKind::Read {
                     list.push((op.key, o));
                 }
             }
@@ -258,13 +258,13 @@ fn seen_before_own_appends(h: &History, t: TxnId) -> impl Iterator<Item = (u32, 
     let ops = &h.ops[range];
     ops.iter().enumerate().filter_map(move |(i, op)| {
         let k = op.key;
-        if op.kind != OpKind::Read {
+        if op.kind() != OpKind::Read {
             return None;
         }
         let own: Vec<crate::history::Value> = ops[..i]
             .iter()
-            .filter(|o| o.key == k && o.kind == OpKind::Append)
-            .filter_map(|o| if let Arg::Val(v) = o.arg { Some(v) } else { None })
+            .filter(|o| o.key == k && o.kind() == OpKind::Append)
+            .filter_map(|o| if let Arg::Val(v) = o.arg() { Some(v) } else { None })
             .collect();
         if own.is_empty() {
             return None;
@@ -291,7 +291,7 @@ fn reads_before_own_appends_from(h: &History, t2: TxnId, t3: TxnId) -> Vec<u32> 
         return Vec::new();
     }
     let appended = |k: KeyId, v: crate::history::Value| {
-        h.ops_of(t2).iter().any(|o| o.key == k && o.kind == OpKind::Append && { o.arg } == Arg::Val(v))
+        h.ops_of(t2).iter().any(|o| o.key == k && o.kind() == OpKind::Append && o.arg() == Arg::Val(v))
     };
     seen_before_own_appends(h, t3)
         .filter(|(_, k, seen)| seen.last().is_some_and(|&v| appended(*k, v)))
@@ -304,7 +304,7 @@ fn reads_before_own_appends_from(h: &History, t2: TxnId, t3: TxnId) -> Vec<u32> 
 fn outside_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -> impl Iterator<Item = ExtRead> + 'a {
     h.external_reads(t).filter_map(move |o| {
         let op = h.ops[o as usize];
-        let initial = match op.arg {
+        let initial = match op.arg() {
             Arg::Nil | Arg::Prefix(0) => true,
             Arg::List { len, .. } => len == 0,
             _ => false,
@@ -374,7 +374,7 @@ fn read_atomic(inp: &Input, out: &mut Out) {
             let txn = &h.txns[t as usize];
             for o in txn.ops_start..txn.ops_end {
                 let op = h.ops[o as usize];
-                if op.kind != OpKind::Read {
+                if op.kind() != OpKind::Read {
                     session_last.insert((p, op.key), o);
                 }
             }

@@ -28,7 +28,7 @@ pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
         AnomalyKind::GarbageRead => format!("{} read {value} of key {key}, which no transaction wrote{more}", names.join(", ")),
         AnomalyKind::DuplicateWrite => format!("{first} and {last} both wrote {value} to key {key}: values must be unique per key, so reads of it are ambiguous"),
         // The writer's append, not a read: a list holding it without the writer's earlier append.
-        AnomalyKind::IncompatibleOrder if f.ops.first().is_some_and(|&o| h.ops.get(o as usize).is_some_and(|x| x.kind == OpKind::Append)) => {
+        AnomalyKind::IncompatibleOrder if f.ops.first().is_some_and(|&o| h.ops.get(o as usize).is_some_and(|x| x.kind() == OpKind::Append)) => {
             format!("{} read {} of key {key}, which holds {first}'s {} but not, just before it, {first}'s earlier append to the key: no version of key {key} is so{more}", names[1..].join(", "), op(1), op(0))
         }
         AnomalyKind::IncompatibleOrder => format!("{last} read {} and {first} read {}: neither is a prefix of the other, so key {key} has no single version order", op(1), op(0)),
@@ -72,7 +72,7 @@ fn internal_name(h: &History, idx: &Index, f: &Finding) -> &'static str {
     let own_earlier = |v| {
         h.ops[start as usize..read as usize]
             .iter()
-            .any(|o| o.kind != OpKind::Read && o.key == key && { o.arg } == Arg::Val(v))
+            .any(|o| o.kind() != OpKind::Read && o.key == key && o.arg() == Arg::Val(v))
     };
     match (f.value, h.model) {
         (Some(v), Model::RwRegister) if own_earlier(v) => "not my last write",

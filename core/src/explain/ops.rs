@@ -60,7 +60,7 @@ fn json_list_text(h: &History, list: &[Value]) -> String {
 /// What a read returned, as text.
 pub fn read_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
-    match (h.model, op.arg) {
+    match (h.model, op.arg()) {
         (Model::RwRegister, Arg::Nil) => initial_text(h).into(),
         (_, Arg::Val(v)) if json_notation(h) => json_text(h, v),
         (_, Arg::Val(v)) => h.show(v),
@@ -75,12 +75,12 @@ pub fn op_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
     match h.notation {
         Notation::Plume => plume_op_text(h, o, "_"),
-        Notation::Jepsen => format!("[:{} {} {}]", op.kind.jepsen(), key_text(h, op.key), arg_text(h, o)),
+        Notation::Jepsen => format!("[:{} {} {}]", op.kind().jepsen(), key_text(h, op.key), arg_text(h, o)),
         Notation::Native | Notation::ElleJson => {
-            format!("[\"{}\", {}, {}]", op.kind.jepsen(), json_text(h, h.key(op.key)), arg_text(h, o))
+            format!("[\"{}\", {}, {}]", op.kind().jepsen(), json_text(h, h.key(op.key)), arg_text(h, o))
         }
         Notation::TimeKiller => {
-            let t = match op.kind {
+            let t = match op.kind() {
                 OpKind::Read => "r",
                 OpKind::Write => "w",
                 OpKind::Append => "a",
@@ -93,7 +93,7 @@ pub fn op_text(h: &History, o: u32) -> String {
 /// What an operation wrote or read, as text.
 fn arg_text(h: &History, o: u32) -> String {
     let op = h.ops[o as usize];
-    match (op.kind, op.arg) {
+    match (op.kind(), op.arg()) {
         (OpKind::Read, _) => read_text(h, o),
         (_, Arg::Val(v)) if json_notation(h) => json_text(h, v),
         (_, Arg::Val(v)) => h.show(v),
@@ -107,7 +107,7 @@ fn arg_text(h: &History, o: u32) -> String {
 pub fn plume_op_text(h: &History, o: u32, aborted_session: &str) -> String {
     let op = h.ops[o as usize];
     let arg = arg_text(h, o);
-    let f = if op.kind == OpKind::Read { 'r' } else { 'w' };
+    let f = if op.kind() == OpKind::Read { 'r' } else { 'w' };
     let (session, id) = match h.txn_of_op(o).map(|t| &h.txns[t as usize]) {
         Some(t) if t.status == crate::history::Status::Aborted => (aborted_session.to_string(), "-1".to_string()),
         // Plume's ids are signed: an id read from a negative number is shown as that number.
@@ -125,7 +125,7 @@ pub fn op_ref(h: &History, idx: &Index, t: TxnId, o: u32) -> OpRef {
         return OpRef { txn, index: 0, op: String::new(), kind: None, key: None, value: None, span: None };
     };
     let txn = &h.txns[idx.txn_of(o) as usize];
-    let value = match (op.kind, op.arg) {
+    let value = match (op.kind(), op.arg()) {
         (_, Arg::Val(v)) => h.value_json(v),
         (OpKind::Read, Arg::Nil) if h.model == Model::RwRegister => serde_json::Value::Null,
         (OpKind::Read, _) => h.list(op).iter().map(|&v| h.value_json(v)).collect(),
@@ -135,7 +135,7 @@ pub fn op_ref(h: &History, idx: &Index, t: TxnId, o: u32) -> OpRef {
         txn: txn.id,
         index: o - txn.ops_start,
         op: op_text(h, o),
-        kind: Some(op.kind),
+        kind: Some(op.kind()),
         key: Some(h.value_json(h.key(op.key))),
         value: Some(value),
         span: h.op_span(o),

@@ -20,12 +20,12 @@ fn written(h: &History, o: u32) -> String {
 
 /// Whether a read op read a value (not the initial one).
 fn read_a_value(h: &History, o: u32) -> bool {
-    h.ops.get(o as usize).is_some_and(|op| matches!(op.arg, crate::history::Arg::Val(_)))
+    h.ops.get(o as usize).is_some_and(|op| matches!(op.arg(), crate::history::Arg::Val(_)))
 }
 
 /// The value a read op read, as text.
 fn read_value(h: &History, o: u32) -> String {
-    match h.ops.get(o as usize).map(|op| op.arg) {
+    match h.ops.get(o as usize).map(|op| op.arg()) {
         Some(crate::history::Arg::Val(v)) => h.show(v),
         _ => initial_text(h).into(),
     }

@@ -232,11 +232,11 @@ fn finding(c: &Ctx, v: &Violation) -> (WhiteBoxFinding, AnomalyReport) {
                     )
                 }
                 (Expected::Register(exp), _) => {
-                    read = Some(match op.arg {
+                    read = Some(match op.arg() {
                         Arg::Val(x) => h.value_json(x),
                         _ => serde_json::Value::Null,
                     });
-                    let got = match op.arg {
+                    let got = match op.arg() {
                         Arg::Val(x) => {
                             let (src, w) = c.source(k, x, v.txn, ser, "written");
                             if let Some((w, wo)) = w {

@@ -87,8 +87,7 @@ pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -
             written(e.to_op)
         ),
         (EdgeType::Rw, false) => {
-            let initial =
-                h.ops.get(e.from_op as usize).is_some_and(|op| matches!({ op.arg }, crate::history::Arg::Nil));
+            let initial = h.ops.get(e.from_op as usize).is_some_and(|op| matches!(op.arg(), crate::history::Arg::Nil));
             let r = read_text(h, e.from_op);
             let r = if initial { format!("{r} (the initial value)") } else { r };
             format!("{from} read key {k} = {r}, and {to} wrote a later version, {}", written(e.to_op))

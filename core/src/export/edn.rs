@@ -59,8 +59,8 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
                     out.push(' ');
                 }
                 let mut op = *op;
-                if op.kind == OpKind::Read {
-                    op.arg = Arg::Nil; // an invocation does not know what it will read
+                if op.kind() == OpKind::Read {
+                    op = op.with_arg(Arg::Nil); // an invocation does not know what it will read
                 }
                 op_edn(&mut out, h, &op);
             }
@@ -135,10 +135,10 @@ pub fn txn_edn(out: &mut String, h: &History, t: TxnId) {
 
 /// A micro-operation in full (lists are not shortened): `[:append x 2]`, `[:r x [1 2]]`.
 fn op_edn(out: &mut String, h: &History, op: &Op) {
-    let _ = write!(out, "[:{} ", op.kind.jepsen());
+    let _ = write!(out, "[:{} ", op.kind().jepsen());
     value(out, h, h.key(op.key));
     out.push(' ');
-    match (op.kind, op.arg) {
+    match (op.kind(), op.arg()) {
         (_, Arg::Val(v)) => value(out, h, v),
         (OpKind::Read, Arg::Prefix(_) | Arg::List { .. }) => {
             out.push('[');

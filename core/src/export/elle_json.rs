@@ -33,8 +33,8 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
             .iter()
             .map(|op| {
                 let mut op = *op;
-                if !done && op.kind == OpKind::Read {
-                    op.arg = Arg::Nil; // an invocation does not know what it will read
+                if !done && op.kind() == OpKind::Read {
+                    op = op.with_arg(Arg::Nil); // an invocation does not know what it will read
                 }
                 op_json(h, &op)
             })

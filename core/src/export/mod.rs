@@ -97,7 +97,7 @@ impl ExportFormat {
 /// `t` is the operation's transaction (an edge's end).
 pub fn event(h: &History, t: TxnId, op: u32) -> String {
     let txn = &h.txns[t as usize];
-    let kind = match h.ops.get(op as usize).map(|o| o.kind) {
+    let kind = match h.ops.get(op as usize).map(|o| o.kind()) {
         Some(OpKind::Append) => 'a',
         Some(OpKind::Read) => 'r',
         Some(OpKind::Write) => 'w',

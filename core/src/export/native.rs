@@ -79,18 +79,18 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
 /// One operation as `[f, key, value]`: `["r", 1, 10]`, `["append", 1, 2]`.
 pub(super) fn op_json(h: &History, op: &Op) -> Json {
     let key = h.value_json(h.key(op.key));
-    match op.kind {
+    match op.kind() {
         OpKind::Read if h.model == crate::history::Model::ListAppend => {
             let list: Vec<Json> = h.list(op).iter().map(|&v| h.value_json(v)).collect();
             json!(["r", key, list])
         }
-        OpKind::Read => match op.arg {
+        OpKind::Read => match op.arg() {
             Arg::Val(v) => json!(["r", key, h.value_json(v)]),
             _ => json!(["r", key, null]),
         },
         OpKind::Write | OpKind::Append => {
-            let f = if op.kind == OpKind::Write { "w" } else { "append" };
-            let v = if let Arg::Val(v) = op.arg { h.value_json(v) } else { Json::Null };
+            let f = if op.kind() == OpKind::Write { "w" } else { "append" };
+            let v = if let Arg::Val(v) = op.arg() { h.value_json(v) } else { Json::Null };
             json!([f, key, v])
         }
     }

@@ -29,14 +29,14 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
             .map(|op| {
                 let k = h.value_json(h.key(op.key));
                 let val = |a: Arg| if let Arg::Val(v) = a { h.value_json(v) } else { Json::Null };
-                match op.kind {
+                match op.kind() {
                     OpKind::Read if h.model == crate::history::Model::ListAppend => {
                         let list: Vec<Json> = h.list(op).iter().map(|&v| h.value_json(v)).collect();
                         json!({"t": "r", "k": k, "v": list})
                     }
-                    OpKind::Read => json!({"t": "r", "k": k, "v": val(op.arg)}),
-                    OpKind::Write => json!({"t": "w", "k": k, "v": val(op.arg)}),
-                    OpKind::Append => json!({"t": "a", "k": k, "v": val(op.arg)}),
+                    OpKind::Read => json!({"t": "r", "k": k, "v": val(op.arg())}),
+                    OpKind::Write => json!({"t": "w", "k": k, "v": val(op.arg())}),
+                    OpKind::Append => json!({"t": "a", "k": k, "v": val(op.arg())}),
                 }
             })
             .collect();

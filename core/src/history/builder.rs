@@ -220,17 +220,17 @@ impl HistoryBuilder {
 
     pub fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place) {
         self.note(kind == OpKind::Append, place);
-        self.h().ops.push(Op { kind, key, arg: Arg::Val(value) });
+        self.h().ops.push(Op::new(kind, key, Arg::Val(value)));
     }
 
     /// A read whose result is `nil` (unknown, initial, or empty).
     pub fn push_read_nil(&mut self, key: KeyId) {
-        self.h().ops.push(Op { kind: OpKind::Read, key, arg: Arg::Nil });
+        self.h().ops.push(Op::new(OpKind::Read, key, Arg::Nil));
     }
 
     pub fn push_read_scalar(&mut self, key: KeyId, value: Value, place: Place) {
         self.note(false, place);
-        self.h().ops.push(Op { kind: OpKind::Read, key, arg: Arg::Val(value) });
+        self.h().ops.push(Op::new(OpKind::Read, key, Arg::Val(value)));
     }
 
     /// A list read; stored as a prefix of the key's canonical list when it is one.
@@ -249,7 +249,7 @@ impl HistoryBuilder {
             h.elems.extend_from_slice(elems);
             Arg::List { start, len: elems.len() as u32 }
         };
-        h.ops.push(Op { kind: OpKind::Read, key, arg });
+        h.ops.push(Op::new(OpKind::Read, key, arg));
     }
 
     /// Record where the operation pushed last is in the input. Readers that record spans call it

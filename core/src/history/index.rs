@@ -178,7 +178,7 @@ impl Index {
         let txn = h.txns.get(t as usize)?;
         (txn.ops_start..txn.ops_end).rev().find(|&o| {
             let op = h.ops[o as usize];
-            op.key == key && op.kind != OpKind::Read
+            op.key == key && op.kind() != OpKind::Read
         })
     }
 }
@@ -238,7 +238,7 @@ pub(crate) const PARALLEL_TXNS: usize = 1 << 14;
 /// The writes (or appends) of a value among transactions `txns`: as many as [`scan`] gives.
 fn count_writes(h: &History, txns: std::ops::Range<usize>) -> usize {
     txns.flat_map(|t| h.ops_of(t as TxnId))
-        .filter(|op| matches!((op.kind, op.arg), (OpKind::Write | OpKind::Append, Arg::Val(_))))
+        .filter(|op| matches!((op.kind(), op.arg()), (OpKind::Write | OpKind::Append, Arg::Val(_))))
         .count()
 }
 
@@ -251,7 +251,7 @@ fn scan(h: &History, txns: std::ops::Range<usize>, out: &mut [Found]) {
         written.clear();
         for o in h.op_range(t as TxnId).rev() {
             let op = h.ops[o];
-            let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind, op.arg) else { continue };
+            let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (op.kind(), op.arg()) else { continue };
             let last = !written.contains(&{ op.key });
             if last {
                 written.push(op.key);

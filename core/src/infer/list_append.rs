@@ -141,7 +141,7 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Reads, Vec<Option<(usize, u32)>>) {
                 }
                 let ops = h.op_range(t as TxnId);
                 for o in ops.clone() {
-                    if h.ops[o].kind != OpKind::Read {
+                    if h.ops[o].kind() != OpKind::Read {
                         continue;
                     }
                     let read = scan_read(h, base, &mut fork, t as TxnId, ops.start as u32, o as u32, &mut own);
@@ -255,7 +255,7 @@ fn scan_read<'h>(
         len: list.len() as u32,
         external: !internal,
         candidate: consistent || !internal,
-        prefix: matches!(op.arg, Arg::Prefix(_)),
+        prefix: matches!(op.arg(), Arg::Prefix(_)),
     }
 }
 
@@ -270,7 +270,7 @@ fn own_view(h: &History, start: u32, o: u32, key: KeyId, own: &mut Vec<Value>) -
         if op.key != key {
             continue;
         }
-        match (op.kind, op.arg) {
+        match (op.kind(), op.arg()) {
             (OpKind::Read, _) => {
                 prev = Some(p);
                 own.clear();
@@ -347,9 +347,9 @@ fn key_edges(
     for (i, &e) in order.iter().enumerate() {
         let Some(w) = writer(i) else { continue };
         let start = h.txns.get(w.txn as usize).map_or(w.op, |t| t.ops_start);
-        let prev = (start..w.op).rev().map(|o| h.ops[o as usize]).find(|o| o.key == k && o.kind == OpKind::Append);
+        let prev = (start..w.op).rev().map(|o| h.ops[o as usize]).find(|o| o.key == k && o.kind() == OpKind::Append);
         let Some(prev) = prev else { continue };
-        let fine = match (i.checked_sub(1).map(|j| order[j]), prev.arg) {
+        let fine = match (i.checked_sub(1).map(|j| order[j]), prev.arg()) {
             (Some(before), Arg::Val(p)) => before == p,
             _ => false,
         };

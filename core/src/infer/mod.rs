@@ -120,7 +120,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
     cx.reads_from = reads_from.then(Vec::new);
     for &(first, dup) in &index.duplicates {
         let op = h.ops[dup.op as usize];
-        let value = match op.arg {
+        let value = match op.arg() {
             Arg::Val(v) => Some(v),
             _ => None,
         };
@@ -317,7 +317,7 @@ impl<'h> Ctx<'h> {
 /// reads (list-append's and register's) write for those transactions.
 fn committed_reads(h: &History, txns: std::ops::Range<usize>) -> usize {
     let committed = txns.filter(|&t| h.txns[t].status == Status::Committed);
-    committed.flat_map(|t| h.ops_of(t as TxnId)).filter(|op| op.kind == OpKind::Read).count()
+    committed.flat_map(|t| h.ops_of(t as TxnId)).filter(|op| op.kind() == OpKind::Read).count()
 }
 
 /// Register keys whose reads of values nobody wrote may read the key's initial version, with
@@ -332,15 +332,15 @@ pub fn maybe_initial_values(h: &History) -> crate::hash::Map<KeyId, Value> {
     let written: crate::hash::Set<(KeyId, Value)> = h
         .ops
         .iter()
-        .filter(|o| o.kind != OpKind::Read)
-        .filter_map(|o| match o.arg {
+        .filter(|o| o.kind() != OpKind::Read)
+        .filter_map(|o| match o.arg() {
             Arg::Val(v) => Some((o.key, v)),
             _ => None,
         })
         .collect();
     let mut per_key: crate::hash::Map<KeyId, Option<Value>> = crate::hash::Map::default();
-    for op in h.ops.iter().filter(|o| o.kind == OpKind::Read) {
-        let (key, arg) = (op.key, op.arg);
+    for op in h.ops.iter().filter(|o| o.kind() == OpKind::Read) {
+        let (key, arg) = (op.key, op.arg());
         match arg {
             Arg::Val(v) if written.contains(&(key, v)) => {}
             Arg::Val(v) => {
@@ -378,15 +378,15 @@ fn is_reread(h: &History, f: &Finding) -> bool {
     if f.kind != AnomalyKind::Internal
         || f.ops.len() != 2
         || first >= last
-        || h.ops[first as usize].kind != OpKind::Read
+        || h.ops[first as usize].kind() != OpKind::Read
     {
         return false;
     }
     let key = h.ops[last as usize].key;
     let own: Vec<Value> = h.ops[first as usize..last as usize]
         .iter()
-        .filter(|o| o.kind != OpKind::Read && o.key == key)
-        .filter_map(|o| match o.arg {
+        .filter(|o| o.kind() != OpKind::Read && o.key == key)
+        .filter_map(|o| match o.arg() {
             Arg::Val(v) => Some(v),
             _ => None,
         })

@@ -136,7 +136,7 @@ fn scan_reads(h: &History, cx: &mut Ctx) -> (Vec<Scanned>, Vec<ReadThenWrite>) {
                 let range = h.op_range(t as TxnId);
                 let ops = &h.ops[range.clone()];
                 for (i, op) in ops.iter().enumerate() {
-                    if op.kind == OpKind::Read {
+                    if op.kind() == OpKind::Read {
                         let read = scan_read(h, base, &mut out, t as TxnId, range.start as u32, ops, i);
                         if let Some(slot) = slots.next() {
                             *slot = read;
@@ -179,7 +179,7 @@ fn scan_read<'h>(
         let cx = out.fork.get_or_insert_with(|| base.fork_findings());
         cx.finding(kind, Some(op.key), value, writer, &[(t, o)]);
     };
-    let read = match op.arg {
+    let read = match op.arg() {
         Arg::Val(v) => Some(v),
         _ => None,
     };
@@ -189,11 +189,11 @@ fn scan_read<'h>(
         if p.key != op.key {
             continue;
         }
-        let val = match p.arg {
+        let val = match p.arg() {
             Arg::Val(v) => Some(v),
             _ => None,
         };
-        if p.kind == OpKind::Write {
+        if p.kind() == OpKind::Write {
             own = Some(val);
         } else if own.is_none() {
             prev = Some((start + j as u32, val));
@@ -236,7 +236,7 @@ fn scan_read<'h>(
 }
 
 fn last_write_after(ops: &[crate::history::Op], i: usize, key: KeyId) -> Option<usize> {
-    (i + 1..ops.len()).rev().find(|&j| ops[j].key == key && ops[j].kind == OpKind::Write)
+    (i + 1..ops.len()).rev().find(|&j| ops[j].key == key && ops[j].kind() == OpKind::Write)
 }
 
 fn rw_from(cx: &mut Ctx, readers: &Readers, version: Version, to_op: u32) {

@@ -194,7 +194,7 @@ impl TsTxn {
             .iter()
             .filter_map(|op| {
                 let key = a(h.key(op.key));
-                Some(match (op.kind, op.arg) {
+                Some(match (op.kind(), op.arg()) {
                     (OpKind::Read, Arg::Nil) if !list => TsOp::Read { key, value: ReadValue::Register(None) },
                     (OpKind::Read, Arg::Val(v)) => TsOp::Read { key, value: ReadValue::Register(Some(a(v))) },
                     (OpKind::Read, _) => {

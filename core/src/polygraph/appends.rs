@@ -96,6 +96,6 @@ fn last_append(h: &History, t: TxnId, k: KeyId) -> Option<u32> {
     let txn = &h.txns[t as usize];
     (txn.ops_start..txn.ops_end).rev().find(|&o| {
         let op = h.ops[o as usize];
-        op.kind == OpKind::Append && op.key == k
+        op.kind() == OpKind::Append && op.key == k
     })
 }

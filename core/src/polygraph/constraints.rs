@@ -232,7 +232,7 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
         }
         for o in txn.ops_start..txn.ops_end {
             let op = h.ops[o as usize];
-            if let (OpKind::Write, Arg::Val(v)) = (op.kind, op.arg) {
+            if let (OpKind::Write, Arg::Val(v)) = (op.kind(), op.arg()) {
                 if writes.get(&(op.key, v)).is_some_and(|w| w.op == o && w.last) {
                     let ki = slot(&mut keys, op.key);
                     version_of.insert((t as TxnId, op.key), (ki, keys[ki].versions.len()));
@@ -251,7 +251,7 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
         // Reads after the transaction's own write are internal: checked by the inference, no edge.
         for o in h.external_reads(t) {
             let op = h.ops[o as usize];
-            match op.arg {
+            match op.arg() {
                 Arg::Val(v) => {
                     let Some(w) = writes.get(&(op.key, v)) else { continue };
                     if !w.last || w.txn == t || !vertex(w.txn) {

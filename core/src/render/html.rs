@@ -36,7 +36,7 @@ pub fn incompatible_order_html(h: &History, key: u32) -> String {
         }
         for o in txn.ops_start..txn.ops_end {
             let op = &h.ops[o as usize];
-            if op.kind == OpKind::Read && op.key == key {
+            if op.kind() == OpKind::Read && op.key == key {
                 reads.push((t as TxnId, o));
             }
         }
@@ -58,7 +58,7 @@ pub fn incompatible_order_html(h: &History, key: u32) -> String {
             escape(h.label(t).unwrap_or("txn"))
         );
         let op = &h.ops[o as usize];
-        let list = match op.arg {
+        let list = match op.arg() {
             Arg::Nil => &[][..],
             _ => h.list(op),
         };

@@ -90,12 +90,12 @@ pub fn escape(s: &str) -> String {
 /// `w 3 5`, `r 3 nil`.
 pub fn mop_label(h: &History, o: u32) -> String {
     let op = &h.ops[o as usize];
-    let f = match op.kind {
+    let f = match op.kind() {
         OpKind::Append => "a",
         OpKind::Read => "r",
         OpKind::Write => "w",
     };
-    let v = match (op.kind, op.arg, h.model) {
+    let v = match (op.kind(), op.arg(), h.model) {
         (OpKind::Read, Arg::Nil, Model::RwRegister) => "nil".to_string(),
         (_, Arg::Val(v), _) => h.show(v),
         (OpKind::Read, _, _) => format!("[{}]", h.list(op).iter().map(|&v| h.show(v)).collect::<Vec<_>>().join(" ")),

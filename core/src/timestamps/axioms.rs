@@ -196,23 +196,23 @@ impl<'h> State<'h> {
                 continue;
             }
             self.touched.push(op.key);
-            if op.kind != OpKind::Read {
+            if op.kind() != OpKind::Read {
                 continue;
             }
             let ks = &self.keys[op.key as usize];
             let ok = if self.list {
                 let installed = &ks.elems;
-                let arg = op.arg;
+                let arg = op.arg();
                 match arg {
                     Arg::Prefix(len) if ks.canon_match as usize == installed.len() => len as usize == installed.len(),
                     _ => h.list(&op) == &installed[..],
                 }
             } else {
-                match (op.arg, ks.reg) {
+                match (op.arg(), ks.reg) {
                     (Arg::Nil, None) => true,
                     // Possibly the key's initial value: the dependency graph's verdict says so.
                     (Arg::Val(v), None) => self.maybe_initial.get(&{ op.key }) == Some(&v),
-                    (Arg::Val(v), Some((_, w))) => ({ h.ops[w as usize].arg }) == Arg::Val(v),
+                    (Arg::Val(v), Some((_, w))) => ({ h.ops[w as usize].arg() }) == Arg::Val(v),
                     _ => false,
                 }
             };
@@ -235,9 +235,9 @@ impl<'h> State<'h> {
         let txn = &h.txns[t as usize];
         for o in txn.ops_start..txn.ops_end {
             let op = h.ops[o as usize];
-            let Arg::Val(v) = op.arg else { continue };
+            let Arg::Val(v) = op.arg() else { continue };
             let ks = &mut self.keys[op.key as usize];
-            match op.kind {
+            match op.kind() {
                 OpKind::Read => continue,
                 OpKind::Write if !self.list => ks.reg = Some((t, o)),
                 _ if self.list => {
@@ -256,7 +256,7 @@ impl<'h> State<'h> {
 }
 
 fn writes_any(h: &History, t: TxnId) -> bool {
-    h.ops_of(t).iter().any(|o| o.kind != OpKind::Read)
+    h.ops_of(t).iter().any(|o| o.kind() != OpKind::Read)
 }
 
 /// Chronos's SI axioms (EXT, NOCONFLICT, SESSION) over every subject transaction with both
@@ -296,7 +296,7 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
             let sts = h.txns[t as usize].start_ts().unwrap_or(cts);
             state.touched.clear();
             for o in h.ops_of(t) {
-                if o.kind == OpKind::Read || state.touched.contains(&{ o.key }) {
+                if o.kind() == OpKind::Read || state.touched.contains(&{ o.key }) {
                     continue;
                 }
                 state.touched.push(o.key);

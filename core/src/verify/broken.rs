@@ -52,9 +52,9 @@ pub(super) fn kind_at(h: &History, t: u32, i: usize, written: &Set<(KeyId, Value
     let ops = h.ops_of(t);
     let op = ops
         .get(i)
-        .filter(|o| o.kind == OpKind::Read)
+        .filter(|o| o.kind() == OpKind::Read)
         .ok_or_else(|| format!("T{}'s operation {i} is not a read", r.txn))?;
-    let (k, arg) = (op.key, { op.arg });
+    let (k, arg) = (op.key, op.arg());
     let list = h.model == Model::ListAppend || matches!(arg, Arg::Prefix(_) | Arg::List { .. });
     let garbage = if list {
         h.list(op).iter().any(|&v| !written.contains(&(k, v)))
@@ -76,13 +76,13 @@ pub(super) fn kind_at(h: &History, t: u32, i: usize, written: &Set<(KeyId, Value
         return Ok(Broken::OwnWrite);
     }
     // The latest earlier read of the key, and the writes since: this read must repeat them.
-    if let Some(p) = before.iter().rposition(|o| o.key == k && o.kind == OpKind::Read) {
+    if let Some(p) = before.iter().rposition(|o| o.key == k && o.kind() == OpKind::Read) {
         let since = values_written(&before[p + 1..], k);
         let repeated = if list {
             let (earlier, now) = (h.list(&before[p]), h.list(op));
             now.len() == earlier.len() + since.len() && now.starts_with(earlier) && now.ends_with(&since)
         } else {
-            !since.is_empty() || { before[p].arg } == arg
+            !since.is_empty() || before[p].arg() == arg
         };
         if !repeated {
             return Ok(Broken::Repeat);

@@ -205,7 +205,7 @@ fn causal(
 }
 
 fn keys_written(h: &History, t: u32) -> impl Iterator<Item = KeyId> + '_ {
-    h.ops_of(t).iter().filter(|o| o.kind != OpKind::Read).map(|o| o.key)
+    h.ops_of(t).iter().filter(|o| o.kind() != OpKind::Read).map(|o| o.key)
 }
 
 /// The writer of each (key, value) among the witness's transactions, with whether it is its
@@ -218,12 +218,12 @@ fn writers(h: &History, ex: &Execution) -> (Writers, Lists) {
     for &t in &ex.order {
         let ops = h.ops_of(t);
         for (i, op) in ops.iter().enumerate() {
-            let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
+            let (k, kind, arg) = ({ op.key }, op.kind(), op.arg());
             let Arg::Val(v) = arg else { continue };
             if kind == OpKind::Read {
                 continue;
             }
-            let last = !ops[i + 1..].iter().any(|o| o.key == k && o.kind != OpKind::Read);
+            let last = !ops[i + 1..].iter().any(|o| o.key == k && o.kind() != OpKind::Read);
             writer.entry((k, v)).or_insert((t, last));
             if kind == OpKind::Append {
                 if let Some(l) = lists.get_mut(k as usize) {
@@ -254,12 +254,13 @@ fn external_reads(
     let ops = h.ops_of(t3);
     let lists_model = h.model == Model::ListAppend;
     for (i, op) in ops.iter().enumerate() {
-        let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
+        let (k, kind, arg) = ({ op.key }, op.kind(), op.arg());
         if kind != OpKind::Read || ex.skips(t3, i) {
             continue;
         }
         let key = || h.show(h.key(k));
-        let mine: Vec<&crate::history::Op> = ops[..i].iter().filter(|o| o.key == k && o.kind != OpKind::Read).collect();
+        let mine: Vec<&crate::history::Op> =
+            ops[..i].iter().filter(|o| o.key == k && o.kind() != OpKind::Read).collect();
         if lists_model {
             let own = super::cycles::values_written(&ops[..i], k);
             let read = h.list(op);
@@ -312,7 +313,7 @@ fn external_reads(
             _ => None,
         };
         if let Some(w) = mine.last() {
-            let written: Arg = w.arg;
+            let written: Arg = w.arg();
             if Some(written) != v.map(Arg::Val) {
                 return Err(format!("{} read {} after writing it, but not its own last write", name(h, t3), key()));
             }

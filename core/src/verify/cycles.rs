@@ -153,10 +153,10 @@ fn read_anomaly(h: &History, ids: &super::Ids, cx: &Counterexample, r: super::fo
     let i = r.index as usize;
     let op = ops
         .get(i)
-        .filter(|o| o.kind == OpKind::Read)
+        .filter(|o| o.kind() == OpKind::Read)
         .ok_or_else(|| format!("T{}'s operation {i} is not a read", r.txn))?;
     let k = op.key;
-    if ops[..i].iter().any(|o| o.key == k && o.kind != OpKind::Read) {
+    if ops[..i].iter().any(|o| o.key == k && o.kind() != OpKind::Read) {
         return Err(format!("T{}'s operation {i} reads its own write", r.txn));
     }
     // The writes of each value to the key: (writer, whether it is its last write of the key).
@@ -165,14 +165,14 @@ fn read_anomaly(h: &History, ids: &super::Ids, cx: &Counterexample, r: super::fo
             .flat_map(|w| {
                 let wo = h.ops_of(w);
                 wo.iter().enumerate().filter_map(move |(j, o)| {
-                    let last = !wo[j + 1..].iter().any(|p| p.key == k && p.kind != OpKind::Read);
-                    (o.key == k && o.kind != OpKind::Read && { o.arg } == Arg::Val(v)).then_some((w, last))
+                    let last = !wo[j + 1..].iter().any(|p| p.key == k && p.kind() != OpKind::Read);
+                    (o.key == k && o.kind() != OpKind::Read && o.arg() == Arg::Val(v)).then_some((w, last))
                 })
             })
             .collect()
     };
-    let read: Vec<Value> = match (h.model, { op.arg }) {
-        (Model::ListAppend, _) => list(h, &(k, { op.arg })).to_vec(),
+    let read: Vec<Value> = match (h.model, op.arg()) {
+        (Model::ListAppend, _) => list(h, &(k, op.arg())).to_vec(),
         (_, Arg::Val(v)) => vec![v],
         _ => Vec::new(),
     };
@@ -256,7 +256,7 @@ fn key_of(r: &Read) -> KeyId {
 
 /// Whether a committed transaction read a version holding one of `t`'s writes.
 fn observed(h: &History, t: u32) -> bool {
-    let keys: Vec<KeyId> = h.ops_of(t).iter().filter(|o| o.kind != OpKind::Read).map(|o| o.key).collect();
+    let keys: Vec<KeyId> = h.ops_of(t).iter().filter(|o| o.kind() != OpKind::Read).map(|o| o.key).collect();
     keys.iter().any(|&k| all_reads(h, k, false).any(|(r, read)| r != t && wrote(h, t, k, &read)))
 }
 
@@ -268,9 +268,9 @@ fn reads(h: &History, t: u32, k: KeyId) -> impl Iterator<Item = Read> + '_ {
     ops.iter()
         .enumerate()
         .filter(move |(i, o)| {
-            o.kind == OpKind::Read && o.key == k && !ops[..*i].iter().any(|p| p.key == k && p.kind != OpKind::Read)
+            o.kind() == OpKind::Read && o.key == k && !ops[..*i].iter().any(|p| p.key == k && p.kind() != OpKind::Read)
         })
-        .map(move |(_, o)| (k, { o.arg }))
+        .map(move |(_, o)| (k, o.arg()))
 }
 
 /// The values `t` wrote (or appended) to `k`.
@@ -281,14 +281,14 @@ pub(super) fn writes(h: &History, t: u32, k: KeyId) -> Vec<Value> {
 /// The values these operations write (or append) to `k`, in order.
 pub(super) fn values_written(ops: &[crate::history::Op], k: KeyId) -> Vec<Value> {
     ops.iter()
-        .filter(|o| o.key == k && o.kind != OpKind::Read)
-        .filter_map(|o| if let Arg::Val(v) = { o.arg } { Some(v) } else { None })
+        .filter(|o| o.key == k && o.kind() != OpKind::Read)
+        .filter_map(|o| if let Arg::Val(v) = o.arg() { Some(v) } else { None })
         .collect()
 }
 
 /// The list a read returned.
 pub(super) fn list<'h>(h: &'h History, (k, arg): &Read) -> &'h [Value] {
-    let op = crate::history::Op { kind: OpKind::Read, key: *k, arg: *arg };
+    let op = crate::history::Op::new(OpKind::Read, *k, *arg);
     h.list(&op)
 }
 
@@ -305,8 +305,8 @@ fn wrote(h: &History, t: u32, k: KeyId, r: &Read) -> bool {
 /// own writes too), by transaction.
 fn all_reads(h: &History, k: KeyId, internal: bool) -> impl Iterator<Item = (u32, Read)> + '_ {
     (0..h.txns.len() as u32).filter(|&t| h.txns[t as usize].status == Status::Committed).flat_map(move |t| {
-        let all = h.ops_of(t).iter().filter(move |o| internal && o.kind == OpKind::Read && o.key == k);
-        let inner: Vec<Read> = all.map(|o| (k, { o.arg })).collect();
+        let all = h.ops_of(t).iter().filter(move |o| internal && o.kind() == OpKind::Read && o.key == k);
+        let inner: Vec<Read> = all.map(|o| (k, o.arg())).collect();
         let outer: Vec<Read> = if internal { Vec::new() } else { reads(h, t, k).collect() };
         inner.into_iter().chain(outer).map(move |r| (t, r))
     })

@@ -248,7 +248,7 @@ pub fn reads_set_aside(h: &History, levels: &[&str], kinds: &[&str]) -> Vec<form
     let mut out = Vec::new();
     for (t, x) in h.txns.iter().enumerate().filter(|(_, x)| x.status == Status::Committed) {
         for (i, op) in h.ops_of(t as u32).iter().enumerate() {
-            if op.kind != crate::history::OpKind::Read {
+            if op.kind() != crate::history::OpKind::Read {
                 continue;
             }
             if let Ok(k) = broken::kind_at(h, t as u32, i, &written) {

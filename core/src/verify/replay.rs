@@ -78,19 +78,19 @@ pub(super) fn replay(h: &History, ex: &Execution) -> Result<(), String> {
 
 /// A read of a list: in a list history, or one whose result is a list.
 fn is_list(h: &History, op: &Op) -> bool {
-    h.model == Model::ListAppend || matches!({ op.arg }, Arg::Prefix(_) | Arg::List { .. })
+    h.model == Model::ListAppend || matches!(op.arg(), Arg::Prefix(_) | Arg::List { .. })
 }
 
 impl State {
     /// Check the reads of transaction `t` against this state (the state at its start).
     fn reads(&mut self, h: &History, ex: &Execution, t: u32, own: &mut Own) -> Result<(), String> {
         for (i, op) in h.ops_of(t).iter().enumerate() {
-            let (k, arg) = ({ op.key }, { op.arg });
+            let (k, arg) = ({ op.key }, op.arg());
             let ku = k as usize;
-            if op.kind == OpKind::Read && ex.skips(t, i) {
+            if op.kind() == OpKind::Read && ex.skips(t, i) {
                 continue;
             }
-            match ({ op.kind }, arg) {
+            match (op.kind(), arg) {
                 (OpKind::Write, Arg::Val(v)) => {
                     own.reg[ku] = Some(v);
                     own.touched.push(k);
@@ -124,9 +124,9 @@ impl State {
     /// into it. The state with its own writes applied is the state overlaid with them.
     fn alone(&mut self, h: &History, ex: &Execution, t: u32, reads: bool) -> Result<(), String> {
         for (i, op) in h.ops_of(t).iter().enumerate() {
-            let (k, arg) = ({ op.key }, { op.arg });
+            let (k, arg) = ({ op.key }, op.arg());
             let ku = k as usize;
-            match ({ op.kind }, arg) {
+            match (op.kind(), arg) {
                 (OpKind::Write, Arg::Val(v)) => self.reg[ku] = Reg::Val(v),
                 (OpKind::Append, Arg::Val(v)) => self.append(h, k, v),
                 (OpKind::Read, _) if !reads || ex.skips(t, i) => {}
@@ -193,7 +193,7 @@ impl State {
     /// another writer of one of its keys committed after it started.
     fn commit(&mut self, h: &History, t: u32, s: usize, c: usize) -> Result<(), String> {
         for op in h.ops_of(t) {
-            let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
+            let (k, kind, arg) = ({ op.key }, op.kind(), op.arg());
             let ku = k as usize;
             let Arg::Val(v) = arg else { continue };
             match kind {

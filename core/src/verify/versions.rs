@@ -31,7 +31,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
     if !reads && lists {
         for (t, _) in h.txns.iter().enumerate().filter(|(_, x)| x.status == Status::Aborted) {
             for op in h.ops_of(t as u32) {
-                if let (OpKind::Append, Arg::Val(v)) = ({ op.kind }, { op.arg }) {
+                if let (OpKind::Append, Arg::Val(v)) = (op.kind(), op.arg()) {
                     aborted.insert((op.key, v));
                 }
             }
@@ -40,7 +40,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
     if !reads {
         for &t in &ex.order {
             for op in h.ops_of(t) {
-                if let (OpKind::Append, Arg::Val(v)) = ({ op.kind }, { op.arg }) {
+                if let (OpKind::Append, Arg::Val(v)) = (op.kind(), op.arg()) {
                     list[op.key as usize].push(v);
                 }
             }
@@ -50,7 +50,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
         let committed = h.txns.get(t as usize).is_some_and(|x| x.status == Status::Committed);
         let ops = h.ops_of(t);
         for (i, op) in ops.iter().enumerate() {
-            let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
+            let (k, kind, arg) = ({ op.key }, op.kind(), op.arg());
             if kind != OpKind::Read || !committed || ex.skips(t, i) {
                 continue;
             }
@@ -67,8 +67,8 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
             if lists {
                 let mine: Vec<Value> = before
                     .iter()
-                    .filter(|o| o.key == k && o.kind == OpKind::Append)
-                    .filter_map(|o| match o.arg {
+                    .filter(|o| o.key == k && o.kind() == OpKind::Append)
+                    .filter_map(|o| match o.arg() {
                         Arg::Val(v) => Some(v),
                         _ => None,
                     })
@@ -105,7 +105,7 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
                 }
                 continue;
             }
-            let own = before.iter().rev().find(|o| o.key == k && o.kind == OpKind::Write).map(|o| o.arg);
+            let own = before.iter().rev().find(|o| o.key == k && o.kind() == OpKind::Write).map(|o| o.arg());
             let fine = match (own, arg) {
                 (Some(w), r) => w == r,
                 (None, Arg::Nil) => initial.agrees(k, arg),
@@ -123,8 +123,8 @@ pub(super) fn replay(h: &History, ex: &Execution, reads: bool) -> Result<(), Str
         }
         // Its versions installed: each key's last write.
         for (i, op) in ops.iter().enumerate() {
-            let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
-            let last = !ops[i + 1..].iter().any(|o| o.key == k && o.kind != OpKind::Read);
+            let (k, kind, arg) = ({ op.key }, op.kind(), op.arg());
+            let last = !ops[i + 1..].iter().any(|o| o.key == k && o.kind() != OpKind::Read);
             match (kind, arg) {
                 (OpKind::Write, Arg::Val(v)) if last => {
                     installed.insert((k, v));
@@ -148,7 +148,7 @@ pub(super) fn duplicate(h: &History) -> Result<(), String> {
     let mut seen: crate::hash::Map<(KeyId, Value), u32> = Default::default();
     for t in 0..h.txns.len() as u32 {
         for op in h.ops_of(t) {
-            let (k, kind, arg) = ({ op.key }, { op.kind }, { op.arg });
+            let (k, kind, arg) = ({ op.key }, op.kind(), op.arg());
             let (OpKind::Write | OpKind::Append, Arg::Val(v)) = (kind, arg) else { continue };
             if let Some(u) = seen.insert((k, v), t) {
                 return Err(format!(
@@ -197,8 +197,8 @@ impl Initial {
 pub(super) fn writes(h: &History) -> Set<(KeyId, Value)> {
     h.ops
         .iter()
-        .filter(|o| o.kind != OpKind::Read)
-        .filter_map(|o| if let Arg::Val(v) = o.arg { Some((o.key, v)) } else { None })
+        .filter(|o| o.kind() != OpKind::Read)
+        .filter_map(|o| if let Arg::Val(v) = o.arg() { Some((o.key, v)) } else { None })
         .collect()
 }
 
@@ -220,9 +220,9 @@ pub(super) fn log_order(h: &History, ex: &Execution) -> Result<(), String> {
     for (_, t) in commits {
         let ops = h.ops_of(t);
         for (i, op) in ops.iter().enumerate() {
-            let (k, arg) = ({ op.key }, { op.arg });
+            let (k, arg) = ({ op.key }, op.arg());
             let final_write =
-                op.kind == OpKind::Write && !ops[i + 1..].iter().any(|o| o.key == k && o.kind != OpKind::Read);
+                op.kind() == OpKind::Write && !ops[i + 1..].iter().any(|o| o.key == k && o.kind() != OpKind::Read);
             let (true, Arg::Val(v)) = (final_write, arg) else { continue };
             let Some(&p) = at.get(&(k, v)) else { continue };
             if let Some(&(q, u)) = last.get(&k) {

@@ -143,18 +143,18 @@ fn seen(h: &History, t: u32, index: u32) -> Result<(KeyId, Option<Value>), Strin
     let ops = h.ops_of(t);
     let i = index as usize;
     let not = || format!("T{}'s operation {index} is not a read of another transaction's write", x.id);
-    let op = ops.get(i).filter(|o| o.kind == OpKind::Read).ok_or_else(not)?;
+    let op = ops.get(i).filter(|o| o.kind() == OpKind::Read).ok_or_else(not)?;
     let k = op.key;
     let own = values_written(&ops[..i], k);
     match h.model {
         Model::ListAppend => {
-            let l = list(h, &(k, { op.arg }));
+            let l = list(h, &(k, op.arg()));
             let before = l.strip_suffix(&own[..]).ok_or_else(not)?;
             Ok((k, before.last().copied()))
         }
         _ if !own.is_empty() => Err(not()),
         _ => {
-            let arg = { op.arg };
+            let arg = op.arg();
             match arg {
                 Arg::Val(v) => Ok((k, Some(v))),
                 _ => Ok((k, None)),
@@ -165,6 +165,6 @@ fn seen(h: &History, t: u32, index: u32) -> Result<(KeyId, Option<Value>), Strin
 
 /// The one transaction that wrote `v` to `k`.
 fn writer_of(h: &History, k: KeyId, v: Value) -> Option<u32> {
-    let wrote = |o: &crate::history::Op| o.key == k && o.kind != OpKind::Read && { o.arg } == Arg::Val(v);
+    let wrote = |o: &crate::history::Op| o.key == k && o.kind() != OpKind::Read && o.arg() == Arg::Val(v);
     (0..h.txns.len() as u32).find(|&t| h.ops_of(t).iter().any(wrote))
 }

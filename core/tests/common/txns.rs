@@ -51,7 +51,7 @@ pub fn txns_of(h: &History) -> Vec<XTxn> {
                 .iter()
                 .map(|op| {
                     let key = v_of(h, h.key(op.key));
-                    match (op.kind, op.arg) {
+                    match (op.kind(), op.arg()) {
                         (OpKind::Read, Arg::Nil) => XOp::Read(key, Res::Nil),
                         (OpKind::Read, Arg::Val(v)) => XOp::Read(key, Res::Scalar(v_of(h, v))),
                         (OpKind::Read, _) => {

@@ -71,7 +71,7 @@ impl OnlineTxn {
             .iter()
             .filter_map(|op| {
                 let key = Atom::of(h, h.key(op.key));
-                match (op.kind, op.arg) {
+                match (op.kind(), op.arg()) {
                     (OpKind::Read, Arg::Nil) => Some(OnlineOp::Read { key, list: None }),
                     (OpKind::Read, Arg::Prefix(_) | Arg::List { .. }) => {
                         Some(OnlineOp::Read { key, list: Some(h.list(op).iter().map(|&v| Atom::of(h, v)).collect()) })
