@@ -248,7 +248,7 @@ fn rw_from(cx: &mut Ctx, readers: &Readers, version: Version, to_op: u32) {
 fn with_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, vo: &crate::history::VersionOrder) {
     let mut listed: Set<(KeyId, Value)> = Set::default();
     let mut keys: Vec<&KeyId> = vo.per_key.keys().collect();
-    keys.sort_unstable();
+    crate::par::sort::sort_unstable(&mut keys);
     for &k in &keys {
         for &v in &vo.per_key[k] {
             if let Some(w) = writes.get(&(*k, v)) {
@@ -300,7 +300,7 @@ fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_wri
         .collect();
     // Key by key already (as the writes are): each key's by operation.
     for run in firsts.chunk_by_mut(|a, b| a.0 == b.0) {
-        run.sort_unstable();
+        crate::par::sort::sort_unstable(run);
     }
     after.extend(firsts.into_iter().map(|(k, op)| ((k, None), op)));
     if cx.counts_rw() {
@@ -326,7 +326,7 @@ fn count_rw(cx: &Ctx, readers: &Readers, after: &[(Version, u32)]) -> usize {
     // Each version's writers that follow it, as vertices: (version, writer txn).
     let mut next: Vec<(Version, TxnId)> =
         after.iter().map(|&(v, op)| (v, cx.index.txn_of(op))).filter(|&(_, t)| cx.is_vertex[t as usize]).collect();
-    next.sort_unstable();
+    crate::par::sort::sort_unstable(&mut next);
     let mut reads: Vec<(TxnId, u32, u32)> = Vec::new(); // (reader, range of `next`)
     let mut i = 0;
     while i < next.len() {
@@ -335,7 +335,7 @@ fn count_rw(cx: &Ctx, readers: &Readers, after: &[(Version, u32)]) -> usize {
         reads.extend(readers.get(version).map(|(t, _)| (t, i as u32, j as u32)));
         i = j;
     }
-    reads.sort_unstable();
+    crate::par::sort::sort_unstable(&mut reads);
     // Distinct targets of a reader by stamping them with the reader: no sort of the targets.
     let mut stamp = vec![TxnId::MAX; cx.is_vertex.len()];
     let mut count = 0;
