@@ -3,8 +3,9 @@
 #   cargo (wasm32-unknown-unknown, release) -> wasm-bindgen --target web -> wasm-opt -O3 -> copy js/;
 # and the web demo's smaller module into bindings/wasm/pkg-demo/ (grail_wasm.js and
 # grail_wasm_bg.wasm only; web-demo/build.mjs puts them beside the package's JS): without the
-# feature `full` (only what web-demo/src/grail-api.mjs calls), profile wasm-demo (opt-level "s"),
-# wasm-opt -Oz. Prints both modules' sizes, raw and gzipped.
+# feature `full` (only what web-demo/src/grail-api.mjs calls), with the feature `small` (core's
+# compact sorts: core/src/par/sort.rs), profile wasm-demo (opt-level "s"), wasm-opt -Oz. Prints both
+# modules' sizes, raw and gzipped.
 # Needs: the wasm32-unknown-unknown target, the wasm-bindgen CLI at the crate's version, and
 # `npm ci` done in this folder (for binaryen's wasm-opt). scripts/deps-wasm.sh installs them.
 # Skips everything when pkg/ is newer than every source (set GRAIL_WASM_FORCE=1 to rebuild).
@@ -35,8 +36,8 @@ echo "grail-wasm: cargo build (wasm32-unknown-unknown, release, fat LTO)"
 # These touch only the wasm32 artifacts, not the host ones the CLI shares.
 (cd "$root" && CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 CARGO_PROFILE_RELEASE_DEBUG=0 \
     cargo build --release -p grail-wasm --target wasm32-unknown-unknown)
-echo "grail-wasm: cargo build (wasm32-unknown-unknown, profile wasm-demo, without feature full)"
-(cd "$root" && cargo build --profile wasm-demo -p grail-wasm --no-default-features --target wasm32-unknown-unknown)
+echo "grail-wasm: cargo build (wasm32-unknown-unknown, profile wasm-demo, without feature full, with feature small)"
+(cd "$root" && cargo build --profile wasm-demo -p grail-wasm --no-default-features --features small --target wasm32-unknown-unknown)
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/grail-wasm.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT

@@ -313,7 +313,7 @@ impl Level {
                 _ => out.push(Level::parse(x)?),
             }
         }
-        out.sort();
+        crate::par::sort::sort(&mut out);
         out.dedup();
         Ok(out)
     }
@@ -341,7 +341,7 @@ impl Level {
                 todo.extend_from_slice(l.spec().implies);
             }
         }
-        out.sort();
+        crate::par::sort::sort(&mut out);
         out
     }
 
@@ -355,7 +355,7 @@ impl Level {
     pub fn and_stronger(self) -> Vec<Level> {
         let mut v = self.stronger();
         v.push(self);
-        v.sort();
+        crate::par::sort::sort(&mut v);
         v
     }
 }

@@ -18,7 +18,8 @@
 //! checks every path in `src/` against it.
 //!
 //! 1. `error`, `hash`, `par`, `words`: errors; the hash maps; work on several threads when there
-//!    are some; counts in words.
+//!    are some, and the comparison sorts (`par::sort`: one for all element types in the web
+//!    demo's module); counts in words.
 //! 2. `bucket_sort`, `generate`: sorting by small keys; synthetic histories, as EDN text.
 //! 3. `history`: the model (transactions, operations, values, claimed timestamps) and its index.
 //! 4. `read`, `graph`, `anomaly`, `verify`: the readers; the dependency graph, its orders and the

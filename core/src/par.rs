@@ -2,6 +2,8 @@
 //! one otherwise (WebAssembly). Unstable sorts by a total key give the same order either way;
 //! [`map_ranges`] gives its results in range order either way.
 
+pub mod sort;
+
 /// Below this many elements the threads' start costs more than the sort.
 #[cfg(feature = "parallel")]
 pub(crate) const PARALLEL_MIN: usize = 1 << 16;
@@ -12,7 +14,7 @@ pub fn sort_unstable<T: Ord + Send>(v: &mut [T]) {
         use rayon::slice::ParallelSliceMut;
         return v.par_sort_unstable();
     }
-    v.sort_unstable();
+    sort::sort_unstable(v);
 }
 
 /// `f` over consecutive ranges covering `0..n`, results in range order: several ranges on the

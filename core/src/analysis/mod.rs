@@ -168,7 +168,7 @@ impl Tally {
         *self.lengths.entry(len).or_default() += 1;
         *self.ordered.entry(min_rotation(labels)).or_default() += 1;
         let mut u = labels.to_vec();
-        u.sort();
+        crate::par::sort::sort(&mut u);
         u.dedup();
         *self.unordered.entry(u).or_default() += 1;
     }
@@ -209,7 +209,7 @@ impl Tally {
     pub fn lengths(&self) -> Vec<LengthCount> {
         let mut v: Vec<LengthCount> =
             self.lengths.iter().map(|(&length, &count)| LengthCount { length, count }).collect();
-        v.sort_by_key(|x| x.length);
+        crate::par::sort::sort_by_key(&mut v, |x| x.length);
         v
     }
 
@@ -220,7 +220,9 @@ impl Tally {
             .map(|(l, &count)| PatternCount { ordered: true, labels: l.clone(), count })
             .chain(self.unordered.iter().map(|(l, &count)| PatternCount { ordered: false, labels: l.clone(), count }))
             .collect();
-        v.sort_by(|a, b| b.ordered.cmp(&a.ordered).then(b.count.cmp(&a.count)).then(a.labels.cmp(&b.labels)));
+        crate::par::sort::sort_by(&mut v, |a, b| {
+            b.ordered.cmp(&a.ordered).then(b.count.cmp(&a.count)).then(a.labels.cmp(&b.labels))
+        });
         v
     }
 }

@@ -215,7 +215,7 @@ pub fn predicate_many_preceders(h: &History) -> Vec<ReadFinding> {
         if h.txns.get(t as usize).is_some_and(|x| x.status == Status::Committed) {
             let set = |m: &[Value]| {
                 let mut v = m.to_vec();
-                v.sort_unstable();
+                crate::par::sort::sort_unstable(&mut v);
                 v.dedup();
                 v
             };

@@ -222,7 +222,7 @@ impl Session {
             None => views::transactions(&self.history, inf),
             Some(ids) => {
                 let mut ts = self.txn_indices(ids, false).unwrap_or_default();
-                ts.sort_unstable();
+                crate::par::sort::sort_unstable(&mut ts);
                 ts.dedup();
                 ts.into_iter().map(|t| views::transaction(&self.history, inf, t)).collect()
             }

@@ -72,7 +72,7 @@ pub fn lost_updates(h: &History) -> Vec<LostUpdate> {
         .filter(|(_, ts)| ts.len() > 1)
         .map(|((key, value), txns)| LostUpdate { key, value, txns })
         .collect();
-    out.sort_by(|a, b| (a.txns[0], a.key).cmp(&(b.txns[0], b.key)));
+    crate::par::sort::sort_by(&mut out, |a, b| (a.txns[0], a.key).cmp(&(b.txns[0], b.key)));
     out
 }
 
@@ -154,7 +154,7 @@ pub fn duplicate_elements(h: &History) -> Vec<Duplicates> {
             }
             sorted.clear();
             sorted.extend_from_slice(h.list(op));
-            sorted.sort_unstable();
+            crate::par::sort::sort_unstable(&mut sorted);
             let mut counts: Vec<(Value, usize)> = Vec::new();
             for w in sorted.chunk_by(|a, b| a == b) {
                 if w.len() > 1 {

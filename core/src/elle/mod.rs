@@ -343,7 +343,7 @@ pub fn check(
             }
         }
     }
-    incompatible_keys.sort_unstable();
+    crate::par::sort::sort_unstable(&mut incompatible_keys);
     incompatible_keys.dedup();
     for lu in extra::lost_updates(h) {
         push(
@@ -391,7 +391,7 @@ pub fn check(
     let mut map: Vec<(String, J)> = anomalies.into_iter().map(|(k, v)| (k, J::Arr(v))).collect();
     if graph.edges.is_empty() {
         map.push(("empty-transaction-graph".into(), J::Bool(true)));
-        map.sort_by(|a, b| a.0.cmp(&b.0));
+        crate::par::sort::sort_by(&mut map, |a, b| a.0.cmp(&b.0));
     }
     let (valid, result) = result_map(&prohibited, &reportable, map);
     Ok(Checked { valid, result, report, cycles, reportable, graph, sccs, order, incompatible_keys })
@@ -472,7 +472,7 @@ fn elle_cycles(report: &Report, ids: &Ids, comp_of: &Map<TxnId, usize>) -> Vec<E
         })
         .collect();
     let rank = |t: &str| cycle_types().iter().position(|x| x == t).unwrap_or(usize::MAX);
-    out.sort_by_key(|c| (rank(&c.ty), c.scc));
+    crate::par::sort::sort_by_key(&mut out, |c| (rank(&c.ty), c.scc));
     out
 }
 

@@ -296,9 +296,9 @@ fn cyclic(edges: &Edges) -> Vec<(KeyId, Vec<Version>)> {
         let g: DiGraphMap<Version, (), foldhash::fast::FixedState> = all[i..j].iter().map(|e| (e.1, e.2)).collect();
         let mut sccs: Vec<Vec<Version>> = petgraph::algo::tarjan_scc(&g).into_iter().filter(|c| c.len() > 1).collect();
         for c in &mut sccs {
-            c.sort();
+            crate::par::sort::sort(c);
         }
-        sccs.sort();
+        crate::par::sort::sort(&mut sccs);
         out.extend(sccs.into_iter().map(|c| (k, c)));
         i = j;
     }

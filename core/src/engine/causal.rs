@@ -35,7 +35,7 @@ impl ChainWrites {
                 }
             }
         }
-        all.sort_unstable();
+        crate::par::sort::sort_unstable(&mut all);
         // Of one transaction's writes of a key, the last.
         all.dedup_by(|later, earlier| {
             let same = (later.0, later.1, later.2) == (earlier.0, earlier.1, earlier.2);
@@ -124,7 +124,7 @@ impl Causal {
             if so_pred[t as usize] != TxnId::MAX {
                 p.push(so_pred[t as usize]);
             }
-            p.sort_unstable();
+            crate::par::sort::sort_unstable(&mut p);
             p.dedup();
             p.retain(|&x| x != t);
             for &x in &p {
@@ -310,7 +310,7 @@ impl Latest {
     /// latest position (the one a slot per chain, raised only by a later position, would hold).
     fn draw(&mut self, out: &mut Out, inp: &Input, t1: TxnId) {
         // Stable: offers of one chain and position stay in the order offered.
-        self.offers.sort_by_key(|o| (o.0, std::cmp::Reverse(o.1)));
+        crate::par::sort::sort_by_key(&mut self.offers, |o| (o.0, std::cmp::Reverse(o.1)));
         for (i, &(c, _, w2, read_op, key)) in self.offers.iter().enumerate() {
             if i == 0 || self.offers[i - 1].0 != c {
                 out.co(inp.op_txn[w2 as usize], t1, key, w2, read_op);

@@ -63,7 +63,7 @@ pub fn summary(reports: &[LevelOutcome]) -> (Vec<Level>, Vec<Level>, Vec<Level>)
     let weakest: Vec<Level> =
         violated.iter().copied().filter(|v| !v.weaker().iter().any(|w| violated.contains(w))).collect();
     let mut also: Vec<Level> = weakest.iter().flat_map(|v| v.stronger()).filter(|l| !weakest.contains(l)).collect();
-    also.sort();
+    crate::par::sort::sort(&mut also);
     also.dedup();
     let strongest: Vec<Level> =
         holds.iter().copied().filter(|s| !s.stronger().iter().any(|t| holds.contains(t))).collect();

@@ -126,7 +126,7 @@ impl CheckOptions {
             return Level::CLASSIC.to_vec();
         }
         let mut l = self.levels.clone();
-        l.sort();
+        crate::par::sort::sort(&mut l);
         l.dedup();
         l
     }

@@ -69,7 +69,7 @@ pub(super) fn level_outcome(cx: Check, l: Level, found: &Found, poly: &Poly, pai
         add(Named { kind: iw.kind, order: Order::None });
     }
     let mut evidence: Vec<(usize, Evidence)> = best.into_iter().map(|(c, (_, e))| (c, e)).collect();
-    evidence.sort_by_key(|e| e.0);
+    crate::par::sort::sort_by_key(&mut evidence, |e| e.0);
     if !pairs.is_empty() && open_pairs::violates(l) && by_polygraph.is_none() {
         add(Named { kind: AnomalyKind::GSingle, order: Order::None });
         if evidence.is_empty() {
@@ -134,7 +134,7 @@ pub(super) fn maybe_initial_reads(h: &History, inf: &Inference, notes: &mut Vec<
     let key = first.key.map_or_else(String::new, |k| h.show(h.key(k)));
     let reader = first.txns.first().map_or_else(String::new, |&t| format!("T{}", h.txns[t as usize].id));
     let mut keys: Vec<_> = reads.iter().filter_map(|f| f.key).collect();
-    keys.sort_unstable();
+    crate::par::sort::sort_unstable(&mut keys);
     keys.dedup();
     let one_value = reads.iter().all(|f| f.value == first.value);
     if one_value {

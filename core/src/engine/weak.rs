@@ -199,7 +199,7 @@ fn saturated(inp: &Input, co: Vec<Edge>) -> DependencyGraph {
         g.edges.iter().filter(|e| matches!(e.ty, EdgeType::Ww | EdgeType::Wr)).copied().collect();
     edges.extend_from_slice(&inp.so);
     edges.extend(co);
-    edges.sort_by_key(Edge::rank);
+    crate::par::sort::sort_by_key(&mut edges, Edge::rank);
     DependencyGraph::new(g.is_vertex.clone(), edges)
 }
 

@@ -83,7 +83,7 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
 /// order: a transaction whose invocation's place is unknown is invoked at its completion.
 pub(crate) fn events_in_order(h: &History, txns: &[TxnId]) -> (Vec<TxnId>, Vec<(u64, bool, TxnId)>) {
     let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    order.sort_unstable();
+    crate::par::sort::sort_unstable(&mut order);
     order.dedup();
     let mut events: Vec<(u64, bool, TxnId)> = Vec::with_capacity(2 * order.len());
     for &t in &order {
@@ -94,7 +94,7 @@ pub(crate) fn events_in_order(h: &History, txns: &[TxnId]) -> (Vec<TxnId>, Vec<(
         }
         events.push((done, true, t));
     }
-    events.sort_unstable();
+    crate::par::sort::sort_unstable(&mut events);
     (order, events)
 }
 

@@ -14,14 +14,14 @@ use crate::history::{History, TxnId};
 /// repeated ones skipped), a line each.
 pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
     let mut ts: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    ts.sort_unstable();
+    crate::par::sort::sort_unstable(&mut ts);
     ts.dedup();
     let mut ops: Vec<(u32, u32)> = ts
         .iter()
         .flat_map(|&t| h.op_range(t))
         .map(|o| (h.op_span(o as u32).map_or(u32::MAX, |s| s.line), o as u32))
         .collect();
-    ops.sort_unstable();
+    crate::par::sort::sort_unstable(&mut ops);
     let mut out = String::new();
     for (_, o) in ops {
         // An aborted write's session is not kept; its loaders ignore it.

@@ -58,7 +58,7 @@ fn shows(r: &Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
 
 fn sorted(ids: &[u64]) -> Vec<u64> {
     let mut v = ids.to_vec();
-    v.sort_unstable();
+    crate::par::sort::sort_unstable(&mut v);
     v
 }
 
@@ -116,7 +116,7 @@ pub fn reproducing_sub_history(
         )
     };
     let mut transactions: Vec<u64> = ts.iter().map(|&t| h.txns[t as usize].id).collect();
-    transactions.sort_unstable();
+    crate::par::sort::sort_unstable(&mut transactions);
     let text = written(h, &ts, Some(&comment));
     SubHistory { text, extension: super::extension(h.notation), transactions, reproduces, minimal, checks }
 }
@@ -127,7 +127,7 @@ fn candidates(h: &History, base: &[TxnId]) -> Vec<TxnId> {
     // Every key of the cycle's transactions, not only its edges' keys: a reader of another key
     // can be what makes an indeterminate writer a vertex, or orders its versions.
     let mut keys: Vec<u32> = base.iter().flat_map(|&t| h.ops_of(t).iter().map(|op| op.key)).collect();
-    keys.sort_unstable();
+    crate::par::sort::sort_unstable(&mut keys);
     keys.dedup();
     let pos = |t: TxnId| h.txns[t as usize].complete_pos().unwrap_or(t as u64);
     let near: Vec<u64> = base.iter().map(|&t| pos(t)).collect();
@@ -136,10 +136,10 @@ fn candidates(h: &History, base: &[TxnId]) -> Vec<TxnId> {
         .filter(|&t| h.ops_of(t).iter().any(|op| keys.binary_search(&{ op.key }).is_ok()))
         .map(|t| (near.iter().map(|&p| p.abs_diff(pos(t))).min().unwrap_or(0), t))
         .collect();
-    out.sort_unstable();
+    crate::par::sort::sort_unstable(&mut out);
     out.truncate(MAX_CANDIDATES);
     let mut ts: Vec<TxnId> = out.into_iter().map(|x| x.1).collect();
-    ts.sort_unstable();
+    crate::par::sort::sort_unstable(&mut ts);
     ts
 }
 

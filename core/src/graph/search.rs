@@ -148,7 +148,7 @@ pub fn components(g: &DependencyGraph) -> Vec<Vec<TxnId>> {
             }
         }
     }
-    comps.sort_unstable_by_key(|c| c[0]);
+    crate::par::sort::sort_unstable_by_key(&mut comps, |c| c[0]);
     comps
 }
 
@@ -201,7 +201,7 @@ impl Pearce<'_> {
         let c = (at < self.stack.len()).then(|| {
             let mut c = self.stack.split_off(at);
             c.push(v);
-            c.sort_unstable();
+            crate::par::sort::sort_unstable(&mut c);
             c
         });
         for &w in c.as_deref().unwrap_or(&[v]) {
@@ -371,7 +371,7 @@ impl<'g> Searcher<'g> {
                 return Detect::Yes(comp[n / s as usize]);
             }
         }
-        targets.sort_unstable();
+        crate::par::sort::sort_unstable(&mut targets);
         // Topological rank of each node's SCC in the free graph: a node reaches only nodes of
         // equal or higher rank, so a search stops at the highest rank it looks for. (petgraph
         // lists SCCs in one topological direction; which one is read off a crossing edge.)

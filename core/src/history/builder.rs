@@ -387,7 +387,7 @@ impl HistoryBuilder {
             return Ok(h);
         }
         let mut ids: Vec<(u64, u32)> = h.txns.iter().map(|t| (t.id, t.line)).collect();
-        ids.sort_unstable();
+        crate::par::sort::sort_unstable(&mut ids);
         if let Some(w) = ids.windows(2).find(|w| w[0].0 == w[1].0) {
             let (id, (a, b)) = (w[0].0, (w[0].1, w[1].1));
             let mut e = Error::new(ErrorKind::Shape, format!("expected unique transaction ids, but two transactions have id {id}{}: give every operation an :index (or an \"id\"), or none", if a > 0 { format!(" (lines {a} and {b})") } else { String::new() }));
@@ -478,7 +478,7 @@ mod tests {
                 b.finish_txn(Status::Committed, TxnMeta { id: Some(id), ..Default::default() });
             }
             let mut sorted = ids.clone();
-            sorted.sort_unstable();
+            crate::par::sort::sort_unstable(&mut sorted);
             let unique = sorted.windows(2).all(|w| w[0] != w[1]);
             assert_eq!(b.finish().is_ok(), unique, "case {case}: {ids:?}");
             let txns = HistoryBuilder::new().finish().unwrap().txns;

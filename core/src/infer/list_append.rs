@@ -323,7 +323,7 @@ fn key_edges(
     let writer = |i: usize| writers[i];
     s.observed.clear();
     s.observed.extend_from_slice(order);
-    s.observed.sort_unstable();
+    crate::par::sort::sort_unstable(&mut s.observed);
     let observed = &s.observed;
 
     // Elements nobody appended, or an aborted transaction appended.

@@ -136,7 +136,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
     if h.initial_open && h.model == Model::RwRegister {
         mark_maybe_initial(h, &mut cx.findings);
     }
-    cx.findings.sort_by(|a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
+    crate::par::sort::sort_by(&mut cx.findings, |a, b| (a.kind, &a.txns, a.key).cmp(&(b.kind, &b.txns, b.key)));
     if let Some(r) = cx.reads_from.as_mut() {
         crate::par::sort_unstable(r);
     }

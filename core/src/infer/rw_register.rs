@@ -250,7 +250,7 @@ fn with_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, vo: &crate::hist
     // took a fifth of a 1M-transaction native history's time.
     let mut listed = vec![false; writes.len()];
     let mut keys: Vec<&KeyId> = vo.per_key.keys().collect();
-    keys.sort_unstable();
+    crate::par::sort::sort_unstable(&mut keys);
     // Each version's write, looked up once: (key, value, its place among the writes, u32::MAX
     // when nobody wrote it; writes are operations, which u32 numbers).
     let place = |k, v| writes.position(&(k, v)).map_or(u32::MAX, |i| i as u32);
@@ -305,7 +305,7 @@ fn without_order(cx: &mut Ctx, writes: &Writes, readers: &Readers, read_then_wri
         .collect();
     // Key by key already (as the writes are): each key's by operation.
     for run in firsts.chunk_by_mut(|a, b| a.0 == b.0) {
-        run.sort_unstable();
+        crate::par::sort::sort_unstable(run);
     }
     after.extend(firsts.into_iter().map(|(k, op)| ((k, None), op)));
     if cx.counts_rw() {
@@ -331,7 +331,7 @@ fn count_rw(cx: &Ctx, readers: &Readers, after: &[(Version, u32)]) -> usize {
     // Each version's writers that follow it, as vertices: (version, writer txn).
     let mut next: Vec<(Version, TxnId)> =
         after.iter().map(|&(v, op)| (v, cx.index.txn_of(op))).filter(|&(_, t)| cx.is_vertex[t as usize]).collect();
-    next.sort_unstable();
+    crate::par::sort::sort_unstable(&mut next);
     let mut reads: Vec<(TxnId, u32, u32)> = Vec::new(); // (reader, range of `next`)
     let mut i = 0;
     while i < next.len() {
@@ -340,7 +340,7 @@ fn count_rw(cx: &Ctx, readers: &Readers, after: &[(Version, u32)]) -> usize {
         reads.extend(readers.get(version).map(|(t, _)| (t, i as u32, j as u32)));
         i = j;
     }
-    reads.sort_unstable();
+    crate::par::sort::sort_unstable(&mut reads);
     // Distinct targets of a reader by stamping them with the reader: no sort of the targets.
     let mut stamp = vec![TxnId::MAX; cx.is_vertex.len()];
     let mut count = 0;

@@ -126,7 +126,7 @@ pub fn read(text: &[u8], state: &mut PlumeState) -> Result<Vec<OnlineTxn>, Error
 /// At the stream's end: every session's open transaction, by id.
 pub fn finish(state: &mut PlumeState) -> Vec<OnlineTxn> {
     let mut out: Vec<OnlineTxn> = std::mem::take(&mut state.open).into_values().collect();
-    out.sort_by_key(|t| t.id);
+    crate::par::sort::sort_by_key(&mut out, |t| t.id);
     out
 }
 

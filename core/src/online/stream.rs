@@ -115,7 +115,7 @@ impl Record for OnlineTxn {
     /// be what a read saw); each session's last transaction of PolySI/Plume text.
     fn finish(pending: &mut Pending) -> Vec<Self> {
         let mut out: Vec<OnlineTxn> = std::mem::take(&mut pending.invocations).into_values().collect();
-        out.sort_by_key(|t| t.id);
+        crate::par::sort::sort_by_key(&mut out, |t| t.id);
         out.extend(super::plume::finish(&mut pending.plume));
         out
     }

@@ -39,9 +39,9 @@ pub fn build(
             }
         }
         let mut shared: Vec<(u32, Vec<TxnId>)> = by_comp.into_iter().filter(|(_, ts)| ts.len() > 1).collect();
-        shared.sort_unstable();
+        crate::par::sort::sort_unstable(&mut shared);
         for (c, mut ts) in shared {
-            ts.sort_unstable();
+            crate::par::sort::sort_unstable(&mut ts);
             ts.dedup();
             let versions: Vec<Version> = ts
                 .iter()
@@ -58,7 +58,7 @@ pub fn build(
     if keys.is_empty() {
         return None;
     }
-    involved.sort_unstable();
+    crate::par::sort::sort_unstable(&mut involved);
     involved.dedup();
     let inside = |t: TxnId| comp_of.get(&t).is_some_and(|c| involved.binary_search(c).is_ok());
     let known: Vec<Edge> = g.edges.iter().filter(|e| inside(e.from) && inside(e.to)).copied().collect();

@@ -312,7 +312,7 @@ fn build_inner(h: &History, inf: &Inference, order: Order, compact: bool, max_co
             .filter(|&ki| two_writers_read_one_version(&keys[ki]))
             .map(|ki| (choose2(keys[ki].chain_ends.len() as u64), ki))
             .collect();
-        shared.sort_unstable();
+        crate::par::sort::sort_unstable(&mut shared);
         let mut taken = 0u64;
         for (c, ki) in shared {
             if taken + c > max_constraints / LOST_UPDATE_SHARE {

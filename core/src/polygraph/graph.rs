@@ -240,10 +240,10 @@ impl DynGraph {
                 }
             }
         }
-        fwd.sort_unstable_by_key(|&p| self.ord[p as usize]);
-        back.sort_unstable_by_key(|&p| self.ord[p as usize]);
+        crate::par::sort::sort_unstable_by_key(&mut fwd, |&p| self.ord[p as usize]);
+        crate::par::sort::sort_unstable_by_key(&mut back, |&p| self.ord[p as usize]);
         let mut slots: Vec<u32> = fwd.iter().chain(&back).map(|&p| self.ord[p as usize]).collect();
-        slots.sort_unstable();
+        crate::par::sort::sort_unstable(&mut slots);
         for (p, slot) in back.iter().chain(&fwd).zip(slots) {
             self.ord[*p as usize] = slot;
         }

@@ -209,7 +209,7 @@ pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) 
         pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
     let prefer = match preferences(pg, &g.edges, mode, &pg.rank) {
         Some((pos, prefer)) => {
-            open.sort_by_cached_key(|&c| earliest(pg, &pos, c));
+            crate::par::sort::sort_by_cached_key(&mut open, |&c| earliest(pg, &pos, c));
             g.set_order(pos);
             prefer
         }
@@ -339,7 +339,7 @@ fn decide_from(
             let mut open = open;
             let prefer = match preferences(pg, &g.edges, mode, rank) {
                 Some((pos, prefer)) => {
-                    open.sort_by_cached_key(|&c| earliest(pg, &pos, c));
+                    crate::par::sort::sort_by_cached_key(&mut open, |&c| earliest(pg, &pos, c));
                     g.set_order(pos);
                     prefer
                 }

@@ -60,7 +60,7 @@ pub fn si_ranks(pg: &Polygraph, budget: &mut Budget) -> Ranks {
         (at(c.a), at(c.b))
     };
     let mut open: Vec<u32> = (0..pg.cons.len()).filter(|&c| pruned.resolved[c].is_none()).map(|c| c as u32).collect();
-    open.sort_by_cached_key(|&c| {
+    crate::par::sort::sort_by_cached_key(&mut open, |&c| {
         let (a, b) = place(c as usize);
         a.min(b)
     });

@@ -61,7 +61,7 @@ pub fn first_guess(
     let mut g = DynGraph::with_edges(mode, pg.n, &known);
     g.set_order(pos.clone());
     let mut open: Vec<u32> = (0..pg.cons.len() as u32).collect();
-    open.sort_by_cached_key(|&c| super::earliest(pg, &pos, c));
+    crate::par::sort::sort_by_cached_key(&mut open, |&c| super::earliest(pg, &pos, c));
     repair(pg, &mut g, &open, &prefer, budget, stats)
 }
 

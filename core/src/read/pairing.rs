@@ -123,7 +123,7 @@ impl<H> Pairer<H> {
         let mut all = self.orphans;
         all.extend(self.by_process.drain().map(|(_, p)| p));
         all.extend(self.anonymous);
-        all.sort_by_key(|p| p.seq);
+        crate::par::sort::sort_by_key(&mut all, |p| p.seq);
         all
     }
 }

@@ -116,7 +116,7 @@ pub(crate) fn read_timekiller_serde(text: &[u8], opts: TimeKillerOptions) -> Res
                 ids.push((*n, i));
             }
         }
-        ids.sort_unstable();
+        crate::par::sort::sort_unstable(&mut ids);
         if let Some(w) = ids.windows(2).find(|w| w[0].0 == w[1].0) {
             let (line, column) = places().get(w[1].1).copied().unwrap_or((1, 1));
             return Err(Error::at(

@@ -440,7 +440,7 @@ impl<'a> Pusher<'a> {
             }
             if !rising {
                 let mut ids: Vec<u64> = h.txns.iter().map(|t| t.id).collect();
-                ids.sort_unstable();
+                crate::par::sort::sort_unstable(&mut ids);
                 if ids.windows(2).any(|w| w[0] == w[1]) {
                     return None;
                 }

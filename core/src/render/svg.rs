@@ -195,7 +195,7 @@ pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
         r##"<svg xmlns="http://www.w3.org/2000/svg" class="grail-graph" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="ui-monospace, SFMono-Regular, Menlo, Consolas, monospace" font-size="12">"##
     );
     let mut colors: Vec<&str> = arrows.iter().map(|a| a.color).collect();
-    colors.sort_unstable();
+    crate::par::sort::sort_unstable(&mut colors);
     colors.dedup();
     s.push_str("<defs>");
     for c in &colors {
@@ -313,7 +313,7 @@ pub fn subgraph_svg(
         for &crate::graph::Succ { to: w, mask } in g.out(v) {
             let Some(j) = verts.iter().position(|&x| x == w) else { continue };
             let mut types: Vec<EdgeType> = EdgeType::ALL.into_iter().filter(|t| mask & t.bit() != 0).collect();
-            types.sort_by_key(|t| priority(*t));
+            crate::par::sort::sort_by_key(&mut types, |t| priority(*t));
             let Some(&best) = types.first() else { continue };
             let e = g.edge(v, w, best);
             let row = |o: Option<u32>, t: TxnId| {

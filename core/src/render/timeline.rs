@@ -98,7 +98,7 @@ pub(super) fn timeline(s: &mut String, r: &Report, h: &History, nemesis: &[RawOp
     };
     let marked = marked_txns(r, h, o);
     let mut procs: Vec<i64> = h.txns.iter().filter_map(|t| t.process()).collect();
-    procs.sort_unstable();
+    crate::par::sort::sort_unstable(&mut procs);
     procs.dedup();
     let lanes = procs.len().clamp(1, MAX_LANES);
     let detailed = h.txns.len() <= o.max_timeline_txns;

@@ -270,8 +270,8 @@ pub fn check_si(h: &History, claims: &Claims) -> Found {
             commits.push((c, t as TxnId));
         }
     }
-    starts.sort_unstable();
-    commits.sort_unstable();
+    crate::par::sort::sort_unstable(&mut starts);
+    crate::par::sort::sort_unstable(&mut commits);
     let mut state = State::new(h);
     let mut started = vec![false; h.txns.len()];
     let mut out = Found::default();
@@ -360,7 +360,7 @@ pub fn check_ser(h: &History, claims: &Claims) -> Found {
         .filter(|&t| claims.subject[t])
         .filter_map(|t| claims.order[t].map(|o| (o, t as TxnId)))
         .collect();
-    commits.sort_unstable();
+    crate::par::sort::sort_unstable(&mut commits);
     let mut state = State::new(h);
     let mut out = Found::default();
     let mut g = 0;

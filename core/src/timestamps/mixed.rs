@@ -46,7 +46,7 @@ pub fn start_order_edges(h: &History, is: &[bool]) -> Vec<Edge> {
             events.push((c, 0, t as TxnId));
         }
     }
-    events.sort_unstable();
+    crate::par::sort::sort_unstable(&mut events);
     let mut started = vec![false; h.txns.len()];
     let mut frontier: Vec<TxnId> = Vec::new();
     let mut preds: Vec<TxnId> = Vec::new();
@@ -85,7 +85,7 @@ pub fn start_order_edges(h: &History, is: &[bool]) -> Vec<Edge> {
 pub fn commit_order_edges(h: &History, claims: &Claims, is: &[bool]) -> Vec<Edge> {
     let mut placed: Vec<(Ts, TxnId)> =
         (0..h.txns.len()).filter(|&t| is[t]).filter_map(|t| claims.order[t].map(|o| (o, t as TxnId))).collect();
-    placed.sort_unstable();
+    crate::par::sort::sort_unstable(&mut placed);
     let mut edges = Vec::new();
     let (mut prev, mut g) = (0..0, 0);
     while g < placed.len() {
@@ -225,10 +225,10 @@ pub fn claimed_cycles(
                             .is_some_and(|e| e.key == CLAIMED)
                 });
                 let mut set = c.txns.clone();
-                set.sort_unstable();
+                crate::par::sort::sort_unstable(&mut set);
                 let seen = |x: &ClaimedCycle| {
                     let mut y = x.cycle.txns.clone();
-                    y.sort_unstable();
+                    crate::par::sort::sort_unstable(&mut y);
                     y == set
                 };
                 if !claimed || out.iter().any(seen) {

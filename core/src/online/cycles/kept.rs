@@ -393,7 +393,7 @@ impl Reported {
     /// Whether this cycle is new (by its transactions, whatever the rotation).
     pub fn new_cycle(&mut self, txns: &[u64]) -> bool {
         let mut k = txns.to_vec();
-        k.sort_unstable();
+        crate::par::sort::sort_unstable(&mut k);
         if self.cycles.len() >= REMEMBERED {
             self.cycles.clear();
         }

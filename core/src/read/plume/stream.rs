@@ -109,7 +109,7 @@ impl Stream {
         }
         if let Some(first) = self.aborted.first() {
             if self.ids.grouped {
-                self.ids.rising.sort_unstable();
+                crate::par::sort::sort_unstable(&mut self.ids.rising);
             }
             let id = aborted_writes_id(|id| self.ids.contains(id as i64));
             let (at, line) = (line_start(first), first.span.line);
