@@ -8,10 +8,13 @@ import { PassThrough } from 'node:stream';
 import { OnlineChecker, GrailError, TimestampOnlineChecker } from '../pkg/node.mjs';
 import { cliPath, skipOrFail } from './helpers.mjs';
 
-// Twice in a few dozen runs of the whole suite this file's process stayed alive after its last
-// test passed, and the suite waited for it forever. A second after the last test, if it is
-// still alive, it names what holds it open and exits with the runner's exit code (which a
-// failed test sets); a process that ends by itself is not held by this unreferenced timer.
+// A few times in dozens of runs of the whole suite this file's process stayed alive after its
+// last test passed, and the suite waited for it forever. Once (2026-11-28) gdb found its main
+// thread in NodePlatform::DrainTasks: Node 20's deadlock at exit (nodejs/node#54918), which no
+// JS timer can end; scripts/test-js.sh runs node --single-threaded to avoid it. In case it is
+// something else: a second after the last test, if the process is still alive, it names what
+// holds it open and exits with the runner's exit code (which a failed test sets); a process that
+// ends by itself is not held by this unreferenced timer.
 after(() => {
     setTimeout(() => {
         const handles = process._getActiveHandles().map((h) => h?.constructor?.name ?? typeof h);
