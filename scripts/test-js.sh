@@ -18,6 +18,6 @@ export GRAIL_CLI="${GRAIL_CLI:-${CARGO_TARGET_DIR:-$root/target}/release/grail}"
 # --single-threaded (V8's; node passes it on to each test file's process): no background
 # compilation tasks. Node 20 can deadlock at a process's exit with one outstanding: its main
 # thread waits in NodePlatform::DrainTasks for a task that waits for the main thread
-# (nodejs/node#54918, mended by nodejs/node#61963 in later releases). Here online_stream.test.mjs
+# (nodejs/node#54918; nodejs/node#61963 proposed a fix). Here online_stream.test.mjs
 # hung so after its last test passed, held there (gdb), and the suite waited for it forever.
 node --single-threaded --test bindings/wasm/tests/*.test.mjs
