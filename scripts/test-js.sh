@@ -15,8 +15,8 @@ cargo build --release -p grail-cli
 export GRAIL_CLI="${GRAIL_CLI:-${CARGO_TARGET_DIR:-$root/target}/release/grail}"
 
 # Node's default reporter (TAP when not on a terminal); its closing lines are the summary.
-# --single-threaded (V8's; node passes it on to each test file's process): no background
-# compilation tasks. Node 20 can deadlock at a process's exit with one outstanding: its main
+# --single-threaded (V8's "disable the use of background tasks"; node passes it on to each test
+# file's process). Node 20 can deadlock at a process's exit with one outstanding: its main
 # thread waits in NodePlatform::DrainTasks for a task that waits for the main thread
 # (nodejs/node#54918; nodejs/node#61963 proposed a fix). Here online_stream.test.mjs
 # hung so after its last test passed, held there (gdb), and the suite waited for it forever.
