@@ -252,11 +252,7 @@ fn plume_session_zero_is_an_ordinary_session() {
     let h = read_plume(text.as_bytes()).unwrap();
     assert_eq!(h.txns.len(), 4);
     assert_eq!((h.txns[0].id, h.txns[0].process()), (100, Some(0)));
-    assert_eq!(
-        { h.ops[h.txns[2].ops_start as usize].arg() },
-        Arg::Val(Value::Int(5)),
-        "5 is read from transaction 100"
-    );
+    assert_eq!(h.ops[h.txns[2].ops_start as usize].arg(), Arg::Val(Value::Int(5)), "5 is read from transaction 100");
     assert_eq!(levels(&h, &[Level::Rc, Level::Ra, Level::Cc]), [Some(true); 3]);
 }
 
@@ -396,7 +392,7 @@ fn dbcop_bincode_reads_as_dbcop_and_awdit_read_it() {
         ]
     );
     assert_eq!(h.ops_of(2).len(), 4);
-    assert_eq!({ h.ops_of(2)[3].arg() }, Arg::Nil);
+    assert_eq!(h.ops_of(2)[3].arg(), Arg::Nil);
     let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Rc], ..Default::default() });
     assert_eq!(r.anomalies.iter().filter(|a| a.kind == "G1a").count(), 2, "{:?}", r.anomalies);
     assert_eq!(Format::parse("dbcop-bin").unwrap(), Format::DbcopBin);
