@@ -239,6 +239,22 @@ fn variants_read_as_before() {
         r#"{"version_order": {"x": [1]}, "transactions": [{"ops": [["w", "x", 1]]}]}"#.into(),
         false,
     );
+    // Version orders are read without serde_json's tree: the same order, or left to it.
+    let doc = |order: &str| {
+        format!(
+            r#"{{"transactions": [{{"ops": [["w", "x", 1], ["w", 7, "a"], ["w", "é", 2]]}}, {{"ops": [["w", "x", 2], ["w", 7, "b"]]}}],
+ "version_order": {order}}}"#
+        )
+    };
+    add("order of ints and strings", doc(r#"{"x": [2, 1], "7": ["b", "a"], "é": [2]}"#), true);
+    add("order of unknown keys and values", doc(r#"{"y": [1], "x": [3, 2, "nobody", 1], "7": []}"#), true);
+    add("empty order", doc("{}"), true);
+    add("order, spaced", doc("{ \"x\" :\n [ 1 ,\t2 ] }"), true);
+    add("order, repeated key", doc(r#"{"x": [1, 2], "x": [2, 1]}"#), false);
+    add("order, float", doc(r#"{"x": [1.0, 2]}"#), false);
+    add("order, nested", doc(r#"{"x": [[1], 2]}"#), false);
+    add("order, not an object", doc("[1, 2]"), false);
+    add("order, escaped key", doc(r#"{"\u0078": [2, 1]}"#), false);
     add("document, trailing", r#"{"transactions": [{"ops": [["w", "x", 1]]}]} 5"#.into(), false);
     add("document, bad order", r#"{"transactions": [{"ops": [["w", "x", 1]]}], "commit_order": [9]}"#.into(), false);
     add(

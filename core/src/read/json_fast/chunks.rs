@@ -55,13 +55,20 @@ pub(super) fn entries<'a>(r: &mut Reader<'a>, close: Option<u8>, chunk: usize) -
             Some((at, line)) if at == c.first.0 => line as i64 - c.first.1 as i64,
             _ => return ControlFlow::Break(None),
         };
-        shift(&mut c, offset);
+        // Lines are moved as each entry is taken and in `push_ops`: a pass of its own over a
+        // chunk another core wrote was a tenth of this thread's time (1M register history).
         std::mem::swap(&mut r.p.ops, &mut c.ops);
         std::mem::swap(&mut r.p.elems, &mut c.elems);
-        for e in &c.entries {
+        r.op_lines = (offset, r.p.ops.len());
+        for e in &mut c.entries {
+            shift_entry(e, offset);
             if r.take(e).is_none() {
                 return ControlFlow::Break(None);
             }
+        }
+        match &mut c.end {
+            End::Next(_, line) => *line = (*line as i64 + offset) as u32,
+            End::Closed(m) => m.line = (m.line as i64 + offset) as u32,
         }
         if k == 0 {
             r.reserve(starts[0], ends[0]);
@@ -117,25 +124,16 @@ fn read_chunk<'a>(cur: Cur<'a>, end: usize, close: Option<u8>, spare: Option<Chu
     }
 }
 
-/// Add `offset` to every line the chunk holds.
-fn shift(c: &mut Chunk, offset: i64) {
+/// Add `offset` to the lines an entry holds (its operations' are moved by `push_ops`).
+fn shift_entry(e: &mut Entry, offset: i64) {
     if offset == 0 {
         return;
     }
     let add = |line: &mut u32| *line = (*line as i64 + offset) as u32;
-    for e in &mut c.entries {
-        add(&mut e.span.line);
-        for v in [&mut e.ops, &mut e.value] {
-            if let Val::Ops(_, _, m) = v {
-                add(&mut m.line);
-            }
+    add(&mut e.span.line);
+    for v in [&mut e.ops, &mut e.value] {
+        if let Val::Ops(_, _, m) = v {
+            add(&mut m.line);
         }
-    }
-    for op in &mut c.ops {
-        add(&mut op.span.line);
-    }
-    match &mut c.end {
-        End::Closed(m) => add(&mut m.line),
-        End::Next(_, line) => add(line),
     }
 }
