@@ -202,10 +202,11 @@ impl grail_core::read::InputText for Counted {
     }
 }
 
-/// Spans found from windows of an input read by range equal the recorded ones, in EDN and in
-/// Plume text: where the window grows back to a line's start far behind (a history written on
-/// one line), and on to a value that runs far ahead (a read of a list of 3,000 elements); a
-/// history of a transaction a line is read a few kilobytes a look-up, not whole.
+/// Spans found from windows of an input read by range equal the recorded ones, in EDN, Plume
+/// text and JSON: where the window grows back to a line's start far behind (an EDN history
+/// written on one line), and on to a value that runs far ahead (a read of a list of 3,000
+/// elements); a history of a transaction a line is read a few kilobytes a look-up, not whole,
+/// and so is a JSON history on one line (its arrays' columns are kept, not found again).
 #[test]
 fn located_spans_read_windows_of_the_input() {
     let one_line = format!(
@@ -226,12 +227,53 @@ fn located_spans_read_windows_of_the_input() {
     let plume: String = (0..2000)
         .map(|t| format!("w({},{},{},{t})\nr({},{},{},{t})\n", t % 7, t + 1, t % 3, (t + 3) % 7, t / 2, t % 3))
         .collect();
+    // JSON: native transactions on one line (a string key with letters beyond ASCII before
+    // each array, for the columns), a read of 3,000 elements, generated native histories on
+    // the pool in chunks (over 2 MB) and elle-cli operations whose completions carry no value
+    // (their invocations' arrays are read again) or never come (indeterminate).
+    let json_one_line = format!(
+        "[{}]",
+        (0..3000)
+            .map(|i| format!(r#"{{"id": {i}, "label": "é{i}", "ops": [["append", "ключ", {i}], ["r", "x", [{i}]]]}}"#))
+            .collect::<Vec<_>>()
+            .join(", ")
+    );
+    let json_long_read = format!(
+        "[{},\n{{\"ops\": [[\"r\", \"x\", [{}]], [\"append\", \"y\", 1]]}}]",
+        (0..3000).map(|i| format!("{{\"ops\": [[\"append\", \"x\", {i}]]}}")).collect::<Vec<_>>().join(",\n"),
+        (0..3000).map(|i| i.to_string()).collect::<Vec<_>>().join(", ")
+    );
+    let big = grail_core::generate::generate(&grail_core::generate::GenOptions {
+        transactions: 30_000,
+        output: grail_core::generate::Output::Native,
+        ..Default::default()
+    })
+    .history;
+    assert!(big.len() > 2 << 20, "read in chunks");
+    let elle: String = (0..500)
+        .map(|i| {
+            let p = i % 5;
+            let invoke = format!(
+                r#"{{"type": "invoke", "process": {p}, "f": "txn", "value": [["append", "x", {i}], ["r", "x", null]]}}"#
+            );
+            if i % 50 == 49 {
+                return format!("{invoke}\n"); // never completed
+            }
+            let value =
+                if i % 2 == 0 { "null".to_string() } else { format!(r#"[["append", "x", {i}], ["r", "x", [{i}]]]"#) };
+            format!("{invoke}\n{{\"type\": \"ok\", \"process\": {p}, \"f\": \"txn\", \"value\": {value}}}\n")
+        })
+        .collect();
     let located = grail_core::ReadOptions { spans: true, locate_op_spans: true };
     for (input, format, per_lookup) in [
         (&one_line, Format::Edn, None),
         (&long_read, Format::Edn, None),
         (&generated, Format::Edn, Some(8 << 10)),
         (&plume, Format::Plume, Some(8 << 10)),
+        (&json_one_line, Format::Json, Some(8 << 10)),
+        (&json_long_read, Format::Json, None),
+        (&big, Format::Json, Some(8 << 10)),
+        (&elle, Format::Json, Some(8 << 10)),
     ] {
         let recorded = grail_core::read_with(input.as_bytes(), format, grail_core::ReadOptions::default()).unwrap();
         let mut h = grail_core::read_with(input.as_bytes(), format, located).unwrap();

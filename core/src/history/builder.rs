@@ -136,7 +136,12 @@ impl HistoryBuilder {
     /// Where the transaction being built read its operations (the form's byte offset and line),
     /// kept with [`SpanMode::Located`].
     pub fn ops_read_at(&mut self, offset: usize, line: u32) {
-        self.read_at = ReadAt { offset: offset as u64, line };
+        self.read_at = ReadAt { offset: offset as u64, line, column: 0 };
+    }
+
+    /// [`HistoryBuilder::ops_read_at`] with the form's column (JSON's).
+    pub fn ops_read_at_column(&mut self, offset: usize, line: u32, column: u32) {
+        self.read_at = ReadAt { offset: offset as u64, line, column };
     }
 
     /// Room for a whole text of `total` bytes at the density of its first `read` bytes, which

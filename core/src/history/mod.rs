@@ -399,17 +399,20 @@ pub struct History {
     pub(crate) op_span_finder: Option<OpSpanFinder>,
 }
 
-/// Where a transaction's operations were read: the byte offset and the line of the form they
-/// were read from ([`NO_POS`] as the offset when unknown).
+/// Where a transaction's operations were read: the byte offset, the line and the column of the
+/// form they were read from ([`NO_POS`] as the offset when unknown). The column is JSON's, whose
+/// histories are often one line: its operations are found again without reading back to the
+/// line's start. Other readers leave it 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadAt {
     pub offset: u64,
     pub line: u32,
+    pub column: u32,
 }
 
 impl Default for ReadAt {
     fn default() -> Self {
-        ReadAt { offset: NO_POS, line: 0 }
+        ReadAt { offset: NO_POS, line: 0, column: 0 }
     }
 }
 

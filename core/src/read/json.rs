@@ -9,7 +9,7 @@ use super::json_spans::{Field, JsonSpans, Layout};
 use super::pairing::{OpType, Pairer, Pending};
 use crate::error::{Error, ErrorKind};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, Status, Value, VersionOrder};
+use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, SpanMode, Status, Value, VersionOrder};
 use serde_json::{Map, Value as Json};
 
 /// Parse a JSON history of either kind.
@@ -26,10 +26,16 @@ pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> 
 
 /// [`read_json_from`], recording the span of every operation and transaction or none.
 pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Result<History, Error> {
-    if let Some(h) = super::json_fast::read(text, first, record_spans) {
+    read_json_spans(text, first, SpanMode::all_or_none(record_spans))
+}
+
+/// [`read_json_with`] keeping what `spans` says; serde_json's reader, where the short path gives
+/// up, records every span for [`SpanMode::Located`] (it keeps no places to find them again).
+pub(crate) fn read_json_spans(text: &[u8], first: u64, spans: SpanMode) -> Result<History, Error> {
+    if let Some(h) = super::json_fast::read(text, first, spans) {
         return Ok(h);
     }
-    read_json_serde(text, first, record_spans)
+    read_json_serde(text, first, spans.txn_spans())
 }
 
 /// The reader of every JSON history the short path (`json_fast`) gives up on: serde_json's

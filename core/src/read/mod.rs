@@ -195,7 +195,7 @@ pub fn read_edn_sequential(text: &[u8], spans: bool) -> Result<History, Error> {
 /// For tests that it gives what [`read_json_serde`] gives.
 #[doc(hidden)]
 pub fn read_json_fast(text: &[u8], spans: bool) -> Option<History> {
-    json_fast::read(text, 0, spans)
+    json_fast::read(text, 0, SpanMode::all_or_none(spans))
 }
 
 /// The JSON reader's short path with its entries read on several threads, in chunks of about
@@ -203,7 +203,7 @@ pub fn read_json_fast(text: &[u8], spans: bool) -> Option<History> {
 #[cfg(feature = "parallel")]
 #[doc(hidden)]
 pub fn read_json_in_chunks(text: &[u8], spans: bool, chunk_bytes: usize) -> Option<History> {
-    json_fast::read_in_chunks(text, spans, chunk_bytes)
+    json_fast::read_in_chunks(text, SpanMode::all_or_none(spans), chunk_bytes)
 }
 
 /// The JSON reader without its short path (serde_json's tree of the whole text).
@@ -240,13 +240,14 @@ pub struct ReadOptions {
     /// [`History::txn_spans`]; the EDN, JSON and Plume readers): 24 bytes per operation and per
     /// transaction, about half again the memory of a list-append history. On by default.
     pub spans: bool,
-    /// With `spans`, in EDN and in Plume text: record where each transaction's operations were
-    /// read (16 bytes a transaction) instead of each operation's span, and find an operation's
-    /// span from the input when it is asked for, once the input is attached ([`attach_input`]).
-    /// For a caller that keeps the input anyway (the CLI maps its file): at 1M transactions of
-    /// issue 20's shape, 0.15 s and 80 MB less; on a 120 MB Plume text of 5.4M operations, 100
-    /// MB less. Other formats record every span as before (and so does a Plume text whose
-    /// transactions' lines are not together).
+    /// With `spans`, in EDN, Plume text and JSON: record where each transaction's operations
+    /// were read (16 bytes a transaction) instead of each operation's span, and find an
+    /// operation's span from the input when it is asked for, once the input is attached
+    /// ([`attach_input`]). For a caller that keeps the input anyway (the CLI maps its file): at
+    /// 1M transactions of issue 20's shape, 0.15 s and 80 MB less; on a 120 MB Plume text of
+    /// 5.4M operations, 100 MB less. Other formats record every span as before (and so do a
+    /// Plume text whose transactions' lines are not together and a JSON text the short path
+    /// leaves to serde_json's reader).
     pub locate_op_spans: bool,
 }
 
@@ -273,7 +274,8 @@ pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn InputText>) {
     if h.ops_read_at.is_empty() {
         return;
     }
-    let plume = h.notation == crate::history::Notation::Plume;
+    use crate::history::Notation;
+    let (plume, json) = (h.notation == Notation::Plume, matches!(h.notation, Notation::Native | Notation::ElleJson));
     // The writes of Plume's aborted transactions (`txn = -1`) are one transaction whose lines
     // lie anywhere after its first: read once, when first asked for.
     let aborted_writes: std::sync::OnceLock<Option<Vec<Span>>> = std::sync::OnceLock::new();
@@ -288,6 +290,10 @@ pub fn attach_input(h: &mut History, input: std::sync::Arc<dyn InputText>) {
             }
             (true, _) => {
                 read = plume::spans_of_txn_in(&*input, offset, at.line, false)?;
+                &read
+            }
+            _ if json => {
+                read = json_fast::spans_of_ops_in(&*input, offset, at.line, at.column)?;
                 &read
             }
             (false, _) => {
@@ -328,7 +334,7 @@ pub fn read_releasing(
     match format {
         Format::Auto => read_releasing(text, detect(text), opts, release),
         Format::Edn => edn::read_edn_with(text, 0, opts.span_mode(), release),
-        Format::Json => json::read_json_with(text, 0, opts.spans),
+        Format::Json => json::read_json_spans(text, 0, opts.span_mode()),
         Format::Plume => plume::read_plume_with(text, opts.span_mode(), release),
         Format::Dbcop => read_dbcop(text),
         Format::DbcopBin => read_dbcop_bin(text),

@@ -23,6 +23,13 @@ pub(in crate::read) struct Cur<'a> {
     cont: usize,
 }
 
+impl Mark {
+    /// The 1-based column, in characters, as [`Cur::here`] gives it.
+    pub(in crate::read) fn column(&self) -> u32 {
+        (self.i - self.line_start - self.cont + 1) as u32
+    }
+}
+
 impl<'a> Cur<'a> {
     pub(in crate::read) fn new(t: &'a [u8]) -> Self {
         Self::at_line_start(t, 0)

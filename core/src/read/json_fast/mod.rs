@@ -19,41 +19,45 @@ mod entry;
 
 use super::pairing::{OpType, Pairer, Pending};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, Status, Ts, Value, VersionOrder};
+use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, SpanMode, Status, Ts, Value, VersionOrder};
 pub(super) use cursor::Cur;
-#[cfg(feature = "parallel")]
 pub(super) use cursor::Mark;
 use entry::{Arg, Entry, IntF, Parser, Scalar, StrF, Val};
 
 /// Read `text` as [`super::json::read_json_with`] does, or `None` to leave it to that reader.
-pub(crate) fn read(text: &[u8], first: u64, record_spans: bool) -> Option<History> {
+/// With [`SpanMode::Located`], each transaction records where its operations' array is
+/// ([`History::ops_read_at`]) instead of each operation's span: [`spans_of_ops_in`] finds them.
+pub(crate) fn read(text: &[u8], first: u64, spans: SpanMode) -> Option<History> {
     #[cfg(feature = "parallel")]
     if chunks::worth_it(text) {
-        if let Some(h) = read_on(text, first, record_spans, chunks::CHUNK_BYTES) {
+        if let Some(h) = read_on(text, first, spans, chunks::CHUNK_BYTES) {
             return Some(h);
         }
     }
-    read_on(text, first, record_spans, 0)
+    read_on(text, first, spans, 0)
 }
 
 /// The short path with the entries read on the pool in chunks of about `chunk` bytes: `None`
 /// when it leaves the text to the reader on one thread. For tests.
 #[cfg(feature = "parallel")]
-pub(crate) fn read_in_chunks(text: &[u8], record_spans: bool, chunk: usize) -> Option<History> {
+pub(crate) fn read_in_chunks(text: &[u8], spans: SpanMode, chunk: usize) -> Option<History> {
     if rayon::current_thread_index().is_some() {
         return None;
     }
-    read_on(text, 0, record_spans, chunk.max(1))
+    read_on(text, 0, spans, chunk.max(1))
 }
 
 /// [`read`], the entries read on the pool in chunks of `chunk` bytes, or on this thread (0).
-fn read_on(text: &[u8], first: u64, record_spans: bool, chunk: usize) -> Option<History> {
+fn read_on(text: &[u8], first: u64, spans: SpanMode, chunk: usize) -> Option<History> {
+    let mut b = HistoryBuilder::new();
+    b.set_span_mode(spans);
     let mut r = Reader {
         p: Parser::new(Cur::new(text)),
-        b: HistoryBuilder::new(),
+        b,
         pairer: Pairer::default(),
         first,
-        spans: record_spans,
+        spans: spans.txn_spans(),
+        located: spans == SpanMode::Located,
         chunk,
         entries: 0,
         all_native: true,
@@ -100,6 +104,8 @@ struct Reader<'a> {
     pairer: Pairer<Invocation>,
     first: u64,
     spans: bool,
+    /// Where each transaction's operations are is recorded, not each operation's span.
+    located: bool,
     /// Entries read on the pool in chunks of this many bytes; 0 on this thread.
     chunk: usize,
     entries: usize,
@@ -248,9 +254,12 @@ impl<'a> Reader<'a> {
         }
     }
 
-    /// Push `ops[a..b]` as json.rs's `push_ops` does for entry `i`.
-    fn push_ops(&mut self, i: usize, a: usize, b: usize) {
+    /// Push `ops[a..b]`, read from the array at `at`, as json.rs's `push_ops` does for entry `i`.
+    fn push_ops(&mut self, i: usize, a: usize, b: usize, at: Mark) {
         let place = Place { line: i as u32 + 1, column: 1 };
+        if self.located {
+            self.b.ops_read_at_column(at.i, at.line, at.column());
+        }
         for j in a..b {
             let (kind, key, arg, span) = {
                 let op = &self.p.ops[j];
@@ -280,7 +289,7 @@ impl<'a> Reader<'a> {
                 }
                 _ => unreachable!("ops_array gives writes one value"),
             }
-            if self.spans {
+            if self.spans && !self.located {
                 let mut span = span;
                 if j < self.op_lines.1 {
                     span.line = (span.line as i64 + self.op_lines.0) as u32;
@@ -324,7 +333,7 @@ impl<'a> Reader<'a> {
         let process = e.session.get().or(e.process.get());
         match e.ops {
             Val::Absent | Val::Null => {}
-            Val::Ops(a, b, _) => self.push_ops(i, a, b),
+            Val::Ops(a, b, at) => self.push_ops(i, a, b, at),
             Val::OtherArray | Val::Other => return None,
         }
         let label = match e.label {
@@ -421,8 +430,8 @@ impl<'a> Reader<'a> {
     fn push_txn_ops(&mut self, i: usize, value: Val, not_txn_f: bool) -> Option<bool> {
         match value {
             Val::Absent | Val::Null => Some(!not_txn_f),
-            Val::Ops(a, b, _) => {
-                self.push_ops(i, a, b);
+            Val::Ops(a, b, at) => {
+                self.push_ops(i, a, b, at);
                 Some(true)
             }
             // Not an array: push_ops fails before pushing anything.
@@ -476,4 +485,40 @@ fn version_order(h: &History, raw: RawOrder) -> VersionOrder {
         order.per_key.insert(key, vals);
     }
     order
+}
+
+/// The spans of the operations read from the array at `offset` (line `line`, column `column`),
+/// as a reading that records every span gives them: read again with the same code from a
+/// window of `input` that starts there and grows until the array is whole. `None` when there is
+/// no array of operations there.
+pub(in crate::read) fn spans_of_ops_in(
+    input: &dyn super::input::InputText,
+    offset: usize,
+    line: u32,
+    column: u32,
+) -> Option<Vec<Span>> {
+    let mut ahead = 1usize << 12;
+    loop {
+        let end = offset.saturating_add(ahead).min(input.len());
+        let w = input.bytes(offset, end);
+        if offset >= end || w.len() != end - offset {
+            return None;
+        }
+        // Columns on the array's first line count from its own column: the window starts there.
+        let mut p = Parser::new(Cur::at_line_start(&w, 0));
+        p.c.line = line;
+        if p.ops_array().is_some() {
+            let moved = |s: Span| Span {
+                start: s.start + offset as u64,
+                end: s.end + offset as u64,
+                column: if s.line == line { s.column + column.saturating_sub(1) } else { s.column },
+                ..s
+            };
+            return Some(p.ops.iter().map(|o| moved(o.span)).collect());
+        }
+        if end == input.len() {
+            return None;
+        }
+        ahead = ahead.saturating_mul(4);
+    }
 }

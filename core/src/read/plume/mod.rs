@@ -77,7 +77,7 @@ pub(crate) fn spans_of_txn_in(
 ) -> Option<Vec<Span>> {
     let (spans, base) = around(input, offset, |w, at, cut| {
         let whole = if cut { w.iter().rposition(|&b| b == b'\n').map_or(&w[..0], |p| &w[..=p]) } else { w };
-        spans_in(whole, ReadAt { offset: at as u64, line }, aborted_writes, cut)
+        spans_in(whole, ReadAt { offset: at as u64, line, column: 0 }, aborted_writes, cut)
     })?;
     Some(spans.into_iter().map(|s| s.shifted(base as u64)).collect())
 }
