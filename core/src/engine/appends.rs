@@ -31,6 +31,29 @@ pub(super) fn unobserved(
     pairs
 }
 
+/// Whether [`append_orders`] may decide `l` over the orders of unobserved appends: a level asked
+/// for whose own searches (on its own graph) found nothing, nor a finding.
+fn needs(cx: Check, searches: &[PatternSearch], l: Level) -> bool {
+    let Check { inf, levels, .. } = cx;
+    levels.contains(&l)
+        && !inf.findings.iter().any(|f| l.forbids(f))
+        && searches
+            .iter()
+            .filter(|s| s.graph == GraphId::Dependency(l.spec().order) && s.kind.is_none_or(|k| l.proscribes(k)))
+            .all(|s| s.found.is_empty() && !matches!(s.outcome, Searched::Unknown(_)))
+}
+
+/// Whether [`unobserved`] may read the graph of `order` (session or real-time) whole, its
+/// searches done: else only its witnesses' edges need be kept.
+pub(super) fn may_read(cx: Check, searches: &[PatternSearch], order: Order) -> bool {
+    let level = match order {
+        Order::None => return true,
+        Order::Session => Level::StrongSessionSi,
+        Order::Realtime => Level::StrongSi,
+    };
+    !cx.opts.observed_order_only && !cx.inf.open_appends.is_empty() && needs(cx, searches, level)
+}
+
 /// List append: SI and PSI decided over every order of the appends no read observed, when the
 /// observed orders alone leave them holding (PolySI's polygraph, of those appends' choices:
 /// [`crate::polygraph::appends`]). SER needs no such search: a topological order of an acyclic
@@ -43,16 +66,8 @@ fn append_orders(
     poly: &mut Poly,
     graphs: &mut Graphs,
 ) {
-    let Check { h, inf, levels, .. } = cx;
-    // A level whose own searches (on its own graph) found nothing, nor a finding.
-    let needs = |l: Level| {
-        levels.contains(&l)
-            && !inf.findings.iter().any(|f| l.forbids(f))
-            && searches
-                .iter()
-                .filter(|s| s.graph == GraphId::Dependency(l.spec().order) && s.kind.is_none_or(|k| l.proscribes(k)))
-                .all(|s| s.found.is_empty() && !matches!(s.outcome, Searched::Unknown(_)))
-    };
+    let Check { h, inf, .. } = cx;
+    let needs = |l: Level| needs(cx, searches, l);
     let todo: Vec<(Level, Mode, Order)> = [
         (Level::Si, Mode::Si, Order::None),
         (Level::Psi, Mode::Psi, Order::None),
