@@ -26,6 +26,8 @@ pub(crate) fn read_json_from(text: &[u8], first: u64) -> Result<History, Error> 
 
 /// [`read_json_from`], recording the span of every operation and transaction or none.
 pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Result<History, Error> {
+    // `compact-read` (the web demo's module) leaves the short path out, for size.
+    #[cfg(not(feature = "compact-read"))]
     if let Some(h) = super::json_fast::read(text, first, record_spans) {
         return Ok(h);
     }
