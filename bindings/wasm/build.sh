@@ -4,7 +4,8 @@
 # and the web demo's smaller module into bindings/wasm/pkg-demo/ (grail_wasm.js and
 # grail_wasm_bg.wasm only; web-demo/build.mjs puts them beside the package's JS): without the
 # feature `full` (only what web-demo/src/grail-api.mjs calls), with the feature `small` (core's
-# compact sorts: core/src/par/sort.rs), profile wasm-demo (opt-level "s"), wasm-opt -Oz. Prints both
+# compact sorts, core/src/par/sort.rs, and readers without their short paths), profile wasm-demo
+# (opt-level "s") with less inlining, wasm-opt -Oz with functions sorted by name. Prints both
 # modules' sizes, raw and gzipped.
 # Needs: the wasm32-unknown-unknown target, the wasm-bindgen CLI at the crate's version, and
 # `npm ci` done in this folder (for binaryen's wasm-opt). scripts/deps-wasm.sh installs them.
@@ -37,21 +38,32 @@ echo "grail-wasm: cargo build (wasm32-unknown-unknown, release, fat LTO)"
 (cd "$root" && CARGO_PROFILE_RELEASE_LTO=fat CARGO_PROFILE_RELEASE_CODEGEN_UNITS=1 CARGO_PROFILE_RELEASE_DEBUG=0 \
     cargo build --release -p grail-wasm --target wasm32-unknown-unknown)
 echo "grail-wasm: cargo build (wasm32-unknown-unknown, profile wasm-demo, without feature full, with feature small)"
-(cd "$root" && cargo build --profile wasm-demo -p grail-wasm --no-default-features --features small --target wasm32-unknown-unknown)
+# LLVM inlines less in the demo's module: at opt-level "s" a function marked #[inline] is
+# inlined up to cost 325 (LLVM's inlinehint-threshold), any other up to 50. With no bonus for
+# the mark and 40 for all, the module is 926 kB (394 kB gzipped) instead of 1,019 kB (425 kB);
+# a read and check of 100k transactions in Node takes 21% (list-append) to 27% (rw-register)
+# longer (issue 37; README).
+demo_flags="$CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS -C llvm-args=-inlinehint-threshold=0 -C llvm-args=-inline-threshold=40"
+(cd "$root" && CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUSTFLAGS="$demo_flags" \
+    cargo build --profile wasm-demo -p grail-wasm --no-default-features --features small --target wasm32-unknown-unknown)
 
 tmp="$(mktemp -d "${TMPDIR:-/tmp}/grail-wasm.XXXXXX")"
 trap 'rm -rf "$tmp"' EXIT
 opt="$here/node_modules/.bin/wasm-opt"
 
-# wasm-bindgen, then wasm-opt at $3, of the cargo output $1 into the folder $2.
-# --target web: one ES module that browsers, bundlers and Node (through js/node.mjs, which
-# instantiates it synchronously) all load. The reset function lets js/grail.mjs re-instantiate
-# the module after a panic.
+# wasm-bindgen, then wasm-opt at $3 (and the passes after it), of the cargo output $1 into the
+# folder $2. --target web: one ES module that browsers, bundlers and Node (through js/node.mjs,
+# which instantiates it synchronously) all load. The reset function lets js/grail.mjs
+# re-instantiate the module after a panic. With --reorder-functions-by-name, wasm-bindgen keeps
+# the function names for wasm-opt to sort by (it writes none without -g): a generic function's
+# copies end up side by side, within gzip's 32 kB window of each other.
 bindgen() {
-    wasm-bindgen --target web --experimental-reset-state-function --out-dir "$2" "$1"
+    local names=()
+    if [[ -x "$opt" && " ${*:4} " == *" --reorder-functions-by-name "* ]]; then names=(--keep-debug); fi
+    wasm-bindgen --target web --experimental-reset-state-function "${names[@]}" --out-dir "$2" "$1"
     if [[ -x "$opt" ]]; then
-        echo "grail-wasm: wasm-opt $3 ($(basename "$2"))"
-        "$opt" "$3" --enable-bulk-memory --enable-simd "$2/grail_wasm_bg.wasm" -o "$2/grail_wasm_bg.opt.wasm"
+        echo "grail-wasm: wasm-opt ${*:3} ($(basename "$2"))"
+        "$opt" "${@:3}" --enable-bulk-memory --enable-simd "$2/grail_wasm_bg.wasm" -o "$2/grail_wasm_bg.opt.wasm"
         mv "$2/grail_wasm_bg.opt.wasm" "$2/grail_wasm_bg.wasm"
     elif [[ "${CI:-}" == true ]]; then
         echo "grail-wasm: $opt is missing (run npm ci in bindings/wasm)" >&2
@@ -62,7 +74,7 @@ bindgen() {
 }
 bindgen "$target_dir/wasm32-unknown-unknown/release/grail_wasm.wasm" "$tmp/full" -O3
 # -Oz: 1% smaller than -O3 on the demo's module, and checks as fast (within 2% at 100k).
-bindgen "$target_dir/wasm32-unknown-unknown/wasm-demo/grail_wasm.wasm" "$tmp/demo" -Oz
+bindgen "$target_dir/wasm32-unknown-unknown/wasm-demo/grail_wasm.wasm" "$tmp/demo" -Oz --reorder-functions-by-name
 
 rm -rf "$pkg"
 mkdir -p "$pkg"

@@ -15,6 +15,7 @@ const RANGE_BYTES: usize = 2 << 20;
 
 /// Sort `v` by `key`, where `bucket(x)` is the key's leading part: `bucket` must not decrease as
 /// `key` grows. Buckets at or past `n` share the last one (still in order: they are the largest).
+/// `key` must differ for different elements (the sorts under it are unstable: crate::par::sort).
 pub fn sort_by_bucket<T: Send + Copy, K: Ord>(
     v: &mut [T],
     n: usize,
@@ -25,7 +26,7 @@ pub fn sort_by_bucket<T: Send + Copy, K: Ord>(
         return;
     }
     if n < 2 {
-        return v.sort_unstable_by_key(key);
+        return crate::par::sort::sort_unstable_by_key(v, key);
     }
     let bucket = move |x: &T| bucket(x).min(n - 1);
     // With threads, more ranges than threads, so that a dense range does not hold up the rest.
@@ -152,7 +153,7 @@ fn scatter_sort<T: Copy, K: Ord>(
     for b in 0..n {
         let bucket = &mut v[ends[b]..ends[b + 1]];
         if bucket.len() > 1 {
-            bucket.sort_unstable_by_key(&key);
+            crate::par::sort::sort_unstable_by_key(bucket, &key);
         }
     }
 }

@@ -828,7 +828,7 @@ async function exportHtml() {
     if (!state.result) return;
     const title = state.title ?? 'history';
     try {
-        const html = await checker.html(state.result.id, state.result.report, title);
+        const html = await checker.html(state.result.id, title);
         download(`grail-report-${title.replace(/[^\w.-]+/g, '_')}.html`, 'text/html', html);
     } catch (e) {
         $('status').textContent = `Could not write the report: ${e.message}`;

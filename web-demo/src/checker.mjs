@@ -103,8 +103,8 @@ export class Checker {
     }
 
     /** The report of check `check` as one HTML page (core writes it from the loaded history). */
-    html(check, report, title) {
-        return this.request({ type: 'html', check, report, title }).promise;
+    html(check, title) {
+        return this.request({ type: 'html', check, title }).promise;
     }
 
     subHistory(check, cycle, levels) {

@@ -62,7 +62,10 @@ export function transactions(history, ids) {
     }));
 }
 
-/** The report of `history` as the self-contained HTML page `grail check --html` writes. */
+/**
+ * The report of `history` as the self-contained HTML page `grail check --html` writes. The demo's
+ * module renders only the report object its last `checkHistory` returned (not a copy of it).
+ */
 export function renderHtml(history, report, title) {
     return history.renderHtml(report, title);
 }

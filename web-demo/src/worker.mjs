@@ -4,7 +4,7 @@
 //   {type: 'transactions', id, check, ids}    {id: {id, status, process, line, ops}} of the loaded history
 //   {type: 'subhistory', id, check, cycle, levels}  the smallest sub-history core finds that still
 //                                             has the cycle under one of levels (input's notation)
-//   {type: 'html', id, check, report, title}   the report as one HTML page (grail check --html)
+//   {type: 'html', id, check, title}         the check's report as one HTML page (grail check --html)
 //   {type: 'replay', id, text}                the history replayed as a stream (online checker):
 //                                             progress events {stream: {line, of, cycles, findings}}
 // Messages out: {type: 'ready', version} or {type: 'load-error', error}; {type: 'progress', id,
@@ -17,7 +17,7 @@ const EAGER_TRANSACTIONS = 20000;
 
 let flag = null;
 let loaded = null;
-/** The history of the last check: {check, history, byId}. */
+/** The history of the last check: {check, history, report, byId}. */
 let current = null;
 
 function post(msg) {
@@ -79,10 +79,12 @@ function runCheck(m) {
     const progress = progressFor(m.id);
     const history = grail.readHistory(m.text, progress);
     timings.read = performance.now() - t0;
-    const cur = { check: m.id, history, byId: null };
+    const cur = { check: m.id, history, report: null, byId: null };
     current = cur;
     const t1 = performance.now();
     const report = grail.checkHistory(history, m.levels, progress);
+    // Kept for 'html': the demo's module renders only the very report its last check returned.
+    cur.report = report;
     timings.check = performance.now() - t1;
     const info = grail.describe(history);
     let txns = null;
@@ -127,7 +129,8 @@ async function handle(m) {
             const summary = await grail.replay(m.text, { onStep, cancelled: () => cancelled(m.id) });
             post({ type: 'reply', id: m.id, value: summary });
         } else if (m.type === 'html') {
-            post({ type: 'reply', id: m.id, value: grail.renderHtml(loadedFor(m).history, m.report, m.title) });
+            const cur = loadedFor(m);
+            post({ type: 'reply', id: m.id, value: grail.renderHtml(cur.history, cur.report, m.title) });
         } else if (m.type === 'subhistory') {
             post({ type: 'reply', id: m.id, value: subHistory(m) });
         } else {

@@ -64,6 +64,7 @@ fn usage(message: String) -> JsValue {
 }
 
 /// The message of a serde-wasm-bindgen error (which wraps a JS `Error`).
+#[cfg(feature = "full")]
 fn serde_message(e: serde_wasm_bindgen::Error) -> String {
     let v = JsValue::from(e);
     match v.dyn_ref::<js_sys::Error>() {
@@ -73,10 +74,73 @@ fn serde_message(e: serde_wasm_bindgen::Error) -> String {
 }
 
 /// Plain JS data with the CLI's JSON schema: objects (not `Map`s) and `null` for `None`.
+#[cfg(feature = "full")]
 fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
     value
         .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
         .map_err(|e| usage(format!("cannot represent the result in JavaScript: {}", serde_message(e))))
+}
+
+/// A value of `T` from plain JS data; the message of what is wrong with it.
+#[cfg(feature = "full")]
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue) -> Result<T, String> {
+    serde_wasm_bindgen::from_value(value).map_err(serde_message)
+}
+
+/// The demo's: through `JSON.stringify` and serde_json, whose deserializer the JSON readers
+/// already have, so that serde-wasm-bindgen's is not linked.
+#[cfg(not(feature = "full"))]
+fn from_js<T: serde::de::DeserializeOwned>(value: JsValue) -> Result<T, String> {
+    let text = js_sys::JSON::stringify(&value).ok().and_then(|t| t.as_string());
+    let text = text.ok_or_else(|| "expected plain data (an object)".to_string())?;
+    serde_json::from_slice(text.as_bytes()).map_err(|e| e.to_string())
+}
+
+/// The demo's: through JSON text and `JSON.parse`, with serde_json's serializer (much of it
+/// shared by all types) instead of serde-wasm-bindgen's. An integer beyond 2^53 - 1 is refused
+/// as serde-wasm-bindgen refuses it, rather than rounded by `JSON.parse`.
+#[cfg(not(feature = "full"))]
+fn to_js<T: Serialize + ?Sized>(value: &T) -> Result<JsValue, JsValue> {
+    let cannot = |why: String| usage(format!("cannot represent the result in JavaScript: {why}"));
+    let text = serde_json::to_string(value).map_err(|e| cannot(e.to_string()))?;
+    if let Some(n) = unsafe_integer(&text) {
+        return Err(cannot(format!("{n} can't be represented as a JavaScript number")));
+    }
+    js_sys::JSON::parse(&text)
+}
+
+/// The first integer in JSON text (outside strings) that a JS number does not hold exactly.
+/// serde_json writes integer types as digits alone and floats with a `.` or an exponent.
+#[cfg(not(feature = "full"))]
+fn unsafe_integer(text: &str) -> Option<&str> {
+    const MAX_SAFE: &str = "9007199254740991";
+    let b = text.as_bytes();
+    let (mut i, mut in_string) = (0, false);
+    while i < b.len() {
+        let c = b[i];
+        i += 1;
+        if in_string {
+            match c {
+                b'\\' => i += 1,
+                b'"' => in_string = false,
+                _ => {}
+            }
+        } else if c == b'"' {
+            in_string = true;
+        } else if c == b'-' || c.is_ascii_digit() {
+            let start = i - 1;
+            while i < b.len() && matches!(b[i], b'0'..=b'9' | b'.' | b'e' | b'E' | b'+' | b'-') {
+                i += 1;
+            }
+            let token = &text[start..i];
+            let digits = token.strip_prefix('-').unwrap_or(token);
+            let integer = digits.bytes().all(|d| d.is_ascii_digit());
+            if integer && (digits.len(), digits) > (MAX_SAFE.len(), MAX_SAFE) {
+                return Some(token);
+            }
+        }
+    }
+    None
 }
 
 /// The progress callback: phase events, throttled while searching; it may cancel.
@@ -214,7 +278,11 @@ pub fn read(
     let req = ReadRequest { format, wal: wal.as_deref(), initial_value, ..ReadRequest::default() };
     let session = Session::read(text, &req, &mut p).map_err(core_error)?;
     p.finish()?;
-    Ok(History { session })
+    Ok(History {
+        session,
+        #[cfg(not(feature = "full"))]
+        last: std::cell::RefCell::new(None),
+    })
 }
 
 /// A history read into the module's memory. Free it with `free()` when done (or let the
@@ -222,6 +290,11 @@ pub fn read(
 #[wasm_bindgen]
 pub struct History {
     session: Session,
+    /// The last report `check` returned, and the JS object it returned it as: the demo's
+    /// `renderHtml` renders it, so that its module need not deserialize a `Report`
+    /// (serde-wasm-bindgen's code for it and its parts is most of 117 kB).
+    #[cfg(not(feature = "full"))]
+    last: std::cell::RefCell<Option<(JsValue, Report)>>,
 }
 
 #[wasm_bindgen]
@@ -250,23 +323,36 @@ impl History {
         let opts: CheckOptions = if options.is_undefined() || options.is_null() {
             CheckOptions::default()
         } else {
-            serde_wasm_bindgen::from_value(options)
-                .map_err(|e| usage(format!("invalid check options: {}", serde_message(e))))?
+            from_js(options).map_err(|e| usage(format!("invalid check options: {e}")))?
         };
         let mut p = Progress::new(progress, progress_interval_ms);
         p.timeout = timeout;
         let report = self.session.check(&opts, &mut p);
         p.finish()?;
-        to_js(&report)
+        let js = to_js(&report)?;
+        #[cfg(not(feature = "full"))]
+        self.last.replace(Some((js.clone(), report)));
+        Ok(js)
     }
 
     /// A report of this history as one self-contained HTML page (what `grail check --html`
     /// writes); `title` names the history.
+    #[cfg(feature = "full")]
     #[wasm_bindgen(js_name = renderHtml)]
     pub fn render_html(&self, report: JsValue, title: Option<String>) -> Result<String, JsValue> {
         let report: Report = serde_wasm_bindgen::from_value(report)
             .map_err(|e| usage(format!("not a grail report: {}", serde_message(e))))?;
         Ok(self.session.html(&report, title.as_deref().unwrap_or("history")))
+    }
+
+    /// The demo's `renderHtml`: only of the very object the last `check` returned (not a copy).
+    #[cfg(not(feature = "full"))]
+    #[wasm_bindgen(js_name = renderHtml)]
+    pub fn render_html(&self, report: JsValue, title: Option<String>) -> Result<String, JsValue> {
+        match &*self.last.borrow() {
+            Some((js, r)) if *js == report => Ok(self.session.html(r, title.as_deref().unwrap_or("history"))),
+            _ => Err(usage("this module renders only the report the history's last check returned".into())),
+        }
     }
 
     /// Every transaction, or those whose ids are in `ids` (in the history's order): `id`,
@@ -283,11 +369,40 @@ impl History {
     /// `transactions`, `reproduces`, `minimal`, `checks`.
     #[wasm_bindgen(js_name = reproducingSubHistory)]
     pub fn reproducing_sub_history(&self, cycle: JsValue, levels: String, max_checks: u32) -> Result<JsValue, JsValue> {
-        let cycle: CycleReport = serde_wasm_bindgen::from_value(cycle)
-            .map_err(|e| usage(format!("not a grail cycle: {}", serde_message(e))))?;
+        let cycle = cycle_from_js(cycle)?;
         let levels = grail_core::Level::parse_list(&levels).map_err(core_error)?;
         to_js(&self.session.reproducing_sub_history(&cycle, &levels, max_checks as usize))
     }
+}
+
+/// The cycle `reproducingSubHistory` takes, whole in the package's build.
+#[cfg(feature = "full")]
+fn cycle_from_js(cycle: JsValue) -> Result<CycleReport, JsValue> {
+    serde_wasm_bindgen::from_value(cycle).map_err(|e| usage(format!("not a grail cycle: {}", serde_message(e))))
+}
+
+/// In the demo's build, only the fields the sub-history search reads (`anomaly`, `name`,
+/// `txns`; core's export::reproduce), so that a whole `CycleReport`'s deserializer stays out.
+/// The demo-module test compares the result with the package's on every conformance case.
+#[cfg(not(feature = "full"))]
+fn cycle_from_js(cycle: JsValue) -> Result<CycleReport, JsValue> {
+    #[derive(serde::Deserialize)]
+    struct Cycle {
+        anomaly: String,
+        name: String,
+        txns: Vec<u64>,
+    }
+    let c: Cycle = from_js(cycle).map_err(|e| usage(format!("not a grail cycle: {e}")))?;
+    Ok(CycleReport {
+        anomaly: c.anomaly,
+        name: c.name,
+        txns: c.txns,
+        steps: Vec::new(),
+        minimal: false,
+        explanation: String::new(),
+        other_order: None,
+        forced: Vec::new(),
+    })
 }
 
 /// A JS number that is a transaction id (a whole number, not negative).
@@ -317,8 +432,7 @@ impl OnlineChecker {
         let opts: grail_core::OnlineOptions = if options.is_undefined() || options.is_null() {
             grail_core::OnlineOptions::default()
         } else {
-            serde_wasm_bindgen::from_value(options)
-                .map_err(|e| usage(format!("invalid online options: {}", serde_message(e))))?
+            from_js(options).map_err(|e| usage(format!("invalid online options: {e}")))?
         };
         let checker = grail_core::OnlineChecker::new(opts);
         Ok(OnlineChecker { inner: grail_core::online::stream::LineStream::new(checker, grail_core::Format::Auto) })
@@ -351,5 +465,21 @@ impl OnlineChecker {
     /// Counters, class counts, lengths, label patterns, levels and notes so far.
     pub fn summary(&self) -> Result<JsValue, JsValue> {
         to_js(&self.inner.checker().summary())
+    }
+}
+
+#[cfg(all(test, not(feature = "full")))]
+mod tests {
+    use super::unsafe_integer;
+
+    #[test]
+    fn unsafe_integers_are_found_outside_strings_only() {
+        assert_eq!(unsafe_integer(r#"{"a":9007199254740991,"b":-9007199254740991,"c":1e300,"d":2.5}"#), None);
+        assert_eq!(
+            unsafe_integer(r#"{"a":"90071992547409912","b\"":[1,-9007199254740992]}"#),
+            Some("-9007199254740992")
+        );
+        assert_eq!(unsafe_integer(r#"[18446744073709551615]"#), Some("18446744073709551615"));
+        assert_eq!(unsafe_integer(r#"["\\",9007199254740993.0]"#), None);
     }
 }

@@ -54,7 +54,7 @@ impl Session {
 
     /// Read a history from its bytes.
     pub fn read(text: &[u8], req: &ReadRequest, obs: &mut dyn Observer) -> Result<Session, Error> {
-        Self::read_in(text, None, req, obs)
+        Self::read_in(text, false, req, obs)
     }
 
     /// Read a history from `text`, which stays at hand as `later` (the same bytes, read by
@@ -66,7 +66,13 @@ impl Session {
         req: &ReadRequest,
         obs: &mut dyn Observer,
     ) -> Result<Session, Error> {
-        Self::read_in(text, Some(later), req, obs)
+        let mut session = Self::read_in(text, true, req, obs)?;
+        // Here rather than in read_in, so that a caller of `read` only (the WebAssembly module)
+        // does not link attach_input's span finder (9 kB there).
+        if req.spans {
+            read::attach_input(&mut session.history, later);
+        }
+        Ok(session)
     }
 
     /// Read Cobra's client logs, one session a log, in this order.
@@ -77,12 +83,7 @@ impl Session {
         Ok(Session::new(h))
     }
 
-    fn read_in(
-        text: &[u8],
-        shared: Option<SharedInput>,
-        req: &ReadRequest,
-        obs: &mut dyn Observer,
-    ) -> Result<Session, Error> {
+    fn read_in(text: &[u8], shared: bool, req: &ReadRequest, obs: &mut dyn Observer) -> Result<Session, Error> {
         obs.event(Event::Reading { bytes: text.len() });
         let format = match req.format {
             Format::Auto => read::detect(text),
@@ -99,7 +100,7 @@ impl Session {
                 ))
             }
             _ => {
-                let opts = ReadOptions { spans: req.spans, locate_op_spans: req.spans && shared.is_some() };
+                let opts = ReadOptions { spans: req.spans, locate_op_spans: req.spans && shared };
                 read::read_releasing(text, format, opts, &mut |n| obs.consumed(n))?
             }
         };
@@ -108,9 +109,6 @@ impl Session {
         }
         let jepsen = matches!(format, Format::Edn | Format::Json);
         let nemesis = if req.timeline && jepsen { crate::read::nemesis::nemesis(text) } else { Vec::new() };
-        if let (Some(input), true) = (shared, req.spans) {
-            read::attach_input(&mut h, input);
-        }
         obs.event(Event::Read { transactions: h.txns.len(), model: h.model });
         Ok(Session { history: h, nemesis, inferences: Default::default() })
     }

@@ -395,8 +395,12 @@ pub fn white_box_report(
         });
         cycles.push(cycle);
     }
-    let mut counts: std::collections::BTreeMap<String, usize> =
-        found.counts.iter().map(|(k, n)| (k.name().to_string(), *n)).collect();
+    // Inserted one by one, not collected: collecting sorts first with a stable sort, a copy of
+    // it for this element type alone (the same map either way: the last value of a key stays).
+    let mut counts = std::collections::BTreeMap::<String, usize>::new();
+    for (k, n) in &found.counts {
+        counts.insert(k.name().to_string(), *n);
+    }
     for c in &cycles {
         *counts.entry(c.anomaly.clone()).or_default() += 1;
     }

@@ -89,6 +89,7 @@ impl std::io::Read for Counting<'_> {
 }
 
 pub fn read_dbcop_bin(data: &[u8]) -> Result<History, Error> {
+    #[cfg(not(feature = "compact-read"))]
     if let Some(h) = read_fast(data) {
         return Ok(h);
     }

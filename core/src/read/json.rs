@@ -32,6 +32,8 @@ pub(crate) fn read_json_with(text: &[u8], first: u64, record_spans: bool) -> Res
 /// [`read_json_with`] keeping what `spans` says; serde_json's reader, where the short path gives
 /// up, records every span for [`SpanMode::Located`] (it keeps no places to find them again).
 pub(crate) fn read_json_spans(text: &[u8], first: u64, spans: SpanMode) -> Result<History, Error> {
+    // `compact-read` (the web demo's module) leaves the short path out, for size.
+    #[cfg(not(feature = "compact-read"))]
     if let Some(h) = super::json_fast::read(text, first, spans) {
         return Ok(h);
     }

@@ -62,6 +62,7 @@ pub fn read_timekiller(text: &[u8]) -> Result<History, Error> {
 /// JSON tree: 1M transactions would cost gigabytes), each transaction pushed to the builder as
 /// it is read.
 pub fn read_timekiller_with(text: &[u8], opts: TimeKillerOptions) -> Result<History, Error> {
+    #[cfg(not(feature = "compact-read"))]
     if let Some(h) = super::timekiller_fast::read(text, opts) {
         return Ok(h);
     }
