@@ -133,14 +133,10 @@ impl HistoryBuilder {
         self.spans.op_spans()
     }
 
-    /// Where the transaction being built read its operations (the form's byte offset and line),
-    /// kept with [`SpanMode::Located`].
-    pub fn ops_read_at(&mut self, offset: usize, line: u32) {
-        self.read_at = ReadAt { offset: offset as u64, line, column: 0 };
-    }
-
-    /// [`HistoryBuilder::ops_read_at`] with the form's column (JSON's).
-    pub fn ops_read_at_column(&mut self, offset: usize, line: u32, column: u32) {
+    /// Where the transaction being built read its operations (the form's byte offset, line and
+    /// column: 0 where the reader does not keep it, see [`ReadAt`]), kept with
+    /// [`SpanMode::Located`].
+    pub fn ops_read_at(&mut self, offset: usize, line: u32, column: u32) {
         self.read_at = ReadAt { offset: offset as u64, line, column };
     }
 

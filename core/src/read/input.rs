@@ -40,13 +40,33 @@ const AHEAD: usize = 1 << 12;
 pub(crate) fn around<R>(
     input: &dyn InputText,
     offset: usize,
+    find: impl FnMut(&[u8], usize, bool) -> Option<R>,
+) -> Option<(R, usize)> {
+    windows(input, offset, true, find)
+}
+
+/// `find(window, cut)` over windows of `input` that start at `offset` itself, grown as
+/// [`around`]'s are: for a reader that knows the column there (JSON's, often one line long).
+pub(crate) fn ahead<R>(
+    input: &dyn InputText,
+    offset: usize,
+    mut find: impl FnMut(&[u8], bool) -> Option<R>,
+) -> Option<R> {
+    windows(input, offset, false, |w, _, cut| find(w, cut)).map(|(r, _)| r)
+}
+
+/// [`around`], or with `to_line_start` false, [`ahead`].
+fn windows<R>(
+    input: &dyn InputText,
+    offset: usize,
+    to_line_start: bool,
     mut find: impl FnMut(&[u8], usize, bool) -> Option<R>,
 ) -> Option<(R, usize)> {
     let len = input.len();
     if offset >= len {
         return None;
     }
-    let (mut behind, mut ahead) = (BEHIND, AHEAD);
+    let (mut behind, mut ahead) = (if to_line_start { BEHIND } else { 0 }, AHEAD);
     loop {
         let start = offset.saturating_sub(behind);
         let end = offset.saturating_add(ahead).min(len);
@@ -56,7 +76,7 @@ pub(crate) fn around<R>(
         }
         let at = offset - start;
         let line = w[..at].iter().rposition(|&b| b == b'\n').map(|p| p + 1);
-        let Some(from) = line.or((start == 0).then_some(0)) else {
+        let Some(from) = line.or((start == 0 || !to_line_start).then_some(0)) else {
             behind = behind.saturating_mul(4);
             continue;
         };

@@ -228,7 +228,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
     /// The transaction's operations were read from this map's value (when it has one).
     fn ops_read_at_value(&mut self, m: &OpMap) {
         if let Some(at) = m.value_at {
-            self.b.ops_read_at(at, m.value_line);
+            self.b.ops_read_at(at, m.value_line, 0);
         }
     }
 
@@ -247,7 +247,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
         (self.s.pos, self.s.line, self.s.line_start) = saved;
         match r {
             Ok(()) => {
-                self.b.ops_read_at(offset, v.line);
+                self.b.ops_read_at(offset, v.line, 0);
                 Ok(true)
             }
             Err(_) if v.not_txn_f => {

@@ -258,7 +258,7 @@ impl<'a> Reader<'a> {
     fn push_ops(&mut self, i: usize, a: usize, b: usize, at: Mark) {
         let place = Place { line: i as u32 + 1, column: 1 };
         if self.located {
-            self.b.ops_read_at_column(at.i, at.line, at.column());
+            self.b.ops_read_at(at.i, at.line, at.column());
         }
         for j in a..b {
             let (kind, key, arg, span) = {
@@ -497,28 +497,17 @@ pub(in crate::read) fn spans_of_ops_in(
     line: u32,
     column: u32,
 ) -> Option<Vec<Span>> {
-    let mut ahead = 1usize << 12;
-    loop {
-        let end = offset.saturating_add(ahead).min(input.len());
-        let w = input.bytes(offset, end);
-        if offset >= end || w.len() != end - offset {
-            return None;
-        }
+    super::input::ahead(input, offset, |w, _| {
         // Columns on the array's first line count from its own column: the window starts there.
-        let mut p = Parser::new(Cur::at_line_start(&w, 0));
+        let mut p = Parser::new(Cur::at_line_start(w, 0));
         p.c.line = line;
-        if p.ops_array().is_some() {
-            let moved = |s: Span| Span {
-                start: s.start + offset as u64,
-                end: s.end + offset as u64,
-                column: if s.line == line { s.column + column.saturating_sub(1) } else { s.column },
-                ..s
-            };
-            return Some(p.ops.iter().map(|o| moved(o.span)).collect());
-        }
-        if end == input.len() {
-            return None;
-        }
-        ahead = ahead.saturating_mul(4);
-    }
+        p.ops_array()?;
+        let moved = |s: Span| Span {
+            start: s.start + offset as u64,
+            end: s.end + offset as u64,
+            column: if s.line == line { s.column + column.saturating_sub(1) } else { s.column },
+            ..s
+        };
+        Some(p.ops.iter().map(|o| moved(o.span)).collect())
+    })
 }

@@ -116,7 +116,7 @@ impl Stream {
             let op_spans = self.spans.op_spans();
             let pushed = self.aborted.iter().filter(|op| push(&mut self.b, op, op_spans)).count();
             if pushed > 0 {
-                self.b.ops_read_at(at, line);
+                self.b.ops_read_at(at, line, 0);
                 self.b.finish_txn(Status::Aborted, TxnMeta { id: Some(id), process: None, line, ..Default::default() });
             }
         }
@@ -170,7 +170,7 @@ struct Open {
 impl Open {
     fn finish(self, b: &mut HistoryBuilder) {
         if self.ops > 0 {
-            b.ops_read_at(self.at, self.line);
+            b.ops_read_at(self.at, self.line, 0);
             let meta = TxnMeta {
                 id: Some(self.id as u64),
                 process: Some(self.session),
