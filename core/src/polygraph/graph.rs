@@ -120,10 +120,28 @@ impl DynGraph {
 
     /// A graph of these edges (which must close no forbidden cycle), without an order yet.
     pub fn with_edges(mode: Mode, n: usize, edges: &[(Edge, Origin)]) -> Self {
+        Self::from_edges(mode, n, edges.to_vec())
+    }
+
+    /// [`DynGraph::with_edges`], keeping the caller's vector: pruning's edges are most of the
+    /// memory of a large polygraph, and a copy would hold them twice.
+    pub fn from_edges(mode: Mode, n: usize, mut edges: Vec<(Edge, Origin)>) -> Self {
+        edges.retain(|(e, _)| (e.from as usize) < n && (e.to as usize) < n);
         let mut g = DynGraph::new(mode, n);
-        for &(e, o) in edges {
-            g.push(e, o);
+        let (mut outs, mut ins) = (vec![0u32; n], vec![0u32; n]);
+        for (e, _) in &edges {
+            outs[e.from as usize] += 1;
+            ins[e.to as usize] += 1;
         }
+        for (v, (&o, &i)) in outs.iter().zip(&ins).enumerate() {
+            g.out[v].reserve_exact(o as usize);
+            g.inn[v].reserve_exact(i as usize);
+        }
+        for (id, (e, _)) in edges.iter().enumerate() {
+            g.out[e.from as usize].push(id as u32);
+            g.inn[e.to as usize].push(id as u32);
+        }
+        g.edges = edges;
         g
     }
 

@@ -161,7 +161,10 @@ pub fn decide(pg: &Polygraph, mode: Mode, budget: &mut Budget) -> (Decision, Pol
 /// Anything else is decided again without them.
 pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: SearchMode) -> (Decision, PolyStats) {
     if search == SearchMode::Fast && !pg.session.is_empty() {
-        let (v, mut st) = decide_from(pg, mode, &pg.session, &pg.rank, budget, search, false);
+        // Its counterexample is never shown (a violation is decided again without session order):
+        // not explained, which would copy the graph once a reason.
+        let (v, mut st) =
+            decide_from(pg, mode, &pg.session, &pg.rank, budget, Run { search, guided: false, explain: false });
         match v {
             Decision::Holds => {
                 st.with_session = true;
@@ -175,12 +178,14 @@ pub fn decide_with(pg: &Polygraph, mode: Mode, budget: &mut Budget, search: Sear
         if matches!(mode, Mode::Ser | Mode::Psi) {
             match rank::si_ranks(pg, budget) {
                 rank::Ranks::OutOfBudget => return (unknown(budget), st),
-                rank::Ranks::Si(r) => return decide_from(pg, mode, &[], &r, budget, search, true),
+                rank::Ranks::Si(r) => {
+                    return decide_from(pg, mode, &[], &r, budget, Run { search, guided: true, explain: true })
+                }
                 rank::Ranks::None => {}
             }
         }
     }
-    decide_from(pg, mode, &[], &pg.rank, budget, search, false)
+    decide_from(pg, mode, &[], &pg.rank, budget, Run { search, guided: false, explain: true })
 }
 
 /// An acyclic resolution of `pg` for `mode` (SER or SI) with `extra` edges known: the known
@@ -204,9 +209,9 @@ pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) 
     if let Some(found) = chain::guess_edges(pg, mode, &pruned.edges, &pg.rank, budget)? {
         return Some(found.into_iter().map(|(e, _)| e).collect());
     }
-    let mut g = DynGraph::with_edges(mode, pg.n, &pruned.edges);
     let mut open: Vec<u32> =
         pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
+    let mut g = DynGraph::from_edges(mode, pg.n, pruned.edges);
     let prefer = match preferences(pg, &g.edges, mode, &pg.rank) {
         Some((pos, prefer)) => {
             crate::par::sort::sort_by_cached_key(&mut open, |&c| earliest(pg, &pos, c));
@@ -215,10 +220,29 @@ pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) 
         }
         None => vec![true; pg.cons.len()],
     };
-    match solve_open(pg, &mut g, &open, &prefer, budget, PolyStats::default(), SearchMode::Fast) {
+    match solve_open(
+        pg,
+        &mut g,
+        &open,
+        &prefer,
+        budget,
+        PolyStats::default(),
+        Run { search: SearchMode::Fast, guided: false, explain: false },
+    ) {
         (Decision::Holds, _) => Some(g.edges.iter().map(|(e, _)| *e).collect()),
         _ => None,
     }
+}
+
+/// How [`decide_from`] runs. `guided`: the rank is the order SI with session order resolves to
+/// ([`rank`]), wrong only around write skews, so that its first guess is [`repair`]ed before
+/// anything is pruned. `explain`: a violation's counterexample is shown, so its forced choices
+/// get their reasons.
+#[derive(Clone, Copy)]
+struct Run {
+    search: SearchMode,
+    guided: bool,
+    explain: bool,
 }
 
 /// `unknown`, with the reason the budget gives.
@@ -227,18 +251,16 @@ fn unknown(b: &Budget) -> Decision {
 }
 
 /// [`decide_with`] with `extra` edges taken as known; `rank` orders the transactions where the
-/// edges leave a choice (the first guess, the search's preferences and its order). `guided`:
-/// the rank is the order SI with session order resolves to ([`rank`]), wrong only around
-/// write skews, so that its first guess is [`repair`]ed before anything is pruned.
+/// edges leave a choice (the first guess, the search's preferences and its order).
 fn decide_from(
     pg: &Polygraph,
     mode: Mode,
     extra: &[Edge],
     rank: &[u32],
     budget: &mut Budget,
-    search: SearchMode,
-    guided: bool,
+    run: Run,
 ) -> (Decision, PolyStats) {
+    let Run { search, guided, explain } = run;
     let mut stats = PolyStats {
         known_edges: pg.known.len() + extra.len(),
         version_pairs: pg.version_pairs,
@@ -281,9 +303,10 @@ fn decide_from(
         SearchMode::LearnOnly | SearchMode::LearnChrono => prune::known(pg, mode, extra),
         _ => prune::prune(pg, mode, extra, budget),
     };
-    let mut g = DynGraph::with_edges(mode, pg.n, &pruned.edges);
+    let (outcome, rounds, resolved) = (pruned.outcome, pruned.rounds, pruned.resolved);
+    let mut g = DynGraph::from_edges(mode, pg.n, pruned.edges);
     // Pruning sees product-graph cycles only; PSI's cycles with one RW edge are tested here.
-    if mode == Mode::Psi && matches!(pruned.outcome, PruneOutcome::Open | PruneOutcome::Conflict(_)) {
+    if mode == Mode::Psi && matches!(outcome, PruneOutcome::Open | PruneOutcome::Conflict(_)) {
         if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
             g.set_order(pos);
         }
@@ -291,12 +314,12 @@ fn decide_from(
             Err(graph::OutOfBudget) => return (unknown(budget), stats),
             Ok(Some(cycle)) => {
                 let cx = Counterexample { cycle, other: None, reasons: Vec::new() };
-                return (Decision::Violated(explained(pg, &g, cx, budget)), stats);
+                return (Decision::Violated(explained(explain, pg, &g, cx, budget)), stats);
             }
             Ok(None) => {}
         }
     }
-    if !all && matches!(pruned.outcome, PruneOutcome::Open) {
+    if !all && matches!(outcome, PruneOutcome::Open) {
         let why = format!(
             "the history has {} constraints (pairs of a key's chains of versions, whose order it leaves open: read-modify-write chains of a register, or appends no read observed; {} pairs of versions), which would take about {} MB, more than the memory budget of {} MB ({} constraints), and the first guess of a version order has a cycle",
             pg.pairs,
@@ -307,17 +330,17 @@ fn decide_from(
         );
         return (Decision::Unknown(why), stats);
     }
-    stats.pruning_rounds = pruned.rounds;
-    let open: Vec<u32> =
-        pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
+    stats.pruning_rounds = rounds;
+    let open: Vec<u32> = resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
     stats.after_pruning = open.len();
-    match pruned.outcome {
+    match outcome {
         PruneOutcome::Unknown => (unknown(budget), stats),
         PruneOutcome::Cycle(ids) => {
-            let cycle = shortest_through(&mut g, &ids, budget)
-                .unwrap_or_else(|| ids.iter().map(|&i| pruned.edges[i]).collect());
+            let cycle =
+                shortest_through(&mut g, &ids, budget).unwrap_or_else(|| ids.iter().map(|&i| g.edges[i]).collect());
             (
                 Decision::Violated(explained(
+                    explain,
                     pg,
                     &g,
                     Counterexample { cycle, other: None, reasons: Vec::new() },
@@ -331,7 +354,7 @@ fn decide_from(
                 g.set_order(pos);
             }
             match conflict(pg, &mut g, c, budget) {
-                Some(cx) => (Decision::Violated(explained(pg, &g, cx, budget)), stats),
+                Some(cx) => (Decision::Violated(explained(explain, pg, &g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             }
         }
@@ -347,7 +370,7 @@ fn decide_from(
             };
             if search == SearchMode::Fast && pg.cons.len() > 64 {
                 // The first guess again, now with the choices pruning forced.
-                match chain::guess_from(pg, mode, &pruned.edges, rank, budget) {
+                match chain::guess_from(pg, mode, &g.edges, rank, budget) {
                     Some(true) => {
                         stats.chain_guess = true;
                         return (Decision::Holds, stats);
@@ -373,7 +396,15 @@ fn decide_from(
                         // The counterexample: DPLL's conflict with every choice implied, if DPLL
                         // finds it within a bounded effort; else the last cycle the SAT search met.
                         let mut bounded = Budget::new(budget.steps.min(EXPLAIN_STEPS), None);
-                        match solve_open(pg, &mut g, &open, &prefer, &mut bounded, stats, SearchMode::DpllOnly) {
+                        match solve_open(
+                            pg,
+                            &mut g,
+                            &open,
+                            &prefer,
+                            &mut bounded,
+                            stats,
+                            Run { search: SearchMode::DpllOnly, ..run },
+                        ) {
                             (v @ Decision::Violated(_), st) => (v, st),
                             (_, st) => (
                                 Decision::Violated(Counterexample { cycle: last, other: None, reasons: Vec::new() }),
@@ -383,7 +414,7 @@ fn decide_from(
                     }
                 };
             }
-            solve_open(pg, &mut g, &open, &prefer, budget, stats, search)
+            solve_open(pg, &mut g, &open, &prefer, budget, stats, run)
         }
     }
 }
@@ -443,14 +474,15 @@ fn solve_open(
     prefer: &[bool],
     budget: &mut Budget,
     mut stats: PolyStats,
-    search: SearchMode,
+    run: Run,
 ) -> (Decision, PolyStats) {
+    let Run { search, explain, .. } = run;
     if search == SearchMode::DpllOnly {
         return match solve::solve(pg, g, open, prefer, budget, &mut stats.decisions) {
             solve::Solved::Acyclic => (Decision::Holds, stats),
             solve::Solved::Unknown => (unknown(budget), stats),
             solve::Solved::Conflict(c) => match conflict(pg, g, c, budget) {
-                Some(cx) => (Decision::Violated(explained(pg, g, cx, budget)), stats),
+                Some(cx) => (Decision::Violated(explained(explain, pg, g, cx, budget)), stats),
                 None => (unknown(budget), stats),
             },
         };
@@ -490,7 +522,7 @@ fn solve_open(
             if cx.cycle.is_empty() {
                 return (Decision::Unknown("the search found no cycle to show".into()), stats);
             }
-            (Decision::Violated(explained(pg, g, cx, budget)), stats)
+            (Decision::Violated(explained(explain, pg, g, cx, budget)), stats)
         }
     }
 }
@@ -541,8 +573,12 @@ fn conflict(pg: &Polygraph, g: &mut DynGraph, c: u32, budget: &mut Budget) -> Op
 /// Steps the reasons of a counterexample may take (their own budget: the verdict is known).
 const REASON_STEPS: u64 = 10_000_000;
 
-/// Add the reasons of the forced choices on the counterexample's cycles.
-fn explained(pg: &Polygraph, g: &DynGraph, mut cx: Counterexample, budget: &Budget) -> Counterexample {
+/// Add the reasons of the forced choices on the counterexample's cycles (unless its caller
+/// only needs the verdict).
+fn explained(explain: bool, pg: &Polygraph, g: &DynGraph, mut cx: Counterexample, budget: &Budget) -> Counterexample {
+    if !explain {
+        return cx;
+    }
     let mut own = Budget::new(budget.steps.min(REASON_STEPS), None);
     let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
     let mut cycles: Vec<&[(Edge, Origin)]> = vec![&cx.cycle];

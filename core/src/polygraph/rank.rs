@@ -51,7 +51,7 @@ pub fn si_ranks(pg: &Polygraph, budget: &mut Budget) -> Ranks {
     // closes a cycle (the greedy pass of the search; at 30k transactions this cut the SER
     // search's conflicts on the first 15k twentyfold against the pruned order alone).
     let pos = positions(&order);
-    let mut g = DynGraph::with_edges(Mode::Si, pg.n, &pruned.edges);
+    let mut g = DynGraph::from_edges(Mode::Si, pg.n, pruned.edges);
     g.set_order(pos.clone());
     let place = |ci: usize| {
         let c = pg.cons[ci];
