@@ -504,3 +504,53 @@ fn psi_pl2_and_pl1_without_a_version_order() {
     assert_eq!(r.levels["PL-1"].verdict, "holds");
     assert_eq!(r.weakest_violated, [Level::Pl2]);
 }
+
+/// The search's edges keep 16 bytes each and draw an edge again from its constraint: every
+/// side's edges read back as `side` gives them, mixed with edges kept whole, before and after
+/// removing some.
+#[test]
+fn edges_of_choices_read_back_whole() {
+    use grail_core::graph::EdgeType;
+    use polygraph::edges::{EdgeList, Edges};
+    use polygraph::Origin;
+    let mut rng = Rng(0x0bad_cafe_f00d_1234);
+    let mut checked = 0;
+    for _ in 0..60 {
+        let (text, _) = random_history(&mut rng);
+        let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
+        let inf = grail_core::infer(&h);
+        for mode in [Mode::Ser, Mode::Pl2] {
+            let pg = polygraph::build_for(&h, &inf, Order::None, mode, u64::MAX);
+            let mut edges = Edges::new(&pg);
+            let mut want = Vec::new();
+            for (i, &c) in pg.cons.iter().enumerate() {
+                for first in [true, false] {
+                    for (e, place) in pg.side_at(c, first) {
+                        edges.push_side(e, i as u32, first, place);
+                        want.push((e, Origin::Chosen { cons: i as u32, first }));
+                    }
+                    let known = pg.known.first().copied();
+                    if let Some(k) = known {
+                        edges.push(k, Origin::Certain);
+                        want.push((k, Origin::Certain));
+                    }
+                }
+            }
+            let check = |edges: &Edges, want: &[(grail_core::graph::Edge, Origin)]| {
+                assert_eq!(edges.len(), want.len());
+                for (i, w) in want.iter().enumerate() {
+                    assert_eq!(edges.get(i), *w, "{text}");
+                    assert_eq!(edges.origin(i), w.1);
+                    assert_eq!(edges.arc(i), (w.0.from, w.0.to, w.0.ty));
+                }
+            };
+            check(&edges, &want);
+            let half = want.len() / 2;
+            edges.truncate(half);
+            check(&edges, &want[..half]);
+            check(&edges.prefix(half / 2), &want[..half / 2]);
+            checked += want.iter().filter(|(e, o)| e.ty == EdgeType::Rw && *o != Origin::Certain).count();
+        }
+    }
+    assert!(checked > 100, "only {checked} RW edges of choices checked");
+}

@@ -275,6 +275,11 @@ fn located_spans_read_windows_of_the_input() {
         (&big, Format::Json, Some(8 << 10)),
         (&elle, Format::Json, Some(8 << 10)),
     ] {
+        // Under `compact-read` (the demo's build) JSON is read by serde's reader alone, which
+        // records each operation's span as it reads.
+        if cfg!(feature = "compact-read") && format == Format::Json {
+            continue;
+        }
         let recorded = grail_core::read_with(input.as_bytes(), format, grail_core::ReadOptions::default()).unwrap();
         let mut h = grail_core::read_with(input.as_bytes(), format, located).unwrap();
         assert!(h.op_spans.is_empty() && !h.ops_read_at.is_empty(), "{format:?}: spans located");

@@ -14,6 +14,7 @@
 //! then in the history's order.
 
 use super::constraints::Polygraph;
+use super::edges::{EdgeList, Joined};
 use super::graph::{one_rw_cycle, DynGraph, Mode, Origin, OutOfBudget};
 use super::prune::{positions, Arcs};
 use crate::graph::search::Budget;
@@ -29,14 +30,14 @@ pub fn guess(pg: &Polygraph, mode: Mode, extra: &[Edge], rank: &[u32], budget: &
 }
 
 /// Known edges to try a topological order of, and the rank that breaks its ties.
-type Try<'a> = (&'a [(Edge, Origin)], &'a dyn Fn(u32) -> u64);
+type Try<'a> = (&'a dyn EdgeList, &'a dyn Fn(u32) -> u64);
 
 /// [`guess`] from these edges (the known edges, and after pruning the forced choices too:
 /// a topological order that respects them is much nearer to a version order that works).
-pub fn guess_from(
+pub fn guess_from<L: EdgeList + ?Sized>(
     pg: &Polygraph,
     mode: Mode,
-    known: &[(Edge, Origin)],
+    known: &L,
     rank: &[u32],
     budget: &mut Budget,
 ) -> Option<bool> {
@@ -45,26 +46,28 @@ pub fn guess_from(
 
 /// [`guess_from`], giving the acyclic graph's edges (the known ones and the guessed version
 /// order's) when a guess is acyclic: a resolution a certificate can be built from.
-pub fn guess_edges(
+pub fn guess_edges<L: EdgeList + ?Sized>(
     pg: &Polygraph,
     mode: Mode,
-    known: &[(Edge, Origin)],
+    known: &L,
     rank: &[u32],
     budget: &mut Budget,
 ) -> Option<Option<Vec<(Edge, Origin)>>> {
     let nodes = 2 * pg.n;
-    let mut with_session = known.to_vec();
-    with_session.extend(pg.session.iter().map(|&e| (e, Origin::Certain)));
+    let session: Vec<(Edge, Origin)> = pg.session.iter().map(|&e| (e, Origin::Certain)).collect();
+    let with_session = Joined(known, &session);
     let by_rank = |p: u32| by_rank(rank, p);
     let by_index = |p: u32| u64::from(p);
     let mut tries: Vec<Try> = Vec::new();
     if !pg.session.is_empty() {
         tries.push((&with_session, &by_rank));
     }
-    tries.push((known, &by_rank));
-    tries.push((known, &by_index));
+    let nothing: &[(Edge, Origin)] = &[];
+    let known_only = Joined(known, nothing);
+    tries.push((&known_only, &by_rank));
+    tries.push((&known_only, &by_index));
     for (edges, key) in tries {
-        if !budget.spend((edges.len() + nodes) as u64) {
+        if !budget.spend((edges.count() + nodes) as u64) {
             return None;
         }
         let Some(order) = Arcs::new(edges, mode, nodes).topo_by(nodes, key) else { continue };
@@ -84,15 +87,16 @@ pub(super) fn by_rank(rank: &[u32], p: u32) -> u64 {
 
 /// The graph of the version order these positions of the writers give with the known edges,
 /// when it is acyclic.
-fn test(
+fn test<L: EdgeList + ?Sized>(
     pg: &Polygraph,
     mode: Mode,
-    known: &[(Edge, Origin)],
+    known: &L,
     pos: &[u32],
     budget: &mut Budget,
 ) -> Option<Option<Vec<(Edge, Origin)>>> {
     let nodes = 2 * pg.n;
-    let mut edges = known.to_vec();
+    // The guessed order's edges, after the known ones (kept where they are).
+    let mut edges: Vec<(Edge, Origin)> = Vec::new();
     for k in &pg.keys {
         // Chains by where their first writer stands; a chain's versions stay together.
         let mut cs: Vec<u32> = (0..k.chain_ends.len() as u32).collect();
@@ -112,21 +116,24 @@ fn test(
             }
         }
     }
-    if !budget.spend((edges.len() + nodes) as u64) {
+    let all = Joined(known, &edges);
+    if !budget.spend((all.count() + nodes) as u64) {
         return None;
     }
-    let Some(order) = Arcs::new(&edges, mode, nodes).topo(nodes) else { return Some(None) };
+    let Some(order) = Arcs::new(&all, mode, nodes).topo(nodes) else { return Some(None) };
+    let whole = || (0..all.count()).map(|i| all.whole(i)).collect::<Vec<_>>();
     if mode != Mode::Psi {
-        return Some(Some(edges));
+        return Some(Some(whole()));
     }
     // PSI's product graph is acyclic also when a cycle has one RW edge: test those.
-    let mut g = DynGraph::new(mode, pg.n);
+    let mut g = DynGraph::new(pg, mode);
     g.set_order(positions(&order));
-    for &(e, o) in &edges {
+    for i in 0..all.count() {
+        let (e, o) = all.whole(i);
         g.push(e, o);
     }
     match one_rw_cycle(&mut g, budget) {
-        Ok(found) => Some(found.is_none().then_some(edges)),
+        Ok(found) => Some(found.is_none().then(whole)),
         Err(OutOfBudget) => None,
     }
 }

@@ -115,17 +115,19 @@ impl Polygraph {
     /// them, and RW from the readers of the earlier chain's last version to the later's first;
     /// the other edges of the order follow by paths, as in [`super::chain`]).
     pub fn side(&self, c: Constraint, first: bool) -> impl Iterator<Item = Edge> + '_ {
+        self.side_at(c, first).map(|(e, _)| e)
+    }
+
+    /// [`Polygraph::side`], each edge with its place: 0 for the WW edge, `r + 1` for the RW
+    /// edge from the earlier version's `r`-th reader ([`super::edges`] keeps only that).
+    pub fn side_at(&self, c: Constraint, first: bool) -> impl Iterator<Item = (Edge, u32)> + '_ {
         let k = &self.keys[c.key as usize];
         let (vx, vy) = self.ends(c, first);
         let ww = Edge { from: vx.txn, to: vy.txn, ty: EdgeType::Ww, key: k.key, from_op: vx.op, to_op: vy.op };
-        std::iter::once(ww).chain(vx.readers.iter().filter(move |r| r.0 != vy.txn).map(move |&(r, o)| Edge {
-            from: r,
-            to: vy.txn,
-            ty: EdgeType::Rw,
-            key: k.key,
-            from_op: o,
-            to_op: vy.op,
-        }))
+        let rw = vx.readers.iter().enumerate().filter(move |(_, r)| r.0 != vy.txn).map(move |(i, &(r, o))| {
+            (Edge { from: r, to: vy.txn, ty: EdgeType::Rw, key: k.key, from_op: o, to_op: vy.op }, i as u32 + 1)
+        });
+        std::iter::once((ww, 0)).chain(rw)
     }
 }
 

@@ -17,6 +17,8 @@
 //! search bounded by the order, and the order is repaired locally when it is added. Removing
 //! edges (undo) keeps an order valid.
 
+use super::constraints::Polygraph;
+use super::edges::{EdgeList, Edges};
 use crate::graph::search::Budget;
 use crate::graph::{Edge, EdgeType};
 
@@ -78,10 +80,10 @@ pub enum Origin {
     },
 }
 
-/// A growable graph over transactions with LIFO removal.
-pub struct DynGraph {
+/// A growable graph over a polygraph's transactions with LIFO removal.
+pub struct DynGraph<'p> {
     pub mode: Mode,
-    pub edges: Vec<(Edge, Origin)>,
+    edges: Edges<'p>,
     out: Vec<Vec<u32>>,
     inn: Vec<Vec<u32>>,
     /// Position of each product node in a topological order, when `ordered`.
@@ -102,11 +104,12 @@ pub enum Closes {
     Unknown,
 }
 
-impl DynGraph {
-    pub fn new(mode: Mode, n: usize) -> Self {
+impl<'p> DynGraph<'p> {
+    pub fn new(pg: &'p Polygraph, mode: Mode) -> Self {
+        let n = pg.n;
         DynGraph {
             mode,
-            edges: Vec::new(),
+            edges: Edges::new(pg),
             out: vec![Vec::new(); n],
             inn: vec![Vec::new(); n],
             ord: Vec::new(),
@@ -119,30 +122,64 @@ impl DynGraph {
     }
 
     /// A graph of these edges (which must close no forbidden cycle), without an order yet.
-    pub fn with_edges(mode: Mode, n: usize, edges: &[(Edge, Origin)]) -> Self {
-        Self::from_edges(mode, n, edges.to_vec())
+    pub fn with_edges(pg: &'p Polygraph, mode: Mode, edges: &[(Edge, Origin)]) -> Self {
+        Self::from_edges(mode, Edges::of(pg, edges))
     }
 
-    /// [`DynGraph::with_edges`], keeping the caller's vector: pruning's edges are most of the
+    /// [`DynGraph::with_edges`], keeping the caller's edges: pruning's edges are most of the
     /// memory of a large polygraph, and a copy would hold them twice.
-    pub fn from_edges(mode: Mode, n: usize, mut edges: Vec<(Edge, Origin)>) -> Self {
-        edges.retain(|(e, _)| (e.from as usize) < n && (e.to as usize) < n);
-        let mut g = DynGraph::new(mode, n);
+    pub fn from_edges(mode: Mode, edges: Edges<'p>) -> Self {
+        let pg = edges.polygraph();
+        let n = pg.n;
+        let fits = |i: usize| {
+            let (from, to, _) = edges.arc(i);
+            (from as usize) < n && (to as usize) < n
+        };
+        if !(0..edges.len()).all(fits) {
+            // Edges outside the graph are left out, as `push` leaves them.
+            let kept: Vec<(Edge, Origin)> = (0..edges.len()).filter(|&i| fits(i)).map(|i| edges.get(i)).collect();
+            return Self::from_edges(mode, Edges::of(pg, &kept));
+        }
+        let mut g = DynGraph::new(pg, mode);
         let (mut outs, mut ins) = (vec![0u32; n], vec![0u32; n]);
-        for (e, _) in &edges {
-            outs[e.from as usize] += 1;
-            ins[e.to as usize] += 1;
+        for i in 0..edges.len() {
+            let (from, to, _) = edges.arc(i);
+            outs[from as usize] += 1;
+            ins[to as usize] += 1;
         }
         for (v, (&o, &i)) in outs.iter().zip(&ins).enumerate() {
             g.out[v].reserve_exact(o as usize);
             g.inn[v].reserve_exact(i as usize);
         }
-        for (id, (e, _)) in edges.iter().enumerate() {
-            g.out[e.from as usize].push(id as u32);
-            g.inn[e.to as usize].push(id as u32);
+        for id in 0..edges.len() {
+            let (from, to, _) = edges.arc(id);
+            g.out[from as usize].push(id as u32);
+            g.inn[to as usize].push(id as u32);
         }
         g.edges = edges;
         g
+    }
+
+    pub fn edges(&self) -> &Edges<'p> {
+        &self.edges
+    }
+
+    /// How many edges the graph has.
+    pub fn len(&self) -> usize {
+        self.edges.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.edges.is_empty()
+    }
+
+    /// Edge `id` and where it comes from.
+    pub fn edge(&self, id: u32) -> (Edge, Origin) {
+        self.edges.get(id as usize)
+    }
+
+    pub fn origin(&self, id: u32) -> Origin {
+        self.edges.origin(id as usize)
     }
 
     /// Adopt a topological order of the product graph of the current edges (node -> position).
@@ -154,14 +191,39 @@ impl DynGraph {
     /// Add an edge, which must not close a forbidden cycle (else the order is dropped and
     /// later tests search unbounded).
     pub fn push(&mut self, e: Edge, origin: Origin) {
-        let n = self.out.len();
-        if e.from as usize >= n || e.to as usize >= n {
-            return;
+        if self.fits(&e) {
+            self.edges.push(e, origin);
+            self.link(&e);
         }
-        let id = self.edges.len() as u32;
+    }
+
+    /// [`DynGraph::push`] for edge `e` at `place` of side `first` of constraint `cons`
+    /// ([`Polygraph::side_at`]): kept in 16 bytes.
+    pub fn push_side(&mut self, e: Edge, cons: u32, first: bool, place: u32) {
+        if self.fits(&e) {
+            self.edges.push_side(e, cons, first, place);
+            self.link(&e);
+        }
+    }
+
+    /// Side `first` of constraint `cons`, every edge.
+    pub fn push_choice(&mut self, cons: u32, first: bool) {
+        let pg = self.edges.polygraph();
+        for (e, place) in pg.side_at(pg.cons[cons as usize], first) {
+            self.push_side(e, cons, first, place);
+        }
+    }
+
+    fn fits(&self, e: &Edge) -> bool {
+        let n = self.out.len();
+        (e.from as usize) < n && (e.to as usize) < n
+    }
+
+    /// The adjacency of the edge just added, and the order repaired.
+    fn link(&mut self, e: &Edge) {
+        let id = self.edges.len() as u32 - 1;
         self.out[e.from as usize].push(id);
         self.inn[e.to as usize].push(id);
-        self.edges.push((e, origin));
         if self.ordered {
             for &s in states(self.mode) {
                 if let Some(s2) = step(self.mode, s, e.ty) {
@@ -193,12 +255,12 @@ impl DynGraph {
 
     /// Remove edges until `len` remain (the most recent first).
     pub fn truncate(&mut self, len: usize) {
-        while self.edges.len() > len {
-            if let Some((e, _)) = self.edges.pop() {
-                self.out[e.from as usize].pop();
-                self.inn[e.to as usize].pop();
-            }
+        for i in (len..self.edges.len()).rev() {
+            let (from, to, _) = self.edges.arc(i);
+            self.out[from as usize].pop();
+            self.inn[to as usize].pop();
         }
+        self.edges.truncate(len);
     }
 
     fn next_epoch(&mut self) -> u32 {
@@ -224,9 +286,9 @@ impl DynGraph {
             i += 1;
             let (v, s) = (p / 2, p % 2);
             for &id in &self.out[v as usize] {
-                let f = self.edges[id as usize].0;
-                let Some(s2) = step(mode, s, f.ty) else { continue };
-                let q = 2 * f.to + s2;
+                let (_, to, ty) = self.edges.arc(id as usize);
+                let Some(s2) = step(mode, s, ty) else { continue };
+                let q = 2 * to + s2;
                 if q == x {
                     self.ordered = false; // a cycle: the caller broke the contract
                     return;
@@ -245,12 +307,12 @@ impl DynGraph {
             i += 1;
             let (v, s2) = (q / 2, q % 2);
             for &id in &self.inn[v as usize] {
-                let f = self.edges[id as usize].0;
+                let (from, _, ty) = self.edges.arc(id as usize);
                 for &s in states(mode) {
-                    if step(mode, s, f.ty) != Some(s2) {
+                    if step(mode, s, ty) != Some(s2) {
                         continue;
                     }
-                    let p = 2 * f.from + s;
+                    let p = 2 * from + s;
                     if self.seen[p as usize] != epoch && self.ord[p as usize] > lb {
                         self.seen[p as usize] = epoch;
                         back.push(p);
@@ -309,9 +371,9 @@ impl DynGraph {
                 return Closes::Unknown;
             }
             for &id in &self.out[v as usize] {
-                let (f, _) = self.edges[id as usize];
-                let Some(s2) = step(self.mode, s, f.ty) else { continue };
-                let q = 2 * f.to + s2;
+                let (_, to, ty) = self.edges.arc(id as usize);
+                let Some(s2) = step(self.mode, s, ty) else { continue };
+                let q = 2 * to + s2;
                 let in_bound = !self.ordered || self.ord[q as usize] <= bound;
                 if self.seen[q as usize] != epoch && in_bound {
                     self.seen[q as usize] = epoch;
@@ -335,8 +397,8 @@ pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<
     if g.mode != Mode::Psi {
         return Ok(None);
     }
-    for i in 0..g.edges.len() {
-        let (e, o) = g.edges[i];
+    for i in 0..g.len() as u32 {
+        let (e, o) = g.edge(i);
         if e.ty != EdgeType::Rw {
             continue;
         }
@@ -344,7 +406,7 @@ pub fn one_rw_cycle(g: &mut DynGraph, budget: &mut Budget) -> Result<Option<Vec<
             Closes::No => {}
             Closes::Yes(path) => {
                 let mut cycle = vec![(e, o)];
-                cycle.extend(path.iter().map(|&id| g.edges[id as usize]));
+                cycle.extend(path.iter().map(|&id| g.edge(id)));
                 return Ok(Some(cycle));
             }
             Closes::Unknown => return Err(OutOfBudget),

@@ -161,8 +161,8 @@ pub fn solve(
     };
     // Settled constraints (pruning forced them) are those with edges in the graph already.
     let mut settled: Vec<Option<bool>> = vec![None; pg.cons.len()];
-    for &(_, o) in &g.edges {
-        if let Origin::Chosen { cons, first } = o {
+    for id in 0..g.len() as u32 {
+        if let Origin::Chosen { cons, first } = g.origin(id) {
             if let Some(x) = settled.get_mut(cons as usize) {
                 *x = Some(first);
             }
@@ -263,15 +263,13 @@ impl Learner<'_> {
         let cons = self.pg.cons[c as usize];
         let origin = Origin::Chosen { cons: c, first };
         if self.pg.side(cons, first).all(|e| g.forward(&e)) {
-            for e in self.pg.side(cons, first) {
-                g.push(e, origin);
-            }
+            g.push_choice(c, first);
             return Ok(Test::Added);
         }
-        let before = g.edges.len();
-        for e in self.pg.side(cons, first) {
+        let before = g.len();
+        for (e, place) in self.pg.side_at(cons, first) {
             match g.closes(&e, budget) {
-                Closes::No => g.push(e, origin),
+                Closes::No => g.push_side(e, c, first, place),
                 Closes::Unknown => {
                     g.truncate(before);
                     return Err(());
@@ -280,7 +278,7 @@ impl Learner<'_> {
                     let mut lits = Vec::new();
                     let mut cycle = vec![(e, origin)];
                     for &id in &path {
-                        let (f, o) = g.edges[id as usize];
+                        let (f, o) = g.edge(id);
                         cycle.push((f, o));
                         if let Origin::Chosen { cons, first: side } = o {
                             let w = self.var_of.get(cons as usize).copied().unwrap_or(u32::MAX);
@@ -310,7 +308,7 @@ impl Learner<'_> {
         loop {
             if self.tq < self.trail.len() {
                 let p = self.trail[self.tq];
-                self.edge_mark[self.tq] = g.edges.len() as u32;
+                self.edge_mark[self.tq] = g.len() as u32;
                 match self.test(g, var(p), first(p), budget)? {
                     Test::Added => self.tq += 1,
                     Test::Cycle(mut lits) => {
@@ -385,7 +383,7 @@ impl Learner<'_> {
         budget: &mut Budget,
     ) -> Result<Option<Vec<Lit>>, ()> {
         let pref = decide.unwrap_or(self.phase[v as usize]);
-        let mark = g.edges.len();
+        let mark = g.len();
         let why = match self.test(g, v, pref, budget)? {
             Test::Added if decide.is_some() => {
                 self.limits.push(self.trail.len() as u32);
@@ -443,7 +441,7 @@ impl Learner<'_> {
         pref: bool,
         budget: &mut Budget,
     ) -> Result<Option<Vec<Lit>>, ()> {
-        let mark = g.edges.len();
+        let mark = g.len();
         match self.test(g, v, pref, budget)? {
             Test::Added => Ok(self.taken(mark)),
             Test::Cycle(mut lits) => {

@@ -15,6 +15,7 @@ pub mod chain;
 pub mod clauses;
 pub mod compact;
 pub mod constraints;
+pub mod edges;
 pub mod graph;
 pub mod learn;
 pub mod name;
@@ -211,8 +212,8 @@ pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) 
     }
     let mut open: Vec<u32> =
         pruned.resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
-    let mut g = DynGraph::from_edges(mode, pg.n, pruned.edges);
-    let prefer = match preferences(pg, &g.edges, mode, &pg.rank) {
+    let mut g = DynGraph::from_edges(mode, pruned.edges);
+    let prefer = match preferences(pg, g.edges(), mode, &pg.rank) {
         Some((pos, prefer)) => {
             crate::par::sort::sort_by_cached_key(&mut open, |&c| earliest(pg, &pos, c));
             g.set_order(pos);
@@ -229,7 +230,7 @@ pub fn resolve(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) 
         PolyStats::default(),
         Run { search: SearchMode::Fast, guided: false, explain: false },
     ) {
-        (Decision::Holds, _) => Some(g.edges.iter().map(|(e, _)| *e).collect()),
+        (Decision::Holds, _) => Some(g.edges().iter().map(|(e, _)| e).collect()),
         _ => None,
     }
 }
@@ -304,10 +305,10 @@ fn decide_from(
         _ => prune::prune(pg, mode, extra, budget),
     };
     let (outcome, rounds, resolved) = (pruned.outcome, pruned.rounds, pruned.resolved);
-    let mut g = DynGraph::from_edges(mode, pg.n, pruned.edges);
+    let mut g = DynGraph::from_edges(mode, pruned.edges);
     // Pruning sees product-graph cycles only; PSI's cycles with one RW edge are tested here.
     if mode == Mode::Psi && matches!(outcome, PruneOutcome::Open | PruneOutcome::Conflict(_)) {
-        if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
+        if let Some(pos) = prune::order(g.edges(), mode, 2 * pg.n) {
             g.set_order(pos);
         }
         match graph::one_rw_cycle(&mut g, budget) {
@@ -336,8 +337,8 @@ fn decide_from(
     match outcome {
         PruneOutcome::Unknown => (unknown(budget), stats),
         PruneOutcome::Cycle(ids) => {
-            let cycle =
-                shortest_through(&mut g, &ids, budget).unwrap_or_else(|| ids.iter().map(|&i| g.edges[i]).collect());
+            let cycle = shortest_through(&mut g, &ids, budget)
+                .unwrap_or_else(|| ids.iter().map(|&i| g.edge(i as u32)).collect());
             (
                 Decision::Violated(explained(
                     explain,
@@ -350,7 +351,7 @@ fn decide_from(
             )
         }
         PruneOutcome::Conflict(c) => {
-            if let Some(pos) = prune::order(&g.edges, mode, 2 * pg.n) {
+            if let Some(pos) = prune::order(g.edges(), mode, 2 * pg.n) {
                 g.set_order(pos);
             }
             match conflict(pg, &mut g, c, budget) {
@@ -360,7 +361,7 @@ fn decide_from(
         }
         PruneOutcome::Open => {
             let mut open = open;
-            let prefer = match preferences(pg, &g.edges, mode, rank) {
+            let prefer = match preferences(pg, g.edges(), mode, rank) {
                 Some((pos, prefer)) => {
                     crate::par::sort::sort_by_cached_key(&mut open, |&c| earliest(pg, &pos, c));
                     g.set_order(pos);
@@ -370,7 +371,7 @@ fn decide_from(
             };
             if search == SearchMode::Fast && pg.cons.len() > 64 {
                 // The first guess again, now with the choices pruning forced.
-                match chain::guess_from(pg, mode, &g.edges, rank, budget) {
+                match chain::guess_from(pg, mode, g.edges(), rank, budget) {
                     Some(true) => {
                         stats.chain_guess = true;
                         return (Decision::Holds, stats);
@@ -380,7 +381,7 @@ fn decide_from(
                 }
             }
             if matches!(search, SearchMode::NoChain | SearchMode::RepairFirst) {
-                let before = g.edges.len();
+                let before = g.len();
                 match greedy(pg, &mut g, &open, &prefer, budget) {
                     Some(true) => return (Decision::Holds, stats),
                     Some(false) => g.truncate(before),
@@ -422,9 +423,9 @@ fn decide_from(
 /// Prefer, for each constraint, the order of its writers in a topological order of `edges`
 /// that breaks ties by `rank` (as the first guess): on histories that hold this is usually
 /// right. The order's positions (product node -> place), and each constraint's preference.
-pub(super) fn preferences(
+pub(super) fn preferences<L: edges::EdgeList + ?Sized>(
     pg: &Polygraph,
-    edges: &[(Edge, Origin)],
+    edges: &L,
     mode: Mode,
     rank: &[u32],
 ) -> Option<(Vec<u32>, Vec<bool>)> {
@@ -460,9 +461,7 @@ fn greedy(pg: &Polygraph, g: &mut DynGraph, open: &[u32], prefer: &[bool], budge
             false if solve::feasible(pg, g, c, !first, budget)? => !first,
             false => return Some(false),
         };
-        for e in pg.side(pg.cons[c as usize], pick) {
-            g.push(e, Origin::Chosen { cons: c, first: pick });
-        }
+        g.push_choice(c, pick);
     }
     Some(true)
 }
@@ -531,11 +530,14 @@ fn solve_open(
 fn shortest_through(g: &mut DynGraph, ids: &[usize], budget: &mut Budget) -> Option<Vec<(Edge, Origin)>> {
     let mut best: Option<Vec<(Edge, Origin)>> = None;
     for &i in ids {
-        let Some(&(e, o)) = g.edges.get(i) else { continue };
+        if i >= g.len() {
+            continue;
+        }
+        let (e, o) = g.edge(i as u32);
         if let Closes::Yes(path) = g.closes(&e, budget) {
             if best.as_ref().is_none_or(|b| path.len() + 1 < b.len()) {
                 let mut c = vec![(e, o)];
-                c.extend(path.iter().map(|&id| g.edges[id as usize]));
+                c.extend(path.iter().map(|&id| g.edge(id)));
                 best = Some(c);
             }
         }
@@ -547,18 +549,18 @@ fn shortest_through(g: &mut DynGraph, ids: &[usize], budget: &mut Budget) -> Opt
 fn conflict(pg: &Polygraph, g: &mut DynGraph, c: u32, budget: &mut Budget) -> Option<Counterexample> {
     let mut cycles = Vec::new();
     for first in [true, false] {
-        let before = g.edges.len();
+        let before = g.len();
         let mut found = None;
-        for e in pg.side(pg.cons[c as usize], first) {
+        for (e, place) in pg.side_at(pg.cons[c as usize], first) {
             let o = Origin::Chosen { cons: c, first };
             match g.closes(&e, budget) {
                 Closes::Yes(path) => {
                     let mut cyc = vec![(e, o)];
-                    cyc.extend(path.iter().map(|&id| g.edges[id as usize]));
+                    cyc.extend(path.iter().map(|&id| g.edge(id)));
                     found = Some(cyc);
                     break;
                 }
-                Closes::No => g.push(e, o),
+                Closes::No => g.push_side(e, c, first, place),
                 Closes::Unknown => break,
             }
         }

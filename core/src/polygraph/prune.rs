@@ -5,7 +5,8 @@
 //! queried targets, in chunks of columns so that memory stays bounded.
 
 use super::constraints::Polygraph;
-use super::graph::{query, step, Mode, Origin};
+use super::edges::{EdgeList, Edges};
+use super::graph::{query, step, Mode};
 use super::reach::Chains;
 use crate::graph::search::Budget;
 use crate::graph::Edge;
@@ -26,9 +27,9 @@ pub enum PruneOutcome {
     Unknown,
 }
 
-pub struct Pruned {
+pub struct Pruned<'p> {
     /// Known edges, then the edges of forced choices.
-    pub edges: Vec<(Edge, Origin)>,
+    pub edges: Edges<'p>,
     /// Per constraint: the forced choice (`Some(true)`: `a` before `b`), or `None`.
     pub resolved: Vec<Option<bool>>,
     pub rounds: u32,
@@ -36,8 +37,8 @@ pub struct Pruned {
 }
 
 /// `extra`: edges taken as known besides the polygraph's own.
-pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Pruned {
-    let mut edges: Vec<(Edge, Origin)> = pg.certain(extra);
+pub fn prune<'p>(pg: &'p Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) -> Pruned<'p> {
+    let mut edges = Edges::of(pg, &pg.certain(extra));
     let mut resolved: Vec<Option<bool>> = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let mut rounds = 0;
@@ -45,7 +46,7 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
         rounds += 1;
         let arcs = Arcs::new(&edges, mode, nodes);
         let Some(order) = arcs.topo(nodes) else {
-            let cycle = arcs.cycle(&edges, nodes);
+            let cycle = arcs.cycle(nodes);
             return Pruned { edges, resolved, rounds, outcome: PruneOutcome::Cycle(cycle) };
         };
         if !budget.spend(arcs.to.len() as u64 + nodes as u64) {
@@ -165,8 +166,8 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
                     let first = !inf[0];
                     resolved[ci] = Some(first);
                     changed = true;
-                    for e in pg.side(pg.cons[ci], first) {
-                        edges.push((e, Origin::Chosen { cons: ci as u32, first }));
+                    for (e, place) in pg.side_at(pg.cons[ci], first) {
+                        edges.push_side(e, ci as u32, first, place);
                     }
                 }
                 _ => {}
@@ -179,14 +180,14 @@ pub fn prune(pg: &Polygraph, mode: Mode, extra: &[Edge], budget: &mut Budget) ->
 }
 
 /// No pruning: the known edges, every constraint open (for tests of a search on its own).
-pub fn known(pg: &Polygraph, mode: Mode, extra: &[Edge]) -> Pruned {
-    let edges: Vec<(Edge, Origin)> = pg.certain(extra);
+pub fn known<'p>(pg: &'p Polygraph, mode: Mode, extra: &[Edge]) -> Pruned<'p> {
+    let edges = Edges::of(pg, &pg.certain(extra));
     let resolved = vec![None; pg.cons.len()];
     let nodes = 2 * pg.n;
     let arcs = Arcs::new(&edges, mode, nodes);
     let outcome = match arcs.topo(nodes) {
         Some(_) => PruneOutcome::Open,
-        None => PruneOutcome::Cycle(arcs.cycle(&edges, nodes)),
+        None => PruneOutcome::Cycle(arcs.cycle(nodes)),
     };
     Pruned { edges, resolved, rounds: 0, outcome }
 }
@@ -198,16 +199,17 @@ pub struct Arcs {
 }
 
 impl Arcs {
-    pub fn new(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Arcs {
+    pub fn new<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize) -> Arcs {
         let states = super::graph::states(mode);
         let arcs = |f: &mut dyn FnMut(u32, u32, u32)| {
-            for (i, (e, _)) in edges.iter().enumerate() {
-                if (2 * e.from.max(e.to) as usize) >= nodes || e.from == e.to {
+            for i in 0..edges.count() {
+                let (from, to, ty) = edges.arc(i);
+                if (2 * from.max(to) as usize) >= nodes || from == to {
                     continue;
                 }
                 for &s in states {
-                    if let Some(s2) = step(mode, s, e.ty) {
-                        f(2 * e.from + s, 2 * e.to + s2, i as u32);
+                    if let Some(s2) = step(mode, s, ty) {
+                        f(2 * from + s, 2 * to + s2, i as u32);
                     }
                 }
             }
@@ -276,7 +278,7 @@ impl Arcs {
     }
 
     /// Some cycle, as edge indices, when `topo` failed: walk back through nodes Kahn left.
-    fn cycle(&self, _edges: &[(Edge, Origin)], nodes: usize) -> Vec<usize> {
+    fn cycle(&self, nodes: usize) -> Vec<usize> {
         let mut indeg = vec![0u32; nodes];
         for &(q, _) in &self.to {
             indeg[q as usize] += 1;
@@ -325,7 +327,7 @@ impl Arcs {
 
 /// The position of each product node in a topological order of these edges, or `None` when
 /// they close a forbidden cycle.
-pub fn order(edges: &[(Edge, Origin)], mode: Mode, nodes: usize) -> Option<Vec<u32>> {
+pub fn order<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize) -> Option<Vec<u32>> {
     Some(positions(&Arcs::new(edges, mode, nodes).topo(nodes)?))
 }
 

@@ -51,7 +51,7 @@ pub fn si_ranks(pg: &Polygraph, budget: &mut Budget) -> Ranks {
     // closes a cycle (the greedy pass of the search; at 30k transactions this cut the SER
     // search's conflicts on the first 15k twentyfold against the pruned order alone).
     let pos = positions(&order);
-    let mut g = DynGraph::from_edges(Mode::Si, pg.n, pruned.edges);
+    let mut g = DynGraph::from_edges(Mode::Si, pruned.edges);
     g.set_order(pos.clone());
     let place = |ci: usize| {
         let c = pg.cons[ci];
@@ -72,7 +72,7 @@ pub fn si_ranks(pg: &Polygraph, budget: &mut Budget) -> Ranks {
         .collect();
     let order = match super::greedy(pg, &mut g, &open, &prefer, budget) {
         None => return Ranks::OutOfBudget,
-        Some(true) => Arcs::new(&g.edges, Mode::Si, nodes).topo_by(nodes, &by_rank).unwrap_or(order),
+        Some(true) => Arcs::new(g.edges(), Mode::Si, nodes).topo_by(nodes, &by_rank).unwrap_or(order),
         Some(false) => order,
     };
     // The SI product graph orders the state-1 nodes by every non-RW edge (an RW edge enters

@@ -9,9 +9,10 @@
 //! Only SER and SI: under SER every node used is in state 1; under SI a state-0 node `(x, 0)`
 //! is entered only by an RW arc from some `(r, 1)`, so reaching it is reaching one of those.
 
+use super::edges::EdgeList;
 use super::graph::Mode;
 use super::prune::Arcs;
-use crate::graph::{Edge, EdgeType};
+use crate::graph::EdgeType;
 
 const NONE: u32 = u32::MAX;
 
@@ -30,9 +31,9 @@ pub struct Chains {
 impl Chains {
     /// The cover and index for these arcs in topological `order`, or `None` when the mode is
     /// not SER or SI, or the cover needs `max_chains` chains or more (the bit sets are cheaper).
-    pub fn new<O: Copy>(
+    pub fn new<L: EdgeList + ?Sized>(
         arcs: &Arcs,
-        edges: &[(Edge, O)],
+        edges: &L,
         order: &[u32],
         mode: Mode,
         nodes: usize,
@@ -87,7 +88,8 @@ impl Chains {
                 })
                 .max_by_key(|&a| {
                     let q = rev[a] as usize;
-                    let kind = edges.get(rev_edge[a] as usize).map(|e| e.0.ty);
+                    let i = rev_edge[a] as usize;
+                    let kind = (i < edges.count()).then(|| edges.arc(i).2);
                     (matches!(kind, Some(EdgeType::So | EdgeType::Rt)), pos[q])
                 });
             let c = match best {
@@ -142,6 +144,7 @@ impl Chains {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::graph::Edge;
     use crate::polygraph::prune::Arcs;
     use crate::polygraph::Origin;
 

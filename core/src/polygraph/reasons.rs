@@ -52,19 +52,20 @@ pub fn reasons(
     while i < todo.len() && out.len() < MAX_REASONS {
         let (cons, first) = todo[i];
         i += 1;
-        let Some(start) = g.edges.iter().position(|(_, o)| *o == Origin::Chosen { cons, first }) else { continue };
-        let mut before = DynGraph::with_edges(g.mode, pg.n, &g.edges[..start]);
+        let chosen = Origin::Chosen { cons, first };
+        let Some(start) = (0..g.len() as u32).position(|id| g.origin(id) == chosen) else { continue };
+        let mut before = DynGraph::from_edges(g.mode, g.edges().prefix(start));
         let mut found = None;
-        for e in pg.side(pg.cons[cons as usize], !first) {
+        for (e, place) in pg.side_at(pg.cons[cons as usize], !first) {
             let o = Origin::Chosen { cons, first: !first };
             match before.closes(&e, budget) {
                 Closes::Yes(path) => {
                     let mut cyc = vec![(e, o)];
-                    cyc.extend(path.iter().map(|&id| before.edges[id as usize]));
+                    cyc.extend(path.iter().map(|&id| before.edge(id)));
                     found = Some(cyc);
                     break;
                 }
-                Closes::No => before.push(e, o),
+                Closes::No => before.push_side(e, cons, !first, place),
                 Closes::Unknown => return out,
             }
         }

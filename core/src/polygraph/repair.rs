@@ -58,7 +58,7 @@ pub fn first_guess(
 ) -> Repaired {
     let known: Vec<(Edge, Origin)> = pg.certain(extra);
     let Some((pos, prefer)) = super::preferences(pg, &known, mode, rank) else { return Repaired::GaveUp };
-    let mut g = DynGraph::with_edges(mode, pg.n, &known);
+    let mut g = DynGraph::with_edges(pg, mode, &known);
     g.set_order(pos.clone());
     let mut open: Vec<u32> = (0..pg.cons.len() as u32).collect();
     crate::par::sort::sort_by_cached_key(&mut open, |&c| super::earliest(pg, &pos, c));
@@ -76,7 +76,7 @@ fn repair(
     budget: &mut Budget,
     stats: &mut PolyStats,
 ) -> Repaired {
-    let base = g.edges.len();
+    let base = g.len();
     let mut freed = vec![false; pg.cons.len()];
     let mut is_open = vec![false; pg.cons.len()];
     let mut quiet = vec![false; pg.cons.len()];
@@ -124,7 +124,7 @@ fn repair(
         // ends the round, not the check.
         let (total, cap) = (budget.steps, budget.steps.min(ROUND_STEPS));
         budget.steps = cap;
-        let facts = g.edges.len();
+        let facts = g.len();
         let mut work = learn::Work::default();
         let options = learn::Options { sweep: false, chrono_jump: learn::CHRONO_JUMP };
         let out = learn::solve(pg, g, &free, prefer, options, budget, &mut work);
@@ -157,7 +157,7 @@ fn repair(
             }
             let mut closed = false;
             for first in [true, false] {
-                let mark = g.edges.len();
+                let mark = g.len();
                 match fix(pg, g, c, first, budget) {
                     None => {
                         g.truncate(base);
@@ -189,17 +189,14 @@ fn repair(
 /// constraints on that cycle.
 fn fix(pg: &Polygraph, g: &mut DynGraph, c: u32, first: bool, budget: &mut Budget) -> Option<Result<(), Vec<u32>>> {
     let cons = pg.cons[c as usize];
-    let origin = Origin::Chosen { cons: c, first };
     if pg.side(cons, first).all(|e| g.forward(&e)) {
-        for e in pg.side(cons, first) {
-            g.push(e, origin);
-        }
+        g.push_choice(c, first);
         return Some(Ok(()));
     }
-    let before = g.edges.len();
-    for e in pg.side(cons, first) {
+    let before = g.len();
+    for (e, place) in pg.side_at(cons, first) {
         match g.closes(&e, budget) {
-            Closes::No => g.push(e, origin),
+            Closes::No => g.push_side(e, c, first, place),
             Closes::Unknown => {
                 g.truncate(before);
                 return None;
@@ -207,7 +204,7 @@ fn fix(pg: &Polygraph, g: &mut DynGraph, c: u32, first: bool, budget: &mut Budge
             Closes::Yes(path) => {
                 let on = path
                     .iter()
-                    .filter_map(|&id| match g.edges[id as usize].1 {
+                    .filter_map(|&id| match g.origin(id) {
                         Origin::Chosen { cons, .. } if cons != c => Some(cons),
                         _ => None,
                     })

@@ -16,9 +16,9 @@ pub enum SatOutcome {
     Unknown,
 }
 
-struct Acyclic<'a, 'b, 'c> {
+struct Acyclic<'a, 'b, 'c, 'p> {
     pg: &'a Polygraph,
-    g: &'a mut DynGraph,
+    g: &'a mut DynGraph<'p>,
     budget: &'a mut Budget<'b>,
     /// Variable index -> constraint.
     cons_of: &'a [u32],
@@ -32,7 +32,7 @@ struct Acyclic<'a, 'b, 'c> {
     last_cycle: Vec<(Edge, Origin)>,
 }
 
-impl Acyclic<'_, '_, '_> {
+impl Acyclic<'_, '_, '_, '_> {
     fn lit(&self, cons: u32, first: bool) -> Option<Lit> {
         let v = *self.var_of.get(cons as usize)?;
         (v != u32::MAX).then(|| Lit::new(Var::unsafe_from_idx(v), first))
@@ -49,9 +49,9 @@ impl Acyclic<'_, '_, '_> {
             self.done += 1;
             let Some(&c) = self.cons_of.get(lit.var().idx() as usize) else { continue };
             let first = lit.sign();
-            for e in self.pg.side(self.pg.cons[c as usize], first) {
+            for (e, place) in self.pg.side_at(self.pg.cons[c as usize], first) {
                 match self.g.closes(&e, self.budget) {
-                    Closes::No => self.g.push(e, Origin::Chosen { cons: c, first }),
+                    Closes::No => self.g.push_side(e, c, first, place),
                     Closes::Unknown => {
                         // Stop the search: a conflict on this literal, and no more work.
                         self.out_of_budget = true;
@@ -61,11 +61,11 @@ impl Acyclic<'_, '_, '_> {
                     Closes::Yes(path) => {
                         self.last_cycle.clear();
                         self.last_cycle.push((e, Origin::Chosen { cons: c, first }));
-                        self.last_cycle.extend(path.iter().map(|&id| self.g.edges[id as usize]));
+                        self.last_cycle.extend(path.iter().map(|&id| self.g.edge(id)));
                         self.clause.clear();
                         self.clause.push(!lit);
                         for id in path {
-                            if let (_, Origin::Chosen { cons, first }) = self.g.edges[id as usize] {
+                            if let (_, Origin::Chosen { cons, first }) = self.g.edge(id) {
                                 if let Some(l) = self.lit(cons, first) {
                                     if !self.clause.contains(&!l) {
                                         self.clause.push(!l);
@@ -84,7 +84,7 @@ impl Acyclic<'_, '_, '_> {
     }
 }
 
-impl Theory for Acyclic<'_, '_, '_> {
+impl Theory for Acyclic<'_, '_, '_, '_> {
     fn final_check(&mut self, acts: &mut TheoryArg) {
         self.check(acts)
     }
@@ -94,7 +94,7 @@ impl Theory for Acyclic<'_, '_, '_> {
     }
 
     fn create_level(&mut self) {
-        self.levels.push((self.g.edges.len(), self.done));
+        self.levels.push((self.g.len(), self.done));
     }
 
     fn pop_levels(&mut self, n: usize) {
@@ -125,7 +125,7 @@ pub fn solve(pg: &Polygraph, g: &mut DynGraph, open: &[u32], prefer: &[bool], bu
         debug_assert_eq!(v.idx() as usize, i);
         var_of[c as usize] = i as u32;
     }
-    let base = g.edges.len();
+    let base = g.len();
     let mut th = Acyclic {
         pg,
         g,

@@ -6,7 +6,7 @@
 //! acyclic or not for every input, within the budget.
 
 use super::constraints::Polygraph;
-use super::graph::{Closes, DynGraph, Origin};
+use super::graph::{Closes, DynGraph};
 use crate::graph::search::Budget;
 
 pub enum Solved {
@@ -61,7 +61,7 @@ pub fn solve(
                         break;
                     }
                     (true, false) | (false, true) => {
-                        assign(pg, g, &mut assigned, &mut trail, c, ok_first, false);
+                        assign(g, &mut assigned, &mut trail, c, ok_first, false);
                         changed = true;
                     }
                     _ => {}
@@ -78,7 +78,7 @@ pub fn solve(
                 g.truncate(f.edges_before);
                 assigned[f.cons as usize] = None;
                 if f.decision {
-                    assign(pg, g, &mut assigned, &mut trail, f.cons, !f.first, false);
+                    assign(g, &mut assigned, &mut trail, f.cons, !f.first, false);
                     break;
                 }
             }
@@ -91,12 +91,11 @@ pub fn solve(
         if !budget.spend(1) {
             return Solved::Unknown;
         }
-        assign(pg, g, &mut assigned, &mut trail, c, prefer.get(c as usize).copied().unwrap_or(true), true);
+        assign(g, &mut assigned, &mut trail, c, prefer.get(c as usize).copied().unwrap_or(true), true);
     }
 }
 
 fn assign(
-    pg: &Polygraph,
     g: &mut DynGraph,
     assigned: &mut [Option<bool>],
     trail: &mut Vec<Frame>,
@@ -104,11 +103,9 @@ fn assign(
     first: bool,
     decision: bool,
 ) {
-    trail.push(Frame { cons: c, first, decision, edges_before: g.edges.len() });
+    trail.push(Frame { cons: c, first, decision, edges_before: g.len() });
     assigned[c as usize] = Some(first);
-    for e in pg.side(pg.cons[c as usize], first) {
-        g.push(e, Origin::Chosen { cons: c, first });
-    }
+    g.push_choice(c, first);
 }
 
 /// Can this choice be added without closing a cycle? `None` when the budget ran out.
@@ -117,11 +114,11 @@ pub fn feasible(pg: &Polygraph, g: &mut DynGraph, c: u32, first: bool, budget: &
     if pg.side(pg.cons[c as usize], first).all(|e| g.forward(&e)) {
         return Some(true);
     }
-    let before = g.edges.len();
+    let before = g.len();
     let mut ok = true;
-    for e in pg.side(pg.cons[c as usize], first) {
+    for (e, place) in pg.side_at(pg.cons[c as usize], first) {
         match g.closes(&e, budget) {
-            Closes::No => g.push(e, Origin::Chosen { cons: c, first }),
+            Closes::No => g.push_side(e, c, first, place),
             Closes::Yes(_) => {
                 ok = false;
                 break;
