@@ -9,7 +9,7 @@ use super::edges::{EdgeList, Edges};
 use super::graph::{query, step, Mode};
 use super::reach::Chains;
 use crate::graph::search::Budget;
-use crate::graph::Edge;
+use crate::graph::{Edge, EdgeType};
 
 /// Memory for one chunk of reachability bits.
 const CHUNK_BYTES: usize = 96 << 20;
@@ -46,7 +46,7 @@ pub fn prune<'p>(pg: &'p Polygraph, mode: Mode, extra: &[Edge], budget: &mut Bud
         rounds += 1;
         let arcs = Arcs::new(&edges, mode, nodes);
         let Some(order) = arcs.topo(nodes) else {
-            let cycle = arcs.cycle(nodes);
+            let cycle = arcs.cycle(&edges, mode, nodes);
             return Pruned { edges, resolved, rounds, outcome: PruneOutcome::Cycle(cycle) };
         };
         if !budget.spend(arcs.to.len() as u64 + nodes as u64) {
@@ -82,7 +82,7 @@ pub fn prune<'p>(pg: &'p Polygraph, mode: Mode, extra: &[Edge], budget: &mut Bud
         // A chain cover is cheaper when it needs fewer chains than the bit sets need words
         // (or few at all).
         let max_chains = MAX_CHAINS.min(targets.len().div_ceil(64).max(16));
-        let chains = Chains::new(&arcs, &edges, &order, mode, nodes, max_chains);
+        let chains = Chains::new(&arcs, &order, mode, nodes, max_chains);
         if let Some(chains) = &chains {
             if !budget.spend((arcs.to.len() * max_chains + nodes) as u64) {
                 return Pruned { edges, resolved, rounds, outcome: PruneOutcome::Unknown };
@@ -117,7 +117,7 @@ pub fn prune<'p>(pg: &'p Polygraph, mode: Mode, extra: &[Edge], budget: &mut Bud
                     let c = c - chunk_start;
                     bits[row_start + c / 64] |= 1 << (c % 64);
                 }
-                for &(q, _) in arcs.of(p) {
+                for &q in arcs.of(p) {
                     let q = q as usize;
                     // Rows of successors are complete: they come later in topological order.
                     let (lo, hi) = bits.split_at_mut(row_start.max(q * words));
@@ -187,50 +187,75 @@ pub fn known<'p>(pg: &'p Polygraph, mode: Mode, extra: &[Edge]) -> Pruned<'p> {
     let arcs = Arcs::new(&edges, mode, nodes);
     let outcome = match arcs.topo(nodes) {
         Some(_) => PruneOutcome::Open,
-        None => PruneOutcome::Cycle(arcs.cycle(nodes)),
+        None => PruneOutcome::Cycle(arcs.cycle(&edges, mode, nodes)),
     };
     Pruned { edges, resolved, rounds: 0, outcome }
 }
 
-/// The product graph of a set of edges, as CSR: arcs `(head node, edge index)`.
+/// The product graph of a set of edges, as CSR: each arc's head, and whether its edge is
+/// session or real-time order (what [`Chains`] follows first). Which edge an arc comes from is
+/// found again only for a cycle ([`Arcs::cycle`]): 4 bytes an arc that pruning's rounds on
+/// tens of millions of arcs do not keep.
 pub struct Arcs {
     start: Vec<u32>,
-    pub(super) to: Vec<(u32, u32)>,
+    pub(super) to: Vec<u32>,
+    pub(super) order: Vec<bool>,
+}
+
+/// Each arc of the product graph of `edges`, in edge order: its tail, head and edge.
+fn each_arc<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize, f: &mut dyn FnMut(u32, u32, u32)) {
+    let states = super::graph::states(mode);
+    for i in 0..edges.count() {
+        let (from, to, ty) = edges.arc(i);
+        if (2 * from.max(to) as usize) >= nodes || from == to {
+            continue;
+        }
+        for &s in states {
+            if let Some(s2) = step(mode, s, ty) {
+                f(2 * from + s, 2 * to + s2, i as u32);
+            }
+        }
+    }
 }
 
 impl Arcs {
     pub fn new<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize) -> Arcs {
-        let states = super::graph::states(mode);
-        let arcs = |f: &mut dyn FnMut(u32, u32, u32)| {
-            for i in 0..edges.count() {
-                let (from, to, ty) = edges.arc(i);
-                if (2 * from.max(to) as usize) >= nodes || from == to {
-                    continue;
-                }
-                for &s in states {
-                    if let Some(s2) = step(mode, s, ty) {
-                        f(2 * from + s, 2 * to + s2, i as u32);
-                    }
-                }
-            }
-        };
         // Counting sort by tail (a comparison sort of millions of arcs took a quarter of a check).
         let mut start = vec![0u32; nodes + 1];
-        arcs(&mut |p, _, _| start[p as usize + 1] += 1);
+        each_arc(edges, mode, nodes, &mut |p, _, _| start[p as usize + 1] += 1);
         for i in 1..start.len() {
             start[i] += start[i - 1];
         }
         let mut fill = start.clone();
-        let mut to = vec![(0u32, 0u32); start[nodes] as usize];
-        arcs(&mut |p, q, i| {
-            to[fill[p as usize] as usize] = (q, i);
+        let mut to = vec![0u32; start[nodes] as usize];
+        let mut order = vec![false; to.len()];
+        each_arc(edges, mode, nodes, &mut |p, q, i| {
+            let slot = fill[p as usize] as usize;
+            to[slot] = q;
+            order[slot] = matches!(edges.arc(i as usize).2, EdgeType::So | EdgeType::Rt);
             fill[p as usize] += 1;
         });
-        Arcs { start, to }
+        Arcs { start, to, order }
     }
 
-    pub(super) fn of(&self, p: usize) -> &[(u32, u32)] {
-        &self.to[self.start[p] as usize..self.start[p + 1] as usize]
+    /// The edge of each arc, in the arcs' order (the same counting sort again).
+    fn edge_of_arcs<L: EdgeList + ?Sized>(&self, edges: &L, mode: Mode, nodes: usize) -> Vec<u32> {
+        let mut fill = self.start.clone();
+        let mut edge = vec![0u32; self.to.len()];
+        each_arc(edges, mode, nodes, &mut |p, _, i| {
+            edge[fill[p as usize] as usize] = i;
+            fill[p as usize] += 1;
+        });
+        edge
+    }
+
+    /// Where node `p`'s arcs are in `to` and `order`.
+    pub(super) fn range(&self, p: usize) -> std::ops::Range<usize> {
+        self.start[p] as usize..self.start[p + 1] as usize
+    }
+
+    pub(super) fn of(&self, p: usize) -> &[u32] {
+        &self.to[self.range(p)]
     }
 
     /// Kahn's topological order taking the ready node with the smallest `key` first, or
@@ -238,7 +263,7 @@ impl Arcs {
     pub fn topo_by(&self, nodes: usize, key: &dyn Fn(u32) -> u64) -> Option<Vec<u32>> {
         use std::cmp::Reverse;
         let mut indeg = vec![0u32; nodes];
-        for &(q, _) in &self.to {
+        for &q in &self.to {
             indeg[q as usize] += 1;
         }
         let mut ready: std::collections::BinaryHeap<Reverse<(u64, u32)>> =
@@ -246,7 +271,7 @@ impl Arcs {
         let mut order = Vec::with_capacity(nodes);
         while let Some(Reverse((_, p))) = ready.pop() {
             order.push(p);
-            for &(q, _) in self.of(p as usize) {
+            for &q in self.of(p as usize) {
                 indeg[q as usize] -= 1;
                 if indeg[q as usize] == 0 {
                     ready.push(Reverse((key(q), q)));
@@ -259,7 +284,7 @@ impl Arcs {
     /// Kahn's topological order, or `None` when there is a cycle.
     pub(super) fn topo(&self, nodes: usize) -> Option<Vec<u32>> {
         let mut indeg = vec![0u32; nodes];
-        for &(q, _) in &self.to {
+        for &q in &self.to {
             indeg[q as usize] += 1;
         }
         let mut order: Vec<u32> = (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).collect();
@@ -267,7 +292,7 @@ impl Arcs {
         while head < order.len() {
             let p = order[head] as usize;
             head += 1;
-            for &(q, _) in self.of(p) {
+            for &q in self.of(p) {
                 indeg[q as usize] -= 1;
                 if indeg[q as usize] == 0 {
                     order.push(q);
@@ -278,14 +303,15 @@ impl Arcs {
     }
 
     /// Some cycle, as edge indices, when `topo` failed: walk back through nodes Kahn left.
-    fn cycle(&self, nodes: usize) -> Vec<usize> {
+    fn cycle<L: EdgeList + ?Sized>(&self, edges: &L, mode: Mode, nodes: usize) -> Vec<usize> {
+        let edge = self.edge_of_arcs(edges, mode, nodes);
         let mut indeg = vec![0u32; nodes];
-        for &(q, _) in &self.to {
+        for &q in &self.to {
             indeg[q as usize] += 1;
         }
         let mut stack: Vec<u32> = (0..nodes as u32).filter(|&p| indeg[p as usize] == 0).collect();
         while let Some(p) = stack.pop() {
-            for &(q, _) in self.of(p as usize) {
+            for &q in self.of(p as usize) {
                 indeg[q as usize] -= 1;
                 if indeg[q as usize] == 0 {
                     stack.push(q);
@@ -298,9 +324,10 @@ impl Arcs {
             if indeg[p] == 0 {
                 continue;
             }
-            for &(q, i) in self.of(p) {
+            for a in self.range(p) {
+                let q = self.to[a];
                 if indeg[q as usize] > 0 && pred[q as usize].0 == u32::MAX {
-                    pred[q as usize] = (p as u32, i);
+                    pred[q as usize] = (p as u32, edge[a]);
                 }
             }
         }

@@ -9,10 +9,8 @@
 //! Only SER and SI: under SER every node used is in state 1; under SI a state-0 node `(x, 0)`
 //! is entered only by an RW arc from some `(r, 1)`, so reaching it is reaching one of those.
 
-use super::edges::EdgeList;
 use super::graph::Mode;
 use super::prune::Arcs;
-use crate::graph::EdgeType;
 
 const NONE: u32 = u32::MAX;
 
@@ -31,21 +29,14 @@ pub struct Chains {
 impl Chains {
     /// The cover and index for these arcs in topological `order`, or `None` when the mode is
     /// not SER or SI, or the cover needs `max_chains` chains or more (the bit sets are cheaper).
-    pub fn new<L: EdgeList + ?Sized>(
-        arcs: &Arcs,
-        edges: &L,
-        order: &[u32],
-        mode: Mode,
-        nodes: usize,
-        max_chains: usize,
-    ) -> Option<Chains> {
+    pub fn new(arcs: &Arcs, order: &[u32], mode: Mode, nodes: usize, max_chains: usize) -> Option<Chains> {
         if !matches!(mode, Mode::Ser | Mode::Si) {
             return None;
         }
         // Arcs into each node.
         let mut rev_start = vec![0u32; nodes + 1];
         for p in 0..nodes {
-            for &(q, _) in arcs.of(p) {
+            for &q in arcs.of(p) {
                 rev_start[q as usize + 1] += 1;
             }
         }
@@ -54,12 +45,14 @@ impl Chains {
         }
         let mut fill = rev_start.clone();
         let mut rev = vec![0u32; rev_start[nodes] as usize];
-        let mut rev_edge = vec![0u32; rev.len()];
+        // Whether each arc in is session or real-time order (the cover follows those first).
+        let mut rev_order = vec![false; rev.len()];
         for p in 0..nodes {
-            for &(q, e) in arcs.of(p) {
+            for a in arcs.range(p) {
+                let q = arcs.to[a];
                 let slot = fill[q as usize] as usize;
                 rev[slot] = p as u32;
-                rev_edge[slot] = e;
+                rev_order[slot] = arcs.order[a];
                 fill[q as usize] += 1;
             }
         }
@@ -88,9 +81,7 @@ impl Chains {
                 })
                 .max_by_key(|&a| {
                     let q = rev[a] as usize;
-                    let i = rev_edge[a] as usize;
-                    let kind = (i < edges.count()).then(|| edges.arc(i).2);
-                    (matches!(kind, Some(EdgeType::So | EdgeType::Rt)), pos[q])
+                    (rev_order[a], pos[q])
                 });
             let c = match best {
                 Some(a) => chain[rev[a] as usize],
@@ -110,7 +101,7 @@ impl Chains {
         let mut first = vec![NONE; nodes * k];
         for &p in order.iter().rev() {
             let p = p as usize;
-            for &(q, _) in arcs.of(p) {
+            for &q in arcs.of(p) {
                 let q = q as usize;
                 let (lo, hi) = first.split_at_mut(p.max(q) * k);
                 let (row, other) =
@@ -144,7 +135,7 @@ impl Chains {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::graph::Edge;
+    use crate::graph::{Edge, EdgeType};
     use crate::polygraph::prune::Arcs;
     use crate::polygraph::Origin;
 
@@ -174,15 +165,15 @@ mod tests {
                 let nodes = 2 * n as usize;
                 let arcs = Arcs::new(&edges, mode, nodes);
                 let order = arcs.topo(nodes).expect("forward edges have no cycle");
-                let Some(ch) = Chains::new(&arcs, &edges, &order, mode, nodes, 64) else { panic!("cover refused") };
+                let Some(ch) = Chains::new(&arcs, &order, mode, nodes, 64) else { panic!("cover refused") };
                 for p in 0..nodes {
                     // Breadth-first search from p.
                     let mut seen = vec![false; nodes];
-                    let mut queue: Vec<usize> = arcs.of(p).iter().map(|&(q, _)| q as usize).collect();
+                    let mut queue: Vec<usize> = arcs.of(p).iter().map(|&q| q as usize).collect();
                     while let Some(q) = queue.pop() {
                         if !seen[q] {
                             seen[q] = true;
-                            queue.extend(arcs.of(q).iter().map(|&(r, _)| r as usize));
+                            queue.extend(arcs.of(q).iter().map(|&r| r as usize));
                         }
                     }
                     for (q, &reached) in seen.iter().enumerate() {
