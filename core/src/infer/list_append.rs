@@ -202,6 +202,9 @@ fn parallel_keys<'h>(
 fn join<'h>(cx: &mut Ctx<'h>, forks: Vec<Ctx<'h>>) {
     // Room for all at once: growing by doubling copied the edges again and again.
     cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
+    if let Some(p) = cx.pairs.as_mut() {
+        p.reserve(forks.iter().filter_map(|f| f.pairs.as_ref()).map(Vec::len).sum());
+    }
     if let Some(r) = cx.reads_from.as_mut() {
         r.reserve(forks.iter().filter_map(|f| f.reads_from.as_ref()).map(Vec::len).sum());
     }
