@@ -51,6 +51,52 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
 }
 
+/// The edges [`super::provenance`] asks for, where the full inference promoted no transaction:
+/// its vertices were the committed transactions throughout, so each key's edges follow from its
+/// version order (`list_order`, the full inference's) and its reads alone. WW edges come from
+/// the orders; a WR or RW edge from a read of its reader, one of `txns` (every transaction of
+/// a pair asked for, ascending): only their reads are scanned again.
+pub(crate) fn wanted_edges(h: &History, cx: &mut Ctx, list_order: &[Option<u32>], txns: &[TxnId]) {
+    let nkeys = h.keys.len();
+    let mut all: Vec<Read> = Vec::new();
+    let mut fork = None;
+    let mut own = Vec::new();
+    for &t in txns {
+        if h.txns.get(t as usize).is_none_or(|x| x.status != Status::Committed) {
+            continue;
+        }
+        let ops = h.op_range(t);
+        for o in ops.clone() {
+            if h.ops[o].kind() == OpKind::Read {
+                all.push(scan_read(h, cx, &mut fork, t, ops.start as u32, o as u32, &mut own));
+            }
+        }
+    }
+    drop(fork); // its findings are the full inference's
+                // By key, then in input order, as `scan_reads` lists them.
+    all.sort_unstable_by_key(|r| (r.key, r.txn, r.op));
+    let mut starts = vec![0u32; nkeys + 1];
+    let mut pairs = Vec::with_capacity(all.len());
+    for r in all.iter().filter(|r| r.external && (r.key as usize) < nkeys) {
+        starts[r.key as usize + 1] += 1;
+        pairs.push(ExtRead { op: r.op, prefix_len: if r.prefix { r.len } else { NOT_PREFIX } });
+    }
+    crate::bucket_sort::starts_from_counts(&mut starts);
+    let reads = Reads { starts, pairs };
+    let appends = &cx.index.writes;
+    let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
+        let mut s = Scratch::default();
+        for k in keys {
+            let longest = list_order.get(k).copied().flatten();
+            key_edges(h, cx, appends, k as KeyId, longest, reads.of(k), &mut s);
+        }
+    };
+    match parallel_keys(cx, nkeys, &keys_edges) {
+        None => keys_edges(cx, 0..nkeys),
+        Some(forks) => join(cx, forks),
+    }
+}
+
 /// A key's version order: the list of its longest read (`longest_op`), empty without one.
 fn order_of(h: &History, longest_op: Option<u32>) -> &[Value] {
     longest_op.map_or(&[], |o| h.list(&h.ops[o as usize]))

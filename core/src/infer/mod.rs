@@ -41,6 +41,8 @@ pub struct Inference {
     /// version-order sources, [`crate::elle::versions::assumed_order`]); the polygraph takes
     /// them as known edges, and explanations name them. Empty from the inference itself.
     pub assumed_order: Vec<AssumedOrder>,
+    /// Whether the inference made an indeterminate transaction a vertex (its write was observed).
+    pub(crate) promoted: bool,
 }
 
 /// A register version assumed to precede another: the writes (ops) that installed them, and
@@ -163,6 +165,7 @@ fn infer_with(h: &History, rw: bool, reads_from: bool, adjacency_only: bool) -> 
         reads_from: cx.reads_from,
         list_order: cx.list_order,
         open_appends: cx.open_appends,
+        promoted: cx.promotions > 0,
         index,
         assumed_order: Vec::new(),
     }
@@ -180,6 +183,12 @@ pub fn provenance(h: &History, inf: &Inference, wanted: &[(TxnId, TxnId, EdgeTyp
     let mut cx = Ctx::new(h, &inf.index);
     cx.wanted = Some(&set);
     match h.model {
+        Model::ListAppend | Model::Empty if !inf.promoted => {
+            let mut txns: Vec<TxnId> = wanted.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+            crate::par::sort_unstable(&mut txns);
+            txns.dedup();
+            list_append::wanted_edges(h, &mut cx, &inf.list_order, &txns);
+        }
         Model::ListAppend | Model::Empty => list_append::infer(h, &mut cx),
         Model::RwRegister => rw_register::infer(h, &mut cx),
     }
