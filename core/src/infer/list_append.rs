@@ -19,7 +19,8 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let (reads, longest) = scan_reads(h, cx);
 
     // Promote first: an indeterminate append that anyone observed committed.
-    if h.txns.iter().any(|t| t.status == Status::Indeterminate) {
+    let indeterminate = h.txns.iter().any(|t| t.status == Status::Indeterminate);
+    if indeterminate {
         let observed = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
             let mut txns = Vec::new();
             for k in keys {
@@ -32,6 +33,19 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             cx.promote(t);
         }
     }
+    // Without indeterminate transactions no range can promote one: each range's reads are
+    // given back once its edges are made.
+    let reads = match indeterminate {
+        false => match keys_on_pool(h, cx, &longest, reads) {
+            Ok(forks) => {
+                join(cx, forks);
+                cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
+                return;
+            }
+            Err(reads) => reads,
+        },
+        true => reads,
+    };
     // Each key's appenders are looked up again for its edges rather than kept for all keys
     // (half a gigabyte at 10M transactions).
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
@@ -242,6 +256,55 @@ fn parallel_keys<'h>(
         fork
     });
     forks.iter().all(|f| f.promotions == 0).then_some(forks)
+}
+
+/// The keys' edges on the pool, each range of keys in a fork of `cx` with its own share of the
+/// reads, dropped when the range is done; for a history without indeterminate transactions
+/// (no range promotes one, so every fork is kept). `Err` (nothing done) without threads.
+#[cfg(feature = "parallel")]
+fn keys_on_pool<'h>(
+    h: &History,
+    cx: &Ctx<'h>,
+    longest: &[Option<(usize, u32)>],
+    reads: Reads,
+) -> Result<Vec<Ctx<'h>>, Reads> {
+    use rayon::prelude::*;
+    let nkeys = reads.starts.len().saturating_sub(1);
+    let threads = rayon::current_num_threads();
+    if threads < 2 || nkeys < 2 {
+        return Err(reads);
+    }
+    let ranges = (4 * threads).min(nkeys);
+    let parts: Vec<(std::ops::Range<usize>, Reads)> = (0..ranges)
+        .map(|i| {
+            let keys = i * nkeys / ranges..(i + 1) * nkeys / ranges;
+            let first = reads.starts[keys.start];
+            let starts: Vec<u32> = reads.starts[keys.start..=keys.end].iter().map(|s| s - first).collect();
+            let pairs = reads.pairs[first as usize..reads.starts[keys.end] as usize].to_vec();
+            (keys, Reads { starts, pairs })
+        })
+        .collect();
+    drop(reads);
+    let appends = &cx.index.writes;
+    let forks: Vec<Ctx<'h>> = parts
+        .into_par_iter()
+        .map(|(keys, part)| {
+            let mut fork = cx.fork();
+            let mut s = Scratch::default();
+            for k in keys.clone() {
+                let of = part.of(k - keys.start);
+                key_edges(h, &mut fork, appends, k as KeyId, longest[k].map(|l| l.1), of, &mut s);
+            }
+            fork
+        })
+        .collect();
+    debug_assert!(forks.iter().all(|f| f.promotions == 0));
+    Ok(forks)
+}
+
+#[cfg(not(feature = "parallel"))]
+fn keys_on_pool<'h>(_: &History, _: &Ctx<'h>, _: &[Option<(usize, u32)>], reads: Reads) -> Result<Vec<Ctx<'h>>, Reads> {
+    Err(reads)
 }
 
 #[cfg(feature = "parallel")]
