@@ -42,8 +42,9 @@ pub type SharedInput = Arc<dyn read::InputText>;
 pub struct Session {
     history: History,
     nemesis: Vec<RawOp>,
-    /// By what they hold: [`Needs::Full`], [`Needs::WithoutRw`], [`Needs::WithoutReadsFrom`].
-    inferences: [OnceLock<Inference>; 3],
+    /// By what they hold: [`Needs::Full`], [`Needs::WithoutRw`], [`Needs::WithoutReadsFrom`],
+    /// [`Needs::Search`].
+    inferences: [OnceLock<Inference>; 4],
 }
 
 impl Session {
@@ -128,6 +129,8 @@ impl Session {
         let have = |n: Needs| self.inferences[n as usize].get();
         if let Some(inf) = have(Needs::Full).or_else(|| match needs {
             Needs::WithoutRw | Needs::WithoutReadsFrom => have(needs),
+            // A graph with its edges serves a search as well.
+            Needs::Search => have(Needs::WithoutReadsFrom).or_else(|| have(needs)),
             Needs::Full => None,
         }) {
             return inf;
@@ -184,7 +187,12 @@ impl Session {
         let weak = report.levels.0.iter().any(|(l, r)| l.spec().weak.is_some() && r.valid.is_some());
         let inf = match open_registers || weak {
             true => self.inference_for(Needs::Full, &mut ()),
-            false => self.graph_inference(&mut ()),
+            // The other witnesses read the graph's adjacency, not its edges: a check's graph
+            // without them serves.
+            false => match self.inferences[Needs::Search as usize].get() {
+                Some(inf) if self.inferences[Needs::WithoutReadsFrom as usize].get().is_none() => inf,
+                _ => self.graph_inference(&mut ()),
+            },
         };
         crate::certify::certificate(&self.history, inf, report)
     }

@@ -21,7 +21,8 @@ pub(super) fn unobserved(
 ) -> Vec<OpenPair> {
     let Check { inf, opts, levels, max_cycles, .. } = cx;
     let pairs = if !opts.observed_order_only && levels.iter().any(|&l| open_pairs::violates(l) && !poly.decides(l)) {
-        open_pairs::open_pairs(&inf.graph, &inf.open_appends, max_cycles)
+        let g = graphs.get(&inf.graph, GraphId::Dependency(Order::None)).unwrap_or(&inf.graph);
+        open_pairs::open_pairs(g, &inf.open_appends, max_cycles)
     } else {
         Vec::new()
     };

@@ -304,6 +304,9 @@ impl LevelOutcome {
 /// The graphs the witnesses are cycles of, beyond the inference's own.
 #[derive(Default)]
 pub struct Graphs {
+    /// When the inference's graph kept no edges ([`search_only`]): its edges the witnesses and
+    /// the open pairs read ([`crate::infer::provenance`]).
+    pub dependency: Option<DependencyGraph>,
     pub session: Option<DependencyGraph>,
     pub realtime: Option<DependencyGraph>,
     pub weak: Vec<(Weak, WeakGraph)>,
@@ -315,7 +318,7 @@ impl Graphs {
     /// The graph of a witness, `dependency` being the inference's.
     pub fn get<'a>(&'a self, dependency: &'a DependencyGraph, id: GraphId) -> Option<&'a DependencyGraph> {
         match id {
-            GraphId::Dependency(Order::None) => Some(dependency),
+            GraphId::Dependency(Order::None) => Some(self.dependency.as_ref().unwrap_or(dependency)),
             GraphId::Dependency(Order::Session) => self.session.as_ref(),
             GraphId::Dependency(Order::Realtime) => self.realtime.as_ref(),
             GraphId::Weak(w) => self.weak.iter().find(|x| x.0 == w).map(|x| &x.1.graph),
@@ -350,6 +353,18 @@ struct Check<'a> {
     max_cycles: usize,
 }
 
+/// Whether a check of `h` with `opts` reads no edge of the dependency graph beyond those of its
+/// counterexamples, so that the graph may keep only its adjacency ([`crate::infer::Needs::Search`]):
+/// SER, PL-2 and PL-1 (no order, no weak level, no polygraph; SI's and PSI's search over the
+/// orders of unobserved appends reads whole components), without analysis or claimed orders.
+pub fn search_only(h: &History, opts: &CheckOptions) -> bool {
+    let claims = opts.white_box != crate::timestamps::WhiteBoxMode::Ignore && crate::timestamps::Claims::any(h);
+    opts.analyze.is_none()
+        && !claims
+        && !poly::polygraph_applies(h, opts)
+        && opts.levels().iter().all(|l| matches!(l, Level::Ser | Level::Pl2 | Level::Pl1))
+}
+
 /// Decide the levels `opts` asks for.
 pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budget) -> Outcome {
     let levels = opts.levels();
@@ -364,6 +379,14 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     let mut found = cycles::Found::default();
     cycles::dependency(cx, &poly, budget, &mut found, &mut notes, &mut graphs);
     cycles::saturated(cx, budget, &mut found, &mut notes, &mut graphs);
+    if !inf.graph.edges_kept {
+        let mut wanted = open_pairs::candidates(&inf.graph, &inf.open_appends);
+        for w in found.witnesses.iter().filter(|w| w.graph == GraphId::Dependency(Order::None)) {
+            let n = w.cycle.txns.len();
+            wanted.extend((0..n).map(|i| (w.cycle.txns[i], w.cycle.txns[(i + 1) % n], w.cycle.types[i])));
+        }
+        graphs.dependency = Some(crate::infer::provenance(h, inf, &wanted));
+    }
     let maybe_initial = verdicts::maybe_initial_reads(h, inf, &mut notes);
     let pairs = appends::unobserved(cx, &found, budget, &mut poly, &mut graphs);
     let mut outcomes: Vec<LevelOutcome> =

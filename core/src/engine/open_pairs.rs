@@ -63,6 +63,30 @@ pub fn open_pairs(g: &DependencyGraph, open_appends: &[(KeyId, TxnId)], max: usi
     out
 }
 
+/// The (from, to, type) pairs whose edges [`open_pairs`] may read: of every pair of unobserved
+/// appends it may look at, those with RW edges both ways.
+pub fn candidates(g: &DependencyGraph, open_appends: &[(KeyId, TxnId)]) -> Vec<(TxnId, TxnId, EdgeType)> {
+    let mut out = Vec::new();
+    let mut tries = MAX_TRIES;
+    for group in open_appends.chunk_by(|x, y| x.0 == y.0) {
+        for (i, &(_, a)) in group.iter().enumerate() {
+            for &(_, b) in &group[i + 1..] {
+                if tries == 0 {
+                    return out;
+                }
+                tries -= 1;
+                let rw = EdgeType::Rw.bit();
+                if g.mask(a, b) & rw != 0 && g.mask(b, a) & rw != 0 {
+                    for ty in [EdgeType::Rw, EdgeType::Ww] {
+                        out.extend([(a, b, ty), (b, a, ty)]);
+                    }
+                }
+            }
+        }
+    }
+    out
+}
+
 /// Pairs of unobserved appends looked at, at most.
 const MAX_TRIES: usize = 1 << 20;
 

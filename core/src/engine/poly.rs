@@ -59,7 +59,7 @@ const POLYGRAPH_LEVELS: [(Level, Mode, Order); 9] = [
 ];
 
 /// Whether the polygraph decides levels of this history under these options.
-fn polygraph_applies(h: &History, opts: &CheckOptions) -> bool {
+pub(super) fn polygraph_applies(h: &History, opts: &CheckOptions) -> bool {
     h.model == Model::RwRegister
         && match opts.register_mode {
             RegisterMode::Auto => h.version_order.is_none(),

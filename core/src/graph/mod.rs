@@ -135,7 +135,11 @@ pub struct DependencyGraph {
     /// Whether each transaction is a vertex (indexed by [`TxnId`]).
     pub is_vertex: Vec<bool>,
     /// One edge per (from, to, type, key), sorted; the provenance kept is the first found.
+    /// Empty when [`DependencyGraph::edges_kept`] is false.
     pub edges: Vec<Edge>,
+    /// Whether `edges` holds every edge. A graph built for a search alone keeps only the
+    /// adjacency; the edges a report shows are found again ([`crate::infer::provenance`]).
+    pub edges_kept: bool,
     /// CSR adjacency over distinct (from, to) pairs: `adj[offsets[v]..offsets[v+1]]` are
     /// v's successors.
     pub offsets: Vec<u32>,
@@ -151,6 +155,64 @@ fn add_type(s: &mut Succ, ty: EdgeType, counts: &mut [usize; 3]) {
         counts[ty as usize] += 1;
     }
     s.mask |= ty.bit();
+}
+
+/// A dependency without its provenance (no key, no operations): what a cycle search reads.
+/// 9 bytes, where an [`Edge`] takes 21.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[repr(C, packed)]
+pub struct Pair {
+    pub from: TxnId,
+    pub to: TxnId,
+    pub ty: EdgeType,
+}
+
+impl Pair {
+    fn rank(&self) -> (u64, u8) {
+        ((self.from as u64) << 32 | self.to as u64, self.ty as u8)
+    }
+}
+
+/// Pairs made into adjacency at a time by [`DependencyGraph::from_pairs`].
+const PAIRS_RANGE: usize = 1 << 20;
+
+/// The CSR adjacency and type counts, made from edges sorted by (from, to, type).
+struct Adjacency {
+    n: usize,
+    per_vertex: Vec<u32>,
+    adj: Vec<Succ>,
+    counts: [usize; 3],
+}
+
+impl Adjacency {
+    fn new(n: usize, edges: usize) -> Adjacency {
+        Adjacency { n, per_vertex: vec![0u32; n + 1], adj: Vec::with_capacity(edges), counts: [0; 3] }
+    }
+
+    /// The next edge kept; `same_pair`: the one before it joined the same two transactions.
+    #[inline]
+    fn add(&mut self, from: TxnId, to: TxnId, ty: EdgeType, same_pair: bool) {
+        if from as usize >= self.n {
+            return;
+        }
+        if same_pair {
+            if let Some(s) = self.adj.last_mut() {
+                add_type(s, ty, &mut self.counts);
+            }
+        } else {
+            let mut s = Succ { to, mask: 0 };
+            add_type(&mut s, ty, &mut self.counts);
+            self.adj.push(s);
+            self.per_vertex[from as usize + 1] += 1;
+        }
+    }
+
+    fn into_graph(self, is_vertex: Vec<bool>, edges: Vec<Edge>, edges_kept: bool) -> DependencyGraph {
+        let Adjacency { mut per_vertex, mut adj, counts, .. } = self;
+        adj.shrink_to_fit();
+        crate::bucket_sort::starts_from_counts(&mut per_vertex);
+        DependencyGraph { is_vertex, edges, edges_kept, offsets: per_vertex, adj, counts }
+    }
 }
 
 /// A successor in the adjacency: the transaction and the mask of [`EdgeType`] bits to it.
@@ -174,9 +236,7 @@ impl DependencyGraph {
         // One pass drops self-loops and duplicates (compacting in place) and makes the adjacency
         // and the type counts, on one thread: 50 ms at 1M transactions in issue 20's shape.
         let mut kept = 0usize;
-        let mut per_vertex = vec![0u32; n + 1];
-        let mut adj: Vec<Succ> = Vec::with_capacity(raw.len());
-        let mut counts = [0usize; 3];
+        let mut adj = Adjacency::new(n, raw.len());
         // The last edge kept, in a local: read back from `raw`, the packed edge just written
         // came through memory (the pass took 75 ms so, and the adjacency grew by doubling).
         let mut last: Option<Edge> = None;
@@ -192,27 +252,52 @@ impl DependencyGraph {
             raw[kept] = e;
             kept += 1;
             last = Some(e);
-            if e.from as usize >= n {
-                continue;
-            }
-            if same_pair {
-                if let Some(s) = adj.last_mut() {
-                    add_type(s, e.ty, &mut counts);
-                }
-            } else {
-                let mut s = Succ { to: e.to, mask: 0 };
-                add_type(&mut s, e.ty, &mut counts);
-                adj.push(s);
-                per_vertex[e.from as usize + 1] += 1;
-            }
+            adj.add(e.from, e.to, e.ty, same_pair);
         }
         raw.truncate(kept);
         // Before the graph is kept: the duplicates' room is a tenth of the edges.
         raw.shrink_to_fit();
-        adj.shrink_to_fit();
-        let mut offsets = per_vertex;
-        crate::bucket_sort::starts_from_counts(&mut offsets);
-        DependencyGraph { is_vertex, edges: raw, offsets, adj, counts }
+        adj.into_graph(is_vertex, raw, true)
+    }
+
+    /// Build from raw pairs (any order, duplicates allowed; self-loops dropped) the adjacency
+    /// alone: no edge is kept ([`DependencyGraph::edges_kept`] is false).
+    pub fn from_pairs(is_vertex: Vec<bool>, mut raw: Vec<Pair>) -> DependencyGraph {
+        let n = is_vertex.len();
+        if !raw.is_sorted_by_key(Pair::rank) {
+            crate::bucket_sort::sort_by_bucket(&mut raw, n, |e| e.from as usize, Pair::rank);
+        }
+        // Made from the back a range at a time, each range's pairs given back before the next
+        // (holding the pairs and the whole adjacency at once put the 10M check 47 MB higher).
+        let mut adj = Adjacency::new(n, 0);
+        let mut made: Vec<Vec<Succ>> = Vec::new();
+        let mut end = raw.len();
+        while end > 0 {
+            let mut start = end.saturating_sub(PAIRS_RANGE);
+            // A range starts at a new (from, to): a pair's types are merged within one.
+            while start > 0 && (raw[start - 1].from, raw[start - 1].to) == (raw[start].from, raw[start].to) {
+                start -= 1;
+            }
+            let mut last: Option<Pair> = None;
+            for &e in &raw[start..end] {
+                if e.from == e.to || last == Some(e) {
+                    continue;
+                }
+                let same_pair = last.is_some_and(|l| l.from == e.from && l.to == e.to);
+                last = Some(e);
+                adj.add(e.from, e.to, e.ty, same_pair);
+            }
+            made.push(std::mem::take(&mut adj.adj));
+            raw.truncate(start);
+            raw.shrink_to_fit();
+            end = start;
+        }
+        drop(raw);
+        adj.adj.reserve_exact(made.iter().map(Vec::len).sum());
+        for part in made.into_iter().rev() {
+            adj.adj.extend_from_slice(&part);
+        }
+        adj.into_graph(is_vertex, Vec::new(), false)
     }
 
     pub fn vertex_count(&self) -> usize {
@@ -222,6 +307,15 @@ impl DependencyGraph {
     /// Successors of `v` with the mask of edge types to each.
     pub fn out(&self, v: TxnId) -> &[Succ] {
         &self.adj[self.offsets[v as usize] as usize..self.offsets[v as usize + 1] as usize]
+    }
+
+    /// The mask of edge types from `from` to `to` (0 for none).
+    pub fn mask(&self, from: TxnId, to: TxnId) -> u8 {
+        if from as usize + 1 >= self.offsets.len() {
+            return 0;
+        }
+        let out = self.out(from);
+        out.binary_search_by_key(&to, |s| s.to).map_or(0, |i| out[i].mask)
     }
 
     /// Distinct (from, to, type) counts of the dependency types (ww, wr, rw).

@@ -19,7 +19,8 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let (reads, longest) = scan_reads(h, cx);
 
     // Promote first: an indeterminate append that anyone observed committed.
-    if h.txns.iter().any(|t| t.status == Status::Indeterminate) {
+    let indeterminate = h.txns.iter().any(|t| t.status == Status::Indeterminate);
+    if indeterminate {
         let observed = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
             let mut txns = Vec::new();
             for k in keys {
@@ -32,6 +33,19 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             cx.promote(t);
         }
     }
+    // Without indeterminate transactions no range can promote one: each range's reads are
+    // given back once its edges are made.
+    let reads = match indeterminate {
+        false => match keys_on_pool(h, cx, &longest, reads) {
+            Ok(forks) => {
+                join(cx, forks);
+                cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
+                return;
+            }
+            Err(reads) => reads,
+        },
+        true => reads,
+    };
     // Each key's appenders are looked up again for its edges rather than kept for all keys
     // (half a gigabyte at 10M transactions).
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
@@ -49,6 +63,52 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         }
     }
     cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
+}
+
+/// The edges [`super::provenance`] asks for, where the full inference promoted no transaction:
+/// its vertices were the committed transactions throughout, so each key's edges follow from its
+/// version order (`list_order`, the full inference's) and its reads alone. WW edges come from
+/// the orders; a WR or RW edge from a read of its reader, one of `txns` (every transaction of
+/// a pair asked for, ascending): only their reads are scanned again.
+pub(crate) fn wanted_edges(h: &History, cx: &mut Ctx, list_order: &[Option<u32>], txns: &[TxnId]) {
+    let nkeys = h.keys.len();
+    let mut all: Vec<Read> = Vec::new();
+    let mut fork = None;
+    let mut own = Vec::new();
+    for &t in txns {
+        if h.txns.get(t as usize).is_none_or(|x| x.status != Status::Committed) {
+            continue;
+        }
+        let ops = h.op_range(t);
+        for o in ops.clone() {
+            if h.ops[o].kind() == OpKind::Read {
+                all.push(scan_read(h, cx, &mut fork, t, ops.start as u32, o as u32, &mut own));
+            }
+        }
+    }
+    drop(fork); // its findings are the full inference's
+                // By key, then in input order, as `scan_reads` lists them.
+    all.sort_unstable_by_key(|r| (r.key, r.txn, r.op));
+    let mut starts = vec![0u32; nkeys + 1];
+    let mut pairs = Vec::with_capacity(all.len());
+    for r in all.iter().filter(|r| r.external && (r.key as usize) < nkeys) {
+        starts[r.key as usize + 1] += 1;
+        pairs.push(ExtRead { op: r.op, prefix_len: if r.prefix { r.len } else { NOT_PREFIX } });
+    }
+    crate::bucket_sort::starts_from_counts(&mut starts);
+    let reads = Reads { starts, pairs };
+    let appends = &cx.index.writes;
+    let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
+        let mut s = Scratch::default();
+        for k in keys {
+            let longest = list_order.get(k).copied().flatten();
+            key_edges(h, cx, appends, k as KeyId, longest, reads.of(k), &mut s);
+        }
+    };
+    match parallel_keys(cx, nkeys, &keys_edges) {
+        None => keys_edges(cx, 0..nkeys),
+        Some(forks) => join(cx, forks),
+    }
 }
 
 /// A key's version order: the list of its longest read (`longest_op`), empty without one.
@@ -198,10 +258,62 @@ fn parallel_keys<'h>(
     forks.iter().all(|f| f.promotions == 0).then_some(forks)
 }
 
+/// The keys' edges on the pool, each range of keys in a fork of `cx` with its own share of the
+/// reads, dropped when the range is done; for a history without indeterminate transactions
+/// (no range promotes one, so every fork is kept). `Err` (nothing done) without threads.
+#[cfg(feature = "parallel")]
+fn keys_on_pool<'h>(
+    h: &History,
+    cx: &Ctx<'h>,
+    longest: &[Option<(usize, u32)>],
+    reads: Reads,
+) -> Result<Vec<Ctx<'h>>, Reads> {
+    use rayon::prelude::*;
+    let nkeys = reads.starts.len().saturating_sub(1);
+    let threads = rayon::current_num_threads();
+    if threads < 2 || nkeys < 2 {
+        return Err(reads);
+    }
+    let ranges = (4 * threads).min(nkeys);
+    let parts: Vec<(std::ops::Range<usize>, Reads)> = (0..ranges)
+        .map(|i| {
+            let keys = i * nkeys / ranges..(i + 1) * nkeys / ranges;
+            let first = reads.starts[keys.start];
+            let starts: Vec<u32> = reads.starts[keys.start..=keys.end].iter().map(|s| s - first).collect();
+            let pairs = reads.pairs[first as usize..reads.starts[keys.end] as usize].to_vec();
+            (keys, Reads { starts, pairs })
+        })
+        .collect();
+    drop(reads);
+    let appends = &cx.index.writes;
+    let forks: Vec<Ctx<'h>> = parts
+        .into_par_iter()
+        .map(|(keys, part)| {
+            let mut fork = cx.fork();
+            let mut s = Scratch::default();
+            for k in keys.clone() {
+                let of = part.of(k - keys.start);
+                key_edges(h, &mut fork, appends, k as KeyId, longest[k].map(|l| l.1), of, &mut s);
+            }
+            fork
+        })
+        .collect();
+    debug_assert!(forks.iter().all(|f| f.promotions == 0));
+    Ok(forks)
+}
+
+#[cfg(not(feature = "parallel"))]
+fn keys_on_pool<'h>(_: &History, _: &Ctx<'h>, _: &[Option<(usize, u32)>], reads: Reads) -> Result<Vec<Ctx<'h>>, Reads> {
+    Err(reads)
+}
+
 #[cfg(feature = "parallel")]
 fn join<'h>(cx: &mut Ctx<'h>, forks: Vec<Ctx<'h>>) {
     // Room for all at once: growing by doubling copied the edges again and again.
     cx.raw.reserve(forks.iter().map(|f| f.raw.len()).sum());
+    if let Some(p) = cx.pairs.as_mut() {
+        p.reserve(forks.iter().filter_map(|f| f.pairs.as_ref()).map(Vec::len).sum());
+    }
     if let Some(r) = cx.reads_from.as_mut() {
         r.reserve(forks.iter().filter_map(|f| f.reads_from.as_ref()).map(Vec::len).sum());
     }

@@ -9,7 +9,7 @@ mod list_append;
 mod rw_register;
 
 use crate::anomaly::{AnomalyKind, Finding};
-use crate::graph::{DependencyGraph, Edge, EdgeType};
+use crate::graph::{DependencyGraph, Edge, EdgeType, Pair};
 use crate::history::{Arg, History, Index, KeyId, Model, OpKind, Status, TxnId, Value};
 pub(crate) use crate::history::{WriteInfo, Writes};
 
@@ -41,6 +41,8 @@ pub struct Inference {
     /// version-order sources, [`crate::elle::versions::assumed_order`]); the polygraph takes
     /// them as known edges, and explanations name them. Empty from the inference itself.
     pub assumed_order: Vec<AssumedOrder>,
+    /// Whether the inference made an indeterminate transaction a vertex (its write was observed).
+    pub(crate) promoted: bool,
 }
 
 /// A register version assumed to precede another: the writes (ops) that installed them, and
@@ -82,6 +84,9 @@ pub enum Needs {
     Full = 0,
     WithoutRw = 1,
     WithoutReadsFrom = 2,
+    /// As `WithoutReadsFrom`, but the graph keeps only its adjacency, not its edges: for levels
+    /// whose check reads no more than the edges of its counterexamples ([`provenance`]).
+    Search = 3,
 }
 
 impl Needs {
@@ -90,34 +95,37 @@ impl Needs {
             Needs::Full => infer(h),
             Needs::WithoutRw => infer_without_rw(h),
             Needs::WithoutReadsFrom => infer_without_reads_from(h),
+            Needs::Search => infer_with(h, true, false, true),
         }
     }
 }
 
 /// Build the dependency graph of a history.
 pub fn infer(h: &History) -> Inference {
-    infer_with(h, true, true)
+    infer_with(h, true, true, false)
 }
 
 /// The inference without the graph's RW edges (they are only counted): all the weak levels (RC,
 /// RA, CC) need, since their axioms use session order, reads-from and WW alone. On a history of
 /// many reads most edges are RW (6.3M of AWDIT's 200k-transaction history).
 pub fn infer_without_rw(h: &History) -> Inference {
-    infer_with(h, false, true)
+    infer_with(h, false, true, false)
 }
 
 /// The inference for levels other than RC, RA and CC, which alone read the reads-from list: 160
 /// MB and half a second less at ten million transactions.
 pub fn infer_without_reads_from(h: &History) -> Inference {
-    infer_with(h, true, false)
+    infer_with(h, true, false, false)
 }
 
-/// `rw`: RW edges in the graph (else only counted); `reads_from`: WR edges also listed.
-fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
+/// `rw`: RW edges in the graph (else only counted); `reads_from`: WR edges also listed;
+/// `adjacency_only`: the graph without its edges ([`Needs::Search`]).
+fn infer_with(h: &History, rw: bool, reads_from: bool, adjacency_only: bool) -> Inference {
     let index = Index::new(h);
     let mut cx = Ctx::new(h, &index);
     cx.rw_pairs = (!rw).then(Vec::new);
     cx.reads_from = reads_from.then(Vec::new);
+    cx.pairs = adjacency_only.then(Vec::new);
     for &(first, dup) in &index.duplicates {
         let op = h.ops[dup.op as usize];
         let value = match op.arg() {
@@ -145,22 +153,59 @@ fn infer_with(h: &History, rw: bool, reads_from: bool) -> Inference {
         p.dedup();
         p.len() + cx.rw_counted
     });
+    let graph = match cx.pairs {
+        Some(pairs) => DependencyGraph::from_pairs(cx.is_vertex, pairs),
+        None => DependencyGraph::new(cx.is_vertex, cx.raw),
+    };
     Inference {
         rw_left_out,
-        graph: DependencyGraph::new(cx.is_vertex, cx.raw),
+        graph,
         findings: cx.findings,
         notes: cx.notes,
         reads_from: cx.reads_from,
         list_order: cx.list_order,
         open_appends: cx.open_appends,
+        promoted: cx.promotions > 0,
         index,
         assumed_order: Vec::new(),
     }
 }
 
+/// The edges between the pairs `wanted` asks for ((from, to, type)), each as the full
+/// inference keeps it (the same key and operations: the first by operation order), found by
+/// making the model's inference again and keeping only those; with the inference's vertices.
+/// For a graph built without its edges ([`Needs::Search`]): a report shows a few of them.
+pub fn provenance(h: &History, inf: &Inference, wanted: &[(TxnId, TxnId, EdgeType)]) -> DependencyGraph {
+    let set: crate::hash::Set<(u64, u8)> = wanted.iter().map(|&(a, b, ty)| (pair_key(a, b), ty as u8)).collect();
+    if set.is_empty() {
+        return DependencyGraph::new(inf.graph.is_vertex.clone(), Vec::new());
+    }
+    let mut cx = Ctx::new(h, &inf.index);
+    cx.wanted = Some(&set);
+    match h.model {
+        Model::ListAppend | Model::Empty if !inf.promoted => {
+            let mut txns: Vec<TxnId> = wanted.iter().flat_map(|&(a, b, _)| [a, b]).collect();
+            crate::par::sort_unstable(&mut txns);
+            txns.dedup();
+            list_append::wanted_edges(h, &mut cx, &inf.list_order, &txns);
+        }
+        Model::ListAppend | Model::Empty => list_append::infer(h, &mut cx),
+        Model::RwRegister => rw_register::infer(h, &mut cx),
+    }
+    DependencyGraph::new(cx.is_vertex, cx.raw)
+}
+
+fn pair_key(from: TxnId, to: TxnId) -> u64 {
+    (from as u64) << 32 | to as u64
+}
+
 pub(crate) struct Ctx<'h> {
     h: &'h History,
     pub raw: Vec<Edge>,
+    /// When the graph keeps only its adjacency: the edges' pairs, in place of `raw`.
+    pub pairs: Option<Vec<Pair>>,
+    /// When only some pairs' edges are asked for ([`provenance`]): those pairs.
+    wanted: Option<&'h crate::hash::Set<(u64, u8)>>,
     /// WR edges as (read op, write op), when listed.
     pub reads_from: Option<Vec<(u32, u32)>>,
     pub findings: Vec<Finding>,
@@ -188,6 +233,8 @@ impl<'h> Ctx<'h> {
         Ctx {
             h,
             raw: Vec::new(),
+            pairs: None,
+            wanted: None,
             reads_from: None,
             findings: Vec::new(),
             notes: Vec::new(),
@@ -209,6 +256,8 @@ impl<'h> Ctx<'h> {
             is_vertex: self.is_vertex.clone(),
             reads_from: self.reads_from.as_ref().map(|_| Vec::new()),
             rw_pairs: self.rw_pairs.as_ref().map(|_| Vec::new()),
+            pairs: self.pairs.as_ref().map(|_| Vec::new()),
+            wanted: self.wanted,
             ..Ctx::empty(self.h, self.index)
         }
     }
@@ -223,6 +272,9 @@ impl<'h> Ctx<'h> {
         use rayon::prelude::*;
         self.raw.par_extend(fork.raw.par_iter().copied());
         drop(fork.raw);
+        if let (Some(p), Some(f)) = (self.pairs.as_mut(), fork.pairs) {
+            p.par_extend(f.par_iter().copied());
+        }
         if let (Some(r), Some(f)) = (self.reads_from.as_mut(), fork.reads_from) {
             r.extend(f);
         }
@@ -280,6 +332,13 @@ impl<'h> Ctx<'h> {
             }
             if let (EdgeType::Rw, Some(pairs)) = (ty, self.rw_pairs.as_mut()) {
                 pairs.push((from as u64) << 32 | to as u64);
+                return;
+            }
+            if let Some(p) = self.pairs.as_mut() {
+                p.push(Pair { from, to, ty });
+                return;
+            }
+            if self.wanted.is_some_and(|w| !w.contains(&(pair_key(from, to), ty as u8))) {
                 return;
             }
             self.raw.push(Edge { from, to, ty, key, from_op, to_op });

@@ -27,6 +27,8 @@ pub fn needs(h: &History, opts: &CheckOptions) -> Needs {
     let levels = opts.levels();
     if opts.analyze.is_none() && !claims && levels.iter().all(|l| l.spec().weak.is_some()) {
         Needs::WithoutRw
+    } else if engine::search_only(h, opts) {
+        Needs::Search
     } else if levels.iter().all(|l| l.spec().weak.is_none()) {
         Needs::WithoutReadsFrom
     } else {
