@@ -35,19 +35,23 @@ pub use graph::{Mode, Origin};
 /// The memory the constraints of one check may take by default. Not a cap on the history:
 /// compaction leaves far fewer constraints than pairs of versions, and a history whose
 /// constraints would need more still gets the first guess and a search for a certain cycle,
-/// then `unknown` with the reason. 4 GB natively (about 14 million constraints: general-wh at
-/// 100,000 transactions, 13.7 million, SER decided in 31 s with 2.2 GB resident); 2 GB in
-/// WebAssembly, whose 32-bit memory ends at 4 GB.
+/// then `unknown` with the reason. 4 GB natively (about 57 million constraints); 2 GB in
+/// WebAssembly, whose 32-bit memory ends at 4 GB (about 28 million).
 #[cfg(not(target_arch = "wasm32"))]
 pub const MEMORY_BUDGET: u64 = 4 << 30;
 #[cfg(target_arch = "wasm32")]
 pub const MEMORY_BUDGET: u64 = 2 << 30;
 
-/// What a constraint costs once its edges are drawn, with room: measured 130-150 bytes when
-/// the first guess is repaired or pruning takes a round (3.4M constraints in 564 MB, 13.7M in
-/// 2.2 GB, the history included), up to about 265 with many rounds of pruning and learning
-/// (general-rw at 30k: 661k constraints, 275 MB).
-pub const BYTES_PER_CONSTRAINT: u64 = 300;
+/// What a constraint costs once its edges are drawn. Measured as the peak resident memory less
+/// that of the same check with the constraints left unbuilt: 69 bytes on general-wh at 145,000
+/// transactions (28.8M constraints, SER decided by a first guess repaired: 2,182,032 KB against
+/// 241,876 KB). PolySI's general shapes at 30,000 (0.7-1.4M constraints, pruning and the search
+/// that learns) peak at 118-173 MB a check, the history included. By the sizes of its arrays,
+/// the search that learns adds about 70 bytes for each constraint pruning leaves open (not
+/// measured: these histories leave few open; its learned clauses have their own bound, 512 MB).
+/// It was 300 while the search's edges took 32 bytes, pruning's were copied into the search and
+/// each arc kept its edge (13.7M constraints then took 2.2 GB).
+pub const BYTES_PER_CONSTRAINT: u64 = 75;
 
 /// The most constraints [`build`] materializes within a memory budget.
 pub const fn max_constraints(memory: u64) -> u64 {
