@@ -358,6 +358,10 @@ struct Check<'a> {
 /// SER, PL-2 and PL-1 (no order, no weak level, no polygraph; SI's and PSI's search over the
 /// orders of unobserved appends reads whole components), without analysis or claimed orders.
 pub fn search_only(h: &History, opts: &CheckOptions) -> bool {
+    // The web demo's module leaves this path out, for its size (feature `compact-graph`).
+    if cfg!(feature = "compact-graph") {
+        return false;
+    }
     let claims = opts.white_box != crate::timestamps::WhiteBoxMode::Ignore && crate::timestamps::Claims::any(h);
     opts.analyze.is_none()
         && !claims
@@ -379,7 +383,7 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     let mut found = cycles::Found::default();
     cycles::dependency(cx, &poly, budget, &mut found, &mut notes, &mut graphs);
     cycles::saturated(cx, budget, &mut found, &mut notes, &mut graphs);
-    if !inf.graph.edges_kept {
+    if !cfg!(feature = "compact-graph") && !inf.graph.edges_kept {
         let mut wanted = open_pairs::candidates(&inf.graph, &inf.open_appends);
         for w in found.witnesses.iter().filter(|w| w.graph == GraphId::Dependency(Order::None)) {
             let n = w.cycle.txns.len();

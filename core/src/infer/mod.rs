@@ -95,7 +95,7 @@ impl Needs {
             Needs::Full => infer(h),
             Needs::WithoutRw => infer_without_rw(h),
             Needs::WithoutReadsFrom => infer_without_reads_from(h),
-            Needs::Search => infer_with(h, true, false, true),
+            Needs::Search => infer_with(h, true, false, !cfg!(feature = "compact-graph")),
         }
     }
 }
@@ -154,8 +154,8 @@ fn infer_with(h: &History, rw: bool, reads_from: bool, adjacency_only: bool) -> 
         p.len() + cx.rw_counted
     });
     let graph = match cx.pairs {
-        Some(pairs) => DependencyGraph::from_pairs(cx.is_vertex, pairs),
-        None => DependencyGraph::new(cx.is_vertex, cx.raw),
+        Some(pairs) if !cfg!(feature = "compact-graph") => DependencyGraph::from_pairs(cx.is_vertex, pairs),
+        _ => DependencyGraph::new(cx.is_vertex, cx.raw),
     };
     Inference {
         rw_left_out,

@@ -34,22 +34,16 @@ type Try<'a> = (&'a dyn EdgeList, &'a dyn Fn(u32) -> u64);
 
 /// [`guess`] from these edges (the known edges, and after pruning the forced choices too:
 /// a topological order that respects them is much nearer to a version order that works).
-pub fn guess_from<L: EdgeList + ?Sized>(
-    pg: &Polygraph,
-    mode: Mode,
-    known: &L,
-    rank: &[u32],
-    budget: &mut Budget,
-) -> Option<bool> {
+pub fn guess_from(pg: &Polygraph, mode: Mode, known: &dyn EdgeList, rank: &[u32], budget: &mut Budget) -> Option<bool> {
     guess_edges(pg, mode, known, rank, budget).map(|found| found.is_some())
 }
 
 /// [`guess_from`], giving the acyclic graph's edges (the known ones and the guessed version
 /// order's) when a guess is acyclic: a resolution a certificate can be built from.
-pub fn guess_edges<L: EdgeList + ?Sized>(
+pub fn guess_edges(
     pg: &Polygraph,
     mode: Mode,
-    known: &L,
+    known: &dyn EdgeList,
     rank: &[u32],
     budget: &mut Budget,
 ) -> Option<Option<Vec<(Edge, Origin)>>> {
@@ -62,10 +56,8 @@ pub fn guess_edges<L: EdgeList + ?Sized>(
     if !pg.session.is_empty() {
         tries.push((&with_session, &by_rank));
     }
-    let nothing: &[(Edge, Origin)] = &[];
-    let known_only = Joined(known, nothing);
-    tries.push((&known_only, &by_rank));
-    tries.push((&known_only, &by_index));
+    tries.push((known, &by_rank));
+    tries.push((known, &by_index));
     for (edges, key) in tries {
         if !budget.spend((edges.count() + nodes) as u64) {
             return None;
@@ -87,10 +79,10 @@ pub(super) fn by_rank(rank: &[u32], p: u32) -> u64 {
 
 /// The graph of the version order these positions of the writers give with the known edges,
 /// when it is acyclic.
-fn test<L: EdgeList + ?Sized>(
+fn test(
     pg: &Polygraph,
     mode: Mode,
-    known: &L,
+    known: &dyn EdgeList,
     pos: &[u32],
     budget: &mut Budget,
 ) -> Option<Option<Vec<(Edge, Origin)>>> {

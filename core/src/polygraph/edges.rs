@@ -18,10 +18,11 @@ pub trait EdgeList {
     fn whole(&self, i: usize) -> (Edge, Origin);
 }
 
-/// One list after another.
-pub struct Joined<'a, A: ?Sized, B: ?Sized>(pub &'a A, pub &'a B);
+/// One list after another. (Lists are read through `dyn`: one copy of each reader of them in
+/// the WebAssembly module, where a generic one took one a list type.)
+pub struct Joined<'a>(pub &'a dyn EdgeList, pub &'a dyn EdgeList);
 
-impl<A: EdgeList + ?Sized, B: EdgeList + ?Sized> EdgeList for Joined<'_, A, B> {
+impl EdgeList for Joined<'_> {
     fn count(&self) -> usize {
         self.0.count() + self.1.count()
     }

@@ -427,9 +427,9 @@ fn decide_from(
 /// Prefer, for each constraint, the order of its writers in a topological order of `edges`
 /// that breaks ties by `rank` (as the first guess): on histories that hold this is usually
 /// right. The order's positions (product node -> place), and each constraint's preference.
-pub(super) fn preferences<L: edges::EdgeList + ?Sized>(
+pub(super) fn preferences(
     pg: &Polygraph,
-    edges: &L,
+    edges: &dyn edges::EdgeList,
     mode: Mode,
     rank: &[u32],
 ) -> Option<(Vec<u32>, Vec<bool>)> {

@@ -203,7 +203,7 @@ pub struct Arcs {
 }
 
 /// Each arc of the product graph of `edges`, in edge order: its tail, head and edge.
-fn each_arc<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize, f: &mut dyn FnMut(u32, u32, u32)) {
+fn each_arc(edges: &dyn EdgeList, mode: Mode, nodes: usize, f: &mut dyn FnMut(u32, u32, u32)) {
     let states = super::graph::states(mode);
     for i in 0..edges.count() {
         let (from, to, ty) = edges.arc(i);
@@ -219,7 +219,7 @@ fn each_arc<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize, f: &mut d
 }
 
 impl Arcs {
-    pub fn new<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize) -> Arcs {
+    pub fn new(edges: &dyn EdgeList, mode: Mode, nodes: usize) -> Arcs {
         // Counting sort by tail (a comparison sort of millions of arcs took a quarter of a check).
         let mut start = vec![0u32; nodes + 1];
         each_arc(edges, mode, nodes, &mut |p, _, _| start[p as usize + 1] += 1);
@@ -239,7 +239,7 @@ impl Arcs {
     }
 
     /// The edge of each arc, in the arcs' order (the same counting sort again).
-    fn edge_of_arcs<L: EdgeList + ?Sized>(&self, edges: &L, mode: Mode, nodes: usize) -> Vec<u32> {
+    fn edge_of_arcs(&self, edges: &dyn EdgeList, mode: Mode, nodes: usize) -> Vec<u32> {
         let mut fill = self.start.clone();
         let mut edge = vec![0u32; self.to.len()];
         each_arc(edges, mode, nodes, &mut |p, _, i| {
@@ -303,7 +303,7 @@ impl Arcs {
     }
 
     /// Some cycle, as edge indices, when `topo` failed: walk back through nodes Kahn left.
-    fn cycle<L: EdgeList + ?Sized>(&self, edges: &L, mode: Mode, nodes: usize) -> Vec<usize> {
+    fn cycle(&self, edges: &dyn EdgeList, mode: Mode, nodes: usize) -> Vec<usize> {
         let edge = self.edge_of_arcs(edges, mode, nodes);
         let mut indeg = vec![0u32; nodes];
         for &q in &self.to {
@@ -354,7 +354,7 @@ impl Arcs {
 
 /// The position of each product node in a topological order of these edges, or `None` when
 /// they close a forbidden cycle.
-pub fn order<L: EdgeList + ?Sized>(edges: &L, mode: Mode, nodes: usize) -> Option<Vec<u32>> {
+pub fn order(edges: &dyn EdgeList, mode: Mode, nodes: usize) -> Option<Vec<u32>> {
     Some(positions(&Arcs::new(edges, mode, nodes).topo(nodes)?))
 }
 
