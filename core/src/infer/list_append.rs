@@ -17,6 +17,9 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     let appends = &index.writes;
     let nkeys = h.keys.len();
     let (reads, longest) = scan_reads(h, cx);
+    // Each key's version order: the op of its longest read.
+    let order: Vec<Option<u32>> = longest.iter().map(|l| l.map(|x| x.1)).collect();
+    drop(longest);
 
     // Promote first: an indeterminate append that anyone observed committed.
     let indeterminate = h.txns.iter().any(|t| t.status == Status::Indeterminate);
@@ -24,8 +27,8 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
         let observed = crate::par::map_ranges(nkeys, PARALLEL_KEYS, |keys| {
             let mut txns = Vec::new();
             for k in keys {
-                let order = order_of(h, longest[k].map(|l| l.1));
-                txns.extend(order_writers(appends, k as KeyId, order).flatten().map(|w| w.txn));
+                let list = order_of(h, order[k]);
+                txns.extend(order_writers(appends, k as KeyId, list).flatten().map(|w| w.txn));
             }
             txns
         });
@@ -35,23 +38,28 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
     }
     // Without indeterminate transactions no range can promote one: each range's reads are
     // given back once its edges are made.
-    let reads = match indeterminate {
-        false => match keys_on_pool(h, cx, &longest, reads) {
-            Ok(forks) => {
-                join(cx, forks);
-                cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
-                return;
-            }
-            Err(reads) => reads,
+    match indeterminate {
+        false => match keys_on_pool(h, cx, &order, reads) {
+            Ok(forks) => join(cx, forks),
+            Err(reads) => edges_of_keys(h, cx, &order, reads),
         },
-        true => reads,
-    };
+        true => edges_of_keys(h, cx, &order, reads),
+    }
+    cx.list_order = order;
+}
+
+/// Every key's edges from its version order (`order`, the op of its longest read) and its
+/// reads: in ranges of keys on the pool unless a range promotes a transaction, else here.
+fn edges_of_keys(h: &History, cx: &mut Ctx, order: &[Option<u32>], reads: Reads) {
+    let index = cx.index;
+    let appends = &index.writes;
+    let nkeys = h.keys.len();
     // Each key's appenders are looked up again for its edges rather than kept for all keys
     // (half a gigabyte at 10M transactions).
     let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
         let mut s = Scratch::default();
         for k in keys {
-            key_edges(h, cx, appends, k as KeyId, longest[k].map(|l| l.1), reads.of(k), &mut s);
+            key_edges(h, cx, appends, k as KeyId, order.get(k).copied().flatten(), reads.of(k), &mut s);
         }
     };
     match parallel_keys(cx, nkeys, &keys_edges) {
@@ -62,7 +70,6 @@ pub(crate) fn infer(h: &History, cx: &mut Ctx) {
             join(cx, forks);
         }
     }
-    cx.list_order = longest.iter().map(|l| l.map(|x| x.1)).collect();
 }
 
 /// The edges [`super::provenance`] asks for, where the full inference promoted no transaction:
@@ -86,8 +93,9 @@ pub(crate) fn wanted_edges(h: &History, cx: &mut Ctx, list_order: &[Option<u32>]
             }
         }
     }
-    drop(fork); // its findings are the full inference's
-                // By key, then in input order, as `scan_reads` lists them.
+    // Its findings are the full inference's.
+    drop(fork);
+    // By key, then in input order, as `scan_reads` lists them.
     all.sort_unstable_by_key(|r| (r.key, r.txn, r.op));
     let mut starts = vec![0u32; nkeys + 1];
     let mut pairs = Vec::with_capacity(all.len());
@@ -96,19 +104,7 @@ pub(crate) fn wanted_edges(h: &History, cx: &mut Ctx, list_order: &[Option<u32>]
         pairs.push(ExtRead { op: r.op, prefix_len: if r.prefix { r.len } else { NOT_PREFIX } });
     }
     crate::bucket_sort::starts_from_counts(&mut starts);
-    let reads = Reads { starts, pairs };
-    let appends = &cx.index.writes;
-    let keys_edges = |cx: &mut Ctx, keys: std::ops::Range<usize>| {
-        let mut s = Scratch::default();
-        for k in keys {
-            let longest = list_order.get(k).copied().flatten();
-            key_edges(h, cx, appends, k as KeyId, longest, reads.of(k), &mut s);
-        }
-    };
-    match parallel_keys(cx, nkeys, &keys_edges) {
-        None => keys_edges(cx, 0..nkeys),
-        Some(forks) => join(cx, forks),
-    }
+    edges_of_keys(h, cx, list_order, Reads { starts, pairs });
 }
 
 /// A key's version order: the list of its longest read (`longest_op`), empty without one.
@@ -262,12 +258,7 @@ fn parallel_keys<'h>(
 /// reads, dropped when the range is done; for a history without indeterminate transactions
 /// (no range promotes one, so every fork is kept). `Err` (nothing done) without threads.
 #[cfg(feature = "parallel")]
-fn keys_on_pool<'h>(
-    h: &History,
-    cx: &Ctx<'h>,
-    longest: &[Option<(usize, u32)>],
-    reads: Reads,
-) -> Result<Vec<Ctx<'h>>, Reads> {
+fn keys_on_pool<'h>(h: &History, cx: &Ctx<'h>, order: &[Option<u32>], reads: Reads) -> Result<Vec<Ctx<'h>>, Reads> {
     use rayon::prelude::*;
     let nkeys = reads.starts.len().saturating_sub(1);
     let threads = rayon::current_num_threads();
@@ -293,7 +284,7 @@ fn keys_on_pool<'h>(
             let mut s = Scratch::default();
             for k in keys.clone() {
                 let of = part.of(k - keys.start);
-                key_edges(h, &mut fork, appends, k as KeyId, longest[k].map(|l| l.1), of, &mut s);
+                key_edges(h, &mut fork, appends, k as KeyId, order[k], of, &mut s);
             }
             fork
         })
@@ -303,7 +294,7 @@ fn keys_on_pool<'h>(
 }
 
 #[cfg(not(feature = "parallel"))]
-fn keys_on_pool<'h>(_: &History, _: &Ctx<'h>, _: &[Option<(usize, u32)>], reads: Reads) -> Result<Vec<Ctx<'h>>, Reads> {
+fn keys_on_pool<'h>(_: &History, _: &Ctx<'h>, _: &[Option<u32>], reads: Reads) -> Result<Vec<Ctx<'h>>, Reads> {
     Err(reads)
 }
 

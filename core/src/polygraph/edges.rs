@@ -44,25 +44,13 @@ impl EdgeList for Joined<'_> {
     }
 }
 
-impl EdgeList for [(Edge, Origin)] {
+impl EdgeList for Vec<(Edge, Origin)> {
     fn count(&self) -> usize {
         self.len()
     }
     fn arc(&self, i: usize) -> (u32, u32, EdgeType) {
         let e = self[i].0;
         (e.from, e.to, e.ty)
-    }
-    fn whole(&self, i: usize) -> (Edge, Origin) {
-        self[i]
-    }
-}
-
-impl EdgeList for Vec<(Edge, Origin)> {
-    fn count(&self) -> usize {
-        self.len()
-    }
-    fn arc(&self, i: usize) -> (u32, u32, EdgeType) {
-        self.as_slice().arc(i)
     }
     fn whole(&self, i: usize) -> (Edge, Origin) {
         self[i]
@@ -193,11 +181,6 @@ impl<'p> Edges<'p> {
 
     pub fn iter(&self) -> impl Iterator<Item = (Edge, Origin)> + '_ {
         (0..self.len()).map(|i| self.get(i))
-    }
-
-    /// Every edge, whole.
-    pub fn to_vec(&self) -> Vec<(Edge, Origin)> {
-        self.iter().collect()
     }
 }
 
