@@ -294,22 +294,9 @@ impl HistoryBuilder {
             h.ops_read_at.resize(tid as usize, ReadAt::default());
             h.ops_read_at.push(read_at);
         }
-        let mut txn = Transaction {
-            id: meta.id.unwrap_or(tid as u64),
-            process: 0,
-            invoke_time: 0,
-            complete_time: 0,
-            invoke_pos: meta.invoke_pos.unwrap_or(super::NO_POS),
-            complete_pos: meta.complete_pos.unwrap_or(super::NO_POS),
-            timestamps: (meta.start_ts.is_some() || meta.commit_ts.is_some())
-                .then(|| Box::new((meta.start_ts, meta.commit_ts))),
-            ops_start: start,
-            ops_end: end,
-            line: meta.line,
-            label: 0,
-            status,
-            known: 0,
-        };
+        let mut txn = Transaction::new(meta.id.unwrap_or(tid as u64), start..end, meta.line, status);
+        txn.set_positions(meta.invoke_pos, meta.complete_pos);
+        txn.set_timestamps(meta.start_ts, meta.commit_ts);
         txn.set_process(meta.process);
         txn.set_invoke_time(meta.invoke_time);
         txn.set_complete_time(meta.complete_time);

@@ -168,25 +168,26 @@ impl std::fmt::Debug for Op {
     }
 }
 
-/// One transaction: its operations and what is known of its execution. 80 bytes, not 104: ten
+/// One transaction: its operations and what is known of its execution. 64 bytes, not 104: ten
 /// million of them stay in memory for the whole check (issue 37), so the optional process,
 /// times and label keep their presence in bits of one byte ([`Transaction::process`] and the
-/// others read them) rather than an `Option` word each.
+/// others read them) rather than an `Option` word each, and a process or position too wide for
+/// its 32 bits goes out of line ([`Extra`]) with the claimed timestamps.
 #[derive(Clone, PartialEq, Eq)]
 pub struct Transaction {
     /// The id users see: the Jepsen `:index` of the completion, the native `id`, or the position
     /// of the completion in the input when neither is given.
     pub id: u64,
-    process: i64,
     invoke_time: i64,
     complete_time: i64,
+    /// What few transactions have: claimed timestamps, a process or position past 32 bits.
+    extra: Option<Box<Extra>>,
+    process: i32,
     /// Positions of the invocation and the completion among the input's operations (Jepsen
-    /// formats), [`NO_POS`] when unknown: read through [`Transaction::invoke_pos`].
-    invoke_pos: u64,
-    complete_pos: u64,
-    /// The database's start and commit timestamps, when it reports them: out of line, since
-    /// only white-box histories have them ([`Transaction::start_ts`]).
-    timestamps: Option<Box<(Option<Ts>, Option<Ts>)>>,
+    /// formats), [`NO_POS`] when unknown, [`WIDE_POS`] when in `extra`: read through
+    /// [`Transaction::invoke_pos`].
+    invoke_pos: u32,
+    complete_pos: u32,
     /// Range of this transaction's operations in [`History::ops`].
     pub ops_start: u32,
     pub ops_end: u32,
@@ -194,14 +195,30 @@ pub struct Transaction {
     pub line: u32,
     label: Sym,
     pub status: Status,
-    /// Which of `process`, `invoke_time`, `complete_time` and `label` are known ([`HAS_PROCESS`]...).
+    /// Which of `process`, `invoke_time`, `complete_time` and `label` are known ([`HAS_PROCESS`]...),
+    /// and whether the process is in `extra` ([`WIDE_PROCESS`]).
     known: u8,
+}
+
+/// A transaction's rare fields, out of line.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+struct Extra {
+    /// The database's start and commit timestamps, when it reports them: only white-box
+    /// histories have them ([`Transaction::start_ts`]).
+    start_ts: Option<Ts>,
+    commit_ts: Option<Ts>,
+    /// A process outside `i32`.
+    process: i64,
+    /// Positions past `u32` ([`WIDE_POS`]).
+    invoke_pos: u64,
+    complete_pos: u64,
 }
 
 const HAS_PROCESS: u8 = 1;
 const HAS_INVOKE_TIME: u8 = 2;
 const HAS_COMPLETE_TIME: u8 = 4;
 const HAS_LABEL: u8 = 8;
+const WIDE_PROCESS: u8 = 16;
 
 impl std::fmt::Debug for Transaction {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
@@ -224,9 +241,30 @@ impl std::fmt::Debug for Transaction {
 }
 
 /// An unknown position ([`Transaction::invoke_pos`]).
-const NO_POS: u64 = u64::MAX;
+const NO_POS: u32 = u32::MAX;
+/// A position too wide for 32 bits, kept in [`Extra`].
+const WIDE_POS: u32 = u32::MAX - 1;
 
 impl Transaction {
+    /// A transaction of `ops` with nothing else known.
+    pub(crate) fn new(id: u64, ops: std::ops::Range<u32>, line: u32, status: Status) -> Transaction {
+        Transaction {
+            id,
+            invoke_time: 0,
+            complete_time: 0,
+            extra: None,
+            process: 0,
+            invoke_pos: NO_POS,
+            complete_pos: NO_POS,
+            ops_start: ops.start,
+            ops_end: ops.end,
+            line,
+            label: 0,
+            status,
+            known: 0,
+        }
+    }
+
     fn known(&self, bit: u8) -> bool {
         self.known & bit != 0
     }
@@ -236,9 +274,26 @@ impl Transaction {
         *field(self) = v.unwrap_or_default();
     }
 
+    fn extra(&mut self) -> &mut Extra {
+        self.extra.get_or_insert_with(Default::default)
+    }
+
+    /// No `extra` when it holds nothing: equal transactions compare equal.
+    fn tidy(&mut self) {
+        if self.extra.as_deref().is_some_and(|x| *x == Extra::default()) {
+            self.extra = None;
+        }
+    }
+
     /// The client process (Jepsen's `:process`, a session) that ran it.
     pub fn process(&self) -> Option<i64> {
-        self.known(HAS_PROCESS).then_some(self.process)
+        if !self.known(HAS_PROCESS) {
+            return None;
+        }
+        match &self.extra {
+            Some(x) if self.known(WIDE_PROCESS) => Some(x.process),
+            _ => Some(self.process as i64),
+        }
     }
 
     /// When it was invoked, in the input's time unit (Jepsen's `:time`, nanoseconds).
@@ -257,7 +312,21 @@ impl Transaction {
     }
 
     pub fn set_process(&mut self, p: Option<i64>) {
-        self.set(HAS_PROCESS, p, |t| &mut t.process);
+        let narrow = p.map(|p| i32::try_from(p).ok());
+        self.known &= !WIDE_PROCESS;
+        self.set(HAS_PROCESS, narrow.map(|n| n.unwrap_or(0)), |t| &mut t.process);
+        match (p, narrow) {
+            (Some(p), Some(None)) => {
+                self.known |= WIDE_PROCESS;
+                self.extra().process = p;
+            }
+            _ => {
+                if let Some(x) = self.extra.as_deref_mut() {
+                    x.process = 0;
+                }
+                self.tidy();
+            }
+        }
     }
 
     pub fn set_invoke_time(&mut self, t: Option<i64>) {
@@ -272,15 +341,51 @@ impl Transaction {
         self.set(HAS_LABEL, l, |t| &mut t.label);
     }
 
+    /// Set where the invocation and the completion are among the input's operations.
+    pub(crate) fn set_positions(&mut self, invoke: Option<u64>, complete: Option<u64>) {
+        let mut narrow = |p: Option<u64>, wide: fn(&mut Extra) -> &mut u64| {
+            let (kept, out) = match p {
+                None => (NO_POS, 0),
+                Some(p) if p < WIDE_POS as u64 => (p as u32, 0),
+                Some(p) => (WIDE_POS, p),
+            };
+            if out != 0 || self.extra.is_some() {
+                *wide(self.extra()) = out;
+            }
+            kept
+        };
+        let i = narrow(invoke, |x| &mut x.invoke_pos);
+        let c = narrow(complete, |x| &mut x.complete_pos);
+        (self.invoke_pos, self.complete_pos) = (i, c);
+        self.tidy();
+    }
+
+    /// Set the database's start and commit timestamps.
+    pub(crate) fn set_timestamps(&mut self, start: Option<Ts>, commit: Option<Ts>) {
+        if start.is_some() || commit.is_some() || self.extra.is_some() {
+            let x = self.extra();
+            (x.start_ts, x.commit_ts) = (start, commit);
+            self.tidy();
+        }
+    }
+
+    fn position(&self, p: u32, wide: impl Fn(&Extra) -> u64) -> Option<u64> {
+        match p {
+            NO_POS => None,
+            WIDE_POS => self.extra.as_deref().map(wide),
+            p => Some(p as u64),
+        }
+    }
+
     /// Where the invocation is among the input's operations (Jepsen formats): real-time order
     /// when the history records no times, as Elle takes it.
     pub fn invoke_pos(&self) -> Option<u64> {
-        (self.invoke_pos != NO_POS).then_some(self.invoke_pos)
+        self.position(self.invoke_pos, |x| x.invoke_pos)
     }
 
     /// Where the completion is among the input's operations.
     pub fn complete_pos(&self) -> Option<u64> {
-        (self.complete_pos != NO_POS).then_some(self.complete_pos)
+        self.position(self.complete_pos, |x| x.complete_pos)
     }
 
     /// An invocation whose completion the text read so far does not hold (a record of a stream
@@ -292,12 +397,12 @@ impl Transaction {
     /// The database's start (snapshot) timestamp, when it reports one (native `start_ts`, EDN
     /// `:start-ts`, TimeKiller's `sts`): white-box checking, [`crate::timestamps`].
     pub fn start_ts(&self) -> Option<Ts> {
-        self.timestamps.as_ref().and_then(|t| t.0)
+        self.extra.as_ref().and_then(|x| x.start_ts)
     }
 
     /// The database's commit timestamp (native `commit_ts`, EDN `:commit-ts`, TimeKiller's `cts`).
     pub fn commit_ts(&self) -> Option<Ts> {
-        self.timestamps.as_ref().and_then(|t| t.1)
+        self.extra.as_ref().and_then(|x| x.commit_ts)
     }
 }
 
@@ -400,7 +505,7 @@ pub struct History {
 }
 
 /// Where a transaction's operations were read: the byte offset, the line and the column of the
-/// form they were read from ([`NO_POS`] as the offset when unknown). The column is JSON's, whose
+/// form they were read from ([`NO_OFFSET`] as the offset when unknown). The column is JSON's, whose
 /// histories are often one line: its operations are found again without reading back to the
 /// line's start. Other readers leave it 0.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -410,9 +515,12 @@ pub struct ReadAt {
     pub column: u32,
 }
 
+/// An unknown offset ([`ReadAt`]).
+const NO_OFFSET: u64 = u64::MAX;
+
 impl Default for ReadAt {
     fn default() -> Self {
-        ReadAt { offset: NO_POS, line: 0, column: 0 }
+        ReadAt { offset: NO_OFFSET, line: 0, column: 0 }
     }
 }
 
@@ -630,8 +738,40 @@ mod tests {
     /// in `graph`).
     #[test]
     fn transactions_and_operations_stay_small() {
-        assert!(std::mem::size_of::<Transaction>() <= 80, "{}", std::mem::size_of::<Transaction>());
+        assert!(std::mem::size_of::<Transaction>() <= 64, "{}", std::mem::size_of::<Transaction>());
         assert!(std::mem::size_of::<Op>() <= 13, "{}", std::mem::size_of::<Op>());
+    }
+
+    /// A process, a position or timestamps too wide or too rare for the 64 bytes read back
+    /// as set, from out of line; set again narrow, the transaction equals one set narrow once.
+    #[test]
+    fn wide_fields_read_back() {
+        use super::{Status, Ts};
+        let mut t = Transaction::new(7, 3..5, 9, Status::Committed);
+        assert_eq!((t.process(), t.invoke_pos(), t.complete_pos(), t.start_ts()), (None, None, None, None));
+        for p in [i64::MIN, -1, 0, i32::MAX as i64 + 1, i64::MAX] {
+            t.set_process(Some(p));
+            assert_eq!(t.process(), Some(p));
+        }
+        for (i, c) in [(0, u32::MAX as u64 - 2), (u32::MAX as u64 - 1, u32::MAX as u64), (u64::MAX, 5)] {
+            t.set_positions(Some(i), Some(c));
+            assert_eq!((t.invoke_pos(), t.complete_pos()), (Some(i), Some(c)));
+        }
+        t.set_positions(None, Some(1 << 40));
+        assert_eq!((t.invoke_pos(), t.complete_pos()), (None, Some(1 << 40)));
+        assert!(!t.awaits_completion());
+        let ts = Ts { p: 4, l: 1 };
+        t.set_timestamps(None, Some(ts));
+        assert_eq!((t.start_ts(), t.commit_ts()), (None, Some(ts)));
+        // Narrow again: equal to a transaction that never held anything wide.
+        t.set_process(Some(3));
+        t.set_positions(Some(1), Some(2));
+        t.set_timestamps(None, None);
+        let mut u = Transaction::new(7, 3..5, 9, Status::Committed);
+        u.set_process(Some(3));
+        u.set_positions(Some(1), Some(2));
+        assert_eq!(t.process(), Some(3));
+        assert_eq!(t, u);
     }
 
     /// Every kind and argument comes back as it went in, equal where the old fields were.
