@@ -479,7 +479,7 @@ fn register_streams_with_a_write_ahead_log() {
         grail_core::read_wal(&mut h, wal).unwrap();
         let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
         let mut oc = OnlineChecker::new(OnlineOptions::default());
-        oc.set_wal(wal.clone()).unwrap();
+        oc.set_wal(wal).unwrap();
         for i in stream_order(&h) {
             oc.push(&OnlineTxn::from_history(&h, i));
         }
@@ -510,7 +510,7 @@ fn register_streams_with_a_write_ahead_log() {
     grail_core::read_wal(&mut h, &wal).unwrap();
     let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
     let mut oc = OnlineChecker::new(OnlineOptions { window: 200, ..Default::default() });
-    oc.set_wal(wal).unwrap();
+    oc.set_wal(&wal).unwrap();
     for i in stream_order(&h) {
         oc.push(&OnlineTxn::from_history(&h, i));
     }
@@ -525,7 +525,146 @@ fn register_streams_with_a_write_ahead_log() {
         }
     }
     assert!(violated >= 3, "the injected write skews and lost updates are found ({violated})");
-    assert!(OnlineChecker::new(OnlineOptions::default()).set_wal(b"not json\n".to_vec()).is_err());
+    assert!(OnlineChecker::new(OnlineOptions::default()).set_wal(b"not json\n").is_err());
+}
+
+/// The log arriving as the database writes it (`OnlineChecker::push_wal`), in pieces cut
+/// anywhere (inside a line too) between the transactions: at the end, the verdicts of the whole
+/// log. Lagging behind the transactions (each piece after the transactions it orders), through a
+/// window of 200, no round finds a violation offline does not, a serializable stream none at
+/// all, and the log's writes of transactions that left are let go. A bad line is refused with
+/// its line in the whole log.
+#[test]
+fn a_write_ahead_log_arriving_as_it_is_written() {
+    use grail_core::generate::generate;
+    let reg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases/register/lost-update-wal");
+    let mut cases = vec![(common::slurp(&reg.with_extension("edn")), common::slurp(&reg.with_extension("log")))];
+    if let Some(c) = corpus() {
+        let dir = c.join("grail/tiny-register");
+        let mut logs: Vec<PathBuf> =
+            std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
+        logs.retain(|p| p.extension().is_some_and(|e| e == "log") && p.with_extension("edn").exists());
+        logs.sort();
+        cases.extend(logs.iter().map(|l| (common::slurp(&l.with_extension("edn")), common::slurp(l))));
+    }
+    // Pieces of the log, cut at `k` points spread over it (not at line breaks).
+    let pieces = |wal: &[u8], k: usize| -> Vec<Vec<u8>> {
+        let cuts: Vec<usize> = (0..=k).map(|i| wal.len() * i / k + (i > 0 && i < k) as usize * 3).collect();
+        cuts.windows(2).map(|w| wal[w[0].min(wal.len())..w[1].min(wal.len())].to_vec()).collect()
+    };
+    let mut compared = 0;
+    for (text, wal) in &cases {
+        let mut h = grail_core::read(text, grail_core::Format::Auto).unwrap();
+        grail_core::read_wal(&mut h, wal).unwrap();
+        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        let order = stream_order(&h);
+        let parts = pieces(wal, 5);
+        let mut oc = OnlineChecker::new(OnlineOptions::default());
+        let mut next = 0;
+        for (i, t) in order.iter().enumerate() {
+            // Piece j once j / 5 of the transactions have arrived.
+            while next < parts.len() && next * order.len() <= i * parts.len() {
+                oc.push_wal(&parts[next]).unwrap();
+                next += 1;
+            }
+            oc.push(&OnlineTxn::from_history(&h, *t));
+        }
+        for p in &parts[next..] {
+            oc.push_wal(p).unwrap();
+        }
+        oc.end_wal().unwrap();
+        oc.end();
+        for l in oc.summary().levels {
+            let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict).unwrap();
+            if matches!(l.level.as_str(), "strict-SER" | "strong-SI") && l.verdict == Verdict::Unknown {
+                continue;
+            }
+            assert_eq!(l.verdict, off, "{}: {:?}", l.level, l.reason);
+            compared += 1;
+        }
+    }
+    assert!(compared >= 10 * cases.len(), "{compared}");
+
+    // Lagging, through a small window.
+    for (isolation, inject) in [
+        (Isolation::Serializable, vec![]),
+        (Isolation::SnapshotIsolation, vec![(Injection::WriteSkew, 3), (Injection::LostUpdate, 2)]),
+    ] {
+        let o = GenOptions {
+            transactions: 3_000,
+            keys: 10,
+            model: DataModel::RwRegister,
+            isolation,
+            inject,
+            seed: 5,
+            ..Default::default()
+        };
+        let g = generate(&o);
+        let wal = g.wal.expect("a register history's log").into_bytes();
+        let mut h = grail_core::read(g.history.as_bytes(), grail_core::Format::Auto).unwrap();
+        grail_core::read_wal(&mut h, &wal).unwrap();
+        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        let logged = wal.split(|&b| b == b'\n').filter(|l| l.windows(6).any(|w| w == b":2300,")).count();
+        let order = stream_order(&h);
+        let parts = pieces(&wal, 60);
+        let mut oc = OnlineChecker::new(OnlineOptions { window: 200, ..Default::default() });
+        let mut most_held = 0;
+        let mut next = 0;
+        for (i, t) in order.iter().enumerate() {
+            oc.push(&OnlineTxn::from_history(&h, *t));
+            // Piece j once j / 60 of the transactions and 100 more have arrived.
+            while next < parts.len() && next * order.len() + 100 * parts.len() <= i * parts.len() {
+                oc.push_wal(&parts[next]).unwrap();
+                next += 1;
+                oc.flush();
+                most_held = most_held.max(oc.wal_held());
+            }
+        }
+        for p in &parts[next..] {
+            oc.push_wal(p).unwrap();
+        }
+        oc.end_wal().unwrap();
+        oc.end();
+        let mut violated = 0;
+        for l in oc.summary().levels {
+            let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict);
+            assert_ne!(l.verdict, Verdict::Holds, "{} holds through a small window", l.level);
+            if l.verdict == Verdict::Violated {
+                assert_eq!(
+                    off,
+                    Some(Verdict::Violated),
+                    "{isolation:?}: {} violated online ({:?})",
+                    l.level,
+                    l.witness
+                );
+                violated += 1;
+            }
+        }
+        if o.inject.is_empty() {
+            assert_eq!(
+                offline.levels.0.iter().find(|(l, _)| *l == Level::Ser).map(|(_, r)| r.verdict),
+                Some(Verdict::Holds)
+            );
+            assert_eq!(violated, 0, "a serializable stream, its log lagging");
+        } else {
+            assert!(violated >= 3, "the injected anomalies are found with the log lagging ({violated})");
+        }
+        eprintln!("{isolation:?}: at most {most_held} of {logged} logged writes held");
+        assert!(
+            logged > 1_000 && most_held > 0 && most_held < logged / 4,
+            "held {most_held} of {logged} logged writes"
+        );
+    }
+
+    // A bad line: its line in the whole log, a line cut in two taken whole.
+    let mut oc = OnlineChecker::new(OnlineOptions::default());
+    oc.push_wal(b"{\"type\":22").unwrap();
+    oc.push_wal(b"00,\"tid\":\"1\"}\n\n{\"type\":2300,\"tid\":\"1\",\"data\":{\"_key\":\"x\",\"rwAttr\":1}}\n")
+        .unwrap();
+    let e = oc.push_wal(b"{\"type\":2201,\"tid\":\"1\"}\nnot json\n").unwrap_err();
+    assert_eq!(e.line, Some(5), "{e}");
+    let e = oc.push_wal(b"{\"type\":2300,\"data\":{\"_key\":\"y\"}}").map(|_| oc.end_wal()).unwrap().unwrap_err();
+    assert!(e.to_string().contains("rwAttr"), "{e}");
 }
 
 /// Register streams whose transactions claim start and commit timestamps, through the rounds

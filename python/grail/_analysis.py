@@ -240,6 +240,18 @@ class OnlineChecker:
         not a log record raises :class:`grail.GrailError` naming it."""
         self._native.set_wal(wal.encode() if isinstance(wal, str) else bytes(wal))
 
+    def push_wal(self, more: Union[bytes, str]) -> None:
+        """More of a register stream's write-ahead log, as the database writes it: each round
+        reads the version order from the lines arrived so far (a line once its line break has
+        arrived; :meth:`end_wal` takes a last line without one). A write whose record has not
+        arrived is left unordered by a round, as offline leaves a write the log lacks. A line
+        that is not a log record raises :class:`grail.GrailError` naming its line in the log."""
+        self._native.push_wal(more.encode() if isinstance(more, str) else bytes(more))
+
+    def end_wal(self) -> None:
+        """The write-ahead log ended: its last line is taken even without a line break."""
+        self._native.end_wal()
+
     def flush(self) -> List[Dict[str, Any]]:
         """A register stream: a round of the offline engine now, if anything arrived since the
         last (call it when the input pauses); the cycles it found. Nothing for list-append

@@ -172,3 +172,30 @@ def test_a_register_stream_with_a_write_ahead_log_gives_grail_checks_verdicts():
     assert oc.levels()["SER"]["verdict"] == "violated"
     with pytest.raises(grail.GrailError):
         grail.OnlineChecker().set_wal(b"not a log\n")
+
+
+# Key 1 written 1 then 2, key 2 written 2 then 1: a write cycle only the log shows.
+G0_TXNS = b"{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n"
+G0_LOG = [
+    b'{"type":2200,"tid":"a"}\n{"type":2300,"tid":"a","data":{"_key":"1","rwAttr":1}}\n{"type":2201,"tid":"a"}\n',
+    b'{"type":2300,"tid":"b","data":{"_key":"2","rwAttr":2}}\n{"type":2300,"tid":"b","data":{"_key":"1","rwAttr":2}}\n',
+    b'{"type":2200,"tid":"c"}\n{"type":2300,"tid":"c","data":{"_key":"2","rwAttr":1}}\n{"type":22',
+    b'01,"tid":"c"}',
+]
+
+
+def test_a_write_ahead_log_pushed_as_it_is_written_orders_the_next_round():
+    oc = grail.OnlineChecker()
+    assert oc.feed_bytes(G0_TXNS) == []
+    assert oc.flush() == [], "no order before the log"
+    for piece in G0_LOG[:3]:
+        oc.push_wal(piece)
+    assert oc.flush() == [], "c's commit record has not arrived (a line without its break)"
+    oc.push_wal(G0_LOG[3])
+    oc.end_wal()
+    found = oc.flush()
+    assert [c["adya"] for c in found] == ["G0"], found
+    oc.end()
+    assert oc.levels()["PL-1"]["verdict"] == "violated"
+    with pytest.raises(grail.GrailError, match="line 2"):
+        grail.OnlineChecker().push_wal('{"type":2200,"tid":"a"}\nnot a log\n')

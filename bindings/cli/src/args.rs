@@ -20,7 +20,8 @@ pub struct Input {
     /// or bincode, or a Cobra log; a directory holding dbcop's `history.bincode`, or of Cobra logs
     /// (`*.log`, one per session); `.gz` accepted; `-` for stdin.
     pub history: PathBuf,
-    /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines).
+    /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines);
+    /// `grail online` on a live stream (`-`, `--follow`) reads it as the database writes it.
     #[arg(long)]
     pub wal: Option<PathBuf>,
     /// Input format.

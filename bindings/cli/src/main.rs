@@ -101,11 +101,8 @@ fn run(cli: Cli) -> Result<u8, String> {
         }
         Cmd::Elle { args } => Ok(elle::run("grail elle", &args)),
         Cmd::Online { input, follow, window, max_length, json, quiet, timestamps, rounds, level } => {
-            let wal = match &input.wal {
-                Some(w) => Some((w.clone(), std::fs::read(w).map_err(|e| format!("{}: {e}", w.display()))?)),
-                None => None,
-            };
-            let o = online::Options { window, max_length, json, quiet, timestamps, rounds, level, wal };
+            let o =
+                online::Options { window, max_length, json, quiet, timestamps, rounds, level, wal: input.wal.clone() };
             if follow || input.history == Path::new("-") {
                 return online::live(&input, follow, &o);
             }

@@ -9,7 +9,7 @@ use grail_core::api::{OnlineKind, Session};
 use grail_core::online::cycles::{OnlineAnomaly, OnlineChecker, OnlineOptions, OnlineTxn};
 use grail_core::online::stream::{intake, Intake};
 use grail_core::{Format, History};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 /// `grail online`: stream the history's transactions, in completion order, through the checker.
@@ -33,6 +33,7 @@ pub fn online(progress: &Progress, h: &History, o: &Options) -> Result<u8, Strin
 }
 
 /// `grail online`'s options.
+#[derive(Clone)]
 pub struct Options {
     pub window: usize,
     pub max_length: usize,
@@ -43,16 +44,57 @@ pub struct Options {
     pub rounds: bool,
     pub level: String,
     /// `--wal`: a register history's write-ahead log, its version order in every round.
-    pub wal: Option<(std::path::PathBuf, Vec<u8>)>,
+    pub wal: Option<PathBuf>,
 }
 
 /// The cycle checker with the options (and the write-ahead log, read whole) given.
 fn checker(o: &Options) -> Result<OnlineChecker, String> {
     let mut c = OnlineChecker::new(OnlineOptions { window: o.window, max_length: o.max_length, ..Default::default() });
-    if let Some((path, wal)) = &o.wal {
-        c.set_wal(wal.clone()).map_err(|e| format!("{}: {e}", path.display()))?;
+    if let Some(path) = &o.wal {
+        let wal = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        c.set_wal(&wal).map_err(|e| format!("{}: {e}", path.display()))?;
     }
     Ok(c)
+}
+
+/// `--wal` beside a live stream: the log file read as the database writes it, what was written
+/// since the last look given to the checker before each batch of transactions and at each
+/// pause, the rest at the stream's end. So a round reads the log as far as it had been written.
+struct WalFollower {
+    path: PathBuf,
+    file: std::fs::File,
+    at: u64,
+}
+
+impl WalFollower {
+    fn open(path: &Path) -> Result<WalFollower, String> {
+        let file = std::fs::File::open(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        Ok(WalFollower { path: path.to_path_buf(), file, at: 0 })
+    }
+
+    /// Give the checker what was written since the last look.
+    fn poll(&mut self, c: &mut OnlineChecker) -> Result<(), String> {
+        use std::io::{Read, Seek, SeekFrom};
+        let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", self.path.display());
+        let len = self.file.metadata().map_err(|e| fail(&e))?.len();
+        if len < self.at {
+            return Err(fail(&"the write-ahead log shrank (truncated or replaced); a log only grows"));
+        }
+        if len == self.at {
+            return Ok(());
+        }
+        let mut more = Vec::new();
+        self.file.seek(SeekFrom::Start(self.at)).map_err(|e| fail(&e))?;
+        (&mut self.file).take(len - self.at).read_to_end(&mut more).map_err(|e| fail(&e))?;
+        self.at += more.len() as u64;
+        c.push_wal(&more).map_err(|e| fail(&e))
+    }
+
+    /// The stream ended: the rest of the log, its last line even without a line break.
+    fn end(&mut self, c: &mut OnlineChecker) -> Result<(), String> {
+        self.poll(c)?;
+        c.end_wal().map_err(|e| format!("{}: {e}", self.path.display()))
+    }
 }
 
 /// How often a live stream says how it goes (on a terminal, or with `-v`).
@@ -129,7 +171,8 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
     if o.timestamps || intake == Intake::LiveTimestamps && !o.rounds {
         return live_timestamps(source, prefix, format, &name, (stopped, ended), &progress, o);
     }
-    let mut checker = checker(o)?;
+    let mut checker = checker(&Options { wal: None, ..o.clone() })?;
+    let mut wal = o.wal.as_deref().map(WalFollower::open).transpose()?;
     let mut out = std::io::stdout().lock();
     let t0 = Instant::now();
     let (lines, end) = if stopped {
@@ -143,6 +186,9 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
             &mut out,
             &mut |step, out| match step {
                 Step::Take(txns) => {
+                    if let Some(w) = wal.as_mut() {
+                        w.poll(checker)?;
+                    }
                     for t in txns {
                         let found = checker.try_push(t).map_err(|e| format!("{name}: {e}"))?;
                         if !o.quiet {
@@ -152,6 +198,9 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
                     Ok(String::new())
                 }
                 Step::Pause => {
+                    if let Some(w) = wal.as_mut() {
+                        w.poll(checker)?;
+                    }
                     let found = checker.flush();
                     if !o.quiet {
                         print_found(out, checker, found, o.json)?;
@@ -167,6 +216,9 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
     };
     match end {
         Ended::End => {
+            if let Some(w) = wal.as_mut() {
+                w.end(&mut checker)?;
+            }
             let found = checker.end();
             if !o.quiet {
                 print_found(&mut out, &mut checker, found, o.json)?;
@@ -218,7 +270,10 @@ fn drive<R: grail_core::online::stream::Record>(
     loop {
         let mut paused: Result<String, String> = Ok(String::new());
         let next = records.next_idle(&mut || {
-            paused = step(Step::Pause, out).and_then(|_| out.flush().map_err(|e| e.to_string()).map(|_| String::new()))
+            if paused.is_ok() {
+                paused =
+                    step(Step::Pause, out).and_then(|_| out.flush().map_err(|e| e.to_string()).map(|_| String::new()));
+            }
         });
         paused?;
         match next {

@@ -166,21 +166,17 @@ pub struct RecordSource<R> {
 }
 
 impl<R> RecordSource<R> {
-    /// The next records, or `None` once a stop signal has arrived; `idle` is called once when
-    /// none has come within a poll (the input paused: a checker may report what it held back).
+    /// The next records, or `None` once a stop signal has arrived; `idle` is called at each poll
+    /// that none came within (the input paused: a checker may report what it held back, or
+    /// read what a followed write-ahead log gained meanwhile).
     pub fn next_idle(&self, idle: &mut dyn FnMut()) -> Option<Parsed<R>> {
-        let mut told = false;
         loop {
             if STOP.load(Ordering::SeqCst) {
                 return None;
             }
             match self.rx.recv_timeout(POLL) {
                 Ok(c) => return Some(c),
-                Err(RecvTimeoutError::Timeout) if !told => {
-                    told = true;
-                    idle();
-                }
-                Err(RecvTimeoutError::Timeout) => {}
+                Err(RecvTimeoutError::Timeout) => idle(),
                 Err(RecvTimeoutError::Disconnected) => {
                     return Some(Parsed::Failed("the records thread stopped".into()))
                 }

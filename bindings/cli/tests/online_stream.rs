@@ -386,6 +386,63 @@ fn a_live_register_stream_takes_a_write_ahead_log() {
     assert!(err.contains("lost-update-wal.edn: line 1"), "{err}");
 }
 
+/// `grail online - --wal LOG` where the database is still writing the log: a write cycle (G0)
+/// that only the log's order shows is printed once its records are written, while the input is
+/// still open; before them, no order is assumed and nothing is printed.
+#[test]
+fn a_write_ahead_log_is_read_as_it_grows() {
+    let dir = tempdir();
+    let log = dir.join("growing.log");
+    std::fs::write(&log, "").unwrap();
+    let mut child = grail()
+        .args(["online", "-", "--json", "--wal"])
+        .arg(&log)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    stdin
+        .write_all(
+            b"{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n",
+        )
+        .unwrap();
+    stdin.flush().unwrap();
+    let rx = lines_of(child.stdout.take().unwrap());
+    assert!(rx.recv_timeout(Duration::from_millis(800)).is_err(), "a cycle printed before the log said anything");
+    // Key 1: 1 then 2 (the first transaction's write first); key 2: 2 then 1. The database's
+    // transactions (a, b, c) need not be the history's: writes are matched by key and value.
+    let records = [
+        r#"{"type":2200,"tid":"a"}"#,
+        r#"{"type":2300,"tid":"a","data":{"_key":"1","rwAttr":1}}"#,
+        r#"{"type":2201,"tid":"a"}"#,
+        r#"{"type":2200,"tid":"b"}"#,
+        r#"{"type":2300,"tid":"b","data":{"_key":"2","rwAttr":2}}"#,
+        r#"{"type":2300,"tid":"b","data":{"_key":"1","rwAttr":2}}"#,
+        r#"{"type":2201,"tid":"b"}"#,
+        r#"{"type":2200,"tid":"c"}"#,
+        r#"{"type":2300,"tid":"c","data":{"_key":"2","rwAttr":1}}"#,
+    ];
+    let mut f = std::fs::OpenOptions::new().append(true).open(&log).unwrap();
+    for r in records {
+        writeln!(f, "{r}").unwrap();
+    }
+    f.flush().unwrap();
+    assert!(rx.recv_timeout(Duration::from_millis(800)).is_err(), "c has not committed: its write is unordered");
+    f.write_all(br#"{"type":2201,"tid":"c"}"#).unwrap();
+    f.write_all(b"\n").unwrap();
+    f.flush().unwrap();
+    let line = rx.recv_timeout(Duration::from_secs(300)).expect("no cycle printed once the log was written");
+    let cycle: serde_json::Value = serde_json::from_str(&line).unwrap();
+    assert_eq!(cycle["adya"], "G0", "{line}");
+    drop(stdin);
+    let rest: Vec<String> = rx.iter().collect();
+    assert_eq!(child.wait().unwrap().code(), Some(1), "{rest:?}");
+    let summary: serde_json::Value = serde_json::from_str(rest.last().unwrap()).unwrap();
+    assert_eq!(verdict(&summary, "PL-1"), "violated", "{summary}");
+}
+
 /// `--rounds`: a timestamped register history through the rounds of the engine (every level,
 /// the claimed timestamps checked as offline) rather than Aion's checker; from a file and live,
 /// `grail check`'s verdicts; with `--timestamps`, a usage error.

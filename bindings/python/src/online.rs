@@ -83,7 +83,19 @@ impl PyOnline {
     /// A register stream's write-ahead log (core's `OnlineChecker::set_wal`).
     fn set_wal(&mut self, py: Python<'_>, wal: Vec<u8>) -> PyResult<()> {
         let inner = &mut self.inner;
-        guarded(py, || inner.checker_mut().set_wal(wal).map_err(|e| to_pyerr(py, e.into())))
+        guarded(py, || inner.checker_mut().set_wal(&wal).map_err(|e| to_pyerr(py, e.into())))
+    }
+
+    /// More of the write-ahead log, as it is written (core's `OnlineChecker::push_wal`).
+    fn push_wal(&mut self, py: Python<'_>, more: Vec<u8>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        guarded(py, || inner.checker_mut().push_wal(&more).map_err(|e| to_pyerr(py, e.into())))
+    }
+
+    /// The write-ahead log ended (core's `OnlineChecker::end_wal`).
+    fn end_wal(&mut self, py: Python<'_>) -> PyResult<()> {
+        let inner = &mut self.inner;
+        guarded(py, || inner.checker_mut().end_wal().map_err(|e| to_pyerr(py, e.into())))
     }
 }
 

@@ -634,6 +634,23 @@ export class OnlineChecker extends Streaming {
     }
 
     /**
+     * More of a register stream's write-ahead log, as the database writes it: each round reads
+     * the version order from the lines arrived so far (a line once its line break has arrived;
+     * `endWal` takes a last line without one).
+     */
+    pushWal(data) {
+        const bytes = bytesOf(data, 'pushWal');
+        const c = this._live();
+        return guard(() => c.pushWal(bytes));
+    }
+
+    /** The write-ahead log ended: its last line is taken even without a line break. */
+    endWal() {
+        const c = this._live();
+        return guard(() => c.endWal());
+    }
+
+    /**
      * A register stream: a round of the offline engine now, if anything arrived since the last
      * (call it when the input pauses); the cycles it found. Nothing for list-append streams.
      */

@@ -105,6 +105,10 @@ export declare class OnlineChecker {
     flush(): OnlineAnomaly[];
     /** A register stream's write-ahead log (ArangoDB's JSON lines): every round reads it as the version order. */
     setWal(data: Uint8Array | string): void;
+    /** More of the write-ahead log, as the database writes it: each round reads the version order from the lines arrived so far. */
+    pushWal(data: Uint8Array | string): void;
+    /** The write-ahead log ended: its last line is taken even without a line break. */
+    endWal(): void;
     /** Reads of aborted (G1a) and intermediate (G1b) appends, and reads that disagree with their own transaction (internal), found since the last call. */
     takeFindings(): OnlineFinding[];
     summary(): OnlineSummary;

@@ -82,7 +82,19 @@ impl OnlineChecker {
     /// A register stream's write-ahead log (core's `OnlineChecker::set_wal`).
     #[wasm_bindgen(js_name = setWal)]
     pub fn set_wal(&mut self, wal: &[u8]) -> Result<(), JsValue> {
-        self.inner.checker_mut().set_wal(wal.to_vec()).map_err(core_error)
+        self.inner.checker_mut().set_wal(wal).map_err(core_error)
+    }
+
+    /// More of the write-ahead log, as it is written (core's `OnlineChecker::push_wal`).
+    #[wasm_bindgen(js_name = pushWal)]
+    pub fn push_wal(&mut self, more: &[u8]) -> Result<(), JsValue> {
+        self.inner.checker_mut().push_wal(more).map_err(core_error)
+    }
+
+    /// The write-ahead log ended (core's `OnlineChecker::end_wal`).
+    #[wasm_bindgen(js_name = endWal)]
+    pub fn end_wal(&mut self) -> Result<(), JsValue> {
+        self.inner.checker_mut().end_wal().map_err(core_error)
     }
 
     /// An estimate of the memory the checker holds, in bytes.

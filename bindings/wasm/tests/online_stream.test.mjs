@@ -157,3 +157,21 @@ test('a register stream with a write-ahead log: every round reads it as the vers
     assert.throws(() => new OnlineChecker().setWal('not a log\n'), (e) => e instanceof GrailError);
     oc.free();
 });
+
+test('a write-ahead log pushed as it is written orders the next round', () => {
+    // Key 1 written 1 then 2, key 2 written 2 then 1: a write cycle only the log shows.
+    const oc = new OnlineChecker();
+    assert.deepEqual(oc.feedBytes('{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n'), []);
+    assert.deepEqual(oc.flush(), [], 'no order before the log');
+    oc.pushWal('{"type":2200,"tid":"a"}\n{"type":2300,"tid":"a","data":{"_key":"1","rwAttr":1}}\n{"type":2201,"tid":"a"}\n');
+    oc.pushWal('{"type":2300,"tid":"b","data":{"_key":"2","rwAttr":2}}\n{"type":2300,"tid":"b","data":{"_key":"1","rwAttr":2}}\n');
+    oc.pushWal('{"type":2200,"tid":"c"}\n{"type":2300,"tid":"c","data":{"_key":"2","rwAttr":1}}\n{"type":22');
+    assert.deepEqual(oc.flush(), [], "c's commit record has not arrived");
+    oc.pushWal(new TextEncoder().encode('01,"tid":"c"}'));
+    oc.endWal();
+    assert.deepEqual(oc.flush().map((c) => c.adya), ['G0']);
+    oc.end();
+    assert.equal(oc.levels()['PL-1'].verdict, 'violated');
+    assert.throws(() => new OnlineChecker().pushWal('{"type":2200,"tid":"a"}\nnot a log\n'), (e) => e instanceof GrailError && /line 2/.test(e.message));
+    oc.free();
+});

@@ -1,9 +1,15 @@
 //! ArangoDB's write-ahead log (JSON lines) as the version order of a register history.
 //!
 //! Type 2200 begins a transaction, 2300 writes a document (`data._key`, `data.rwAttr`), 2201
-//! commits; other types are skipped. A write of a transaction that began but never committed
-//! is dropped; a write with no begin marker (hand-made logs) counts as committed. Writes are
-//! matched to the history by (key, value), since the log's `tid` is the database's own id.
+//! commits; other types are skipped. A write counts once its transaction's commit record has
+//! come, or at once when no begin record of its transaction came before it (hand-made logs):
+//! a write of a transaction that began and never committed is dropped. Writes are matched to
+//! the history by (key, value), since the log's `tid` is the database's own id.
+//!
+//! One reader for a whole log and for a live register stream's, which arrives as the database
+//! writes it ([`LogStream`]): each round reads the version order from the lines arrived so far.
+//! A write whose transaction has not committed yet, or whose record has not arrived, is left
+//! unordered by the round, as a write the log lacks is offline: fewer edges, no false ones.
 
 use crate::error::{Error, ErrorKind};
 use crate::hash::{Map, Set};
@@ -12,79 +18,219 @@ use serde_json::Value as Json;
 
 /// Read a WAL and attach it to `h` as its version order.
 pub fn read_wal(h: &mut History, text: &[u8]) -> Result<(), Error> {
-    let keys = super::key_index(h);
-    let mut began: Set<String> = Set::default();
-    let mut committed: Set<String> = Set::default();
-    // (tid, key, value) in log order
-    let mut writes: Vec<(Option<String>, KeyId, Value)> = Vec::new();
-    for (n, line) in text.split(|&b| b == b'\n').enumerate() {
-        let line_no = n as u32 + 1;
-        if line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let rec: Json = serde_json::from_slice(line).map_err(|e| {
-            Error::at(
-                ErrorKind::Wal,
-                line_no,
-                super::serde_place(line, &e).1,
-                format!("expected a JSON object a line: {e}"),
-            )
-        })?;
-        let tid = rec.get("tid").and_then(|t| match t {
-            Json::String(s) => Some(s.clone()),
-            Json::Number(n) => Some(n.to_string()),
-            _ => None,
-        });
-        match rec.get("type").and_then(Json::as_i64) {
-            Some(2200) => {
-                began.extend(tid);
-            }
-            Some(2201) => {
-                committed.extend(tid);
-            }
-            Some(2300) => {
-                let data = rec.get("data").ok_or_else(|| {
-                    Error::at(ErrorKind::Wal, line_no, 1, "expected \"data\" in a 2300 (document write) record")
-                })?;
-                let key = match data.get("_key") {
-                    Some(Json::String(s)) => s.clone(),
-                    Some(Json::Number(n)) => n.to_string(),
-                    _ => return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected data._key in a 2300 record")),
-                };
-                let Some(&key) = keys.get(&key) else { continue };
-                let value = match data.get("rwAttr") {
-                    Some(Json::Number(n)) if n.is_i64() => Value::Int(n.as_i64().unwrap_or_default()),
-                    Some(Json::String(s)) => match h.strings.lookup(s) {
-                        Some(sym) => Value::Str(sym),
-                        None => continue,
-                    },
-                    _ => {
-                        return Err(Error::at(
-                            ErrorKind::Wal,
-                            line_no,
-                            1,
-                            "expected data.rwAttr (the value written) in a 2300 record",
-                        ))
-                    }
-                };
-                writes.push((tid, key, value));
-            }
-            Some(_) => {}
-            None => {
-                return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected a numeric \"type\" in each log record"))
-            }
+    let mut log = LogStream::default();
+    log.push(text)?;
+    log.end()?;
+    h.version_order = Some(log.order_for(h));
+    Ok(())
+}
+
+/// The (key, value) pairs `h`'s transactions write.
+fn written(h: &History) -> Set<(KeyId, Value)> {
+    let value = |o: &crate::history::Op| match o.arg() {
+        crate::history::Arg::Val(v) if o.kind() == crate::history::OpKind::Write => Some((o.key, v)),
+        _ => None,
+    };
+    h.ops.iter().filter_map(value).collect()
+}
+
+/// A log record that bears on the version order.
+enum Record {
+    Begin(String),
+    Commit(String),
+    Write { tid: Option<String>, key: String, value: LogValue },
+}
+
+/// A value written, as the log gives it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum LogValue {
+    Int(i64),
+    Str(String),
+}
+
+impl LogValue {
+    /// The history's value, when the history has it (a string nobody wrote is not interned).
+    fn in_history(&self, h: &History) -> Option<Value> {
+        match self {
+            LogValue::Int(i) => Some(Value::Int(*i)),
+            LogValue::Str(s) => h.strings.lookup(s).map(Value::Str),
         }
     }
-    let mut order = VersionOrder { per_key: Map::default() };
-    for (tid, key, value) in writes {
-        let keep = match &tid {
-            Some(t) if began.contains(t) => committed.contains(t),
-            _ => true,
+}
+
+/// One line of the log: `None` for a blank line or a record of another type.
+fn parse(line: &[u8], line_no: u32) -> Result<Option<Record>, Error> {
+    if line.iter().all(u8::is_ascii_whitespace) {
+        return Ok(None);
+    }
+    let rec: Json = serde_json::from_slice(line).map_err(|e| {
+        Error::at(
+            ErrorKind::Wal,
+            line_no,
+            super::serde_place(line, &e).1,
+            format!("expected a JSON object a line: {e}"),
+        )
+    })?;
+    let tid = rec.get("tid").and_then(|t| match t {
+        Json::String(s) => Some(s.clone()),
+        Json::Number(n) => Some(n.to_string()),
+        _ => None,
+    });
+    Ok(match rec.get("type").and_then(Json::as_i64) {
+        Some(2200) => tid.map(Record::Begin),
+        Some(2201) => tid.map(Record::Commit),
+        Some(2300) => {
+            let data = rec.get("data").ok_or_else(|| {
+                Error::at(ErrorKind::Wal, line_no, 1, "expected \"data\" in a 2300 (document write) record")
+            })?;
+            let key = match data.get("_key") {
+                Some(Json::String(s)) => s.clone(),
+                Some(Json::Number(n)) => n.to_string(),
+                _ => return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected data._key in a 2300 record")),
+            };
+            let value = match data.get("rwAttr") {
+                Some(Json::Number(n)) if n.is_i64() => LogValue::Int(n.as_i64().unwrap_or_default()),
+                Some(Json::String(s)) => LogValue::Str(s.clone()),
+                _ => {
+                    let what = "expected data.rwAttr (the value written) in a 2300 record";
+                    return Err(Error::at(ErrorKind::Wal, line_no, 1, what));
+                }
+            };
+            Some(Record::Write { tid, key, value })
+        }
+        Some(_) => None,
+        None => return Err(Error::at(ErrorKind::Wal, line_no, 1, "expected a numeric \"type\" in each log record")),
+    })
+}
+
+/// A write-ahead log taken as it is written (a live register stream's): its complete lines read
+/// as they arrive; each round asks for the version order of the kept transactions
+/// ([`LogStream::order_for`]). Writes whose transactions left the window are let go
+/// ([`LogStream::forget_gone`]); what stays besides the window's writes: the ids of the database's
+/// transactions that began and never committed (an aborted transaction's), a few bytes each.
+#[derive(Debug, Default)]
+pub struct LogStream {
+    /// The last line, until its line break arrives.
+    rest: Vec<u8>,
+    /// Lines read.
+    lines: u32,
+    /// The writes, in the log's order, from the `first`-th on.
+    writes: std::collections::VecDeque<LogWrite>,
+    first: u64,
+    /// The database's transactions begun and not committed: their writes' numbers.
+    open: Map<String, Vec<u64>>,
+}
+
+#[derive(Debug)]
+struct LogWrite {
+    key: String,
+    value: LogValue,
+    /// Its transaction committed, or never began in the log.
+    committed: bool,
+    /// A round found its write among the kept transactions.
+    seen: bool,
+}
+
+impl LogStream {
+    /// Take more of the log: every line it completes. A bad record is refused with its line in
+    /// the whole log; the lines before it in `more` are taken.
+    pub fn push(&mut self, more: &[u8]) -> Result<(), Error> {
+        let Some(last_break) = more.iter().rposition(|&b| b == b'\n') else {
+            self.rest.extend_from_slice(more);
+            return Ok(());
         };
-        if keep {
+        let mut text = std::mem::take(&mut self.rest);
+        text.extend_from_slice(&more[..last_break]);
+        self.rest = more[last_break + 1..].to_vec();
+        for line in text.split(|&b| b == b'\n') {
+            self.lines += 1;
+            self.take(line)?;
+        }
+        Ok(())
+    }
+
+    /// The log ended: its last line, when it has no line break.
+    pub fn end(&mut self) -> Result<(), Error> {
+        let rest = std::mem::take(&mut self.rest);
+        if rest.is_empty() {
+            return Ok(());
+        }
+        self.lines += 1;
+        self.take(&rest)
+    }
+
+    fn take(&mut self, line: &[u8]) -> Result<(), Error> {
+        match parse(line, self.lines)? {
+            None => {}
+            Some(Record::Begin(t)) => {
+                self.open.entry(t).or_default();
+            }
+            Some(Record::Commit(t)) => {
+                for n in self.open.remove(&t).unwrap_or_default() {
+                    if let Some(w) = n.checked_sub(self.first).and_then(|i| self.writes.get_mut(i as usize)) {
+                        w.committed = true;
+                    }
+                }
+            }
+            Some(Record::Write { tid, key, value }) => {
+                let n = self.first + self.writes.len() as u64;
+                let open = tid.and_then(|t| self.open.get_mut(&t));
+                let committed = open.is_none();
+                if let Some(ws) = open {
+                    ws.push(n);
+                }
+                self.writes.push_back(LogWrite { key, value, committed, seen: false });
+            }
+        }
+        Ok(())
+    }
+
+    /// The version order the log gives `h` so far: its committed writes of `h`'s keys and
+    /// values, in the log's order.
+    pub fn order_for(&self, h: &History) -> VersionOrder {
+        let keys = super::key_index(h);
+        let mut order = VersionOrder { per_key: Map::default() };
+        for w in self.writes.iter().filter(|w| w.committed) {
+            let Some(&key) = keys.get(&w.key) else { continue };
+            let Some(value) = w.value.in_history(h) else { continue };
             order.per_key.entry(key).or_default().push(value);
         }
+        order
     }
-    h.version_order = Some(order);
-    Ok(())
+
+    /// A round over `h`, the kept transactions now: let go of every write up to the last one
+    /// an earlier round found kept that `h` no longer writes (its transaction left the window,
+    /// and so, or else never comes, has every write logged before it that is not kept; let go,
+    /// a write is left unordered, as a write the log lacks), then mark those `h` writes as found.
+    pub fn forget_gone(&mut self, h: &History) {
+        let (keys, written) = (super::key_index(h), written(h));
+        let kept = |w: &LogWrite| {
+            keys.get(&w.key).is_some_and(|&k| w.value.in_history(h).is_some_and(|v| written.contains(&(k, v))))
+        };
+        if let Some(gone) = self.writes.iter().rposition(|w| w.seen && !kept(w)) {
+            self.writes.drain(..=gone);
+            self.first += gone as u64 + 1;
+            let first = self.first;
+            for ws in self.open.values_mut() {
+                ws.retain(|&n| n >= first);
+            }
+        }
+        for w in self.writes.iter_mut() {
+            w.seen |= kept(w);
+        }
+    }
+
+    /// Lines read.
+    pub fn lines(&self) -> u32 {
+        self.lines
+    }
+
+    /// Writes held.
+    pub fn len(&self) -> usize {
+        self.writes.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.writes.is_empty()
+    }
 }

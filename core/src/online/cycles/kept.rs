@@ -95,11 +95,12 @@ impl Kept {
     /// see the module's note).
     /// Kept ids, processes, labels and times.
     ///
-    /// `wal`: a write-ahead log, read against the kept transactions (`read::read_wal`) as their
-    /// version order; its writes of transactions not kept are skipped, as offline skips a
-    /// logged write the history lacks, so a round sees the log's order restricted to the kept
-    /// writes. With it, no write is left out: the polygraph is not needed.
-    pub fn history(&self, partial: bool, wal: Option<&[u8]>) -> Result<History, Error> {
+    /// `wal`: the write-ahead log as much as has arrived, read against the kept transactions
+    /// ([`crate::read::LogStream::order_for`]) as their version order, once the writes of
+    /// transactions that left are let go; its writes of transactions not kept are skipped, as
+    /// offline skips a logged write the history lacks, so a round sees the log's order
+    /// restricted to the kept writes. With it, no write is left out: the polygraph is not needed.
+    pub fn history(&self, partial: bool, wal: Option<&mut crate::read::LogStream>) -> Result<History, Error> {
         let ops = || self.txns.iter().flat_map(|t| &t.ops);
         let (written, read, twice): (Pairs, Pairs, Pairs) = if partial {
             let (mut written, mut twice) = (Set::default(), Set::default());
@@ -187,7 +188,8 @@ impl Kept {
         }
         let mut h = b.finish()?;
         if let Some(wal) = wal {
-            crate::read::read_wal(&mut h, wal)?;
+            wal.forget_gone(&h);
+            h.version_order = Some(wal.order_for(&h));
         }
         Ok(h)
     }

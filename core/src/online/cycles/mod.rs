@@ -208,8 +208,11 @@ pub struct OnlineChecker {
     last: Option<Vec<kept::Decided>>,
     /// Why it did not run at the end, when it did not.
     last_why: Option<String>,
-    /// A register stream's write-ahead log: its version order for every round ([`kept`]).
-    wal: Option<Vec<u8>>,
+    /// A register stream's write-ahead log, as much as has arrived: its version order for every
+    /// round ([`kept`]).
+    wal: Option<crate::read::LogStream>,
+    /// The log's lines read when the last round ran.
+    log_lines_at_round: u32,
 }
 
 /// A register stream's round runs after this many arrivals or half the kept transactions,
@@ -244,17 +247,37 @@ impl OnlineChecker {
             last: None,
             last_why: None,
             wal: None,
+            log_lines_at_round: 0,
         }
     }
 
-    /// A register stream's write-ahead log (ArangoDB's JSON lines, `read::read_wal`): each
+    /// A register stream's write-ahead log (ArangoDB's JSON lines, `read::read_wal`), whole: each
     /// round reads it against the kept transactions as their version order, so no version order
     /// is searched for (as `grail check --wal`). Refused when a line is not a log record.
-    pub fn set_wal(&mut self, wal: Vec<u8>) -> Result<(), Error> {
-        let mut empty = crate::history::HistoryBuilder::new().finish()?;
-        crate::read::read_wal(&mut empty, &wal)?;
-        self.wal = Some(wal);
+    pub fn set_wal(&mut self, wal: &[u8]) -> Result<(), Error> {
+        let mut log = crate::read::LogStream::default();
+        log.push(wal)?;
+        log.end()?;
+        self.wal = Some(log);
         Ok(())
+    }
+
+    /// More of a register stream's write-ahead log, as it is written (`grail online --wal` on a
+    /// live stream): each round reads the version order from the lines arrived so far
+    /// ([`crate::read::LogStream`]); a line is taken once its line break has arrived. Refused
+    /// when a line is not a log record (the error names its line in the whole log).
+    pub fn push_wal(&mut self, more: &[u8]) -> Result<(), Error> {
+        self.wal.get_or_insert_with(Default::default).push(more)
+    }
+
+    /// The write-ahead log ended: its last line is taken even without a line break.
+    pub fn end_wal(&mut self) -> Result<(), Error> {
+        self.wal.as_mut().map_or(Ok(()), |w| w.end())
+    }
+
+    /// The log's writes held (those of transactions that left the window are let go).
+    pub fn wal_held(&self) -> usize {
+        self.wal.as_ref().map_or(0, |w| w.len())
     }
 
     pub fn options(&self) -> &OnlineOptions {
@@ -308,17 +331,19 @@ impl OnlineChecker {
         }
         // Claimed timestamps are in the kept transactions: the engine checks RC, RA and CC
         // against them too, as offline.
-        let Ok(h) = self.kept.history(false, self.wal.as_deref()) else { return Vec::new() };
+        let Ok(h) = self.kept.history(false, self.wal.as_mut()) else { return Vec::new() };
         let c = kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]);
         self.last = Some(c.levels.clone());
         self.take_round(c, by, false)
     }
 
-    /// A register stream: a round now if anything arrived since the last one (a front end calls
-    /// it when its input pauses, so that a violation is not held until the next round). Nothing
-    /// for a list-append stream, whose cycles are reported as they close.
+    /// A register stream: a round now if anything arrived since the last one, a transaction or
+    /// a line of the write-ahead log (a front end calls it when its input pauses, so that a
+    /// violation is not held until the next round). Nothing for a list-append stream, whose
+    /// cycles are reported as they close.
     pub fn flush(&mut self) -> Vec<OnlineAnomaly> {
-        if self.model == Some(Model::RwRegister) && self.reported.since > 0 {
+        let log_grew = self.wal.as_ref().is_some_and(|w| w.lines() > self.log_lines_at_round);
+        if self.model == Some(Model::RwRegister) && (self.reported.since > 0 || log_grew) {
             return self.round(self.last_id);
         }
         Vec::new()
@@ -328,9 +353,10 @@ impl OnlineChecker {
     /// level; what it found that no round reported yet.
     fn round(&mut self, by: u64) -> Vec<OnlineAnomaly> {
         self.reported.since = 0;
+        self.log_lines_at_round = self.wal.as_ref().map_or(0, |w| w.lines());
         self.stats.rounds += 1;
         let whole = self.ended && self.kept.dropped == 0;
-        let h = match self.kept.history(!whole, self.wal.as_deref()) {
+        let h = match self.kept.history(!whole, self.wal.as_mut()) {
             Ok(h) => {
                 self.last_why = None;
                 h
