@@ -34,6 +34,7 @@ pub(crate) use json::read_json_from;
 pub use kv::ABORTED_WRITES;
 pub use plume::read_plume;
 pub use timekiller::{read_timekiller, read_timekiller_with, TimeKillerOptions};
+pub(crate) use wal::available as wal_available;
 pub use wal::{read_wal, LogStream};
 
 use crate::error::{Error, ErrorKind};

@@ -255,6 +255,7 @@ impl OnlineChecker {
     /// round reads it against the kept transactions as their version order, so no version order
     /// is searched for (as `grail check --wal`). Refused when a line is not a log record.
     pub fn set_wal(&mut self, wal: &[u8]) -> Result<(), Error> {
+        crate::read::wal_available()?;
         let mut log = crate::read::LogStream::default();
         log.push(wal)?;
         log.end()?;
@@ -267,6 +268,7 @@ impl OnlineChecker {
     /// ([`crate::read::LogStream`]); a line is taken once its line break has arrived. Refused
     /// when a line is not a log record (the error names its line in the whole log).
     pub fn push_wal(&mut self, more: &[u8]) -> Result<(), Error> {
+        crate::read::wal_available()?;
         self.wal.get_or_insert_with(Default::default).push(more)
     }
 
