@@ -54,6 +54,10 @@ impl<'a> Cur<'a> {
 
     pub(in crate::read) fn ws(&mut self) {
         while let Some(&b) = self.t.get(self.i) {
+            // Most calls find no blank: one compare, not the match's jump table.
+            if b > b' ' {
+                break;
+            }
             match b {
                 b' ' | b'\t' | b'\r' => self.i += 1,
                 b'\n' => {

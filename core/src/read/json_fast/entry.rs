@@ -193,6 +193,7 @@ impl<'a> Parser<'a> {
         Some(())
     }
 
+    #[inline(always)]
     fn int_f(&mut self) -> Option<IntF> {
         self.c.ws();
         if self.c.peek()? == b'n' {
@@ -202,6 +203,7 @@ impl<'a> Parser<'a> {
         self.c.int().map(IntF::Int)
     }
 
+    #[inline(always)]
     fn str_f(&mut self) -> Option<StrF<'a>> {
         self.c.ws();
         if self.c.peek()? == b'n' {
@@ -292,6 +294,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(always)]
     fn scalar(&mut self) -> Option<Scalar<'a>> {
         self.c.ws();
         if self.c.peek()? == b'"' {
