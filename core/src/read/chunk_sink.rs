@@ -80,6 +80,7 @@ impl ChunkSink {
         (self.ops.len(), self.keys.len())
     }
 
+    #[inline]
     fn push(&mut self, kind: OpKind, key: KeyId, arg: ChunkArg, place: Place) {
         self.ops.push(ChunkOp { kind, key, arg, place });
         if self.spans.op_spans() {
@@ -98,6 +99,7 @@ impl Sink for ChunkSink {
     fn str_value(&mut self, s: &str) -> Value {
         Value::Str(self.intern(s))
     }
+    #[inline]
     fn key(&mut self, v: Value) -> KeyId {
         let slot = match v {
             Value::Int(i) => Some(i as usize % RECENT),
