@@ -57,6 +57,7 @@ fn read_on(text: &[u8], first: u64, spans: SpanMode, chunk: usize) -> Option<His
         b,
         pairer: Pairer::default(),
         first,
+        #[cfg(feature = "parallel")]
         mode: spans,
         spans: spans.txn_spans(),
         located: spans == SpanMode::Located,
@@ -105,6 +106,8 @@ struct Reader<'a> {
     b: HistoryBuilder,
     pairer: Pairer<Invocation>,
     first: u64,
+    /// What the chunks' sinks record.
+    #[cfg(feature = "parallel")]
     mode: SpanMode,
     spans: bool,
     /// Where each transaction's operations are is recorded, not each operation's span.
