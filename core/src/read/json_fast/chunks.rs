@@ -3,15 +3,16 @@
 //! chunk's entries are read on the pool, and this thread pushes them in order, so the history is
 //! the one the reader on one thread gives. Entries in grail's own form go to the history as read
 //! on the pool, their keys and strings numbered there ([`ChunkSink`]); Elle's invocations and
-//! completions are paired on this thread, as that reader pairs them. A split inside an entry (an entry over several lines)
-//! shows as a chunk whose first entry is not where the previous chunk's reading stopped; any
-//! such mismatch, or an entry that does not read, leaves the text to the reader on one thread.
+//! completions are paired on this thread, as that reader pairs them. A split inside an entry
+//! (an entry over several lines) shows as a chunk whose first entry is not where the previous
+//! chunk's reading stopped; any such mismatch, or an entry that does not read, leaves the text
+//! to the reader on one thread.
 
 use super::cursor::{Cur, Mark};
 use super::entry::{Entry, Parser, RawOp, Scalar, StrF, Val};
 use super::{push_raw_ops, Reader, Txn};
 use crate::history::builder::Place;
-use crate::history::{Span, SpanMode, Sym};
+use crate::history::{Span, SpanMode, Sym, Value};
 use crate::read::chunk_sink::{ChunkSink, Globals};
 use std::ops::ControlFlow;
 
@@ -157,7 +158,7 @@ fn take<'a>(
     sink: &mut ChunkSink,
     held: (usize, usize),
     elle_before: usize,
-    scratch: &mut Vec<crate::history::Value>,
+    scratch: &mut Vec<Value>,
 ) -> Option<Taken> {
     let txn = Txn::of(e)?;
     let ops_at = match e.ops {
