@@ -262,6 +262,19 @@ fn variants_read_as_before() {
         r#"{"transactions": [{"ops": [], "start_ts": 3, "commit_ts": 2}]}"#.into(),
         false,
     );
+    // Entries of both forms, sharing keys and strings: numbered in the order the text gives them.
+    add(
+        "native and elle entries",
+        r#"{"ops": [["append", "k", 1], ["r", "j", null]], "label": "L1"}
+{"type": "invoke", "f": "txn", "process": 0, "value": [["append", "j", "s"], ["r", "q", null]]}
+{"id": 50, "status": "ok", "ops": [["r", "m", ["a", "s"]]]}
+{"type": "ok", "f": "txn", "process": 0, "value": [["append", "j", "s"], ["r", "q", ["b"]]], "label": "L3"}
+{"ops": [["append", "n", "z"], ["append", "k", "b"]], "label": "L2"}
+{"type": "invoke", "f": "txn", "process": 1, "value": [["append", "p", "y"]]}
+"#
+        .into(),
+        true,
+    );
     add("predicate reads", r#"[{"ops": [], "predicate_reads": [{"predicate": "p", "matches": [1]}]}]"#.into(), false);
     add("hybrid clock", r#"[{"ops": [], "start_ts": {"p": 1, "l": 0}}]"#.into(), false);
     add("status null", r#"[{"ops": [], "status": null}]"#.into(), false);

@@ -11,20 +11,17 @@
 //! parse (the error must name the earliest bad place, which only a reading from the start
 //! knows), a split that turns out not to fall between two maps, a `:commit-order` map.
 
-use super::edn::{InvokeValue, OpMap, Reader, Sink};
+use super::chunk_sink::{ChunkSink, Globals};
+use super::edn::{InvokeValue, OpMap, Reader};
 use super::pairing::Pairer;
 use crate::error::Error;
-use crate::hash::Map;
 use crate::history::builder::Place;
-use crate::history::{History, HistoryBuilder, Interner, KeyId, OpKind, Span, SpanMode, Sym, Value};
+use crate::history::{History, HistoryBuilder, Span, SpanMode};
 use std::ops::ControlFlow;
 
 /// Bytes per chunk: large enough that a chunk's setup is noise, small enough that the threads
 /// stay busy to the end and few chunks wait in memory for their replay.
 pub(super) const CHUNK_BYTES: usize = 1 << 20;
-
-/// Slots of [`ChunkSink`]'s recent keys.
-const RECENT: usize = 4096;
 
 /// Whether there are threads to read on and more than one chunk to read. From inside a pool's
 /// worker, the replay's waiting could hold up the very worker it waits on: not there.
@@ -90,13 +87,13 @@ fn replay_all<'a>(
     let stopped = crate::read::pool::in_order(starts.len(), read, |i, mut chunk| {
         if i == 0 {
             // The first chunk's density, for the whole text.
-            let (ops, txns) = (chunk.sink.ops.len(), chunk.maps.len() / 2);
+            let (ops, txns) = (chunk.sink.sizes().0, chunk.maps.len() / 2);
             replay.r.b.reserve_at_density(ends[0] - starts[0], text.len() - starts[0], ops, txns);
         }
         match replay.chunk(&mut chunk) {
             Ok(()) => {
                 release(ends[i]);
-                ControlFlow::Continue(Some(chunk.emptied()))
+                ControlFlow::Continue(Some(chunk))
             }
             Err(e) => ControlFlow::Break(e),
         }
@@ -117,23 +114,6 @@ struct Chunk<'a> {
     lines: u32,
 }
 
-impl<'a> Chunk<'a> {
-    /// The chunk without its contents, keeping the room they took.
-    fn emptied(mut self) -> Chunk<'a> {
-        self.maps.clear();
-        let s = &mut self.sink;
-        s.ops.clear();
-        s.op_spans.clear();
-        s.elems.clear();
-        s.keys.clear();
-        s.key_index.clear();
-        s.recent.clear();
-        (s.strings, s.nstrings, s.map_start) = (Interner::default(), 0, 0);
-        self.lines = 0;
-        self
-    }
-}
-
 /// One operation map of a chunk; lines count from the chunk's start (1).
 struct ChunkMap<'a> {
     m: OpMap<'a>,
@@ -146,109 +126,6 @@ struct ChunkMap<'a> {
     strings_end: usize,
 }
 
-/// An operation as a chunk read it, with the chunk's key and string numbers.
-struct ChunkOp {
-    kind: OpKind,
-    key: KeyId,
-    arg: ChunkArg,
-    place: Place,
-}
-
-enum ChunkArg {
-    Nil,
-    Val(Value),
-    List { start: u32, len: u32 },
-}
-
-/// The [`Sink`] of a chunk: operations as read, keys and strings numbered in the order met.
-#[derive(Default)]
-struct ChunkSink {
-    spans: SpanMode,
-    strings: Interner,
-    nstrings: usize,
-    keys: Vec<Value>,
-    key_index: Map<Value, KeyId>,
-    /// Integer keys met lately, by the integer modulo [`RECENT`]: Jepsen's keys rotate, so a
-    /// chunk's operations use a few hundred at a time, and the map's hashing was 3% of a read.
-    recent: Vec<(Value, KeyId)>,
-    ops: Vec<ChunkOp>,
-    /// Parallel to `ops` when spans are recorded (every operation read has one then).
-    op_spans: Vec<Span>,
-    elems: Vec<Value>,
-    /// Where the current map's operations start.
-    map_start: usize,
-}
-
-impl ChunkSink {
-    fn push(&mut self, kind: OpKind, key: KeyId, arg: ChunkArg, place: Place) {
-        self.ops.push(ChunkOp { kind, key, arg, place });
-        if self.spans.op_spans() {
-            self.op_spans.push(Span::default());
-        }
-    }
-}
-
-impl Sink for ChunkSink {
-    fn records_spans(&self) -> bool {
-        self.spans.txn_spans()
-    }
-    fn records_op_spans(&self) -> bool {
-        self.spans.op_spans()
-    }
-    fn str_value(&mut self, s: &str) -> Value {
-        let sym = self.strings.intern(s);
-        self.nstrings = self.nstrings.max(sym as usize + 1);
-        Value::Str(sym)
-    }
-    fn key(&mut self, v: Value) -> KeyId {
-        let slot = match v {
-            Value::Int(i) => Some(i as usize % RECENT),
-            Value::Str(_) => None,
-        };
-        if let Some(&(w, k)) = slot.and_then(|s| self.recent.get(s)) {
-            if w == v && k != KeyId::MAX {
-                return k;
-            }
-        }
-        let k = match self.key_index.get(&v) {
-            Some(&k) => k,
-            None => {
-                let k = self.keys.len() as KeyId;
-                self.keys.push(v);
-                self.key_index.insert(v, k);
-                k
-            }
-        };
-        if let Some(r) = slot.and_then(|s| self.recent.get_mut(s)) {
-            *r = (v, k);
-        }
-        k
-    }
-    fn push_write(&mut self, kind: OpKind, key: KeyId, value: Value, place: Place) {
-        self.push(kind, key, ChunkArg::Val(value), place);
-    }
-    fn push_read_nil(&mut self, key: KeyId) {
-        self.push(OpKind::Read, key, ChunkArg::Nil, Place::default());
-    }
-    fn push_read_scalar(&mut self, key: KeyId, value: Value, place: Place) {
-        self.push(OpKind::Read, key, ChunkArg::Val(value), place);
-    }
-    fn push_read_list(&mut self, key: KeyId, elems: &[Value], place: Place) {
-        let start = self.elems.len() as u32;
-        self.elems.extend_from_slice(elems);
-        self.push(OpKind::Read, key, ChunkArg::List { start, len: elems.len() as u32 }, place);
-    }
-    fn set_op_span(&mut self, span: Span) {
-        if let Some(s) = self.op_spans.last_mut() {
-            *s = span;
-        }
-    }
-    fn abandon_txn(&mut self) {
-        self.ops.truncate(self.map_start);
-        self.op_spans.truncate(self.map_start);
-    }
-}
-
 /// Read the maps starting in `start..end` (a map may not run past `end`). `None` when the chunk
 /// needs the sequential reader: an error, a split inside a form, a `:commit-order`.
 fn parse_chunk<'a>(
@@ -258,11 +135,13 @@ fn parse_chunk<'a>(
     spans: SpanMode,
     spare: Option<Chunk<'a>>,
 ) -> Option<Chunk<'a>> {
-    let (mut maps, mut sink) = match spare {
-        Some(c) => (c.maps, ChunkSink { spans, ..c.sink }),
-        None => (Vec::new(), ChunkSink { spans, ..Default::default() }),
+    let (mut maps, sink) = match spare {
+        Some(mut c) => {
+            c.maps.clear();
+            (c.maps, ChunkSink::new(spans, Some(c.sink)))
+        }
+        None => (Vec::new(), ChunkSink::new(spans, None)),
     };
-    sink.recent.resize(RECENT, (Value::Int(0), KeyId::MAX));
     let mut r = Reader::new(text, sink, 0);
     (r.s.pos, r.s.line, r.s.line_start) = (start, 1, start);
     loop {
@@ -275,20 +154,14 @@ fn parse_chunk<'a>(
             return None;
         }
         let (line, line_start) = (r.s.line, r.s.line_start);
-        r.b.map_start = r.b.ops.len();
+        r.b.txn_start = r.b.sizes().0;
         let m = r.op_map().ok()?;
         if m.commit_order().is_some() {
             return None;
         }
         let span = r.span(at, line, line_start);
-        maps.push(ChunkMap {
-            m,
-            line,
-            span,
-            ops_end: r.b.ops.len(),
-            keys_end: r.b.keys.len(),
-            strings_end: r.b.nstrings,
-        });
+        let (ops_end, keys_end) = r.b.sizes();
+        maps.push(ChunkMap { m, line, span, ops_end, keys_end, strings_end: r.b.nstrings });
     }
     if r.s.pos != end {
         return None; // the last map ran into the next chunk: the split was inside a form
@@ -313,43 +186,12 @@ impl<'a> Replay<'a> {
         let Chunk { maps, sink, lines } = c;
         let base = self.lines;
         let line = |l: u32| l + base;
-        let mut syms: Vec<Sym> = Vec::with_capacity(sink.nstrings);
-        let mut keys: Vec<KeyId> = Vec::with_capacity(sink.keys.len());
-        let mut elems: Vec<Value> = Vec::new();
-        let mut op = 0;
+        let mut g = Globals::default();
         // By reference: moving each map (hundreds of bytes) out was a tenth of this thread's time.
         for cm in maps.iter_mut() {
             let b = &mut self.r.b;
-            // Strings and keys the sequential reader would have numbered while reading this map.
-            while syms.len() < cm.strings_end {
-                syms.push(b.intern(sink.strings.get(syms.len() as Sym)));
-            }
-            let global = |v: Value, syms: &[Sym]| match v {
-                Value::Str(s) => Value::Str(syms[s as usize]),
-                v => v,
-            };
-            while keys.len() < cm.keys_end {
-                keys.push(b.key(global(sink.keys[keys.len()], &syms)));
-            }
-            for (i, o) in sink.ops[op..cm.ops_end].iter().enumerate() {
-                let key = keys[o.key as usize];
-                let place = Place { line: line(o.place.line), column: o.place.column };
-                match o.arg {
-                    ChunkArg::Nil => b.push_read_nil(key),
-                    ChunkArg::Val(v) if o.kind == OpKind::Read => b.push_read_scalar(key, global(v, &syms), place),
-                    ChunkArg::Val(v) => b.push_write(o.kind, key, global(v, &syms), place),
-                    ChunkArg::List { start, len } => {
-                        let (start, len) = (start as usize, len as usize);
-                        elems.clear();
-                        elems.extend(sink.elems[start..start + len].iter().map(|&v| global(v, &syms)));
-                        b.push_read_list(key, &elems, place);
-                    }
-                }
-                if let Some(&s) = sink.op_spans.get(op + i) {
-                    b.set_op_span(Span { line: line(s.line), ..s });
-                }
-            }
-            op = cm.ops_end;
+            g.catch_up(sink, b, cm.strings_end, cm.keys_end);
+            g.push_ops(sink, b, cm.ops_end, |p| Place { line: line(p.line), ..p }, line);
             let m = &mut cm.m;
             m.value_line = line(m.value_line);
             let span = cm.span.map(|s| Span { line: line(s.line), ..s });

@@ -1,5 +1,7 @@
 //! Readers: text in, [`History`] out. No file IO: callers hand over bytes (and unzip them).
 
+#[cfg(feature = "parallel")]
+mod chunk_sink;
 mod claims;
 pub mod cobra;
 mod dbcop;

@@ -193,6 +193,7 @@ impl<'a> Parser<'a> {
         Some(())
     }
 
+    #[inline(always)]
     fn int_f(&mut self) -> Option<IntF> {
         self.c.ws();
         if self.c.peek()? == b'n' {
@@ -202,6 +203,7 @@ impl<'a> Parser<'a> {
         self.c.int().map(IntF::Int)
     }
 
+    #[inline(always)]
     fn str_f(&mut self) -> Option<StrF<'a>> {
         self.c.ws();
         if self.c.peek()? == b'n' {
@@ -248,12 +250,7 @@ impl<'a> Parser<'a> {
             self.c.ws();
             let mut span = self.c.here();
             self.c.eat(b'[')?;
-            let kind = match self.c.name()? {
-                b"r" | b"read" => OpKind::Read,
-                b"w" | b"write" => OpKind::Write,
-                b"append" => OpKind::Append,
-                _ => return None,
-            };
+            let kind = self.op_kind()?;
             self.c.eat(b',')?;
             let key = self.scalar()?;
             self.c.eat(b',')?;
@@ -292,6 +289,26 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// An operation's kind; `"r"`, `"w"` and `"append"` as written, without a string's scan.
+    fn op_kind(&mut self) -> Option<OpKind> {
+        self.c.ws();
+        let rest = &self.c.t[self.c.i..];
+        for (text, kind) in [(&b"\"r\""[..], OpKind::Read), (b"\"w\"", OpKind::Write), (b"\"append\"", OpKind::Append)]
+        {
+            if rest.starts_with(text) {
+                self.c.i += text.len();
+                return Some(kind);
+            }
+        }
+        match self.c.name()? {
+            b"r" | b"read" => Some(OpKind::Read),
+            b"w" | b"write" => Some(OpKind::Write),
+            b"append" => Some(OpKind::Append),
+            _ => None,
+        }
+    }
+
+    #[inline(always)]
     fn scalar(&mut self) -> Option<Scalar<'a>> {
         self.c.ws();
         if self.c.peek()? == b'"' {

@@ -17,12 +17,13 @@ mod chunks;
 mod cursor;
 mod entry;
 
+use super::edn::Sink;
 use super::pairing::{OpType, Pairer, Pending};
 use crate::history::builder::{Place, TxnMeta};
-use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, SpanMode, Status, Ts, Value, VersionOrder};
+use crate::history::{History, HistoryBuilder, Notation, OpKind, Span, SpanMode, Status, Sym, Ts, Value, VersionOrder};
 pub(super) use cursor::Cur;
 pub(super) use cursor::Mark;
-use entry::{Arg, Entry, IntF, Parser, Scalar, StrF, Val};
+use entry::{Arg, Entry, IntF, Parser, RawOp, Scalar, StrF, Val};
 
 /// Read `text` as [`super::json::read_json_with`] does, or `None` to leave it to that reader.
 /// With [`SpanMode::Located`], each transaction records where its operations' array is
@@ -56,6 +57,8 @@ fn read_on(text: &[u8], first: u64, spans: SpanMode, chunk: usize) -> Option<His
         b,
         pairer: Pairer::default(),
         first,
+        #[cfg(feature = "parallel")]
+        mode: spans,
         spans: spans.txn_spans(),
         located: spans == SpanMode::Located,
         chunk,
@@ -103,6 +106,9 @@ struct Reader<'a> {
     b: HistoryBuilder,
     pairer: Pairer<Invocation>,
     first: u64,
+    /// What the chunks' sinks record.
+    #[cfg(feature = "parallel")]
+    mode: SpanMode,
     spans: bool,
     /// Where each transaction's operations are is recorded, not each operation's span.
     located: bool,
@@ -247,56 +253,15 @@ impl<'a> Reader<'a> {
         }
     }
 
-    fn value_of(&mut self, s: Scalar<'a>) -> Value {
-        match s {
-            Scalar::Int(v) => Value::Int(v),
-            Scalar::Str(s) => self.b.str_value(s),
-        }
-    }
-
     /// Push `ops[a..b]`, read from the array at `at`, as json.rs's `push_ops` does for entry `i`.
     fn push_ops(&mut self, i: usize, a: usize, b: usize, at: Mark) {
         let place = Place { line: i as u32 + 1, column: 1 };
         if self.located {
             self.b.ops_read_at(at.i, at.line, at.column());
         }
-        for j in a..b {
-            let (kind, key, arg, span) = {
-                let op = &self.p.ops[j];
-                (op.kind, op.key, op.arg, op.span)
-            };
-            let key = self.value_of(key);
-            let key = self.b.key(key);
-            match (kind, arg) {
-                (OpKind::Read, Arg::List(s, e)) => {
-                    let mut vals = std::mem::take(&mut self.scratch);
-                    vals.clear();
-                    for k in s..e {
-                        let v = self.value_of(self.p.elems[k]);
-                        vals.push(v);
-                    }
-                    self.b.push_read_list(key, &vals, place);
-                    self.scratch = vals;
-                }
-                (OpKind::Read, Arg::Nil) => self.b.push_read_nil(key),
-                (OpKind::Read, Arg::One(k)) => {
-                    let v = self.value_of(self.p.elems[k]);
-                    self.b.push_read_scalar(key, v, place);
-                }
-                (_, Arg::One(k)) => {
-                    let v = self.value_of(self.p.elems[k]);
-                    self.b.push_write(kind, key, v, place);
-                }
-                _ => unreachable!("ops_array gives writes one value"),
-            }
-            if self.spans && !self.located {
-                let mut span = span;
-                if j < self.op_lines.1 {
-                    span.line = (span.line as i64 + self.op_lines.0) as u32;
-                }
-                self.b.set_op_span(span);
-            }
-        }
+        // The operations a chunk read are all before `op_lines.1`, those read again all after.
+        let lines = if a < self.op_lines.1 { self.op_lines.0 } else { 0 };
+        push_raw_ops(&mut self.b, &self.p.ops[a..b], &self.p.elems, place, lines, &mut self.scratch);
     }
 
     fn entry_span(&self, e: &Entry) -> Option<Span> {
@@ -315,45 +280,13 @@ impl<'a> Reader<'a> {
     }
 
     fn native(&mut self, i: usize, e: &Entry<'a>) -> Option<()> {
-        let ordinal = self.first + i as u64;
-        if e.process_str {
-            return None;
+        let t = Txn::of(e)?;
+        if let Val::Ops(a, b, at) = e.ops {
+            self.push_ops(i, a, b, at);
         }
-        let id = match e.id {
-            IntF::Int(v) if v < 0 => return None,
-            f => f.get().map(|v| v as u64),
-        };
-        let status = match e.status {
-            StrF::Absent => Status::Committed,
-            StrF::Str("committed" | "ok") => Status::Committed,
-            StrF::Str("aborted" | "fail") => Status::Aborted,
-            StrF::Str("indeterminate" | "info") => Status::Indeterminate,
-            _ => return None,
-        };
-        let process = e.session.get().or(e.process.get());
-        match e.ops {
-            Val::Absent | Val::Null => {}
-            Val::Ops(a, b, at) => self.push_ops(i, a, b, at),
-            Val::OtherArray | Val::Other => return None,
-        }
-        let label = match e.label {
-            StrF::Str(s) => Some(self.b.intern(s)),
-            _ => None,
-        };
-        let (start_ts, commit_ts) = Self::timestamps(e)?;
-        let meta = TxnMeta {
-            id: Some(id.unwrap_or(ordinal)),
-            process,
-            invoke_time: e.start.get(),
-            complete_time: e.end.get(),
-            label,
-            line: e.span.line,
-            span: self.entry_span(e),
-            start_ts,
-            commit_ts,
-            ..Default::default()
-        };
-        self.b.finish_txn(status, meta);
+        let label = e.label.get().map(|s| self.b.intern(s));
+        let meta = t.meta(self.first + i as u64, label, e.span.line, self.entry_span(e));
+        self.b.finish_txn(t.status, meta);
         Some(())
     }
 
@@ -462,6 +395,107 @@ impl<'a> Reader<'a> {
             h.commit_order = Some(super::claims::commit_order_from_json(&h, &co, self.p.c.t).ok()?);
         }
         Some(h)
+    }
+}
+
+/// Push `ops` (their elements in `elems`) into `s` as json.rs's `push_ops` does, at `place`,
+/// their spans' lines moved by `lines`.
+fn push_raw_ops<'a, S: Sink>(
+    s: &mut S,
+    ops: &[RawOp<'a>],
+    elems: &[Scalar<'a>],
+    place: Place,
+    lines: i64,
+    scratch: &mut Vec<Value>,
+) {
+    let value_of = |s: &mut S, v: Scalar| match v {
+        Scalar::Int(v) => Value::Int(v),
+        Scalar::Str(t) => s.str_value(t),
+    };
+    for op in ops {
+        let key = value_of(s, op.key);
+        let key = s.key(key);
+        match (op.kind, op.arg) {
+            (OpKind::Read, Arg::List(a, b)) => {
+                scratch.clear();
+                for &v in &elems[a..b] {
+                    let v = value_of(s, v);
+                    scratch.push(v);
+                }
+                s.push_read_list(key, scratch, place);
+            }
+            (OpKind::Read, Arg::Nil) => s.push_read_nil(key),
+            (OpKind::Read, Arg::One(k)) => {
+                let v = value_of(s, elems[k]);
+                s.push_read_scalar(key, v, place);
+            }
+            (_, Arg::One(k)) => {
+                let v = value_of(s, elems[k]);
+                s.push_write(op.kind, key, v, place);
+            }
+            _ => unreachable!("ops_array gives writes one value"),
+        }
+        if s.records_op_spans() {
+            s.set_op_span(Span { line: (op.span.line as i64 + lines) as u32, ..op.span });
+        }
+    }
+}
+
+/// What an entry in grail's own form (with `"ops"` or `"status"`) says of its transaction.
+#[derive(Clone, Copy)]
+struct Txn {
+    status: Status,
+    id: Option<u64>,
+    process: Option<i64>,
+    invoke_time: Option<i64>,
+    complete_time: Option<i64>,
+    start_ts: Option<Ts>,
+    commit_ts: Option<Ts>,
+}
+
+impl Txn {
+    /// `None` for an entry the short path leaves to the serde_json reader.
+    fn of(e: &Entry) -> Option<Txn> {
+        if e.process_str || matches!(e.ops, Val::OtherArray | Val::Other) {
+            return None;
+        }
+        let id = match e.id {
+            IntF::Int(v) if v < 0 => return None,
+            f => f.get().map(|v| v as u64),
+        };
+        let status = match e.status {
+            StrF::Absent => Status::Committed,
+            StrF::Str("committed" | "ok") => Status::Committed,
+            StrF::Str("aborted" | "fail") => Status::Aborted,
+            StrF::Str("indeterminate" | "info") => Status::Indeterminate,
+            _ => return None,
+        };
+        let (start_ts, commit_ts) = Reader::timestamps(e)?;
+        Some(Txn {
+            status,
+            id,
+            process: e.session.get().or(e.process.get()),
+            invoke_time: e.start.get(),
+            complete_time: e.end.get(),
+            start_ts,
+            commit_ts,
+        })
+    }
+
+    /// The transaction's metadata, as entry number `ordinal` at `line`.
+    fn meta(&self, ordinal: u64, label: Option<Sym>, line: u32, span: Option<Span>) -> TxnMeta {
+        TxnMeta {
+            id: Some(self.id.unwrap_or(ordinal)),
+            process: self.process,
+            invoke_time: self.invoke_time,
+            complete_time: self.complete_time,
+            label,
+            line,
+            span,
+            start_ts: self.start_ts,
+            commit_ts: self.commit_ts,
+            ..Default::default()
+        }
     }
 }
 
