@@ -448,20 +448,15 @@ fn register_rounds_keep_a_second_write_of_a_key() {
     }
 }
 
-/// Register streams with a write-ahead log (`OnlineChecker::set_wal`): each round reads it as the
-/// kept transactions' version order. The corpus's ArangoDB histories with their logs give `grail
-/// check --wal`'s verdicts at the end (strict-SER and strong-SI unknown without recorded times);
-/// generated ones through a window of 200 give no verdict offline contradicts.
-#[test]
-fn register_streams_with_a_write_ahead_log() {
-    use grail_core::generate::generate;
-    let mut cases: Vec<(String, Vec<u8>, Vec<u8>)> = Vec::new();
+/// The histories with a write-ahead log: the lost update of `tests/cases`, the corpus's
+/// ArangoDB ones (name, history, log).
+fn wal_cases() -> Vec<(String, Vec<u8>, Vec<u8>)> {
     let reg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases/register/lost-update-wal");
-    cases.push((
+    let mut cases = vec![(
         "lost-update-wal".into(),
         common::slurp(&reg.with_extension("edn")),
         common::slurp(&reg.with_extension("log")),
-    ));
+    )];
     if let Some(c) = corpus() {
         let mut logs: Vec<PathBuf> = std::fs::read_dir(c.join("grail/tiny-register"))
             .map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect())
@@ -469,185 +464,176 @@ fn register_streams_with_a_write_ahead_log() {
         logs.retain(|p| p.extension().is_some_and(|e| e == "log") && p.with_extension("edn").exists());
         logs.sort();
         assert!(logs.len() >= 5, "the corpus's register histories with logs");
-        for l in logs {
-            cases.push((l.display().to_string(), common::slurp(&l.with_extension("edn")), common::slurp(&l)));
+        cases.extend(
+            logs.iter().map(|l| (l.display().to_string(), common::slurp(&l.with_extension("edn")), common::slurp(l))),
+        );
+    }
+    cases
+}
+
+/// A history read with its log, and `grail check --wal`'s verdicts of every level.
+fn with_log(text: &[u8], wal: &[u8]) -> (History, Vec<(Level, Verdict)>) {
+    let mut h = grail_core::read(text, grail_core::Format::Auto).unwrap();
+    grail_core::read_wal(&mut h, wal).unwrap();
+    let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+    let verdicts = offline.levels.0.iter().map(|(l, r)| (*l, r.verdict)).collect();
+    (h, verdicts)
+}
+
+fn offline_verdict(offline: &[(Level, Verdict)], name: &str) -> Option<Verdict> {
+    offline.iter().find(|(l, _)| l.name() == name).map(|&(_, v)| v)
+}
+
+/// A stream that fit the window: every online verdict is offline's (strict-SER and strong-SI
+/// unknown without recorded times); how many were compared.
+fn equal_verdicts(name: &str, oc: &OnlineChecker, offline: &[(Level, Verdict)]) -> usize {
+    let mut compared = 0;
+    for l in oc.summary().levels {
+        if matches!(l.level.as_str(), "strict-SER" | "strong-SI") && l.verdict == Verdict::Unknown {
+            continue;
+        }
+        assert_eq!(Some(l.verdict), offline_verdict(offline, &l.level), "{name}: {} ({:?})", l.level, l.reason);
+        compared += 1;
+    }
+    compared
+}
+
+/// A stream through a small window: nothing holds, and each violation is one offline; how many
+/// levels are violated.
+fn no_contradiction(name: &str, oc: &OnlineChecker, offline: &[(Level, Verdict)]) -> usize {
+    let mut violated = 0;
+    for l in oc.summary().levels {
+        assert_ne!(l.verdict, Verdict::Holds, "{name}: {} holds through a small window", l.level);
+        if l.verdict == Verdict::Violated {
+            assert_eq!(
+                offline_verdict(offline, &l.level),
+                Some(Verdict::Violated),
+                "{name}: {} ({:?})",
+                l.level,
+                l.witness
+            );
+            violated += 1;
         }
     }
+    violated
+}
+
+/// A generated register history of 3,000 transactions on 10 keys, its log, and offline's verdicts.
+fn generated_with_log(
+    isolation: Isolation,
+    inject: Vec<(Injection, usize)>,
+) -> (History, Vec<u8>, Vec<(Level, Verdict)>) {
+    let o = GenOptions {
+        transactions: 3_000,
+        keys: 10,
+        model: DataModel::RwRegister,
+        isolation,
+        inject,
+        seed: 5,
+        ..Default::default()
+    };
+    let g = grail_core::generate::generate(&o);
+    let wal = g.wal.expect("a register history's log").into_bytes();
+    let (h, offline) = with_log(g.history.as_bytes(), &wal);
+    (h, wal, offline)
+}
+
+/// Register streams with a write-ahead log (`OnlineChecker::set_wal`): each round reads it as the
+/// kept transactions' version order. The corpus's ArangoDB histories with their logs give `grail
+/// check --wal`'s verdicts at the end (strict-SER and strong-SI unknown without recorded times);
+/// generated ones through a window of 200 give no verdict offline contradicts.
+#[test]
+fn register_streams_with_a_write_ahead_log() {
+    let cases = wal_cases();
     let mut decided = 0;
     for (name, text, wal) in &cases {
-        let mut h = grail_core::read(text, grail_core::Format::Auto).unwrap();
-        grail_core::read_wal(&mut h, wal).unwrap();
-        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        let (h, offline) = with_log(text, wal);
         let mut oc = OnlineChecker::new(OnlineOptions::default());
         oc.set_wal(wal).unwrap();
         for i in stream_order(&h) {
             oc.push(&OnlineTxn::from_history(&h, i));
         }
         oc.end();
-        for l in oc.summary().levels {
-            let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict).unwrap();
-            if matches!(l.level.as_str(), "strict-SER" | "strong-SI") && l.verdict == Verdict::Unknown {
-                continue;
-            }
-            assert_eq!(l.verdict, off, "{name}: {} ({:?})", l.level, l.reason);
-            decided += 1;
-        }
+        decided += equal_verdicts(name, &oc, &offline);
     }
     assert!(decided >= 10 * cases.len(), "{decided}");
     // Generated, through a small window.
-    let o = GenOptions {
-        transactions: 3_000,
-        keys: 10,
-        model: DataModel::RwRegister,
-        isolation: Isolation::SnapshotIsolation,
-        inject: vec![(Injection::WriteSkew, 3), (Injection::LostUpdate, 2)],
-        seed: 5,
-        ..Default::default()
-    };
-    let g = generate(&o);
-    let wal = g.wal.expect("a register history's log").into_bytes();
-    let mut h = grail_core::read(g.history.as_bytes(), grail_core::Format::Auto).unwrap();
-    grail_core::read_wal(&mut h, &wal).unwrap();
-    let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+    let injected = vec![(Injection::WriteSkew, 3), (Injection::LostUpdate, 2)];
+    let (h, wal, offline) = generated_with_log(Isolation::SnapshotIsolation, injected);
     let mut oc = OnlineChecker::new(OnlineOptions { window: 200, ..Default::default() });
     oc.set_wal(&wal).unwrap();
     for i in stream_order(&h) {
         oc.push(&OnlineTxn::from_history(&h, i));
     }
     oc.end();
-    let mut violated = 0;
-    for l in oc.summary().levels {
-        let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict);
-        assert_ne!(l.verdict, Verdict::Holds, "{} holds through a small window", l.level);
-        if l.verdict == Verdict::Violated {
-            assert_eq!(off, Some(Verdict::Violated), "{} violated online ({:?})", l.level, l.witness);
-            violated += 1;
-        }
-    }
+    let violated = no_contradiction("generated", &oc, &offline);
     assert!(violated >= 3, "the injected write skews and lost updates are found ({violated})");
     assert!(OnlineChecker::new(OnlineOptions::default()).set_wal(b"not json\n").is_err());
 }
 
+/// Pieces of `wal` cut at `k` points spread over it, not at its line breaks.
+fn pieces(wal: &[u8], k: usize) -> Vec<Vec<u8>> {
+    let cuts: Vec<usize> =
+        (0..=k).map(|i| (wal.len() * i / k + (i > 0 && i < k) as usize * 3).min(wal.len())).collect();
+    cuts.windows(2).map(|w| wal[w[0]..w[1]].to_vec()).collect()
+}
+
+/// Stream `h` through `oc`, the log's `parts` pushed between the transactions: part j once `lag`
+/// transactions and j / parts of the rest have arrived, the rest at the end; then the log's end
+/// and the stream's. The most log writes held after a round.
+fn stream_with_log(oc: &mut OnlineChecker, h: &History, parts: &[Vec<u8>], lag: usize) -> usize {
+    let order = stream_order(h);
+    let (mut next, mut most_held) = (0, 0);
+    for (i, t) in order.iter().enumerate() {
+        oc.push(&OnlineTxn::from_history(h, *t));
+        while next < parts.len() && next * order.len() + lag * parts.len() <= (i + 1) * parts.len() {
+            oc.push_wal(&parts[next]).unwrap();
+            next += 1;
+            oc.flush();
+            most_held = most_held.max(oc.wal_held());
+        }
+    }
+    for p in &parts[next..] {
+        oc.push_wal(p).unwrap();
+    }
+    oc.end_wal().unwrap();
+    oc.end();
+    most_held
+}
+
 /// The log arriving as the database writes it (`OnlineChecker::push_wal`), in pieces cut
 /// anywhere (inside a line too) between the transactions: at the end, the verdicts of the whole
-/// log. Lagging behind the transactions (each piece after the transactions it orders), through a
-/// window of 200, no round finds a violation offline does not, a serializable stream none at
-/// all, and the log's writes of transactions that left are let go. A bad line is refused with
-/// its line in the whole log.
+/// log. Lagging behind the transactions (each piece 100 transactions after those it orders),
+/// through a window of 200, no round finds a violation offline does not, a serializable stream
+/// none at all, and the log's writes of transactions that left are let go. A bad line is refused
+/// with its line in the whole log.
 #[test]
 fn a_write_ahead_log_arriving_as_it_is_written() {
-    use grail_core::generate::generate;
-    let reg = Path::new(env!("CARGO_MANIFEST_DIR")).join("../tests/cases/register/lost-update-wal");
-    let mut cases = vec![(common::slurp(&reg.with_extension("edn")), common::slurp(&reg.with_extension("log")))];
-    if let Some(c) = corpus() {
-        let dir = c.join("grail/tiny-register");
-        let mut logs: Vec<PathBuf> =
-            std::fs::read_dir(dir).map(|d| d.filter_map(|e| e.ok().map(|e| e.path())).collect()).unwrap_or_default();
-        logs.retain(|p| p.extension().is_some_and(|e| e == "log") && p.with_extension("edn").exists());
-        logs.sort();
-        cases.extend(logs.iter().map(|l| (common::slurp(&l.with_extension("edn")), common::slurp(l))));
-    }
-    // Pieces of the log, cut at `k` points spread over it (not at line breaks).
-    let pieces = |wal: &[u8], k: usize| -> Vec<Vec<u8>> {
-        let cuts: Vec<usize> = (0..=k).map(|i| wal.len() * i / k + (i > 0 && i < k) as usize * 3).collect();
-        cuts.windows(2).map(|w| wal[w[0].min(wal.len())..w[1].min(wal.len())].to_vec()).collect()
-    };
+    let cases = wal_cases();
     let mut compared = 0;
-    for (text, wal) in &cases {
-        let mut h = grail_core::read(text, grail_core::Format::Auto).unwrap();
-        grail_core::read_wal(&mut h, wal).unwrap();
-        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
-        let order = stream_order(&h);
-        let parts = pieces(wal, 5);
+    for (name, text, wal) in &cases {
+        let (h, offline) = with_log(text, wal);
         let mut oc = OnlineChecker::new(OnlineOptions::default());
-        let mut next = 0;
-        for (i, t) in order.iter().enumerate() {
-            // Piece j once j / 5 of the transactions have arrived.
-            while next < parts.len() && next * order.len() <= i * parts.len() {
-                oc.push_wal(&parts[next]).unwrap();
-                next += 1;
-            }
-            oc.push(&OnlineTxn::from_history(&h, *t));
-        }
-        for p in &parts[next..] {
-            oc.push_wal(p).unwrap();
-        }
-        oc.end_wal().unwrap();
-        oc.end();
-        for l in oc.summary().levels {
-            let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict).unwrap();
-            if matches!(l.level.as_str(), "strict-SER" | "strong-SI") && l.verdict == Verdict::Unknown {
-                continue;
-            }
-            assert_eq!(l.verdict, off, "{}: {:?}", l.level, l.reason);
-            compared += 1;
-        }
+        stream_with_log(&mut oc, &h, &pieces(wal, 5), 0);
+        compared += equal_verdicts(name, &oc, &offline);
     }
     assert!(compared >= 10 * cases.len(), "{compared}");
 
-    // Lagging, through a small window.
     for (isolation, inject) in [
         (Isolation::Serializable, vec![]),
         (Isolation::SnapshotIsolation, vec![(Injection::WriteSkew, 3), (Injection::LostUpdate, 2)]),
     ] {
-        let o = GenOptions {
-            transactions: 3_000,
-            keys: 10,
-            model: DataModel::RwRegister,
-            isolation,
-            inject,
-            seed: 5,
-            ..Default::default()
-        };
-        let g = generate(&o);
-        let wal = g.wal.expect("a register history's log").into_bytes();
-        let mut h = grail_core::read(g.history.as_bytes(), grail_core::Format::Auto).unwrap();
-        grail_core::read_wal(&mut h, &wal).unwrap();
-        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        let injected = !inject.is_empty();
+        let (h, wal, offline) = generated_with_log(isolation, inject);
         let logged = wal.split(|&b| b == b'\n').filter(|l| l.windows(6).any(|w| w == b":2300,")).count();
-        let order = stream_order(&h);
-        let parts = pieces(&wal, 60);
         let mut oc = OnlineChecker::new(OnlineOptions { window: 200, ..Default::default() });
-        let mut most_held = 0;
-        let mut next = 0;
-        for (i, t) in order.iter().enumerate() {
-            oc.push(&OnlineTxn::from_history(&h, *t));
-            // Piece j once j / 60 of the transactions and 100 more have arrived.
-            while next < parts.len() && next * order.len() + 100 * parts.len() <= i * parts.len() {
-                oc.push_wal(&parts[next]).unwrap();
-                next += 1;
-                oc.flush();
-                most_held = most_held.max(oc.wal_held());
-            }
-        }
-        for p in &parts[next..] {
-            oc.push_wal(p).unwrap();
-        }
-        oc.end_wal().unwrap();
-        oc.end();
-        let mut violated = 0;
-        for l in oc.summary().levels {
-            let off = offline.levels.0.iter().find(|(lv, _)| lv.name() == l.level).map(|(_, r)| r.verdict);
-            assert_ne!(l.verdict, Verdict::Holds, "{} holds through a small window", l.level);
-            if l.verdict == Verdict::Violated {
-                assert_eq!(
-                    off,
-                    Some(Verdict::Violated),
-                    "{isolation:?}: {} violated online ({:?})",
-                    l.level,
-                    l.witness
-                );
-                violated += 1;
-            }
-        }
-        if o.inject.is_empty() {
-            assert_eq!(
-                offline.levels.0.iter().find(|(l, _)| *l == Level::Ser).map(|(_, r)| r.verdict),
-                Some(Verdict::Holds)
-            );
-            assert_eq!(violated, 0, "a serializable stream, its log lagging");
-        } else {
+        let most_held = stream_with_log(&mut oc, &h, &pieces(&wal, 60), 100);
+        let violated = no_contradiction(&format!("{isolation:?}"), &oc, &offline);
+        if injected {
             assert!(violated >= 3, "the injected anomalies are found with the log lagging ({violated})");
+        } else {
+            assert_eq!(offline_verdict(&offline, "SER"), Some(Verdict::Holds));
+            assert_eq!(violated, 0, "a serializable stream, its log lagging");
         }
         eprintln!("{isolation:?}: at most {most_held} of {logged} logged writes held");
         assert!(

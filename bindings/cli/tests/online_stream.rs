@@ -24,8 +24,17 @@ fn online_with_first_lines() -> (std::process::Child, std::process::ChildStdin, 
 
 /// `grail online - --json` with `first` written to its standard input, which stays open.
 fn online_with(first: &str) -> (std::process::Child, std::process::ChildStdin, mpsc::Receiver<String>) {
+    online_with_args(first, &[])
+}
+
+/// [`online_with`], with more arguments.
+fn online_with_args(
+    first: &str,
+    more: &[&std::ffi::OsStr],
+) -> (std::process::Child, std::process::ChildStdin, mpsc::Receiver<String>) {
     let mut child = grail()
         .args(["online", "-", "--json"])
+        .args(more)
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -394,22 +403,9 @@ fn a_write_ahead_log_is_read_as_it_grows() {
     let dir = tempdir();
     let log = dir.join("growing.log");
     std::fs::write(&log, "").unwrap();
-    let mut child = grail()
-        .args(["online", "-", "--json", "--wal"])
-        .arg(&log)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    let mut stdin = child.stdin.take().unwrap();
-    stdin
-        .write_all(
-            b"{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n",
-        )
-        .unwrap();
-    stdin.flush().unwrap();
-    let rx = lines_of(child.stdout.take().unwrap());
+    let first =
+        "{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n";
+    let (mut child, stdin, rx) = online_with_args(first, &["--wal".as_ref(), log.as_os_str()]);
     assert!(rx.recv_timeout(Duration::from_millis(800)).is_err(), "a cycle printed before the log said anything");
     // Key 1: 1 then 2 (the first transaction's write first); key 2: 2 then 1. The database's
     // transactions (a, b, c) need not be the history's: writes are matched by key and value.
