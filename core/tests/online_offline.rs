@@ -649,6 +649,7 @@ fn a_write_ahead_log_arriving_as_it_is_written() {
         .unwrap();
     let e = oc.push_wal(b"{\"type\":2201,\"tid\":\"1\"}\nnot json\n").unwrap_err();
     assert_eq!(e.line, Some(5), "{e}");
+    let mut oc = OnlineChecker::new(OnlineOptions::default());
     let e = oc.push_wal(b"{\"type\":2300,\"data\":{\"_key\":\"y\"}}").map(|_| oc.end_wal()).unwrap().unwrap_err();
     assert!(e.to_string().contains("rwAttr"), "{e}");
 }
@@ -704,4 +705,155 @@ fn register_rounds_check_claimed_timestamps() {
         }
     }
     assert_eq!(checked, 36);
+}
+
+/// A list-append stream's RC, RA and CC are checked by rounds of the offline engine while no
+/// transaction has left the window, not only at its end: the fractured reads of injected read
+/// skews decide RA and CC before the stream ends. Every weak level violated before the end is
+/// violated offline; a serializable stream gets no violation. A cycle or read the search found
+/// and a round found again is reported once.
+#[test]
+fn list_append_weak_levels_are_decided_as_transactions_arrive() {
+    let weak = ["RC", "RA", "CC"];
+    for inject in
+        [vec![(Injection::ReadSkew, 3)], vec![], vec![(Injection::AbortedRead, 2), (Injection::WriteCycle, 1)]]
+    {
+        let o = GenOptions {
+            transactions: 6_000,
+            keys: 20,
+            model: DataModel::ListAppend,
+            isolation: Isolation::Serializable,
+            inject: inject.clone(),
+            seed: 4,
+            ..Default::default()
+        };
+        let h = common::generated(&o);
+        let offline = grail_core::check(&h, &CheckOptions { levels: Level::ALL.to_vec(), ..Default::default() });
+        let off = |name: &str| offline.levels.0.iter().find(|(l, _)| l.name() == name).map(|(_, r)| r.verdict);
+        let mut oc = OnlineChecker::new(OnlineOptions::default());
+        let mut cycles = Vec::new();
+        for i in stream_order(&h) {
+            cycles.extend(oc.push(&OnlineTxn::from_history(&h, i)));
+        }
+        let before_end = oc.summary();
+        let mut decided = Vec::new();
+        for l in before_end.levels.iter().filter(|l| weak.contains(&l.level.as_str())) {
+            if l.verdict == Verdict::Violated {
+                assert_eq!(off(&l.level), Some(Verdict::Violated), "{inject:?}: {} before the end", l.level);
+                decided.push(l.level.clone());
+            }
+        }
+        match inject.first().map(|i| i.0) {
+            Some(Injection::ReadSkew) => assert!(
+                decided.contains(&"RA".to_string()) && decided.contains(&"CC".to_string()),
+                "fractured reads decide RA and CC before the end: {decided:?}"
+            ),
+            None => assert!(decided.is_empty() && off("RC") == Some(Verdict::Holds), "{decided:?}"),
+            _ => {}
+        }
+        cycles.extend(oc.end());
+        let mut sets: Vec<Vec<u64>> = cycles
+            .iter()
+            .map(|c| {
+                let mut t = c.cycle.txns.clone();
+                t.sort_unstable();
+                t
+            })
+            .collect();
+        let n = sets.len();
+        sets.sort();
+        sets.dedup();
+        assert_eq!(sets.len(), n, "{inject:?}: a cycle reported twice");
+        assert_eq!(oc.summary().stats.cycles, n as u64, "{inject:?}");
+        let findings = oc.take_findings();
+        let mut keys: Vec<_> = findings.iter().map(|f| (f.anomaly.clone(), f.reader, f.writer)).collect();
+        let m = keys.len();
+        keys.sort();
+        keys.dedup();
+        assert_eq!(keys.len(), m, "{inject:?}: a read reported twice");
+    }
+}
+
+/// A value the log lists twice for a key (an aborted write's retry; a database that wrote it
+/// twice) orders no round by its later copy while its first copy may still commit, or after the
+/// first was let go with a round's writes; nothing is violated online that the whole log does
+/// not violate. A log whose last line has no line break is read by `end` too.
+#[test]
+fn copies_of_a_value_in_a_log_and_its_last_line() {
+    let w = |tid: &str, k: u32, v: u32| match tid {
+        "" => format!("{{\"type\":2300,\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}\n"),
+        t => format!("{{\"type\":2300,\"tid\":\"{t}\",\"data\":{{\"_key\":\"{k}\",\"rwAttr\":{v}}}}}\n"),
+    };
+    let mark = |ty: u32, tid: &str| format!("{{\"type\":{ty},\"tid\":\"{tid}\"}}\n");
+    let two =
+        "{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n";
+    let three = format!("{{:type :ok, :process 2, :value [[:w 3 5]]}}\n{two}");
+    // (history, the log's pieces, pushed after every transaction, window)
+    let cases: Vec<(&str, Vec<String>, usize)> = vec![
+        // a's copy of key 1 = 1 commits last: the whole log orders key 1 as 1, 2.
+        (
+            two,
+            vec![
+                [mark(2200, "a"), w("a", 1, 1), mark(2200, "b"), w("b", 1, 2), w("b", 2, 1), mark(2201, "b")].concat(),
+                [mark(2200, "c"), w("c", 1, 1), w("c", 2, 2), mark(2201, "c")].concat(),
+                mark(2201, "a"),
+            ],
+            100,
+        ),
+        // The first copy of key 1 = 1 is let go with key 3's write (its transaction left).
+        (&three, vec![[w("", 1, 1), w("", 3, 5), w("", 2, 1), w("", 1, 2), w("", 2, 2), w("", 1, 1)].concat()], 2),
+    ];
+    for (text, parts, window) in &cases {
+        let (h, offline) = with_log(text.as_bytes(), parts.concat().as_bytes());
+        let mut oc = OnlineChecker::new(OnlineOptions { window: *window, ..Default::default() });
+        let sound = |oc: &OnlineChecker| {
+            for l in oc.summary().levels.iter().filter(|l| l.verdict == Verdict::Violated) {
+                assert_eq!(offline_verdict(&offline, &l.level), Some(Verdict::Violated), "{parts:?}: {}", l.level);
+            }
+        };
+        // The pieces after the transactions; through the small window, the log first, a round
+        // after each transaction (the rounds let the first copy go with key 3's write).
+        let txns = |oc: &mut OnlineChecker| {
+            for i in stream_order(&h) {
+                oc.push(&OnlineTxn::from_history(&h, i));
+                oc.flush();
+                sound(oc);
+            }
+        };
+        if *window > 2 {
+            txns(&mut oc);
+        }
+        for p in parts {
+            oc.push_wal(p.as_bytes()).unwrap();
+            oc.flush();
+            sound(&oc);
+        }
+        if *window == 2 {
+            txns(&mut oc);
+        }
+        oc.end();
+        assert_eq!(offline_verdict(&offline, "PL-1"), Some(Verdict::Holds));
+        if *window == 100 {
+            equal_verdicts("copies", &oc, &offline);
+        } else {
+            no_contradiction("copies", &oc, &offline);
+        }
+    }
+    // A write cycle whose last record (a's commit) has no line break: `end` reads it.
+    let log = [mark(2200, "a"), w("a", 1, 1), w("a", 2, 2), w("", 1, 2), w("", 2, 1)].concat()
+        + "{\"type\":2201,\"tid\":\"a\"}";
+    let (h, offline) = with_log(two.as_bytes(), log.as_bytes());
+    let mut oc = OnlineChecker::new(OnlineOptions::default());
+    oc.push_wal(log.as_bytes()).unwrap();
+    for i in stream_order(&h) {
+        oc.push(&OnlineTxn::from_history(&h, i));
+    }
+    oc.end();
+    assert_eq!(offline_verdict(&offline, "PL-1"), Some(Verdict::Violated));
+    equal_verdicts("last line", &oc, &offline);
+    // After a bad line, every push is refused with it.
+    let mut oc = OnlineChecker::new(OnlineOptions::default());
+    assert!(oc.push_wal(b"not json\n").is_err());
+    let e = oc.push_wal(mark(2200, "a").as_bytes()).unwrap_err();
+    assert_eq!(e.line, Some(1), "{e}");
 }

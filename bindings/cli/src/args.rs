@@ -21,7 +21,8 @@ pub struct Input {
     /// (`*.log`, one per session); `.gz` accepted; `-` for stdin.
     pub history: PathBuf,
     /// Write-ahead log giving the version order of a register history (ArangoDB JSON lines);
-    /// `grail online` on a live stream (`-`, `--follow`) reads it as the database writes it.
+    /// `grail online` reads it as the database writes it when the stream is live (`-`,
+    /// `--follow`), for the rounds (not with Aion's checker of timestamps).
     #[arg(long)]
     pub wal: Option<PathBuf>,
     /// Input format.

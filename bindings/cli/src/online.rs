@@ -57,6 +57,17 @@ fn checker(o: &Options) -> Result<OnlineChecker, String> {
     Ok(c)
 }
 
+/// Aion's checker of claimed timestamps takes no version order: `--wal` goes with the rounds.
+fn no_wal_with_timestamps(o: &Options) -> Result<(), String> {
+    match &o.wal {
+        Some(w) => Err(format!(
+            "{}: a write-ahead log gives the rounds of a register stream its version order; this stream's timestamps go to Aion's checker, which takes none (--rounds sends them to the rounds)",
+            w.display()
+        )),
+        None => Ok(()),
+    }
+}
+
 /// `--wal` beside a live stream: the log file read as the database writes it, what was written
 /// since the last look given to the checker before each batch of transactions and at each
 /// pause, the rest at the stream's end. So a round reads the log as far as it had been written.
@@ -64,6 +75,18 @@ struct WalFollower {
     path: PathBuf,
     file: std::fs::File,
     at: u64,
+}
+
+/// The file a path names now (device and inode), to tell a replaced log.
+#[cfg(unix)]
+fn file_id(m: &std::fs::Metadata) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    Some((m.dev(), m.ino()))
+}
+
+#[cfg(not(unix))]
+fn file_id(_: &std::fs::Metadata) -> Option<(u64, u64)> {
+    None
 }
 
 impl WalFollower {
@@ -76,9 +99,14 @@ impl WalFollower {
     fn poll(&mut self, c: &mut OnlineChecker) -> Result<(), String> {
         use std::io::{Read, Seek, SeekFrom};
         let fail = |e: &dyn std::fmt::Display| format!("{}: {e}", self.path.display());
-        let len = self.file.metadata().map_err(|e| fail(&e))?.len();
+        let meta = self.file.metadata().map_err(|e| fail(&e))?;
+        let now = std::fs::metadata(&self.path).ok();
+        if now.as_ref().is_some_and(|n| file_id(n) != file_id(&meta)) {
+            return Err(fail(&"the write-ahead log was replaced by another file; a log only grows"));
+        }
+        let len = meta.len();
         if len < self.at {
-            return Err(fail(&"the write-ahead log shrank (truncated or replaced); a log only grows"));
+            return Err(fail(&"the write-ahead log shrank (truncated); a log only grows"));
         }
         if len == self.at {
             return Ok(());
@@ -90,10 +118,18 @@ impl WalFollower {
         c.push_wal(&more).map_err(|e| fail(&e))
     }
 
-    /// The stream ended: the rest of the log, its last line even without a line break.
+    /// The stream ended: the rest of the log, its last line even without a line break. A last
+    /// line that does not read (the database still writing it) is left out, said on standard
+    /// error: one record fewer leaves writes unordered, never ordered wrongly.
     fn end(&mut self, c: &mut OnlineChecker) -> Result<(), String> {
         self.poll(c)?;
-        c.end_wal().map_err(|e| format!("{}: {e}", self.path.display()))
+        if let Err(e) = c.end_wal() {
+            eprintln!(
+                "grail: online: {}: the log's last line, without its line break, was not read: {e}",
+                self.path.display()
+            );
+        }
+        Ok(())
     }
 }
 
@@ -104,7 +140,10 @@ const LIVE_PROGRESS: std::time::Duration = std::time::Duration::from_secs(5);
 pub fn whole(session: &Session, progress: &Progress, o: &Options) -> Result<u8, String> {
     let h = session.history();
     match OnlineKind::choose(h, o.timestamps).map_err(|e| e.to_string())? {
-        OnlineKind::Timestamps if !o.rounds => online_timestamps(progress, h, o.window, &o.level, o.json, o.quiet),
+        OnlineKind::Timestamps if !o.rounds => {
+            no_wal_with_timestamps(o)?;
+            online_timestamps(progress, h, o.window, &o.level, o.json, o.quiet)
+        }
         _ => online(progress, h, o),
     }
 }
@@ -169,6 +208,7 @@ pub fn live(input: &Input, follow: bool, o: &Options) -> Result<u8, String> {
         return whole(&session, &progress, o);
     }
     if o.timestamps || intake == Intake::LiveTimestamps && !o.rounds {
+        no_wal_with_timestamps(o)?;
         return live_timestamps(source, prefix, format, &name, (stopped, ended), &progress, o);
     }
     let mut checker = checker(&Options { wal: None, ..o.clone() })?;
@@ -270,10 +310,8 @@ fn drive<R: grail_core::online::stream::Record>(
     loop {
         let mut paused: Result<String, String> = Ok(String::new());
         let next = records.next_idle(&mut || {
-            if paused.is_ok() {
-                paused =
-                    step(Step::Pause, out).and_then(|_| out.flush().map_err(|e| e.to_string()).map(|_| String::new()));
-            }
+            paused = step(Step::Pause, out).and_then(|_| out.flush().map_err(|e| e.to_string()).map(|_| String::new()));
+            paused.is_ok()
         });
         paused?;
         match next {

@@ -168,15 +168,20 @@ pub struct RecordSource<R> {
 impl<R> RecordSource<R> {
     /// The next records, or `None` once a stop signal has arrived; `idle` is called at each poll
     /// that none came within (the input paused: a checker may report what it held back, or
-    /// read what a followed write-ahead log gained meanwhile).
-    pub fn next_idle(&self, idle: &mut dyn FnMut()) -> Option<Parsed<R>> {
+    /// read what a followed write-ahead log gained meanwhile), and stops the wait when it says
+    /// so (`false`: it failed; `Parsed::Failed` with no message, the caller holding the error).
+    pub fn next_idle(&self, idle: &mut dyn FnMut() -> bool) -> Option<Parsed<R>> {
         loop {
             if STOP.load(Ordering::SeqCst) {
                 return None;
             }
             match self.rx.recv_timeout(POLL) {
                 Ok(c) => return Some(c),
-                Err(RecvTimeoutError::Timeout) => idle(),
+                Err(RecvTimeoutError::Timeout) => {
+                    if !idle() {
+                        return Some(Parsed::Failed(String::new()));
+                    }
+                }
                 Err(RecvTimeoutError::Disconnected) => {
                     return Some(Parsed::Failed("the records thread stopped".into()))
                 }

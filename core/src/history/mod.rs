@@ -209,7 +209,7 @@ struct Extra {
     commit_ts: Option<Ts>,
     /// A process outside `i32`.
     process: i64,
-    /// Positions past `u32` ([`WIDE_POS`]).
+    /// Positions from [`WIDE_POS`] up, which 32 bits do not hold beside [`NO_POS`].
     invoke_pos: u64,
     complete_pos: u64,
 }

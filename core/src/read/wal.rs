@@ -9,7 +9,11 @@
 //! One reader for a whole log and for a live register stream's, which arrives as the database
 //! writes it ([`LogStream`]): each round reads the version order from the lines arrived so far.
 //! A write whose transaction has not committed yet, or whose record has not arrived, is left
-//! unordered by the round, as a write the log lacks is offline: fewer edges, no false ones.
+//! unordered by the round, as a write the log lacks is offline: fewer edges, no false ones, as
+//! long as each value is logged once per key (the rounds' assumption, `online::cycles::kept`):
+//! a later copy of a value whose first copy is held uncommitted, or was let go with a
+//! round's writes, is skipped, but one logged after its first copy was let go is not known
+//! to be a copy.
 
 use crate::error::{Error, ErrorKind};
 use crate::hash::{Map, Set};
@@ -51,7 +55,7 @@ enum Record {
 }
 
 /// A value written, as the log gives it.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
 enum LogValue {
     Int(i64),
     Str(String),
@@ -116,13 +120,19 @@ fn parse(line: &[u8], line_no: u32) -> Result<Option<Record>, Error> {
 /// as they arrive; each round asks for the version order of the kept transactions
 /// ([`LogStream::order_for`]). Writes whose transactions left the window are let go
 /// ([`LogStream::forget_gone`]); what stays besides the window's writes: the ids of the database's
-/// transactions that began and never committed (an aborted transaction's), a few bytes each.
+/// transactions that began and never committed (an aborted transaction's), tens of bytes each.
 #[derive(Debug, Default)]
 pub struct LogStream {
     /// The last line, until its line break arrives.
     rest: Vec<u8>,
     /// Lines read.
-    lines: u32,
+    lines: u64,
+    /// Records that changed the order a round reads: a write counted, a commit of writes.
+    changes: u64,
+    /// The first bad line: every later push is refused with it (the lines after it unread).
+    failed: Option<Error>,
+    /// The log ended: a write not committed by now never is.
+    ended: bool,
     /// The writes, in the log's order, from the `first`-th on.
     writes: std::collections::VecDeque<LogWrite>,
     first: u64,
@@ -138,12 +148,15 @@ struct LogWrite {
     committed: bool,
     /// A round found its write among the kept transactions.
     seen: bool,
+    /// A copy of a value of its key whose first copy was let go: not a version.
+    copy: bool,
 }
 
 impl LogStream {
     /// Take more of the log: every line it completes. A bad record is refused with its line in
     /// the whole log; the lines before it in `more` are taken.
     pub fn push(&mut self, more: &[u8]) -> Result<(), Error> {
+        self.failed.clone().map_or(Ok(()), Err)?;
         let Some(last_break) = more.iter().rposition(|&b| b == b'\n') else {
             self.rest.extend_from_slice(more);
             return Ok(());
@@ -151,25 +164,25 @@ impl LogStream {
         let mut text = std::mem::take(&mut self.rest);
         text.extend_from_slice(&more[..last_break]);
         self.rest = more[last_break + 1..].to_vec();
-        for line in text.split(|&b| b == b'\n') {
-            self.lines += 1;
-            self.take(line)?;
-        }
-        Ok(())
+        text.split(|&b| b == b'\n').try_for_each(|line| self.take(line).inspect_err(|e| self.failed = Some(e.clone())))
     }
 
-    /// The log ended: its last line, when it has no line break.
+    /// The log ended: its last line, when it has no line break. A bad last line is refused
+    /// once and left out (a caller may go on without it: a record fewer orders less).
     pub fn end(&mut self) -> Result<(), Error> {
+        self.failed.clone().map_or(Ok(()), Err)?;
+        self.ended = true;
         let rest = std::mem::take(&mut self.rest);
         if rest.is_empty() {
             return Ok(());
         }
-        self.lines += 1;
         self.take(&rest)
     }
 
     fn take(&mut self, line: &[u8]) -> Result<(), Error> {
-        match parse(line, self.lines)? {
+        self.lines += 1;
+        let at = u32::try_from(self.lines).unwrap_or(u32::MAX);
+        match parse(line, at)? {
             None => {}
             Some(Record::Begin(t)) => {
                 self.open.entry(t).or_default();
@@ -178,6 +191,7 @@ impl LogStream {
                 for n in self.open.remove(&t).unwrap_or_default() {
                     if let Some(w) = n.checked_sub(self.first).and_then(|i| self.writes.get_mut(i as usize)) {
                         w.committed = true;
+                        self.changes += 1;
                     }
                 }
             }
@@ -188,7 +202,8 @@ impl LogStream {
                 if let Some(ws) = open {
                     ws.push(n);
                 }
-                self.writes.push_back(LogWrite { key, value, committed, seen: false });
+                self.changes += committed as u64;
+                self.writes.push_back(LogWrite { key, value, committed, seen: false, copy: false });
             }
         }
         Ok(())
@@ -199,24 +214,43 @@ impl LogStream {
     pub fn order_for(&self, h: &History) -> VersionOrder {
         let keys = super::key_index(h);
         let mut order = VersionOrder { per_key: Map::default() };
-        for w in self.writes.iter().filter(|w| w.committed) {
+        // Values whose first copy may still commit: were it to, that copy would be the version
+        // (`with_order` takes a value's first listing), not a later one.
+        let mut waiting: Set<(KeyId, Value)> = Set::default();
+        for w in self.writes.iter().filter(|w| !w.copy) {
             let Some(&key) = keys.get(&w.key) else { continue };
             let Some(value) = w.value.in_history(h) else { continue };
-            order.per_key.entry(key).or_default().push(value);
+            if !w.committed {
+                if !self.ended {
+                    waiting.insert((key, value));
+                }
+            } else if !waiting.contains(&(key, value)) {
+                order.per_key.entry(key).or_default().push(value);
+            }
         }
         order
     }
 
     /// A round over `h`, the kept transactions now: let go of every write up to the last one
-    /// an earlier round found kept that `h` no longer writes (its transaction left the window,
-    /// and so, or else never comes, has every write logged before it that is not kept; let go,
-    /// a write is left unordered, as a write the log lacks), then mark those `h` writes as found.
+    /// an earlier round found kept that `h` no longer writes (its transaction left the window;
+    /// a write logged before it that is not kept is let go too, so a transaction that completes
+    /// more than a window after its write was logged finds it gone: left unordered, as a write
+    /// the log lacks), then mark those `h` writes as found. A held copy of a value let go is no
+    /// version.
     pub fn forget_gone(&mut self, h: &History) {
         let (keys, written) = (super::key_index(h), written(h));
         let kept = |w: &LogWrite| {
             keys.get(&w.key).is_some_and(|&k| w.value.in_history(h).is_some_and(|v| written.contains(&(k, v))))
         };
         if let Some(gone) = self.writes.iter().rposition(|w| w.seen && !kept(w)) {
+            let let_go: Set<(&str, &LogValue)> =
+                self.writes.range(..=gone).map(|w| (w.key.as_str(), &w.value)).collect();
+            let copies: Vec<usize> = (gone + 1..self.writes.len())
+                .filter(|&i| let_go.contains(&(self.writes[i].key.as_str(), &self.writes[i].value)))
+                .collect();
+            for i in copies {
+                self.writes[i].copy = true;
+            }
             self.writes.drain(..=gone);
             self.first += gone as u64 + 1;
             let first = self.first;
@@ -229,9 +263,9 @@ impl LogStream {
         }
     }
 
-    /// Lines read.
-    pub fn lines(&self) -> u32 {
-        self.lines
+    /// Records read that changed the order a round reads (a write counted, a commit of writes).
+    pub fn changes(&self) -> u64 {
+        self.changes
     }
 
     /// Writes held.

@@ -5,12 +5,13 @@
 //!   each over the last `window` transactions, every level; each violation is reported by the
 //!   round that finds it, and at the end of a stream that fit the window the last round is the
 //!   offline check of the whole stream.
-//! - list-append streams that fit the window: at their end, RC, RA and CC, the levels the cycle
-//!   search does not decide (their commit order, Biswas & Enea, is computed offline).
+//! - list-append streams, while no transaction has left: RC, RA and CC, the levels the cycle
+//!   search does not decide (their commit order, Biswas & Enea, is computed offline), in rounds
+//!   as the stream goes and at its end.
 //!
 //! A round over a window that lost older transactions, or before the stream ended (a writer may
 //! complete after its reader), drops each read of a value no kept transaction wrote or two kept
-//! transactions wrote, and each register write no kept read saw that is its transaction's only
+//! transactions wrote (a list read, when one of its elements is such a value), and each register write no kept read saw that is its transaction's only
 //! operation on the key. What it then finds violated is violated by the whole stream: a witness
 //! order of the whole stream (a serial order, a commit order, a version order), restricted to
 //! the kept transactions, is one of the reduced history, since each kept read still reads the
@@ -99,7 +100,8 @@ impl Kept {
     /// ([`crate::read::LogStream::order_for`]) as their version order, once the writes of
     /// transactions that left are let go; its writes of transactions not kept are skipped, as
     /// offline skips a logged write the history lacks, so a round sees the log's order
-    /// restricted to the kept writes. With it, no write is left out: the polygraph is not needed.
+    /// restricted to the kept writes (less of it where writes were let go or wait for their
+    /// commit). With it, no write is left out: the polygraph is not needed.
     pub fn history(&self, partial: bool, wal: Option<&mut crate::read::LogStream>) -> Result<History, Error> {
         let ops = || self.txns.iter().flat_map(|t| &t.ops);
         let (written, read, twice): (Pairs, Pairs, Pairs) = if partial {
@@ -156,6 +158,10 @@ impl Kept {
                         let k = b.key(k);
                         b.push_read_nil(k);
                     }
+                    // Which kept writer appended each element must be known, as for a register.
+                    OnlineOp::Read { key, list: Some(list) }
+                        if partial
+                            && list.iter().any(|v| !written.contains(&(key, v)) || twice.contains(&(key, v))) => {}
                     OnlineOp::Read { key, list: Some(list) } => {
                         let k = value_of(&mut b, key);
                         let k = b.key(k);

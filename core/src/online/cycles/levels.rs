@@ -340,4 +340,4 @@ pub const DECIDED: [Level; 7] =
 pub const NOT_ONLINE: &str = "not decided online: the stream recorded no invocation and completion times, which real-time order needs (grail check orders by input positions then); it is violated online with a weaker level";
 
 /// Why read committed, read atomic and causal consistency are not decided online.
-pub const NOT_ONLINE_WEAK: &str = "not decided online: the commit order its axioms force (Biswas and Enea) is not computed as transactions arrive (grail check decides it); online it holds only as a stronger level does, and is violated by what it forbids that is found online (G0 and G1c cycles, G1a, G1b, internal and thin-air reads)";
+pub const NOT_ONLINE_WEAK: &str = "not decided online: the commit order its axioms force (Biswas and Enea) is computed by the offline engine (grail check's) only, over the transactions so far while none has left the window and over the whole stream at its end; online it holds only as a stronger level does, and is violated by what it forbids that is found online (G0 and G1c cycles, G1a, G1b, internal and thin-air reads) or by those checks";
