@@ -707,9 +707,9 @@ fn register_rounds_check_claimed_timestamps() {
     assert_eq!(checked, 36);
 }
 
-/// A list-append stream's RC, RA and CC are checked by rounds of the offline engine while no
-/// transaction has left the window, not only at its end: the fractured reads of injected read
-/// skews decide RA and CC before the stream ends. Every weak level violated before the end is
+/// A list-append stream's RC, RA and CC are checked by rounds of the offline engine at the
+/// pauses of its input (`flush`) while no transaction has left the window, not only at its end:
+/// the fractured reads of injected read skews decide RA and CC before the stream ends. Every weak level violated before the end is
 /// violated offline; a serializable stream gets no violation. A cycle or read the search found
 /// and a round found again is reported once.
 #[test]
@@ -732,8 +732,12 @@ fn list_append_weak_levels_are_decided_as_transactions_arrive() {
         let off = |name: &str| offline.levels.0.iter().find(|(l, _)| l.name() == name).map(|(_, r)| r.verdict);
         let mut oc = OnlineChecker::new(OnlineOptions::default());
         let mut cycles = Vec::new();
-        for i in stream_order(&h) {
+        for (n, i) in stream_order(&h).into_iter().enumerate() {
             cycles.extend(oc.push(&OnlineTxn::from_history(&h, i)));
+            // The input pauses every 500 transactions.
+            if n % 500 == 499 {
+                cycles.extend(oc.flush());
+            }
         }
         let before_end = oc.summary();
         let mut decided = Vec::new();

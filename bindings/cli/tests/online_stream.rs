@@ -405,7 +405,7 @@ fn a_write_ahead_log_is_read_as_it_grows() {
     std::fs::write(&log, "").unwrap();
     let first =
         "{:type :ok, :process 0, :value [[:w 1 1] [:w 2 1]]}\n{:type :ok, :process 1, :value [[:w 1 2] [:w 2 2]]}\n";
-    let (mut child, stdin, rx) = online_with_args(first, &["--wal".as_ref(), log.as_os_str()]);
+    let (child, stdin, rx) = online_with_args(first, &["--wal".as_ref(), log.as_os_str()]);
     assert!(rx.recv_timeout(Duration::from_millis(800)).is_err(), "a cycle printed before the log said anything");
     // Key 1: 1 then 2 (the first transaction's write first); key 2: 2 then 1. The database's
     // transactions (a, b, c) need not be the history's: writes are matched by key and value.
