@@ -7,12 +7,12 @@
 //!   offline check of the whole stream.
 //! - list-append streams, while no transaction has left: RC, RA and CC, the levels the cycle
 //!   search does not decide (their commit order, Biswas & Enea, is computed offline), in rounds
-//!   as the stream goes and at its end.
+//!   at the pauses of the input and at its end.
 //!
 //! A round over a window that lost older transactions, or before the stream ended (a writer may
 //! complete after its reader), drops each read of a value no kept transaction wrote or two kept
-//! transactions wrote (a list read, when one of its elements is such a value), and each register write no kept read saw that is its transaction's only
-//! operation on the key. What it then finds violated is violated by the whole stream: a witness
+//! transactions wrote (a list read, when one of its elements is such a value), and each register
+//! write no kept read saw that is its transaction's only operation on the key. What it then finds violated is violated by the whole stream: a witness
 //! order of the whole stream (a serial order, a commit order, a version order), restricted to
 //! the kept transactions, is one of the reduced history, since each kept read still reads the
 //! same kept writer (or the initial value) with nothing kept in between, and such a write taken
