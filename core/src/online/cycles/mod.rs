@@ -339,10 +339,7 @@ impl OnlineChecker {
             ));
             return Vec::new();
         }
-        // Claimed timestamps are in the kept transactions: the engine checks RC, RA and CC
-        // against them too, as offline.
-        let Ok(h) = self.kept.history(false, self.wal.as_mut()) else { return Vec::new() };
-        let c = kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]);
+        let Some(c) = self.weak_levels(false) else { return Vec::new() };
         self.last = Some(c.levels.clone());
         self.take_round(c, by, false)
     }
@@ -546,10 +543,16 @@ impl OnlineChecker {
             return Vec::new();
         }
         self.reported.since = 0;
-        let Ok(h) = self.kept.history(true, None) else { return Vec::new() };
-        let mut c = kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]);
+        let Some(mut c) = self.weak_levels(true) else { return Vec::new() };
         c.cycles.clear();
         self.take_round(c, by, true)
+    }
+
+    /// A list-append stream's RC, RA and CC by the offline engine over the kept transactions
+    /// (`partial`: more may come); claimed timestamps in them are checked too, as offline.
+    fn weak_levels(&mut self, partial: bool) -> Option<kept::Checked> {
+        let h = self.kept.history(partial, self.wal.as_mut()).ok()?;
+        Some(kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]))
     }
 
     /// A register transaction: kept, and a round when one is due.
