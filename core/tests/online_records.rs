@@ -217,3 +217,42 @@ fn a_stream_read_record_by_record_is_the_stream_read_whole() {
     let ids: std::collections::BTreeSet<u64> = h.txns.iter().map(|t| t.id).collect();
     assert!(closers.iter().all(|id| ids.contains(id)));
 }
+
+/// A claimed version or commit order orders the whole history, and the online checker does not
+/// read one: it is refused at its place, never left out. Left out, a G0 only a native
+/// document's version order shows was `holds` online at every level, and a read the claimed
+/// commit order puts after its writer (`commit-order-read`) left SER `holds`.
+#[test]
+fn a_claimed_version_or_commit_order_in_a_stream_is_refused_not_ignored() {
+    use grail_core::online::stream::LineStream;
+    let cases: [(&str, &str, u32); 3] = [
+        (
+            "{\"transactions\":[{\"id\":1,\"ops\":[[\"w\",\"x\",1],[\"w\",\"y\",1]]},{\"id\":2,\"ops\":[[\"w\",\"x\",2],[\"w\",\"y\",2]]}],\"version_order\":{\"x\":[1,2],\"y\":[2,1]}}\n",
+            "claimed version order",
+            1,
+        ),
+        (
+            "{:type :ok, :process 0, :value [[:w x 1]]}\n{:type :ok, :process 1, :value [[:r x nil]]}\n{:commit-order [0 1]}\n",
+            "claimed commit order",
+            3,
+        ),
+        (
+            "{\"transactions\":[{\"id\":1,\"ops\":[[\"w\",\"x\",1]]},{\"id\":2,\"ops\":[[\"r\",\"x\",null]]}],\"commit_order\":[1,2]}\n",
+            "claimed commit order",
+            1,
+        ),
+    ];
+    for (text, what, line) in cases {
+        // The offline check finds what the claim shows.
+        let h = grail_core::read(text.as_bytes(), Format::Auto).unwrap();
+        let offline = grail_core::check(&h, &grail_core::CheckOptions::default());
+        assert_eq!(offline.levels.get(grail_core::Level::Ser).unwrap().verdict.as_str(), "violated", "{text}");
+        let e = OnlineTxn::read(text.as_bytes(), Format::Auto, 0).unwrap_err();
+        assert!(e.to_string().contains(what), "{text}: {e}");
+        assert_eq!(e.kind, ErrorKind::Usage);
+        // A stream fed line by line stops at that line, with its number.
+        let mut s = LineStream::new(OnlineChecker::new(OnlineOptions::default()), Format::Auto);
+        let err = s.feed(text.as_bytes(), &mut |_| {}).err().unwrap_or_else(|| panic!("{text}: taken"));
+        assert_eq!(err.line, Some(line), "{text}: {err}");
+    }
+}

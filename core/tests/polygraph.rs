@@ -443,29 +443,59 @@ fn check_counterexample(pg: &polygraph::Polygraph, mode: Mode, cx: &polygraph::C
     }
 }
 
+fn level_of(mode: Mode) -> Level {
+    match mode {
+        Mode::Ser => Level::Ser,
+        Mode::Si => Level::Si,
+        Mode::Psi => Level::Psi,
+        Mode::Pl2 => Level::Pl2,
+        Mode::Pl1 => Level::Pl1,
+    }
+}
+
 #[test]
 fn counterexamples_are_forbidden_cycles_through_their_choices() {
     let mut rng = Rng(0x1234_5678_9abc_def1);
-    let (mut checked, mut with_reasons) = (0, 0);
+    let (mut checked, mut with_reasons, mut named) = (0, 0, 0);
     for case in 0..300 {
         let (text, _) = random_history(&mut rng);
         let h = grail_core::read(text.as_bytes(), Format::Json).unwrap();
         let inf = grail_core::infer(&h);
+        // The levels that hold, and each counterexample's name: no name a holding level forbids.
+        let (mut holding, mut names) = (Vec::new(), Vec::new());
         for mode in [Mode::Ser, Mode::Si, Mode::Psi, Mode::Pl2, Mode::Pl1] {
             let pg = polygraph::build_for(&h, &inf, Order::None, mode, u64::MAX);
             for search in [SearchMode::Fast, SearchMode::LearnOnly, SearchMode::LearnChrono, SearchMode::DpllOnly] {
-                if let (Decision::Violated(cx), _) = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search)
-                {
+                let decided = polygraph::decide_with(&pg, mode, &mut Budget::unlimited(), search);
+                if matches!(decided.0, Decision::Holds) {
+                    holding.push(level_of(mode));
+                }
+                if let (Decision::Violated(cx), _) = decided {
                     check_counterexample(&pg, mode, &cx, &format!("case {case} {mode:?} {search:?}\n{text}"));
                     with_reasons += usize::from(!cx.reasons.is_empty());
                     // And the report renders it.
-                    let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx);
+                    // Named for an anomaly the level forbids, by all its cycles.
+                    let level = level_of(mode);
+                    let (kind, order, covered) = polygraph::name::of_counterexample(&cx, level);
+                    let forbidding = grail_core::level::violated_with(kind, order);
+                    assert!(forbidding.contains(&level), "case {case} {mode:?}: named {kind:?}");
+                    names.push((mode, kind, forbidding));
+                    let anomaly = format!("{}{}", kind.name(), order.suffix());
+                    let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx, &anomaly, covered);
                     assert_eq!(r.steps.len(), cx.cycle.len());
+                    assert_eq!(r.anomaly, anomaly);
                     checked += 1;
                 }
             }
         }
+        for (mode, kind, forbidding) in &names {
+            if let Some(l) = forbidding.iter().find(|l| holding.contains(l)) {
+                panic!("case {case}: {mode:?} named {kind:?}, which {} forbids, and it holds\n{text}", l.name());
+            }
+        }
+        named += names.len();
     }
+    assert!(named > 100, "only {named} names checked");
     assert!(checked > 100, "only {checked} counterexamples checked");
     assert!(with_reasons > 5, "only {with_reasons} counterexamples with reasons");
 }

@@ -316,7 +316,19 @@ fn a_register_lost_update_is_found_over_the_budget() {
         assert!(pg.pairs > 40 && (pg.cons.len() as u64) < pg.pairs, "{} {}", pg.pairs, pg.cons.len());
         let (v, _) = polygraph::decide(&pg, mode, &mut Budget::unlimited());
         let Decision::Violated(cx) = v else { panic!("{mode:?}: {v:?}") };
-        let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx);
+        let level = match mode {
+            Mode::Si => Level::Si,
+            Mode::Ser => Level::Ser,
+            _ => Level::Psi,
+        };
+        let (kind, order, covered) = polygraph::name::of_counterexample(&cx, level);
+        let anomaly = format!("{}{}", kind.name(), order.suffix());
+        // SER's compacted polygraph closes the lost update as two rw steps (each forced by a
+        // G1c its other order closes): G2-item, as before; SI and PSI's as one rw and one ww.
+        let expected = if mode == Mode::Ser { "G2-item" } else { "G-single" };
+        assert!(covered, "{mode:?}: every choice on the cycles has its reason");
+        assert_eq!(anomaly, expected, "{mode:?} {cx:?}");
+        let r = grail_core::explain::poly_cycle_report(&h, &inf.index, &pg, &cx, &anomaly, covered);
         assert_eq!(r.name, "lost update", "{mode:?}: {}", r.explanation);
         let mut ids = r.txns.clone();
         ids.sort();

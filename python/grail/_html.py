@@ -119,9 +119,14 @@ def report_html(report: "Report") -> str:
             break
         drawn += 1
         minimal = ", minimal" if c.minimal else ""
+        # As core's text report heads it (CycleReport::heading).
+        head = (
+            f"{_e(c.anomaly)} counterexample: a {_e(c.cycle_anomaly)} cycle ({_e(c.name)}{minimal}) through chosen versions"
+            if c.cycle_anomaly
+            else f"{_e(c.anomaly)} cycle ({_e(c.name)}{minimal})"
+        )
         out.append(
-            f"<details open><summary>{_e(name)} is violated by this {_e(c.anomaly)} cycle "
-            f"({_e(c.name)}{minimal})</summary>"
+            f"<details open><summary>{_e(name)} is violated by this {head}</summary>"
             f"<div>{c.to_svg()}</div><pre style='white-space:pre-wrap'>{_e(c.explanation)}</pre>"
             "</details>"
         )

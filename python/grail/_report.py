@@ -176,6 +176,10 @@ class Cycle:
     #: The forced orders of two writes the cycle's chosen edges use, each with the cycle its
     #: other order closes.
     forced: Tuple[ForcedOrder, ...] = ()
+    #: The anomaly of the cycle alone, where it is more specific than ``anomaly``: a cycle
+    #: through forced choices (two ww steps that read-skew cycles forced: G0 alone, G-single
+    #: with the cycles that forced them, while PL-1 may hold).
+    cycle_anomaly: Optional[str] = None
     # The native report this cycle came from: core draws it from there.
     _native: Optional[Any] = field(default=None, compare=False, repr=False)
 
@@ -190,6 +194,7 @@ class Cycle:
             explanation=d["explanation"],
             other_order=OtherOrder._from(d["other_order"]) if d.get("other_order") else None,
             forced=tuple(ForcedOrder._from(f) for f in d.get("forced", ())),
+            cycle_anomaly=d.get("cycle_anomaly"),
             _native=native,
         )
 

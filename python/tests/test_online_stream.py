@@ -140,7 +140,9 @@ def test_a_register_stream_is_checked_in_rounds_and_ends_as_grail_check():
     oc = grail.OnlineChecker(window=1000)
     assert list(oc.feed(txns)) == []  # too few arrivals for a round of their own
     found = oc.flush()
-    assert [c["adya"] for c in found] == ["G-single"]
+    # Its cycle runs through an order of the writes the polygraph chose: no class of the
+    # dependency graph, named by its anomaly (as grail check names it).
+    assert [(c["anomaly"], c["adya"]) for c in found] == [("G-single", "none")]
     assert "SI" in found[0]["violates"] and sorted(found[0]["txns"]) == [1, 2]
     assert oc.flush() == []  # nothing arrived since
     assert oc.end() == []  # reported once
@@ -194,8 +196,22 @@ def test_a_write_ahead_log_pushed_as_it_is_written_orders_the_next_round():
     oc.push_wal(G0_LOG[3])
     oc.end_wal()
     found = oc.flush()
-    assert [c["adya"] for c in found] == ["G0"], found
+    assert [(c["anomaly"], c["adya"]) for c in found] == [("G0", "G0")], found  # the log fixes the order
     oc.end()
     assert oc.levels()["PL-1"]["verdict"] == "violated"
     with pytest.raises(grail.GrailError, match="line 2"):
         grail.OnlineChecker().push_wal('{"type":2200,"tid":"a"}\nnot a log\n')
+
+
+def test_a_cycle_through_session_order_is_named_by_its_anomaly_not_a_dependency_class():
+    # Process 0 writes x, then reads x's initial value: Elle's G-single-process. Its so step is no
+    # rw edge: once "G2-item, LU", now no class (none) and the anomaly grail check names.
+    oc = grail.OnlineChecker(window=1000)
+    txns = [{"id": 1, "process": 0, "ops": [["w", "x", 1]]}, {"id": 3, "process": 0, "ops": [["r", "x", None]]}]
+    found = list(oc.feed(txns)) + oc.flush() + oc.end()
+    session = [c for c in found if "so" in c["types"]]
+    assert [(c["anomaly"], c["zellag"], c["ldbc"], c["adya"]) for c in session] == [("G-single-process", "none", "none", "none")], found
+    levels = oc.levels()
+    assert levels["SER"]["verdict"] == "holds"
+    assert "G-single" not in levels["strong-session-SER"]["anomalies"]
+    assert "G-single-process" in levels["strong-session-SER"]["anomalies"]

@@ -94,8 +94,9 @@ function streamEvent(line, text) {
 
 function cycleText(c) {
     const steps = c.txns.map((t, i) => `T${t} -${c.types[i]}->`).join(' ');
-    const what = c.zellag === 'other' ? 'a cycle of class other' : `a ${c.zellag}`;
-    return `T${c.closed_by} closed ${what} (${c.adya}${c.provisional ? ', provisional' : ''}): ${steps} T${c.txns[0]}`;
+    // A cycle through session, real-time or commit order has no class (`none`): its anomaly names it.
+    const [what, name] = c.zellag === 'none' ? ['a cycle', c.anomaly] : [c.zellag === 'other' ? 'a cycle of class other' : `a ${c.zellag}`, c.adya];
+    return `T${c.closed_by} closed ${what} (${name}${c.provisional ? ', provisional' : ''}): ${steps} T${c.txns[0]}`;
 }
 
 function findingText(f) {
@@ -548,7 +549,8 @@ function renderCycleList() {
             h(
                 'button',
                 { type: 'button', class: 'cx-choice', 'aria-pressed': 'false', 'data-cycle': i, onclick: () => selectCycle(i, true) },
-                h('strong', {}, `${c.name ?? 'cycle'} (${c.anomaly})`),
+                // A cycle through forced choices may be more specific than the violation it shows.
+                h('strong', {}, c.cycle_anomaly ? `${c.anomaly}: a ${c.cycle_anomaly} ${c.name ?? 'cycle'} through chosen versions` : `${c.name ?? 'cycle'} (${c.anomaly})`),
                 h('span', {}, ` ${[...c.txns, c.txns[0]].map((t) => `T${t}`).join(' → ')}`),
                 h('span', { class: 'violates' }, ` · violates ${levelsViolatedBy(report, c.anomaly).join(', ') || '—'}`),
             ),

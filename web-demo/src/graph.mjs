@@ -110,7 +110,9 @@ export function drawCycle(cycle, txnInfo, onSelect) {
         'aria-label': `${cycle.name ?? cycle.anomaly ?? 'a'} cycle: ${ids.map((t) => `T${t}`).join(', ')}`,
         'font-family': 'system-ui, sans-serif',
     });
-    svg.append(el('title', {}, `${cycle.anomaly ? `${cycle.anomaly} (${cycle.name ?? 'cycle'}): ` : ''}${[...ids, ids[0]].map((t) => `T${t}`).join(' \u2192 ')}`));
+    // A cycle through chosen versions may be more specific than the violation it shows.
+    const named = cycle.cycle_anomaly ? `${cycle.anomaly} counterexample, a ${cycle.cycle_anomaly} ${cycle.name ?? 'cycle'} through chosen versions` : `${cycle.anomaly} (${cycle.name ?? 'cycle'})`;
+    svg.append(el('title', {}, `${cycle.anomaly ? `${named}: ` : ''}${[...ids, ids[0]].map((t) => `T${t}`).join(' \u2192 ')}`));
     const defs = el('defs');
     for (const [type, st] of Object.entries(EDGE_STYLE)) {
         const m = el('marker', { id: `${uid}-${type}`, viewBox: '0 0 10 10', refX: 9, refY: 5, markerWidth: 13, markerHeight: 13, orient: 'auto-start-reverse', markerUnits: 'userSpaceOnUse' });

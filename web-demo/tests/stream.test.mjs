@@ -62,3 +62,16 @@ test('a register history is replayed in rounds: its lost update is shown, then t
     assert.equal(levels.SI, 'violated');
     assert.equal(levels['PL-2'], 'holds');
 });
+
+test('a cycle through session order is replayed by its anomaly, with no class of the dependency graph', async () => {
+    // Process 0 writes x, then reads x's initial value (tests/cases/session/read-your-writes.edn).
+    const prev = await finishedCount(page);
+    await setEditorText(page, '{:type :ok, :process 0, :value [[:w :x 1]]}\n{:type :ok, :process 0, :value [[:r :x nil]]}\n');
+    assert.equal(await waitForCheck(page, { previous: prev }), 'done');
+    await page.click('#replay');
+    await page.waitForFunction(() => ['done', 'error'].includes(document.getElementById('stream').dataset.state));
+    const events = await page.textContent('#stream-events');
+    // Once "a cycle of class other (G2-item)": a session step is no rw edge.
+    assert.match(events, /closed a cycle \(G-single-process\): T0 -so-> T1 -rw-> T0/, events);
+    assert.doesNotMatch(events, /G2-item|class other/, events);
+});

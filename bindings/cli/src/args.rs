@@ -14,7 +14,7 @@ pub struct Cli {
     pub cmd: Cmd,
 }
 
-#[derive(clap::Args)]
+#[derive(clap::Args, Clone)]
 pub struct Input {
     /// History file: Jepsen EDN, elle-cli JSON, grail's native JSON, PolySI/Plume text, dbcop JSON
     /// or bincode, or a Cobra log; a directory holding dbcop's `history.bincode`, or of Cobra logs

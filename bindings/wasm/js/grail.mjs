@@ -566,7 +566,8 @@ class Streaming {
  * Check a list-append history online: `add` transactions in completion order (plain objects in
  * grail's native form: `{id, label, status, ops: [["append", k, v], ["r", k, [..]]]}`); each
  * call returns the cycles that transaction closed (`txns`, `types`, `keys`, `labels`, `zellag`,
- * `ldbc`, `adya`, `closed_by`, `provisional`). Memory stays bounded by `window` committed
+ * `ldbc`, `adya` (each `none` for a cycle through session, real-time or commit order, or chosen
+ * versions), `anomaly` (grail check's name of it), `closed_by`, `provisional`, `violates`). Memory stays bounded by `window` committed
  * transactions (Zellag & Kemme 2014, Sect. 6); `summary()` gives the counts and notes.
  */
 export class OnlineChecker extends Streaming {

@@ -373,6 +373,12 @@ export interface Cycle {
      * Adya's name: G0, G1c, G-single, G-nonadjacent or G2-item.
      */
     anomaly: CycleAnomaly;
+    /**
+     * The anomaly of the cycle alone, where it is more specific than `anomaly`: a cycle through
+     * forced choices (two ww steps that read-skew cycles forced), which names the counterexample
+     * with the cycles that forced them (`polygraph::name::of_counterexample`).
+     */
+    cycle_anomaly?: CycleAnomaly;
     explanation: string;
     /**
      * Orders of two writes the cycle's chosen edges use that are forced, each with the cycle
@@ -814,6 +820,14 @@ export interface Levels {
 export interface OnlineAnomaly {
     adya: string;
     /**
+     * The anomaly the cycle is, as `grail check` names its counterexamples: the Adya class of a
+     * cycle of the dependency graph; for one through session, real-time or commit order, or
+     * through version-order choices (which no scheme classifies: its classes are `none`), the
+     * level's own name of it (`G-single-process`, `fractured-read`, and a cycle of forced
+     * choices by the cycles that forced them: `polygraph::name::of_counterexample`).
+     */
+    anomaly: string;
+    /**
      * The transaction whose arrival closed the cycle.
      */
     closed_by: number;
@@ -868,7 +882,8 @@ export interface OnlineFinding {
  */
 export interface OnlineLevel {
     /**
-     * The anomalies seen that the level proscribes (Adya's names).
+     * The anomalies seen that the level proscribes, as `grail check` names them (Adya's, with
+     * `-process` or `-realtime` for a cycle through that order; the weak levels' Plume names).
      */
     anomalies: string[];
     /**

@@ -60,3 +60,12 @@ test('toHTML equals grail check --html', (t) => {
         rmSync(dir, { recursive: true, force: true });
     }
 });
+
+test('a write cycle of forced choices is named by the cycles that forced it, in the data and on the page', () => {
+    const c = conformanceCases().find((x) => x.name === 'G-single/forced-write-cycle.edn');
+    const report = grail.check(readFileSync(c.history), { levels: [...grail.ALL_LEVELS] });
+    assert.equal(report.levels['PL-1'].verdict, 'holds');
+    const cycle = report.levels.SI.cycles[0];
+    assert.deepEqual([cycle.anomaly, cycle.cycle_anomaly, cycle.name], ['G-single', 'G0', 'write cycle']);
+    assert.match(report.toHTML('forced.edn'), /<h3>G-single: write cycle \(a G0 cycle through chosen versions\)<\/h3>/);
+});

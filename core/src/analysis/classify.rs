@@ -88,6 +88,13 @@ pub const LDBC_READS: [(&str, &str, &str); 4] = [
 pub const ADYA: [AnomalyKind; 5] =
     [AnomalyKind::G0, AnomalyKind::G1c, AnomalyKind::GSingle, AnomalyKind::GNonadjacent, AnomalyKind::G2Item];
 
+/// The class, in every scheme, of a cycle through session, real-time or commit order, or
+/// through version-order choices a search made: the schemes classify cycles of the dependency
+/// graph (ww, wr and rw edges the history fixes) only, and such a cycle is none of them (a `so`
+/// step is not a `wr`, a `co` step not a `ww`). Its name is the anomaly the level's search
+/// found (`G-single-process`, `fractured-read`, ...).
+pub const UNCLASSED: &str = "none";
+
 /// The classes of one cycle.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Classes {
@@ -96,12 +103,20 @@ pub struct Classes {
     pub adya: &'static str,
 }
 
+impl Classes {
+    /// A cycle no scheme classifies ([`UNCLASSED`]).
+    pub const UNCLASSED: Classes = Classes { zellag: UNCLASSED, ldbc: UNCLASSED, adya: UNCLASSED };
+}
+
 fn rotation_of(word: &[EdgeType], of: &[EdgeType]) -> bool {
     word.len() == of.len() && (0..of.len()).any(|r| (0..of.len()).all(|i| of[(i + r) % of.len()] == word[i]))
 }
 
 /// Classify a cycle by its edge types and whether one key induces all its edges.
 pub fn classify(types: &[EdgeType], same_key: bool) -> Classes {
+    if types.iter().any(|t| !matches!(t, Ww | Wr | Rw)) {
+        return Classes::UNCLASSED;
+    }
     let keys = if same_key { Keys::Same } else { Keys::Distinct };
     let zellag = ZELLAG.iter().find(|c| c.keys == keys && rotation_of(c.word, types)).map_or(ZELLAG_OTHER, |c| c.name);
     let rw = types.iter().filter(|&&t| t == Rw).count();
@@ -127,6 +142,18 @@ pub fn min_rotation<T: Ord + Clone>(xs: &[T]) -> Vec<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn cycles_through_an_order_have_no_class() {
+        use EdgeType::{Co, Rt, So};
+        let none = Classes { zellag: UNCLASSED, ldbc: UNCLASSED, adya: UNCLASSED };
+        // Once named G2-item and LU, G2-item and G1c, G2-item and G1c: none has an rw edge, or
+        // is a cycle of the dependency graph at all.
+        assert_eq!(classify(&[So, Rw], true), none);
+        assert_eq!(classify(&[Rt, Rw], true), none);
+        assert_eq!(classify(&[So, Wr], false), none);
+        assert_eq!(classify(&[Ww, Co], true), none);
+    }
 
     #[test]
     fn zellag_table() {

@@ -156,11 +156,8 @@ fn append_orders(
                         graphs.polygraphs.len() - 1
                     }
                 };
-                poly.witnesses.push(PolyWitness {
-                    polygraph: index,
-                    named: poly_named(cx),
-                    counterexample: cx.clone(),
-                });
+                let (named, covered) = poly_named(cx, l);
+                poly.witnesses.push(PolyWitness { polygraph: index, named, covered, counterexample: cx.clone() });
                 Some(poly.witnesses.len() - 1)
             }
             _ => None,

@@ -198,6 +198,9 @@ pub struct Witness {
 pub struct PolyWitness {
     pub polygraph: usize,
     pub named: Named,
+    /// The counterexample's cycles cover every choice on them, so that they name it
+    /// (`polygraph::name::of_counterexample`); else `named` is the level's least specific.
+    pub covered: bool,
     pub counterexample: Counterexample,
 }
 

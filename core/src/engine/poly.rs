@@ -4,7 +4,6 @@
 
 use super::{Check, CheckOptions, Graphs, LevelOutcome, Named, PolyWitness, RegisterMode, Verdict};
 use crate::graph::search::Budget;
-use crate::graph::EdgeType;
 use crate::history::{History, Model};
 use crate::level::{Level, Order};
 use crate::polygraph::{Counterexample, Decision, Mode};
@@ -129,7 +128,8 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                 Decision::Violated(cx) => {
                     violated_here[slot] = true;
                     slot_of.push(slot);
-                    witnesses.push(PolyWitness { polygraph: slot, named: poly_named(cx), counterexample: cx.clone() });
+                    let (named, covered) = poly_named(cx, l);
+                    witnesses.push(PolyWitness { polygraph: slot, named, covered, counterexample: cx.clone() });
                     Some(witnesses.len() - 1)
                 }
                 _ => None,
@@ -151,10 +151,10 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
     Poly { levels: out, witnesses, notes }
 }
 
-/// A polygraph counterexample's anomaly, named by its cycle's edge types.
-pub(super) fn poly_named(cx: &Counterexample) -> Named {
-    let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
-    Named { kind: crate::polygraph::name::anomaly_of(&types), order: crate::polygraph::name::order_of(&types) }
+/// A polygraph counterexample's anomaly, named by all its cycles (`name::of_counterexample`).
+pub(super) fn poly_named(cx: &Counterexample, level: Level) -> (Named, bool) {
+    let (kind, order, covered) = crate::polygraph::name::of_counterexample(cx, level);
+    (Named { kind, order }, covered)
 }
 
 /// The polygraph's notes: "decided" only of a level the table shows decided.

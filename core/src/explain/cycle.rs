@@ -79,5 +79,6 @@ pub fn cycle_report(
         explanation: text.close(anomaly, name),
         other_order: None,
         forced: Vec::new(),
+        cycle_anomaly: None,
     }
 }

@@ -104,6 +104,21 @@ impl LetThen {
         self.note(format_args!("The cycle is {anomaly} ({name})."));
         self.text
     }
+
+    /// The text closed for a cycle through chosen versions whose anomaly is more specific than
+    /// the violation (`own`: the cycle's; `anomaly`: with the cycles that forced its choices, or,
+    /// when not all are shown (`covered` false), the least specific the level forbids).
+    pub fn close_forced(mut self, own: &str, name: &str, anomaly: &str, order: &str, covered: bool) -> String {
+        match covered {
+            true => self.note(format_args!(
+                "The cycle is {own} ({name}) through forced choices; with the cycles that forced them, the violation is {anomaly}: every {order} closes one of these cycles, not always a {own} one."
+            )),
+            false => self.note(format_args!(
+                "The cycle is {own} ({name}) through chosen versions, not all of them shown forced; the violation is named {anomaly}, the least specific anomaly the level forbids, which every violation of it is."
+            )),
+        }
+        self.text
+    }
 }
 
 #[cfg(test)]

@@ -118,6 +118,30 @@ pub struct CycleReport {
     /// its other order closes (pruning's reason, PolySI 4.2).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub forced: Vec<ForcedOrder>,
+    /// The anomaly of the cycle alone, where it is more specific than `anomaly`: a cycle through
+    /// forced choices (two ww steps that read-skew cycles forced), which names the counterexample
+    /// with the cycles that forced them (`polygraph::name::of_counterexample`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[cfg_attr(feature = "schema", schemars(schema_with = "crate::explain::schema::cycle_anomaly_or_null"))]
+    pub cycle_anomaly: Option<String>,
+}
+
+impl CycleReport {
+    /// What the counterexample is, as headings say it: `G-single cycle (lost update, minimal)`,
+    /// or, where its cycle alone is more specific, `G-single counterexample: a G0 cycle (write
+    /// cycle) through chosen versions`.
+    pub fn heading(&self) -> String {
+        let minimal = if self.minimal { ", minimal" } else { "" };
+        match &self.cycle_anomaly {
+            Some(own) => {
+                format!(
+                    "{} counterexample: a {own} cycle ({}{minimal}) through chosen versions",
+                    self.anomaly, self.name
+                )
+            }
+            None => format!("{} cycle ({}{minimal})", self.anomaly, self.name),
+        }
+    }
 }
 
 /// An order of two writes of a key that is forced: `first`'s version before `second`'s, as

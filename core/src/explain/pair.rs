@@ -93,5 +93,6 @@ pub fn pair_report(h: &History, idx: &Index, p: &OpenPair) -> CycleReport {
             forced: 0,
         }),
         forced: Vec::new(),
+        cycle_anomaly: None,
     }
 }

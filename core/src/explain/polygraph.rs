@@ -245,7 +245,16 @@ fn other_order(
 }
 
 /// The report of a polygraph counterexample.
-pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Counterexample) -> CycleReport {
+/// `anomaly`: the counterexample's name (`polygraph::name::of_counterexample`), which the cycle
+/// alone may not show; `covered`: whether its cycles named it (else the level's fallback).
+pub fn poly_cycle_report(
+    h: &History,
+    idx: &Index,
+    pg: &Polygraph,
+    cx: &Counterexample,
+    anomaly: &str,
+    covered: bool,
+) -> CycleReport {
     let conflict = cx.other.as_ref().and_then(|(c, _)| pg.cons.iter().position(|x| x == c)).map(|i| i as u32);
     let types: Vec<EdgeType> = cx.cycle.iter().map(|(e, _)| e.ty).collect();
     let kind = anomaly_of(&types);
@@ -296,12 +305,19 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         text.note(format_args!("Why {x} comes before {y} on key {k} (forced): the other order closes a cycle:"));
         then_lines(&mut text, h, idx, pg, &r.cycle, Some(r.cons));
     }
-    let order = order_of(&types);
-    let anomaly = format!("{}{}", kind.name(), order.suffix());
-    let explanation = text.close(&anomaly, name);
+    let own = format!("{}{}", kind.name(), order_of(&types).suffix());
+    let anomaly = anomaly.to_string();
+    let explanation = if own == anomaly {
+        text.close(&anomaly, name)
+    } else {
+        // The forced choices' cycles name it: the forbidden cycle alone says more than the
+        // history does (a G0 of forced choices, while PL-1 holds).
+        let what = if h.model == crate::history::Model::RwRegister { "version order" } else { "order of the appends" };
+        text.close_forced(&own, name, &anomaly, what, covered)
+    };
     txns.dedup();
     CycleReport {
-        anomaly,
+        anomaly: anomaly.clone(),
         name: name.into(),
         txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
         steps: steps(h, idx, pg, &cx.cycle, conflict),
@@ -309,6 +325,7 @@ pub fn poly_cycle_report(h: &History, idx: &Index, pg: &Polygraph, cx: &Countere
         minimal: false,
         explanation,
         other_order: other_order(h, idx, pg, cx, conflict),
+        cycle_anomaly: (own != anomaly).then_some(own.clone()),
         forced: cx
             .reasons
             .iter()

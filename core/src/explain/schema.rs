@@ -23,6 +23,12 @@ pub fn cycle_anomaly(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     crate::history::schema::def(g, "CycleAnomaly", s)
 }
 
+/// A cycle's own anomaly, or null.
+pub fn cycle_anomaly_or_null(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
+    let a = cycle_anomaly(g);
+    schemars::json_schema!({ "anyOf": [a, { "type": "null" }] })
+}
+
 /// Every anomaly type a report lists.
 pub fn anomaly_type(g: &mut schemars::SchemaGenerator) -> schemars::Schema {
     use crate::anomaly::AnomalyKind;

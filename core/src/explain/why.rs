@@ -8,14 +8,14 @@ use crate::history::{History, Index, Model, TxnId};
 fn why_order(h: &History, e: &Edge) -> String {
     let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
     let (a, b) = (&h.txns[e.from as usize], &h.txns[e.to as usize]);
-    let time = |t: Option<i64>| t.map_or_else(|| "?".to_string(), |t| t.to_string());
-    match e.ty {
-        EdgeType::So => format!("{from} and {to} ran in process {}, {from} first", a.process().unwrap_or_default()),
-        _ => format!(
-            "{from} completed (time {}) before {to} was invoked (time {})",
-            time(a.complete_time()),
-            time(b.invoke_time())
-        ),
+    match (e.ty, a.complete_time(), b.invoke_time()) {
+        (EdgeType::So, ..) => {
+            format!("{from} and {to} ran in process {}, {from} first", a.process().unwrap_or_default())
+        }
+        (_, Some(x), Some(y)) => format!("{from} completed (time {x}) before {to} was invoked (time {y})"),
+        // A history without times is ordered by its operations' places in the input, as Elle
+        // does (`graph::orders::realtime_edges`).
+        _ => format!("{from} completed before {to} was invoked, in the input's order (the history records no times)"),
     }
 }
 

@@ -98,7 +98,10 @@ pub fn reproducing_sub_history(
     };
     let ts: Vec<TxnId> = base.iter().chain(&kept).copied().collect();
     let names = |ids: &[u64]| ids.iter().map(|t| format!("T{t}")).collect::<Vec<_>>().join(" -> ");
-    let what = format!("the {} ({}) cycle {}", c.name, c.anomaly, names(&c.txns));
+    let what = match &c.cycle_anomaly {
+        Some(_) => format!("the {} {}", c.heading(), names(&c.txns)),
+        None => format!("the {} ({}) cycle {}", c.name, c.anomaly, names(&c.txns)),
+    };
     let comment = if !reproduces {
         format!(
             "The transactions of {what}. Checked alone they do not show it again (grail inferred it from more of the history): not a minimal sub-history."

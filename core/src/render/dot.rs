@@ -26,6 +26,10 @@ pub fn cycle_dot(c: &CycleReport) -> String {
             escape(&step.why)
         );
     }
-    let _ = writeln!(s, "  label=\"{} ({})\";\n}}", escape(&c.anomaly), escape(&c.name));
+    let label = match &c.cycle_anomaly {
+        Some(_) => c.heading(),
+        None => format!("{} ({})", c.anomaly, c.name),
+    };
+    let _ = writeln!(s, "  label=\"{}\";\n}}", escape(&label));
     s
 }

@@ -280,7 +280,12 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
             "<section class=\"counterexample\" id=\"cycle-{i}\"><h3>{}: {}{}</h3><p>Violates {}; {} transactions.</p>",
             escape(&c.anomaly),
             escape(&c.name),
-            if c.minimal { " (minimal)" } else { "" },
+            match &c.cycle_anomaly {
+                // The heading names the violation; the cycle shown alone is more specific.
+                Some(own) => format!(" (a {} cycle through chosen versions)", escape(own)),
+                None if c.minimal => " (minimal)".to_string(),
+                None => String::new(),
+            },
             escape(&levels.join(", ")),
             c.txns.len()
         );

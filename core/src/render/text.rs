@@ -85,15 +85,7 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
     for (l, lr) in &r.levels.0 {
         if let Some(c) = lr.cycles.first() {
             if shown.insert((c.txns.clone(), c.anomaly.clone())) {
-                let _ = writeln!(
-                    s,
-                    "\n{} is violated by this {} cycle ({}{}):\n{}",
-                    l.name(),
-                    c.anomaly,
-                    c.name,
-                    if c.minimal { ", minimal" } else { "" },
-                    c.explanation
-                );
+                let _ = writeln!(s, "\n{} is violated by this {}:\n{}", l.name(), c.heading(), c.explanation);
             }
         }
     }

@@ -102,7 +102,7 @@ fn counterexamples(h: &History, inf: &Inference, out: &Outcome) -> Counterexampl
         .iter()
         .map(|p| {
             let pg = out.graphs.polygraphs.get(p.polygraph)?;
-            Some(poly_cycle_report(h, &inf.index, pg, &p.counterexample))
+            Some(poly_cycle_report(h, &inf.index, pg, &p.counterexample, &p.named.name(), p.covered))
         })
         .collect();
     let pairs = out.pairs.iter().map(|p| pair_report(h, &inf.index, p)).collect();

@@ -161,3 +161,19 @@ pub fn dbcop_bincode(id: u64, rest: [u64; 3], info: &str, sessions: &[DbcopSessi
     }
     b
 }
+
+/// The levels an anomaly's name says are violated (`G-single-process`: the strong-session
+/// ones; `internal` not those that allow re-reads, as it names a re-read too), or `None` for a
+/// name of no anomaly kind (a claimed order's).
+pub fn levels_named(name: &str) -> Option<Vec<grail_core::Level>> {
+    use grail_core::anomaly::AnomalyKind;
+    use grail_core::level::{violated_with, Order};
+    let (base, order) = match (name.strip_suffix("-process"), name.strip_suffix("-realtime")) {
+        (Some(b), _) => (b, Order::Session),
+        (_, Some(b)) => (b, Order::Realtime),
+        _ => (name, Order::None),
+    };
+    let k = AnomalyKind::parse(base)?;
+    let rereads = k == AnomalyKind::Internal;
+    Some(violated_with(k, order).into_iter().filter(|l| !(rereads && l.spec().allows_rereads)).collect())
+}

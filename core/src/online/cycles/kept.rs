@@ -40,6 +40,7 @@ use crate::history::builder::{HistoryBuilder, Place, TxnMeta};
 use crate::history::{Atom, History, OpKind, TxnId, Value};
 use crate::infer::{infer, infer_without_rw, Inference};
 use crate::level::Level;
+use crate::polygraph::graph::Origin;
 use std::collections::VecDeque;
 
 /// The kept transactions, oldest first.
@@ -222,6 +223,8 @@ pub(super) struct Checked {
 /// A cycle the engine found, with the levels it violates.
 pub(super) struct ClassifiedCycleAt {
     pub cycle: ClassifiedCycle,
+    /// The engine's name of it (`Named::name`).
+    pub anomaly: String,
     pub classes: Classes,
     pub violates: Vec<String>,
 }
@@ -342,7 +345,7 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
                 ks.into_iter().map(key_json).collect()
             })
             .collect();
-        v.push(classified(h, &w.cycle.txns, &w.cycle.types, keys, with_stronger(ls)));
+        v.push(classified(h, &w.cycle.txns, &w.cycle.types, keys, w.named.name(), false, with_stronger(ls)));
     }
     for (p, ls) in out.poly.iter().zip(&of_poly) {
         if ls.is_empty() {
@@ -354,9 +357,14 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
             .counterexample
             .cycle
             .iter()
-            .map(|(e, _)| if (e.key as usize) < h.keys.len() { vec![key_json(e.key)] } else { Vec::new() })
+            // A session or real-time step is on no key, whatever its edge carries.
+            .map(|(e, _)| match (e.key as usize) < h.keys.len() && !matches!(e.ty, EdgeType::So | EdgeType::Rt) {
+                true => vec![key_json(e.key)],
+                false => Vec::new(),
+            })
             .collect();
-        v.push(classified(h, &txns, &types, keys, with_stronger(ls)));
+        let chosen = p.counterexample.cycle.iter().any(|(_, o)| matches!(o, Origin::Chosen { .. }));
+        v.push(classified(h, &txns, &types, keys, p.named.name(), chosen, with_stronger(ls)));
     }
     v
 }
@@ -366,11 +374,18 @@ fn classified(
     txns: &[TxnId],
     types: &[EdgeType],
     keys: Vec<Vec<serde_json::Value>>,
+    anomaly: String,
+    chosen: bool,
     violates: Vec<Level>,
 ) -> ClassifiedCycleAt {
     let same = keys.first().is_some_and(|f| f.iter().any(|k| keys.iter().all(|ks| ks.contains(k))));
-    let c = classify(types, same);
+    // A cycle through version-order choices the polygraph made is none of the dependency
+    // graph's (as `grail check --analyze` counts them): its word's class could name an anomaly
+    // a weaker level that holds forbids (a G0 of forced choices while PL-1 holds). `anomaly`
+    // names it.
+    let c = if chosen { Classes::UNCLASSED } else { classify(types, same) };
     ClassifiedCycleAt {
+        anomaly,
         classes: c,
         cycle: ClassifiedCycle {
             txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
@@ -419,5 +434,5 @@ impl Reported {
 
 /// A cycle of a round as the checker reports it, closed by the round's last arrival.
 pub(super) fn anomaly(c: ClassifiedCycleAt, closed_by: u64) -> OnlineAnomaly {
-    OnlineAnomaly { cycle: c.cycle, closed_by, provisional: false, violates: c.violates }
+    OnlineAnomaly { cycle: c.cycle, anomaly: c.anomaly, closed_by, provisional: false, violates: c.violates }
 }

@@ -91,6 +91,12 @@ pub struct OnlineAnomaly {
     /// The cycle and its classes, as the offline analysis lists them (flattened: one JSON object).
     #[serde(flatten)]
     pub cycle: ClassifiedCycle,
+    /// The anomaly the cycle is, as `grail check` names its counterexamples: the Adya class of a
+    /// cycle of the dependency graph; for one through session, real-time or commit order, or
+    /// through version-order choices (which no scheme classifies: its classes are `none`), the
+    /// level's own name of it (`G-single-process`, `fractured-read`, and a cycle of forced
+    /// choices by the cycles that forced them: `polygraph::name::of_counterexample`).
+    pub anomaly: String,
     /// The transaction whose arrival closed the cycle.
     pub closed_by: u64,
     /// Some edge of it was drawn to an append no read had ordered yet: the offline check of the
@@ -599,6 +605,7 @@ impl OnlineChecker {
         self.stats.cycles += 1;
         OnlineAnomaly {
             violates: levels::violated_by(&shape.types),
+            anomaly: c.adya.into(),
             cycle: ClassifiedCycle {
                 txns,
                 types: shape.types.iter().map(|t: &EdgeType| t.as_str().to_string()).collect(),

@@ -16,26 +16,29 @@ pub fn render_finding(f: &OnlineFinding) -> String {
     format!("{reader} read {what} ({}) of T{}, found when T{} arrived", f.anomaly, f.writer, f.found_by)
 }
 
-/// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`.
+/// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`,
+/// or `T3 closed a cycle (G-single-process): T1 -so-> T3 -rw x-> T1`.
 pub fn render_anomaly(o: &OnlineAnomaly) -> String {
     let a = &o.cycle;
     let show = |v: &serde_json::Value| match v {
         serde_json::Value::String(s) => s.clone(),
         v => v.to_string(),
     };
-    // Zellag & Kemme's classes are nouns ("a lost update"), but for their catch-all.
-    let what = if a.zellag == "other" { "a cycle of class other".to_string() } else { format!("a {}", a.zellag) };
-    let mut s = format!(
-        "T{} closed {} ({}, {}){}: ",
-        o.closed_by,
-        what,
-        a.adya,
-        a.ldbc,
-        if o.provisional { " [provisional]" } else { "" }
-    );
+    // Zellag & Kemme's classes are nouns ("a lost update"), but for their catch-all; a cycle
+    // through an order has no class and goes by its anomaly's name.
+    let what = match a.zellag.as_str() {
+        crate::analysis::classify::UNCLASSED => format!("a cycle ({})", o.anomaly),
+        "other" => format!("a cycle of class other ({}, {})", a.adya, a.ldbc),
+        z => format!("a {z} ({}, {})", a.adya, a.ldbc),
+    };
+    let mut s = format!("T{} closed {what}{}: ", o.closed_by, if o.provisional { " [provisional]" } else { "" });
     for (i, t) in a.txns.iter().enumerate() {
         let keys: Vec<String> = a.keys.get(i).map_or(Vec::new(), |ks| ks.iter().map(show).collect());
-        s.push_str(&format!("T{t} -{} {}-> ", a.types.get(i).map_or("", |x| x.as_str()), keys.join(",")));
+        let ty = a.types.get(i).map_or("", |x| x.as_str());
+        match keys.is_empty() {
+            true => s.push_str(&format!("T{t} -{ty}-> ")),
+            false => s.push_str(&format!("T{t} -{ty} {}-> ", keys.join(","))),
+        }
     }
     s.push_str(&format!("T{}", a.txns.first().copied().unwrap_or(0)));
     s

@@ -159,7 +159,19 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
         Format::Auto => Format::Edn,
         f => f,
     };
-    match format {
+    // A `{:commit-order [...]}` record names transactions of earlier records, which a record
+    // read alone does not hold: refused as the claim it is, not as ids it lacks.
+    if format == Format::Edn {
+        let at = text.split(|&b| b == b'\n').scan(0, |start, l| {
+            let at = *start + l.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            *start += l.len() + 1;
+            Some(at)
+        });
+        if let Some(at) = at.into_iter().find(|&a| text[a..].starts_with(b"{:commit-order")) {
+            return Err(crate::online::claimed_order_error("commit order", text, at));
+        }
+    }
+    let h = match format {
         Format::Json if timekiller_lines(text) => read_timekiller_lines(text),
         Format::TimeKiller => read_timekiller_lines(text),
         Format::Json => read_json_from(text, first),
@@ -168,7 +180,9 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
             ErrorKind::Usage,
             format!("online checking reads JSON or EDN records, not {}", format_name(f)),
         )),
-    }
+    }?;
+    crate::online::refuse_claimed_orders(&h, Some(text))?;
+    Ok(h)
 }
 
 /// TimeKiller's transactions one a line (`{"tid": 1, "sid": 1, "sts": .., "cts": .., "ops":
