@@ -182,7 +182,11 @@ fn polysi_text_with_an_initialising_transaction_gives_the_same_verdicts() {
             };
             let (plain, init) = (verdicts(false), verdicts(true));
             assert_eq!(plain, init, "{isolation:?} {inject:?}");
-            assert!(plain.iter().all(|(_, v)| v.is_some()), "{plain:?}");
+            // PolySI's text records no times: the levels with real-time order are unknown
+            // where they would hold; every other level is decided.
+            let realtime = |l: &Level| l.spec().order == grail_core::level::Order::Realtime;
+            assert!(plain.iter().all(|(l, v)| v.is_some() || realtime(l)), "{plain:?}");
+            assert!(plain.iter().all(|(l, v)| *v != Some(true) || !realtime(l)), "{plain:?}");
             violated += plain.iter().filter(|(_, v)| *v == Some(false)).count();
         }
     }

@@ -16,7 +16,7 @@ use grail_core::engine::Verdict;
 use grail_core::generate::{DataModel, GenOptions, Injection, Isolation};
 use grail_core::history::Model;
 use grail_core::online::cycles::levels::DECIDED;
-use grail_core::online::cycles::{OnlineAnomaly, OnlineChecker, OnlineOptions, OnlineSummary, OnlineTxn};
+use grail_core::online::cycles::{stream_order, OnlineAnomaly, OnlineChecker, OnlineOptions, OnlineSummary, OnlineTxn};
 use grail_core::{CheckOptions, History, Level};
 use std::path::{Path, PathBuf};
 
@@ -31,7 +31,7 @@ const DOCUMENTED: [&str; 6] = [
     "claim start or commit timestamps",
     "appended to a key that had them already",
     "transactions of unknown outcome",
-    "recorded no invocation and completion times",
+    "did not record invocation and completion times",
 ];
 
 #[derive(Default)]
@@ -149,28 +149,6 @@ fn false_names(
         }
     }
     fails
-}
-
-/// The transactions in the order a stream of the history's records delivers them: the stored
-/// order, but for an invocation its process left unfinished to invoke again, which arrives (as
-/// an indeterminate transaction) with that next invocation (`OnlineTxn::read_with`).
-fn stream_order(h: &History) -> Vec<u32> {
-    let n = h.txns.len() as u32;
-    let place = |t: u32| {
-        let x = &h.txns[t as usize];
-        if !x.awaits_completion() {
-            return (x.complete_pos().unwrap_or(u64::MAX), 1, t);
-        }
-        let next = (0..n)
-            .filter(|&u| u != t && h.txns[u as usize].process() == x.process())
-            .filter_map(|u| h.txns[u as usize].invoke_pos())
-            .filter(|&p| x.invoke_pos().is_some_and(|i| p > i))
-            .min();
-        (next.unwrap_or(u64::MAX), 0, t)
-    };
-    let mut order: Vec<u32> = (0..n).collect();
-    order.sort_by_key(|&t| place(t));
-    order
 }
 
 fn report(what: &str, t: &Tally) {

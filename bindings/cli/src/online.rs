@@ -19,7 +19,9 @@ pub fn online(progress: &Progress, h: &History, o: &Options) -> Result<u8, Strin
     let out = std::io::stdout();
     let mut out = std::io::BufWriter::new(out.lock());
     let t0 = Instant::now();
-    for t in 0..h.txns.len() as u32 {
+    // In the order a stream of the file's records would deliver them (an unfinished invocation
+    // with its process's next one): core's `stream_order`.
+    for t in grail_core::online::cycles::stream_order(h) {
         let found = checker.push(&OnlineTxn::from_history(h, t));
         if !quiet {
             print_found(&mut out, &mut checker, found, json)?;

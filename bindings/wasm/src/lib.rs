@@ -382,8 +382,9 @@ fn cycle_from_js(cycle: JsValue) -> Result<CycleReport, JsValue> {
 }
 
 /// In the demo's build, only the fields the sub-history search reads (`anomaly`, `name`,
-/// `txns`; core's export::reproduce), so that a whole `CycleReport`'s deserializer stays out.
-/// The demo-module test compares the result with the package's on every conformance case.
+/// `txns`, `cycle_anomaly`; core's export::reproduce), so that a whole `CycleReport`'s
+/// deserializer stays out. The demo-module test compares the result with the package's on
+/// every conformance case.
 #[cfg(not(feature = "full"))]
 fn cycle_from_js(cycle: JsValue) -> Result<CycleReport, JsValue> {
     #[derive(serde::Deserialize)]
@@ -391,6 +392,8 @@ fn cycle_from_js(cycle: JsValue) -> Result<CycleReport, JsValue> {
         anomaly: String,
         name: String,
         txns: Vec<u64>,
+        #[serde(default)]
+        cycle_anomaly: Option<String>,
     }
     let c: Cycle = from_js(cycle).map_err(|e| usage(format!("not a grail cycle: {e}")))?;
     Ok(CycleReport {
@@ -402,6 +405,7 @@ fn cycle_from_js(cycle: JsValue) -> Result<CycleReport, JsValue> {
         explanation: String::new(),
         other_order: None,
         forced: Vec::new(),
+        cycle_anomaly: c.cycle_anomaly,
     })
 }
 

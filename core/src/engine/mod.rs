@@ -407,6 +407,12 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     if let Some(why) = &maybe_initial {
         verdicts::maybe_initial_unknown(&mut outcomes, why);
     }
+    if levels.iter().any(|l| l.spec().order == Order::Realtime) {
+        let gaps = crate::graph::orders::realtime_gaps(h, &inf.graph.is_vertex);
+        if gaps > 0 {
+            verdicts::realtime_unknown(&mut outcomes, gaps);
+        }
+    }
     lattice::close(&mut outcomes, &mut notes);
     verdicts::consistent_implied_by(&mut outcomes);
     verdicts::nothing_committed(h, &mut outcomes);

@@ -195,3 +195,17 @@ pub(super) fn consistent_implied_by(outcomes: &mut [LevelOutcome]) {
         }
     }
 }
+
+/// Why a level with real-time order is not shown to hold when some committed transactions have
+/// no place in that order ([`crate::graph::orders::realtime_gaps`]).
+pub(super) fn realtime_unknown(outcomes: &mut [LevelOutcome], gaps: usize) {
+    let why = format!(
+        "{} no recorded invocation or completion (time, or place in the input when the history records no time): where they stand in real-time order is not known, so a level with real-time order cannot be shown to hold",
+        crate::words::count(gaps as u64, "committed transaction has", "committed transactions have")
+    );
+    let realtime = |l: Level| l.spec().order == crate::level::Order::Realtime;
+    for o in outcomes.iter_mut().filter(|o| o.verdict == Verdict::Holds && realtime(o.level)) {
+        o.leave_unknown(why.clone());
+        o.implied_by = None;
+    }
+}

@@ -89,17 +89,40 @@ pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
 /// transaction whose write was seen) get incoming edges only. Returns the edges and how many
 /// vertices had no times.
 pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
-    let timed = h.txns.iter().any(|t| t.invoke_time().is_some() || t.complete_time().is_some());
-    let times = |t: &crate::history::Transaction| match timed {
-        true => (t.invoke_time(), t.complete_time()),
-        false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
-    };
+    let times = realtime_times(h);
     let vertices = h.txns.iter().enumerate().filter(|(t, _)| is_vertex[*t]).map(|(t, txn)| {
         let (inv, done) = times(txn);
         (t as TxnId, inv, done)
     });
     let (pairs, untimed) = realtime_pairs(vertices);
     (pairs.into_iter().map(|(p, t)| order_edge(h, EdgeType::Rt, p, t)).collect(), untimed)
+}
+
+/// How real-time order reads a transaction's invocation and completion: the recorded times, or,
+/// when the history records none, the positions of its operations in the input (Elle's choice).
+fn realtime_times(h: &History) -> impl Fn(&crate::history::Transaction) -> (Option<i64>, Option<i64>) {
+    let timed = h.txns.iter().any(|t| t.invoke_time().is_some() || t.complete_time().is_some());
+    move |t: &crate::history::Transaction| match timed {
+        true => (t.invoke_time(), t.complete_time()),
+        false => (t.invoke_pos().map(|p| p as i64), t.complete_pos().map(|p| p as i64)),
+    }
+}
+
+/// The committed vertices real-time order cannot place: without an invocation or a completion
+/// (time, or position when the history records no time). One without an invocation takes no
+/// part; one without a completion precedes nothing: either way the order among them is not
+/// known, and a level with real-time order cannot be shown to hold.
+pub fn realtime_gaps(h: &History, is_vertex: &[bool]) -> usize {
+    let times = realtime_times(h);
+    h.txns
+        .iter()
+        .zip(is_vertex)
+        .filter(|(t, &v)| v && t.status == crate::history::Status::Committed)
+        .filter(|(t, _)| {
+            let (i, c) = times(t);
+            i.is_none() || c.is_none()
+        })
+        .count()
 }
 
 /// The reduced real-time order of transactions given as (id, invocation, completion) times

@@ -31,6 +31,7 @@ use super::OnlineAnomaly;
 use crate::analysis::classify::{classify, Classes};
 use crate::analysis::{ClassifiedCycle, NO_LABEL};
 use crate::anomaly::AnomalyKind;
+use crate::engine::GraphId;
 use crate::engine::{run, CheckOptions, Evidence, Outcome, Verdict};
 use crate::error::Error;
 use crate::graph::search::Budget;
@@ -39,7 +40,7 @@ use crate::hash::Set;
 use crate::history::builder::{HistoryBuilder, Place, TxnMeta};
 use crate::history::{Atom, History, OpKind, TxnId, Value};
 use crate::infer::{infer, infer_without_rw, Inference};
-use crate::level::Level;
+use crate::level::{violated_by, violated_with, Level};
 use crate::polygraph::graph::Origin;
 use std::collections::VecDeque;
 
@@ -144,7 +145,7 @@ impl Kept {
         };
         let mut b = HistoryBuilder::new();
         let place = Place::default();
-        for t in &self.txns {
+        for (arrival, t) in self.txns.iter().enumerate() {
             for op in &t.ops {
                 match op {
                     OnlineOp::Write { key, value } if blind_unread(t, key, value) => {}
@@ -186,6 +187,11 @@ impl Kept {
                 process: t.process,
                 invoke_time: t.times.0,
                 complete_time: t.times.1,
+                // Session order follows arrival, as a stream delivers invocations (an unfinished
+                // one with its process's next): the builder stores an indeterminate transaction
+                // after the committed ones, and by that place a transaction invoked first came
+                // last in its session. No completion place: arrival is no real time.
+                invoke_pos: Some(arrival as u64),
                 label,
                 start_ts: t.ts.0,
                 commit_ts: t.ts.1,
@@ -321,7 +327,10 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
             }
         }
     }
-    let with_stronger = |ls: &Vec<Level>| -> Vec<Level> {
+    // With the levels the cycle's anomaly violates (as `grail check` lists them: a G-single
+    // found as SI's evidence violates PSI too, which another cycle may have been evidence for).
+    let with_stronger = |ls: &Vec<Level>, named: Vec<Level>| -> Vec<Level> {
+        let ls: Vec<Level> = ls.iter().copied().chain(named).collect();
         Level::ALL.into_iter().filter(|l| ls.contains(l) || ls.iter().any(|w| l.weaker().contains(w))).collect()
     };
     let mut v = Vec::new();
@@ -345,7 +354,11 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
                 ks.into_iter().map(key_json).collect()
             })
             .collect();
-        v.push(classified(h, &w.cycle.txns, &w.cycle.types, keys, w.named.name(), false, with_stronger(ls)));
+        let named = match w.graph {
+            GraphId::Weak(_) => violated_by(w.named.kind),
+            GraphId::Dependency(_) => violated_with(w.named.kind, w.named.order),
+        };
+        v.push(classified(h, &w.cycle.txns, &w.cycle.types, keys, w.named.name(), false, with_stronger(ls, named)));
     }
     for (p, ls) in out.poly.iter().zip(&of_poly) {
         if ls.is_empty() {
@@ -364,7 +377,8 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
             })
             .collect();
         let chosen = p.counterexample.cycle.iter().any(|(_, o)| matches!(o, Origin::Chosen { .. }));
-        v.push(classified(h, &txns, &types, keys, p.named.name(), chosen, with_stronger(ls)));
+        let named = violated_with(p.named.kind, p.named.order);
+        v.push(classified(h, &txns, &types, keys, p.named.name(), chosen, with_stronger(ls, named)));
     }
     v
 }

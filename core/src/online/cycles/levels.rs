@@ -348,7 +348,7 @@ pub const DECIDED: [Level; 7] =
     [Level::StrongSessionSer, Level::Ser, Level::StrongSessionSi, Level::Si, Level::Psi, Level::Pl2, Level::Pl1];
 
 /// Why a level needing real-time order is not decided online.
-pub const NOT_ONLINE: &str = "not decided online: the stream recorded no invocation and completion times, which real-time order needs (grail check orders by input positions then); online it is violated when a weaker level it implies is, or by a round of the offline engine over a register stream's kept transactions, never shown to hold";
+pub const NOT_ONLINE: &str = "not decided online: the stream did not record invocation and completion times for every committed transaction, which real-time order needs (grail check orders by input positions when none are recorded); online it is violated when a weaker level it implies is, or by a round of the offline engine over a register stream's kept transactions, never shown to hold";
 
 /// Why read committed, read atomic and causal consistency are not decided online.
 pub const NOT_ONLINE_WEAK: &str = "not decided online: the commit order its axioms force (Biswas and Enea) is computed by the offline engine (grail check's) only, over the transactions so far while none has left the window and over the whole stream at its end; online it holds only as a stronger level does, and is violated by what it forbids that is found online (G0 and G1c cycles, G1a, G1b, internal and thin-air reads) or by those checks";

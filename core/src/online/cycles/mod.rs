@@ -46,7 +46,7 @@ pub mod txn;
 
 pub use levels::OnlineLevel;
 pub use render::{render_anomaly, render_finding, render_summary};
-pub use txn::{Atom, OnlineOp, OnlineTxn};
+pub use txn::{stream_order, Atom, OnlineOp, OnlineTxn};
 
 use crate::analysis::classify::{classify, Classes};
 use crate::analysis::{ClassifiedCycle, Tally, NO_LABEL};

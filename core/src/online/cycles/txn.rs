@@ -151,6 +151,39 @@ impl OnlineTxn {
     }
 }
 
+/// The transactions of a history in the order a stream of its records delivers them: by
+/// completion, but for an invocation its process left unfinished to invoke again, which
+/// arrives (as an indeterminate transaction) with that next invocation ([`OnlineTxn::read_with`]),
+/// and one never followed, at the end. A history read whole stores never-completed
+/// transactions after the completed ones: streamed in that order, an unfinished first
+/// transaction of a process came after its successors, and its session order was reversed
+/// (`T2 -so-> T0` for a T0 invoked first). Without positions (native JSON): the stored order.
+pub fn stream_order(h: &History) -> Vec<TxnId> {
+    let mut invocations: crate::hash::Map<i64, Vec<u64>> = crate::hash::Map::default();
+    for t in &h.txns {
+        if let (Some(p), Some(i)) = (t.process(), t.invoke_pos()) {
+            invocations.entry(p).or_default().push(i);
+        }
+    }
+    for v in invocations.values_mut() {
+        v.sort_unstable();
+    }
+    let place = |t: TxnId| {
+        let x = &h.txns[t as usize];
+        if !x.awaits_completion() {
+            return (x.complete_pos().unwrap_or(u64::MAX), 1, t);
+        }
+        let next = match (x.process().and_then(|p| invocations.get(&p)), x.invoke_pos()) {
+            (Some(v), Some(i)) => v.get(v.partition_point(|&p| p <= i)).copied(),
+            _ => None,
+        };
+        (next.unwrap_or(u64::MAX), 0, t)
+    };
+    let mut order: Vec<TxnId> = (0..h.txns.len() as TxnId).collect();
+    crate::par::sort::sort_by_key(&mut order, |&t| place(t));
+    order
+}
+
 /// One record of a stream as the offline readers read it: JSON or EDN (`Auto`: as `grail check`
 /// detects it), the transactions without an id numbered from `first`.
 pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) -> Result<History, Error> {
