@@ -54,33 +54,16 @@ pub fn of_counterexample(cx: &Counterexample, level: Level) -> (AnomalyKind, Ord
         Order::Session => 1,
         Order::Realtime => 2,
     };
-    let cycles: Vec<&Vec<(Edge, Origin)>> = std::iter::once(&cx.cycle)
-        .chain(cx.other.iter().map(|(_, c)| c))
-        .chain(cx.reasons.iter().map(|r| &r.cycle))
-        .collect();
-    let chosen = |c: &[(Edge, Origin)]| -> Vec<(u32, bool)> {
-        c.iter()
-            .filter_map(|(_, o)| match *o {
-                Origin::Chosen { cons, first } => Some((cons, first)),
-                Origin::Certain => None,
-            })
-            .collect()
-    };
+    let other: &[(Edge, Origin)] = cx.other.as_ref().map_or(&[], |(_, c)| c);
     // The constraint both of whose choices close a cycle: one side on the cycle, the other on
     // the other choice's cycle.
-    let (main, other) = (chosen(&cx.cycle), cx.other.as_ref().map_or_else(Vec::new, |(_, c)| chosen(c)));
-    let conflict: Vec<u32> = main.iter().filter(|(c, f)| other.contains(&(*c, !*f))).map(|x| x.0).collect();
-    let explained = |cons: u32| conflict.contains(&cons) || cx.reasons.iter().any(|r| r.cons == cons);
-    let unexplained = cycles.iter().flat_map(|c| c.iter()).any(|(_, o)| match *o {
-        Origin::Chosen { cons, .. } => !explained(cons),
-        Origin::Certain => false,
-    });
-    if unexplained {
-        let k = adya.into_iter().filter(|&k| level.proscribes(k)).max_by_key(|&k| rank(k)).unwrap_or(AnomalyKind::G0);
-        return (k, level.spec().order, false);
-    }
+    let conflict = |cons: u32, first: bool| {
+        let side = |c: &[(Edge, Origin)], f: bool| c.iter().any(|(_, o)| *o == Origin::Chosen { cons, first: f });
+        side(&cx.cycle, first) && side(other, !first) || side(&cx.cycle, !first) && side(other, first)
+    };
     let mut named = (AnomalyKind::G0, Order::None);
-    for c in cycles {
+    let mut covered = true;
+    let mut take = |c: &[(Edge, Origin)]| {
         let types: Vec<EdgeType> = c.iter().map(|(e, _)| e.ty).collect();
         let (k, o) = (anomaly_of(&types), order_of(&types));
         if rank(k) > rank(named.0) {
@@ -89,6 +72,20 @@ pub fn of_counterexample(cx: &Counterexample, level: Level) -> (AnomalyKind, Ord
         if order_rank(o) > order_rank(named.1) {
             named.1 = o;
         }
+        for (_, o) in c {
+            if let Origin::Chosen { cons, first } = *o {
+                covered &= conflict(cons, first) || cx.reasons.iter().any(|r| r.cons == cons);
+            }
+        }
+    };
+    take(&cx.cycle);
+    take(other);
+    for r in &cx.reasons {
+        take(&r.cycle);
+    }
+    if !covered {
+        let k = adya.into_iter().filter(|&k| level.proscribes(k)).max_by_key(|&k| rank(k)).unwrap_or(AnomalyKind::G0);
+        return (k, level.spec().order, false);
     }
     (named.0, named.1, true)
 }

@@ -168,7 +168,7 @@ pub(super) fn search_window(watch: &mut Watch, n: usize, edges: Vec<crate::graph
                 // A cycle a more specific pattern found already is listed once, under that
                 // name, as `grail check` lists it (a G-single-process is no G2-item-process too).
                 let mut key = txns.clone();
-                key.sort_unstable();
+                crate::par::sort::sort_unstable(&mut key);
                 if found.contains(&key) {
                     continue;
                 }

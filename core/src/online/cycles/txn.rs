@@ -195,13 +195,13 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
     // A `{:commit-order [...]}` record names transactions of earlier records, which a record
     // read alone does not hold: refused as the claim it is, not as ids it lacks.
     if format == Format::Edn {
-        let at = text.split(|&b| b == b'\n').scan(0, |start, l| {
-            let at = *start + l.iter().take_while(|b| b.is_ascii_whitespace()).count();
-            *start += l.len() + 1;
-            Some(at)
-        });
-        if let Some(at) = at.into_iter().find(|&a| text[a..].starts_with(b"{:commit-order")) {
-            return Err(crate::online::claimed_order_error("commit order", text, at));
+        let mut start = 0;
+        for line in text.split(|&b| b == b'\n') {
+            let at = start + line.iter().take_while(|b| b.is_ascii_whitespace()).count();
+            if text[at..].starts_with(b"{:commit-order") {
+                return Err(crate::online::claimed_order_error("commit order", text, at));
+            }
+            start += line.len() + 1;
         }
     }
     let h = match format {
