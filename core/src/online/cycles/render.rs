@@ -48,7 +48,9 @@ pub fn render_anomaly(o: &OnlineAnomaly) -> String {
 pub fn render_summary(s: &OnlineSummary) -> String {
     let st = &s.stats;
     let mut out = format!(
-        "\n{} ({} committed); {}; window peak {}, {}; {} evicted\n",
+        // The cycles printed as they closed: the end's searches give a level its witness in the
+        // table below without a line of its own ("0 cycles" beside a violated level misled).
+        "\n{} ({} committed); {} reported; window peak {}, {}; {} evicted\n",
         crate::words::counted(st.transactions, "transaction"),
         st.committed,
         crate::words::counted(st.cycles, "cycle"),
