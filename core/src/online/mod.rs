@@ -52,7 +52,7 @@ impl OnlineKind {
 pub fn refuse_claimed_orders(h: &History, text: Option<&[u8]>) -> Result<(), Error> {
     let (what, keys): (&str, &[&[u8]]) = match (&h.version_order, &h.commit_order) {
         (Some(_), _) => ("version order", &[b"\"version_order\""]),
-        (_, Some(_)) => ("commit order", &[b"\"commit_order\"", b":commit-order"]),
+        (_, Some(_)) => ("commit order", &[b"\"commit_order\"", b"{:commit-order", b":commit-order"]),
         _ => return Ok(()),
     };
     Err(match text {

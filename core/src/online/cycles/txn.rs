@@ -166,7 +166,7 @@ pub fn stream_order(h: &History) -> Vec<TxnId> {
         }
     }
     for v in invocations.values_mut() {
-        v.sort_unstable();
+        crate::par::sort::sort_unstable(v);
     }
     let place = |t: TxnId| {
         let x = &h.txns[t as usize];
@@ -192,18 +192,6 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
         Format::Auto => Format::Edn,
         f => f,
     };
-    // A `{:commit-order [...]}` record names transactions of earlier records, which a record
-    // read alone does not hold: refused as the claim it is, not as ids it lacks.
-    if format == Format::Edn {
-        let mut start = 0;
-        for line in text.split(|&b| b == b'\n') {
-            let at = start + line.iter().take_while(|b| b.is_ascii_whitespace()).count();
-            if text[at..].starts_with(b"{:commit-order") {
-                return Err(crate::online::claimed_order_error("commit order", text, at));
-            }
-            start += line.len() + 1;
-        }
-    }
     let h = match format {
         Format::Json if timekiller_lines(text) => read_timekiller_lines(text),
         Format::TimeKiller => read_timekiller_lines(text),
@@ -213,9 +201,31 @@ pub(in crate::online) fn read_record(text: &[u8], format: Format, first: u64) ->
             ErrorKind::Usage,
             format!("online checking reads JSON or EDN records, not {}", format_name(f)),
         )),
-    }?;
+    };
+    // A `{:commit-order [...]}` record names transactions of earlier records, which a record
+    // read alone does not hold: its error is the claim it is, not the ids it lacks. Looked for
+    // only when the read failed, off the path every record takes.
+    let h = h.map_err(|e| match format {
+        Format::Edn => {
+            commit_order_line(text).map_or(e, |at| crate::online::claimed_order_error("commit order", text, at))
+        }
+        _ => e,
+    })?;
     crate::online::refuse_claimed_orders(&h, Some(text))?;
     Ok(h)
+}
+
+/// Where a line of `text` opens with `{:commit-order`.
+fn commit_order_line(text: &[u8]) -> Option<usize> {
+    let mut start = 0;
+    for line in text.split(|&b| b == b'\n') {
+        let at = start + line.iter().take_while(|b| b.is_ascii_whitespace()).count();
+        if text[at..].starts_with(b"{:commit-order") {
+            return Some(at);
+        }
+        start += line.len() + 1;
+    }
+    None
 }
 
 /// TimeKiller's transactions one a line (`{"tid": 1, "sid": 1, "sts": .., "cts": .., "ops":
