@@ -95,7 +95,10 @@ fn output_lines_and_exit_codes_are_elle_clis() {
     let (code, out, _) = elle_cli(&["-m", "list-append", &empty]);
     assert_eq!((code, out.as_str()), (0, format!("{empty} \t unknown\n").as_str()));
     assert_eq!(elle_cli(&["--strict-exit", "-m", "list-append", &empty]).0, 1);
-    assert_eq!(elle_cli(&["--strict-exit", "-m", "list-append", &good]).0, 0);
+    assert_eq!(elle_cli(&["--strict-exit", "-m", "list-append", "-c", "serializable", &good]).0, 0);
+    // The default, strict-serializable, is unknown on a history of completions alone (no
+    // invocation recorded: no real-time order), where elle-cli reports it valid (docs/levels.md).
+    assert_eq!(elle_cli(&["--strict-exit", "-m", "list-append", &good]).0, 1);
     // The old prefixed model name.
     assert_eq!(elle_cli(&["-m", "elle-list-append", "-c", "serializable", &bad]).0, 1);
     // Usage errors: the message on standard output, exit 1.
@@ -364,6 +367,13 @@ fn documented_differences_from_elle() {
     // 8. Real-time order from :time (grail) rather than from the order of the file (Elle).
     let f = fixture("time-vs-order.edn");
     assert_eq!(types(&verdict(la, "strict-serializable", &f)), ["G-single-item-realtime"]);
+    //    Completions alone: no real-time order (as Elle reads them), so strict-serializable is
+    //    unknown, where Elle answers valid; serializable is valid in both.
+    let f = fixture("completions-only.edn");
+    let v = verdict(la, "strict-serializable", &f);
+    assert_eq!((v["valid?"].as_str(), types(&v)), (Some("unknown"), vec!["cycle-search-timeout".to_string()]));
+    assert!(v.to_string().contains("no recorded invocation"), "{v}");
+    assert_eq!(verdict(la, "serializable", &f), serde_json::json!({"valid?": true}));
     // 9. repeatable-read: grail's name for SER (on item histories PL-2.99 is PL-3); Elle's
     //    PL-2.99 does not forbid internal anomalies, its serializable does.
     let f = fixture("internal.edn");

@@ -693,7 +693,8 @@ mod tests {
 
     #[test]
     fn an_empty_graph_is_unknown() {
-        let a = check_text("{:type :ok, :value [[:r :x []]], :index 1}\n", &["strict-serializable"]);
+        let h = "{:type :invoke, :process 0, :value [[:r :x nil]], :index 0}\n{:type :ok, :process 0, :value [[:r :x []]], :index 1}\n";
+        let a = check_text(h, &["strict-serializable"]);
         assert_eq!(a.valid, Valid::Unknown);
         assert_eq!(
             a.result.to_compact(),

@@ -227,7 +227,13 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
             let (e, untimed) = realtime_edges(h, &g.is_vertex);
             if untimed > 0 {
                 notes.push(format!(
-                    "{untimed} committed transactions have no invocation time: they take no part in real-time order"
+                    "{} no recorded invocation: nothing is known to precede {} in real-time order",
+                    crate::words::count(
+                        untimed as u64,
+                        "transaction in the graph has",
+                        "transactions in the graph have"
+                    ),
+                    if untimed == 1 { "it" } else { "them" }
                 ));
             }
             e

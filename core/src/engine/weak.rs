@@ -434,8 +434,15 @@ pub fn classify(h: &History, g: &DependencyGraph, cycle: &[Edge], txn_of: impl F
 }
 
 /// The anomaly of a read of the initial value after observing a writer of the key.
+/// A `t3` that also read this key from the observed writer read one key from two writers (the
+/// initial value and that writer's): a non-repeatable read.
 pub fn initial_kind(h: &History, g: &DependencyGraph, r: &InitialRead, txn_of: impl Fn(u32) -> TxnId) -> AnomalyKind {
-    premise_kind(premise(h, g, txn_of(r.write_op), txn_of(r.read_op), r.read_op), || false)
+    let (t2, t3, key) = (txn_of(r.write_op), txn_of(r.read_op), h.ops[r.read_op as usize].key);
+    premise_kind(premise(h, g, t2, t3, r.read_op), || {
+        let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (t2, t3, EdgeType::Wr));
+        g.edges[i..].iter().take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr).any(|e| e.key == key)
+            || reads_before_own_appends_from(h, t2, t3).iter().any(|&o| h.ops[o as usize].key == key)
+    })
 }
 
 fn premise_kind(worst: Premise, same_read_twice: impl Fn() -> bool) -> AnomalyKind {

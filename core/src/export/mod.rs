@@ -45,7 +45,7 @@ pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String
 /// left out, in the order they were invoked (the order of the input's records).
 fn invocation_order(h: &History, txns: &[TxnId]) -> Vec<TxnId> {
     let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
-    crate::par::sort::sort_unstable_by_key(&mut order, |&t| (h.txns[t as usize].invoke_pos(), t));
+    crate::par::sort::sort_unstable_by_key(&mut order, |&t| (h.txns[t as usize].first_pos(), t));
     order.dedup();
     order
 }

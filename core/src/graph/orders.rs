@@ -52,7 +52,7 @@ fn order_edge(h: &History, ty: EdgeType, from: TxnId, to: TxnId) -> Edge {
 /// completed is stored after the completed ones, yet may have come first.
 pub fn session_place(h: &History, t: TxnId) -> SessionPlace {
     let txn = &h.txns[t as usize];
-    (txn.invoke_pos(), txn.invoke_time(), t)
+    (txn.first_pos(), txn.invoke_time(), t)
 }
 
 /// Where a transaction falls in its session: invocation position, time, then id.
@@ -85,9 +85,9 @@ pub fn session_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, bool) {
 /// transaction links from the "frontier" of completed transactions not yet implied by a later
 /// one. Times are the recorded ones (`:time`, native `start`/`end`), or, when the history records
 /// none, the positions of invocation and completion in the input (Elle's choice). Vertices
-/// without an invocation are left out; those without a completion (an indeterminate
-/// transaction whose write was seen) get incoming edges only. Returns the edges and how many
-/// vertices had no times.
+/// without an invocation get outgoing edges only; those without a completion (an indeterminate
+/// transaction whose write was seen) incoming edges only. Returns the edges and how many
+/// vertices had no invocation.
 pub fn realtime_edges(h: &History, is_vertex: &[bool]) -> (Vec<Edge>, usize) {
     let times = realtime_times(h);
     let vertices = h.txns.iter().enumerate().filter(|(t, _)| is_vertex[*t]).map(|(t, txn)| {
@@ -127,20 +127,21 @@ pub fn realtime_gaps(h: &History, is_vertex: &[bool]) -> usize {
 
 /// The reduced real-time order of transactions given as (id, invocation, completion) times
 /// ([`realtime_edges`]; the online checker's window uses it too): the pairs `(a, b)`, and how
-/// many had no invocation time (left out).
+/// many had no invocation. One without an invocation still precedes what was invoked after its
+/// completion (as Elle's realtime graph links a completion to later invocations), but nothing
+/// is known to precede it.
 pub fn realtime_pairs(txns: impl Iterator<Item = (TxnId, Option<i64>, Option<i64>)>) -> (Vec<(TxnId, TxnId)>, usize) {
     // (time, 0 = invoke / 1 = complete, txn): at equal times an invocation comes first, so that
     // touching intervals are concurrent, not ordered.
     let mut events: Vec<(i64, u8, TxnId)> = Vec::new();
     let mut untimed = 0;
     for (t, inv, done) in txns {
-        let Some(inv) = inv else {
-            untimed += 1;
-            continue;
-        };
-        events.push((inv, 0, t));
+        match inv {
+            Some(inv) => events.push((inv, 0, t)),
+            None => untimed += 1,
+        }
         if let Some(done) = done {
-            events.push((done.max(inv), 1, t));
+            events.push((inv.map_or(done, |i| done.max(i)), 1, t));
         }
     }
     crate::par::sort::sort_unstable(&mut events);

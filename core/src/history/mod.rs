@@ -378,9 +378,16 @@ impl Transaction {
     }
 
     /// Where the invocation is among the input's operations (Jepsen formats): real-time order
-    /// when the history records no times, as Elle takes it.
+    /// when the history records no times, as Elle takes it. `None` when no invocation was
+    /// recorded (a history of completions alone): nothing is known to precede it in real time.
     pub fn invoke_pos(&self) -> Option<u64> {
         self.position(self.invoke_pos, |x| x.invoke_pos)
+    }
+
+    /// Where the transaction first appears in the input: its invocation, else its completion
+    /// (session order and the order of exported records).
+    pub fn first_pos(&self) -> Option<u64> {
+        self.invoke_pos().or_else(|| self.complete_pos())
     }
 
     /// Where the completion is among the input's operations.

@@ -62,7 +62,7 @@ pub fn completed<H>(
         process,
         invoke_time: invoke.and_then(|p| p.time),
         complete_time: time,
-        invoke_pos: Some(invoke.map_or(ordinal, |p| p.seq)),
+        invoke_pos: invoke.map(|p| p.seq),
         complete_pos: Some(ordinal),
         ..Default::default()
     }

@@ -385,8 +385,9 @@ fn realtime(h: &History, a: u32, b: u32) -> bool {
     use super::orders::{timed, times};
     let timed = timed(h);
     let (Some(x), Some(y)) = (h.txns.get(a as usize), h.txns.get(b as usize)) else { return false };
+    // `a` without a recorded invocation still completed before `b` was invoked.
     match (times(x, timed), times(y, timed)) {
-        ((Some(ia), Some(ca)), (Some(ib), _)) => ca.max(ia) < ib,
+        ((ia, Some(ca)), (Some(ib), _)) => ia.map_or(ca, |i| ca.max(i)) < ib,
         _ => false,
     }
 }

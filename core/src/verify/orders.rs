@@ -45,7 +45,7 @@ pub(super) fn sessions(h: &History, ex: &Execution) -> Vec<Vec<u32>> {
 /// Where a transaction stands in its process: invocation position, time, then place in the
 /// history.
 pub(super) fn place(x: &Transaction, t: u32) -> (Option<u64>, Option<i64>, u32) {
-    (x.invoke_pos(), x.invoke_time(), t)
+    (x.first_pos(), x.invoke_time(), t)
 }
 
 /// Each process's transactions in the witness come one after the other ([`sessions`]).
@@ -94,8 +94,9 @@ pub(super) fn real_time(h: &History, ex: &Execution, kind: WitnessKind) -> Resul
     let (mut completions, mut invocations) = (Vec::new(), Vec::new());
     for (t, x) in h.txns.iter().enumerate().filter(|&(t, _)| ex.contains(t)) {
         let (invoked, completed) = times(x);
-        if let (Some(i), Some(c)) = (invoked, completed) {
-            completions.push((c.max(i), t as u32));
+        // Without a recorded invocation it still precedes what was invoked after it completed.
+        if let Some(c) = completed {
+            completions.push((invoked.map_or(c, |i| c.max(i)), t as u32));
         }
         if let Some(i) = invoked {
             invocations.push((i, t as u32));

@@ -161,7 +161,7 @@ impl OnlineTxn {
 pub fn stream_order(h: &History) -> Vec<TxnId> {
     let mut invocations: crate::hash::Map<i64, Vec<u64>> = crate::hash::Map::default();
     for t in &h.txns {
-        if let (Some(p), Some(i)) = (t.process(), t.invoke_pos()) {
+        if let (Some(p), Some(i)) = (t.process(), t.first_pos()) {
             invocations.entry(p).or_default().push(i);
         }
     }

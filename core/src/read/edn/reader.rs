@@ -205,7 +205,7 @@ impl<'a> Reader<'a, HistoryBuilder> {
             process: m.process,
             invoke_time: invoke.as_ref().and_then(|p| p.time),
             complete_time: m.time,
-            invoke_pos: Some(invoke.as_ref().map_or(ordinal, |p| p.seq)),
+            invoke_pos: invoke.as_ref().map(|p| p.seq),
             complete_pos: Some(ordinal),
             label,
             line,
