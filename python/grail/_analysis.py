@@ -201,7 +201,9 @@ class OnlineChecker:
         """Take the next transaction; the anomalies (cycles) it closed, as dicts with ``txns``,
         ``types``, ``keys``, ``labels``, ``zellag``, ``ldbc``, ``adya`` (each ``"none"`` for a
         cycle through session, real-time or commit order, or chosen versions), ``anomaly``
-        (``grail check``'s name of it), ``closed_by``, ``provisional`` and ``violates``."""
+        (``grail check``'s name of it), ``closed_by``, ``found`` (``arrival``, or ``round``,
+        ``pause``, ``end`` for a cycle a later check of the offline engine found),
+        ``provisional`` and ``violates``."""
         return [json.loads(a) for a in self._native.push_json(json.dumps(txn))]
 
     def feed(self, txns: Iterable[Mapping[str, Any]]) -> Iterator[Dict[str, Any]]:

@@ -96,7 +96,10 @@ function cycleText(c) {
     const steps = c.txns.map((t, i) => `T${t} -${c.types[i]}->`).join(' ');
     // A cycle through session, real-time or commit order has no class (`none`): its anomaly names it.
     const [what, name] = c.zellag === 'none' ? ['a cycle', c.anomaly] : [c.zellag === 'other' ? 'a cycle of class other' : `a ${c.zellag}`, c.adya];
-    return `T${c.closed_by} closed ${what} (${name}${c.provisional ? ', provisional' : ''}): ${steps} T${c.txns[0]}`;
+    // Found by a later check of the offline engine, not as closed_by arrived: it may have closed before.
+    const by = c.closed_by;
+    const when = { round: `Found by a round at T${by}'s arrival:`, pause: `Found at a pause in the input (after T${by}):`, end: `Found at the end of the stream (after T${by}):` }[c.found] ?? `T${by} closed`;
+    return `${when} ${what} (${name}${c.provisional ? ', provisional' : ''}): ${steps} T${c.txns[0]}`;
 }
 
 function findingText(f) {

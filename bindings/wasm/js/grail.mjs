@@ -567,7 +567,7 @@ class Streaming {
  * grail's native form: `{id, label, status, ops: [["append", k, v], ["r", k, [..]]]}`); each
  * call returns the cycles that transaction closed (`txns`, `types`, `keys`, `labels`, `zellag`,
  * `ldbc`, `adya` (each `none` for a cycle through session, real-time or commit order, or chosen
- * versions), `anomaly` (grail check's name of it), `closed_by`, `provisional`, `violates`). Memory stays bounded by `window` committed
+ * versions), `anomaly` (grail check's name of it), `closed_by`, `found`, `provisional`, `violates`). Memory stays bounded by `window` committed
  * transactions (Zellag & Kemme 2014, Sect. 6); `summary()` gives the counts and notes.
  */
 export class OnlineChecker extends Streaming {

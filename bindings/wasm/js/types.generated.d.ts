@@ -132,6 +132,10 @@ export type RegisterMode = 'auto' | 'polygraph' | 'sure-edges';
  */
 export type WhiteBoxMode = 'auto' | 'ignore' | 'only';
 /**
+ * When an online cycle was found.
+ */
+export type Found = 'arrival' | 'round' | 'pause' | 'end';
+/**
  * A strategy's answer for one level: a verdict, or "not detected" by a bounded search.
  */
 export type StrategyVerdict = 'violated' | 'holds' | 'not-detected' | 'unknown';
@@ -828,9 +832,15 @@ export interface OnlineAnomaly {
      */
     anomaly: string;
     /**
-     * The transaction whose arrival closed the cycle.
+     * The transaction whose arrival closed the cycle (`found` is `arrival`), or the last to
+     * arrive before the check that found it (a round, a pause, the end: it closed at or
+     * before that arrival).
      */
     closed_by: number;
+    /**
+     * What found it: the search as `closed_by` arrived, or a later check of the offline engine.
+     */
+    found: Found & string;
     /**
      * The keys of each edge.
      */

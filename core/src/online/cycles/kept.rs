@@ -91,6 +91,11 @@ impl Kept {
         self.txns.iter().any(|t| t.times.0.is_some() || t.times.1.is_some())
     }
 
+    /// Every kept transaction recorded both its times: real-time order places each of them.
+    pub fn all_timed(&self) -> bool {
+        self.txns.iter().all(|t| t.times.0.is_some() && t.times.1.is_some())
+    }
+
     /// The kept transactions as a history; `partial` (some left, or more may come: a writer may
     /// complete after its reader), without the reads of values no kept transaction wrote or two
     /// did, and without the register writes no kept read saw that are their transaction's only
@@ -418,7 +423,7 @@ fn classified(
 /// overlapping window is reported once.
 #[derive(Debug, Default)]
 pub(super) struct Reported {
-    cycles: Set<Vec<u64>>,
+    cycles: Set<Vec<(u64, u16)>>,
     findings: Set<(String, Option<u64>, u64)>,
     /// Arrivals since the last round.
     pub since: usize,
@@ -428,9 +433,12 @@ pub(super) struct Reported {
 const REMEMBERED: usize = 100_000;
 
 impl Reported {
-    /// Whether this cycle is new (by its transactions, whatever the rotation).
-    pub fn new_cycle(&mut self, txns: &[u64]) -> bool {
-        let mut k = txns.to_vec();
+    /// Whether this cycle is new (by its transactions and the type of the step out of each,
+    /// whatever the rotation: a cycle through session order is not the dependency cycle of the
+    /// same transactions).
+    pub fn new_cycle<'a>(&mut self, txns: &[u64], types: impl Iterator<Item = &'a str>) -> bool {
+        let code = |t: &str| t.bytes().fold(0u16, |c, b| c << 8 | b as u16);
+        let mut k: Vec<(u64, u16)> = txns.iter().copied().zip(types.map(code)).collect();
         crate::par::sort::sort_unstable(&mut k);
         if self.cycles.len() >= REMEMBERED {
             self.cycles.clear();
@@ -447,6 +455,6 @@ impl Reported {
 }
 
 /// A cycle of a round as the checker reports it, closed by the round's last arrival.
-pub(super) fn anomaly(c: ClassifiedCycleAt, closed_by: u64) -> OnlineAnomaly {
-    OnlineAnomaly { cycle: c.cycle, anomaly: c.anomaly, closed_by, provisional: false, violates: c.violates }
+pub(super) fn anomaly(c: ClassifiedCycleAt, closed_by: u64, found: super::Found) -> OnlineAnomaly {
+    OnlineAnomaly { cycle: c.cycle, anomaly: c.anomaly, closed_by, found, provisional: false, violates: c.violates }
 }

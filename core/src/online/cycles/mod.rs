@@ -97,14 +97,35 @@ pub struct OnlineAnomaly {
     /// level's own name of it (`G-single-process`, `fractured-read`, and a cycle of forced
     /// choices by the cycles that forced them: `polygraph::name::of_counterexample`).
     pub anomaly: String,
-    /// The transaction whose arrival closed the cycle.
+    /// The transaction whose arrival closed the cycle (`found` is `arrival`), or the last to
+    /// arrive before the check that found it (a round, a pause, the end: it closed at or
+    /// before that arrival).
     pub closed_by: u64,
+    /// What found it: the search as `closed_by` arrived, or a later check of the offline engine.
+    #[serde(default)]
+    pub found: Found,
     /// Some edge of it was drawn to an append no read had ordered yet: the offline check of the
     /// whole history may place that append later and find a longer cycle instead.
     pub provisional: bool,
     /// The levels whose anti-patterns this cycle matches as it closed, and the levels stronger
     /// than them: each is violated now, whatever comes later.
     pub violates: Vec<String>,
+}
+
+/// When an online cycle was found.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[serde(rename_all = "kebab-case")]
+pub enum Found {
+    /// By the search as its closing transaction arrived.
+    #[default]
+    Arrival,
+    /// By a round of the offline engine over a register stream's kept transactions.
+    Round,
+    /// By the offline engine when the input paused.
+    Pause,
+    /// By the offline engine at the stream's end.
+    End,
 }
 
 /// Counters of the online checker.
@@ -319,7 +340,8 @@ impl OnlineChecker {
     /// of values nobody appended, the order of appends no read saw), and a level may hold. When
     /// nothing left the window, the offline engine checks the kept transactions: a register
     /// stream's last round, every level (its cycles returned, its reads taken by
-    /// [`OnlineChecker::take_findings`]); a list-append stream's RC, RA and CC. A transaction
+    /// [`OnlineChecker::take_findings`]); a list-append stream's RC, RA and CC, and its cycles
+    /// through session or real-time order (`order_cycles`). A transaction
     /// pushed after it takes the stream up again.
     pub fn end(&mut self) -> Vec<OnlineAnomaly> {
         self.ended = true;
@@ -334,8 +356,7 @@ impl OnlineChecker {
                     Some(format!("not decided online: the write-ahead log has a line that is not a log record: {e}"));
                 return Vec::new();
             }
-            let found = self.round(by);
-            return found;
+            return self.round(by, Found::End);
         }
         if self.kept.dropped > 0 {
             self.last_why = Some(format!(
@@ -347,7 +368,26 @@ impl OnlineChecker {
         }
         let Some(c) = self.weak_levels(false) else { return Vec::new() };
         self.last = Some(c.levels.clone());
-        self.take_round(c, by, false)
+        let mut found = self.take_round(c, by, false, Found::End);
+        found.extend(self.order_cycles(by));
+        found
+    }
+
+    /// A list-append stream's cycles through session order (and real-time order, when every
+    /// transaction recorded both times), at its end: the search as transactions arrive draws
+    /// dependency edges only, so these are found by the offline engine over the kept
+    /// transactions, as `grail check` finds them. The levels' verdicts stay the window's search's.
+    fn order_cycles(&mut self, by: u64) -> Vec<OnlineAnomaly> {
+        let mut levels = vec![Level::StrongSessionSer, Level::StrongSessionSi];
+        if self.kept.all_timed() {
+            levels.extend([Level::StrictSer, Level::StrongSi]);
+        }
+        let Ok(h) = self.kept.history(false, self.wal.as_mut()) else { return Vec::new() };
+        let mut c = kept::check(&h, &levels);
+        c.levels.clear();
+        c.findings.clear();
+        c.cycles.retain(|x| x.cycle.types.iter().any(|t| t == "so" || t == "rt"));
+        self.take_round(c, by, false, Found::End)
     }
 
     /// The input paused (a front end calls it then, so that a violation is not held back). A
@@ -358,7 +398,7 @@ impl OnlineChecker {
     pub fn flush(&mut self) -> Vec<OnlineAnomaly> {
         let log_grew = self.wal.as_ref().is_some_and(|w| w.changes() > self.log_changes_at_round);
         match self.model {
-            Some(Model::RwRegister) if self.reported.since > 0 || log_grew => self.round(self.last_id),
+            Some(Model::RwRegister) if self.reported.since > 0 || log_grew => self.round(self.last_id, Found::Pause),
             Some(Model::ListAppend) => self.weak_round_at_pause(self.last_id),
             _ => Vec::new(),
         }
@@ -366,7 +406,7 @@ impl OnlineChecker {
 
     /// One round of a register stream: the offline engine over the kept transactions, every
     /// level; what it found that no round reported yet.
-    fn round(&mut self, by: u64) -> Vec<OnlineAnomaly> {
+    fn round(&mut self, by: u64, found: Found) -> Vec<OnlineAnomaly> {
         self.reported.since = 0;
         self.log_changes_at_round = self.wal.as_ref().map_or(0, |w| w.changes());
         self.stats.rounds += 1;
@@ -385,12 +425,12 @@ impl OnlineChecker {
         if self.ended && self.kept.dropped == 0 {
             self.last = Some(c.levels.clone());
         }
-        self.take_round(c, by, true)
+        self.take_round(c, by, true, found)
     }
 
     /// Take what the engine found: the levels it found violated go to the levels' watch (when
     /// `watch`), each cycle and read not reported yet is reported.
-    fn take_round(&mut self, c: kept::Checked, by: u64, watch: bool) -> Vec<OnlineAnomaly> {
+    fn take_round(&mut self, c: kept::Checked, by: u64, watch: bool, when: Found) -> Vec<OnlineAnomaly> {
         if watch {
             for d in c.levels.iter().filter(|d| d.verdict == crate::engine::Verdict::Violated) {
                 self.watch.add_level(d.level, &d.anomalies, &d.witness);
@@ -407,12 +447,12 @@ impl OnlineChecker {
         }
         let mut found = Vec::new();
         for cyc in c.cycles {
-            if !self.reported.new_cycle(&cyc.cycle.txns) {
+            if !self.reported.new_cycle(&cyc.cycle.txns, cyc.cycle.types.iter().map(String::as_str)) {
                 continue;
             }
             self.stats.cycles += 1;
             self.tally.add(cyc.classes, cyc.cycle.txns.len(), &cyc.cycle.labels);
-            found.push(kept::anomaly(cyc, by));
+            found.push(kept::anomaly(cyc, by, when));
         }
         found
     }
@@ -551,7 +591,7 @@ impl OnlineChecker {
         self.reported.since = 0;
         let Some(mut c) = self.weak_levels(true) else { return Vec::new() };
         c.cycles.clear();
-        self.take_round(c, by, true)
+        self.take_round(c, by, true, Found::Pause)
     }
 
     /// A list-append stream's RC, RA and CC by the offline engine over the kept transactions
@@ -571,7 +611,7 @@ impl OnlineChecker {
         // At most half the window apart, so that transactions that arrive within half a window of
         // one another are together in some round.
         if self.reported.since >= ROUND_MIN.max(self.kept.len() / 2).min((self.opts.window / 2).max(1)) {
-            return self.round(txn.id);
+            return self.round(txn.id, Found::Round);
         }
         Vec::new()
     }
@@ -595,7 +635,7 @@ impl OnlineChecker {
         let txns: Vec<u64> = cyc.iter().map(|&s| self.window.node(s).map_or(0, |x| x.id)).collect();
         self.watch.cycle(&shape.types, &txns);
         // A round of the offline engine that finds it again does not report it twice.
-        self.reported.new_cycle(&txns);
+        self.reported.new_cycle(&txns, shape.types.iter().map(|t| t.as_str()));
         if shape.provisional {
             // Counted once its edges are settled (or its transactions leave the window).
             self.pending.push(PendingCycle { seqs: cyc.to_vec(), classes: c, labels: labels.clone() });
@@ -604,6 +644,7 @@ impl OnlineChecker {
         }
         self.stats.cycles += 1;
         OnlineAnomaly {
+            found: Found::Arrival,
             violates: levels::violated_by(&shape.types),
             anomaly: c.adya.into(),
             cycle: ClassifiedCycle {

@@ -1,6 +1,6 @@
 //! Text for people: takes an anomaly or the summary, gives lines as `grail online` prints them.
 
-use super::{OnlineAnomaly, OnlineFinding, OnlineSummary};
+use super::{Found, OnlineAnomaly, OnlineFinding, OnlineSummary};
 
 /// A read finding as a line: `T12 read an aborted write (G1a) of T9, found when T9 arrived`
 /// (a write: an append, or a register's).
@@ -17,7 +17,8 @@ pub fn render_finding(f: &OnlineFinding) -> String {
 }
 
 /// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`,
-/// or `T3 closed a cycle (G-single-process): T1 -so-> T3 -rw x-> T1`.
+/// or, found by a later check, `Found at the end of the stream (after T5): a cycle
+/// (G-single-process): T3 -rw x-> T1 -so-> T3`.
 pub fn render_anomaly(o: &OnlineAnomaly) -> String {
     let a = &o.cycle;
     let show = |v: &serde_json::Value| match v {
@@ -31,7 +32,14 @@ pub fn render_anomaly(o: &OnlineAnomaly) -> String {
         "other" => format!("a cycle of class other ({}, {})", a.adya, a.ldbc),
         z => format!("a {z} ({}, {})", a.adya, a.ldbc),
     };
-    let mut s = format!("T{} closed {what}{}: ", o.closed_by, if o.provisional { " [provisional]" } else { "" });
+    let by = o.closed_by;
+    let provisional = if o.provisional { " [provisional]" } else { "" };
+    let mut s = match o.found {
+        Found::Arrival => format!("T{by} closed {what}{provisional}: "),
+        Found::Round => format!("Found by a round at T{by}'s arrival: {what}{provisional}: "),
+        Found::Pause => format!("Found at a pause in the input (after T{by}): {what}{provisional}: "),
+        Found::End => format!("Found at the end of the stream (after T{by}): {what}{provisional}: "),
+    };
     for (i, t) in a.txns.iter().enumerate() {
         let keys: Vec<String> = a.keys.get(i).map_or(Vec::new(), |ks| ks.iter().map(show).collect());
         let ty = a.types.get(i).map_or("", |x| x.as_str());
