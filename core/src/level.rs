@@ -403,7 +403,8 @@ pub fn plain_name(types: &[EdgeType], rereads: bool, overwrites: bool) -> &'stat
     let adjacent = (0..n).any(|i| types[i] == EdgeType::Rw && types[(i + 1) % n] == EdgeType::Rw);
     let ordered = types.iter().any(|&t| matches!(t, EdgeType::So | EdgeType::Rt));
     match rw {
-        0 if types.iter().all(|&t| t == EdgeType::Ww) => "write cycle",
+        // No read in it (ww steps through session or real-time order too): no information flows.
+        0 if !types.contains(&EdgeType::Wr) => "write cycle",
         // A read that missed a write its session (or real time) had already made visible.
         1 if ordered => "stale read",
         0 => "circular information flow",

@@ -146,3 +146,21 @@ fn list5_arangodb_export_reproduces_grails_files() {
     assert_eq!((only_theirs, only_ours), (2398, 625));
     assert!(common_triples > 0 && same_events > 0);
 }
+
+/// A counterexample's DOT: a session step is labelled by its type alone (it is on no key: once
+/// `so null`), a G0 through session order is a write cycle (once "circular information flow",
+/// G1c's name, though no step is a read).
+#[test]
+fn a_cycle_through_session_order_in_dot() {
+    let text = "{:index 0, :type :ok, :process 0, :value [[:append :x 1]]}\n\
+{:index 1, :type :ok, :process 0, :value [[:append :x 2]]}\n\
+{:index 2, :type :ok, :process 1, :value [[:r :x [2 1]]]}\n";
+    let h = grail_core::read(text.as_bytes(), grail_core::Format::Auto).unwrap();
+    let r =
+        grail_core::check(&h, &grail_core::CheckOptions { levels: vec![Level::StrongSessionSi], ..Default::default() });
+    let c = &r.levels["strong-session-SI"].cycles[0];
+    assert_eq!((c.anomaly.as_str(), c.name.as_str()), ("G0-process", "write cycle"));
+    let dot = grail_core::render::dot::cycle_dot(c);
+    assert!(dot.contains("[label=\"so\",") && dot.contains("[label=\"ww x\","), "{dot}");
+    assert!(!dot.contains("null") && !dot.contains("information"), "{dot}");
+}

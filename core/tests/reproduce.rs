@@ -48,7 +48,22 @@ fn reproduces(text: &str, levels: &[Level], anomaly: &str, txns: &[u64]) -> bool
 }
 
 fn reproduces_in(edn: &str, format: Format, levels: &[Level], anomaly: &str, txns: &[u64]) -> bool {
-    let h = grail_core::read(edn.as_bytes(), format).unwrap_or_else(|e| panic!("{e}\n{edn}"));
+    reproduces_with(edn, format, None, levels, anomaly, txns)
+}
+
+/// As [`reproduces_in`], the text checked with a write-ahead log when one is given.
+fn reproduces_with(
+    edn: &str,
+    format: Format,
+    wal: Option<&[u8]>,
+    levels: &[Level],
+    anomaly: &str,
+    txns: &[u64],
+) -> bool {
+    let mut h = grail_core::read(edn.as_bytes(), format).unwrap_or_else(|e| panic!("{e}\n{edn}"));
+    if let Some(w) = wal {
+        grail_core::read_wal(&mut h, w).unwrap();
+    }
     let r = grail_core::check(&h, &CheckOptions { levels: levels.to_vec(), ..CheckOptions::default() });
     let mut want = txns.to_vec();
     want.sort();
@@ -90,7 +105,11 @@ fn every_sub_history_offered_reproduces_its_counterexample() {
             let sub = unescape(&pre[..pre.find("</pre>").unwrap()]);
             let title = &section[..section.find("<pre class=\"subhistory\">").unwrap()];
             let claims = title.contains("Minimal sub-history") || title.contains("shows this cycle again");
-            let ok = reproduces(&sub, &levels, &anomaly, &c.txns);
+            // A register history with a write-ahead log: the sub-history is checked with the log
+            // (the text does not carry it), and the page says so.
+            let log = std::fs::read(case.with_extension("log")).ok();
+            assert_eq!(title.contains("write-ahead log"), log.is_some(), "{}: {title}", case.display());
+            let ok = reproduces_with(&sub, Format::Auto, log.as_deref(), &levels, &anomaly, &c.txns);
             assert_eq!(
                 claims,
                 ok,
@@ -101,7 +120,7 @@ fn every_sub_history_offered_reproduces_its_counterexample() {
             offered += claims as usize;
             // The builder's own answer agrees with the page.
             let b = reproducing_sub_history(&h, c, &levels, &CheckOptions::default(), 64);
-            assert_eq!(b.reproduces, ok, "{}", case.display());
+            assert_eq!((b.reproduces, b.with_log), (ok, log.is_some()), "{}", case.display());
             let body = |e: &str| e.lines().filter(|l| !l.starts_with(';')).collect::<Vec<_>>().join("\n");
             assert_eq!(body(&b.text), body(&sub), "{}", case.display());
         }

@@ -73,6 +73,9 @@ pub fn export(input: Input, format: &str, out: &Path, max_depth: usize) -> Resul
 pub fn generate(g: &GenArgs) -> Result<u8, String> {
     use std::io::Write;
     let o = g.options()?;
+    if g.wal_out.is_some() && !o.has_wal() {
+        return Err("--wal-out: only a register history in EDN has a write-ahead log (--model rw-register --output edn); a native document carries its version order itself".into());
+    }
     let gen = if g.output == "cobra" {
         let Some(dir) = &g.out else {
             return Err("--output cobra writes a folder of logs: give --out".into());

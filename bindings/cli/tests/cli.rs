@@ -431,3 +431,25 @@ fn counts_of_one_are_singular() {
         assert!(!out.contains(wrong), "{wrong}: {out}");
     }
 }
+
+/// `--wal-out` writes the log of a register history in EDN, and is refused where there is no
+/// log to write (once ignored: exit 0, no file, no word).
+#[test]
+fn wal_out_is_written_or_refused() {
+    let dir = std::env::temp_dir().join(format!("grail-wal-out-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (h, wal) = (dir.join("h.edn"), dir.join("h.log"));
+    let (h, wal) = (h.to_str().unwrap(), wal.to_str().unwrap());
+    let (code, _, err) = grail(&["generate", "--txns", "20", "--model", "rw-register", "--out", h, "--wal-out", wal]);
+    assert_eq!(code, 0, "{err}");
+    assert!(std::fs::read_to_string(wal).unwrap().contains("\"type\":2300"));
+    for extra in [&["--model", "rw-register", "--output", "native"][..], &["--model", "list-append"][..]] {
+        let _ = std::fs::remove_file(wal);
+        let mut args = vec!["generate", "--txns", "20", "--out", h, "--wal-out", wal];
+        args.extend_from_slice(extra);
+        let (code, _, err) = grail(&args);
+        assert_eq!(code, 2, "{extra:?}: {err}");
+        assert!(err.contains("--wal-out: only a register history in EDN has a write-ahead log"), "{err}");
+        assert!(!Path::new(wal).exists());
+    }
+}

@@ -101,3 +101,47 @@ fn a_large_history_gives_a_bounded_page_that_says_what_it_left_out() {
     assert!(html.contains(r#"id="cycles-omitted">"#), "says how many counterexamples are left out");
     assert!(html.contains(r#"id="findings-omitted">"#), "and how many findings");
 }
+
+/// A weak level's `co` step ends at another transaction's read (T5 read y from T1 after
+/// observing T3): the steps table names that transaction, not the step's target (once the row
+/// `T3 → T1 (co) | y | [:w y 2] | [:r y 1]`, a read T1 never made).
+#[test]
+fn a_commit_order_step_names_the_reader_of_its_read() {
+    let dir = tmp("html-co");
+    let case = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cases/G-single/forced-write-cycle.edn");
+    let html = page(case, &dir, &["--levels", "RA"]);
+    assert!(html.contains("T3 &rarr; T1 (co)"), "the co step");
+    assert!(html.contains("T5&#39;s [:r y 1]"), "the reader named");
+    assert!(!html.contains("<td class=\"mono\">[:r y 1]</td>"), "the read given to T1");
+}
+
+/// Without times, the timeline's axis counts whole positions: distinct labels, each at the x
+/// its position is drawn at (once `0, 0, 1, 1, 2, 3`, fractional positions truncated).
+#[test]
+fn an_untimed_timeline_labels_whole_positions() {
+    let dir = tmp("html-axis");
+    let case = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/cases/G-nonadjacent/long-fork.edn");
+    let html = page(case, &dir, &["--levels", "all"]);
+    let timeline = &html[html.find(r#"class="timeline""#).unwrap()..];
+    let timeline = &timeline[..timeline.find("</svg>").unwrap()];
+    let ticks: Vec<(f64, i64)> = timeline
+        .split("<text x=\"")
+        .skip(1)
+        .filter(|t| t.contains("fill=\"#555\">"))
+        .map(|t| {
+            let x: f64 = t[..t.find('"').unwrap()].parse().unwrap();
+            let label = &t[t.find("fill=\"#555\">").unwrap() + 12..];
+            (x, label[..label.find('<').unwrap()].parse().unwrap())
+        })
+        .collect();
+    assert!(ticks.len() >= 2, "{ticks:?}");
+    // Evenly spaced whole positions: x grows with the label, in proportion.
+    let (x0, p0) = ticks[0];
+    let per = (ticks[1].0 - x0) / (ticks[1].1 - p0) as f64;
+    for w in ticks.windows(2) {
+        assert!(w[1].1 > w[0].1, "labels repeat: {ticks:?}");
+    }
+    for &(x, p) in &ticks {
+        assert!((x - (x0 + per * (p - p0) as f64)).abs() < 0.2, "{ticks:?}");
+    }
+}

@@ -384,7 +384,8 @@ export class History {
     /**
      * The smallest sub-history grail's search finds that shows `cycle` (a cycle of a report of
      * this history) again, checked by grail: `{text, extension, transactions, reproduces,
-     * minimal, checks}`, `text` in the input's notation. `levels` (required): the levels the
+     * minimal, checks, with_log}` (`with_log`: checked with the write-ahead log's order, which
+     * the text does not carry), `text` in the input's notation. `levels` (required): the levels the
      * cycle was reported for, one of which the sub-history must violate with it; `maxChecks`: the
      * search's budget (default 64).
      */

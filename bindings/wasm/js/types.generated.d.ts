@@ -439,6 +439,9 @@ export interface Step {
      */
     claimed?: boolean;
     from: number;
+    /**
+     * The operation of `from` the edge starts at.
+     */
     from_op: OpRef;
     key: Value | null;
     /**
@@ -448,6 +451,11 @@ export interface Step {
      */
     read_from?: number;
     to: number;
+    /**
+     * The operation of `to` the edge ends at; for a weak level's inferred `co` step, the read
+     * that forces it, of the transaction `to_op.txn` (which read `key` from `to` after observing
+     * `from`).
+     */
     to_op: OpRef;
     type: EdgeType;
     /**

@@ -366,7 +366,7 @@ impl History {
     /// The smallest sub-history core's search finds in `max_checks` checks that shows `cycle` (a
     /// cycle of a report of this history) again under one of `levels` (comma-separated: the
     /// levels it was reported for): `text` (in the input's notation), `extension`,
-    /// `transactions`, `reproduces`, `minimal`, `checks`.
+    /// `transactions`, `reproduces`, `minimal`, `checks`, `with_log`.
     #[wasm_bindgen(js_name = reproducingSubHistory)]
     pub fn reproducing_sub_history(&self, cycle: JsValue, levels: String, max_checks: u32) -> Result<JsValue, JsValue> {
         let cycle = cycle_from_js(cycle)?;

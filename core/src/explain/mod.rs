@@ -68,7 +68,11 @@ pub struct Step {
     pub ty: EdgeType,
     #[cfg_attr(feature = "schema", schemars(schema_with = "crate::history::schema::key_or_null"))]
     pub key: serde_json::Value,
+    /// The operation of `from` the edge starts at.
     pub from_op: OpRef,
+    /// The operation of `to` the edge ends at; for a weak level's inferred `co` step, the read
+    /// that forces it, of the transaction `to_op.txn` (which read `key` from `to` after observing
+    /// `from`).
     pub to_op: OpRef,
     /// Why the edge holds, in one sentence.
     pub why: String,

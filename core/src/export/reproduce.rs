@@ -34,6 +34,9 @@ pub struct SubHistory {
     pub minimal: bool,
     /// Checks spent.
     pub checks: usize,
+    /// It was checked with the write-ahead log's order of its writes, which the text does not
+    /// carry: checked alone without the log, it need not show the cycle.
+    pub with_log: bool,
 }
 
 /// Transactions `ts` in the input's notation: Jepsen EDN with each invocation (real-time order
@@ -54,6 +57,35 @@ fn shows(r: &Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
     let same = |c: &CycleReport| c.anomaly == want.0 && sorted(&c.txns) == want.1;
     levels.iter().any(|&l| r.levels.get(l).is_some_and(|lr| lr.valid == Some(false) && lr.cycles.iter().any(same)))
         || r.anomalies.iter().any(|a| a.cycle.as_ref().is_some_and(same) && a.levels.iter().any(|l| levels.contains(l)))
+}
+
+/// `h`'s version order (a write-ahead log's, or a native document's), restricted to the writes
+/// of `sub`, a sub-history of `h` read back, which does not have it: a log is not in the text.
+fn carry_order(h: &History, sub: &mut History) {
+    use crate::history::{Arg, OpKind, Value, VersionOrder};
+    let (Some(vo), None) = (&h.version_order, &sub.version_order) else { return };
+    let value = |v: Value| match v {
+        Value::Int(i) => Some(Value::Int(i)),
+        Value::Str(s) => sub.strings.lookup(h.strings.get(s)).map(Value::Str),
+    };
+    let written: crate::hash::Set<(u32, Value)> = sub
+        .ops
+        .iter()
+        .filter(|o| o.kind() == OpKind::Write)
+        .filter_map(|o| match o.arg() {
+            Arg::Val(v) => Some((o.key, v)),
+            _ => None,
+        })
+        .collect();
+    let mut order = VersionOrder::default();
+    for (&k, vals) in &vo.per_key {
+        let Some(key) = h.keys.get(k as usize).and_then(|&kv| value(kv)) else { continue };
+        let Some(sk) = sub.keys.iter().position(|&x| x == key) else { continue };
+        let sk = sk as u32;
+        let kept: Vec<Value> = vals.iter().filter_map(|&v| value(v)).filter(|&v| written.contains(&(sk, v))).collect();
+        order.per_key.insert(sk, kept);
+    }
+    sub.version_order = Some(order);
 }
 
 fn sorted(ids: &[u64]) -> Vec<u64> {
@@ -86,7 +118,10 @@ pub fn reproducing_sub_history(
         checks += 1;
         let ts: Vec<TxnId> = base.iter().chain(extra).copied().collect();
         let text = written(h, &ts, None);
-        read(text.as_bytes(), format).is_ok_and(|sub| shows(&check(&sub, &opts), levels, &want))
+        read(text.as_bytes(), format).is_ok_and(|mut sub| {
+            carry_order(h, &mut sub);
+            shows(&check(&sub, &opts), levels, &want)
+        })
     };
     let (kept, reproduces, minimal) = if base.len() != c.txns.len() || !fails(&candidates) {
         (Vec::new(), false, false)
@@ -102,13 +137,17 @@ pub fn reproducing_sub_history(
         Some(_) => format!("the {} {}", c.heading(), names(&c.txns)),
         None => format!("the {} ({}) cycle {}", c.name, c.anomaly, names(&c.txns)),
     };
+    // A write-ahead log's order is not in the text: the sub-history is checked with it.
+    let outside = h.version_order.is_some() && h.notation != Notation::Native;
+    let alone = if outside { "checked alone with the write-ahead log's order of its writes" } else { "checked alone" };
     let comment = if !reproduces {
         format!(
-            "The transactions of {what}. Checked alone they do not show it again (grail inferred it from more of the history): not a minimal sub-history."
+            "The transactions of {what}. {} they do not show it again (grail inferred it from more of the history): not a minimal sub-history.",
+            if outside { "Checked alone with the write-ahead log's order of their writes," } else { "Checked alone," }
         )
     } else {
         format!(
-            "A sub-history of {} transactions with {what}: checked alone, it violates {} with it{}.",
+            "A sub-history of {} transactions with {what}: {alone}, it violates {} with it{}.",
             ts.len(),
             levels.iter().map(|l| l.name()).collect::<Vec<_>>().join(" or "),
             if minimal {
@@ -121,7 +160,15 @@ pub fn reproducing_sub_history(
     let mut transactions: Vec<u64> = ts.iter().map(|&t| h.txns[t as usize].id).collect();
     crate::par::sort::sort_unstable(&mut transactions);
     let text = written(h, &ts, Some(&comment));
-    SubHistory { text, extension: super::extension(h.notation), transactions, reproduces, minimal, checks }
+    SubHistory {
+        text,
+        extension: super::extension(h.notation),
+        transactions,
+        reproduces,
+        minimal,
+        checks,
+        with_log: outside,
+    }
 }
 
 /// Transactions outside the cycle touching a key its transactions touch, the nearest to it first, at most

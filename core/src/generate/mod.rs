@@ -296,6 +296,12 @@ pub struct Generated {
 }
 
 impl GenOptions {
+    /// Whether the history comes with a write-ahead log: a register history in EDN (the other
+    /// outputs carry their version order themselves, or have none).
+    pub fn has_wal(&self) -> bool {
+        self.model == DataModel::RwRegister && self.output == Output::Edn
+    }
+
     /// The six benchmarks of PolySI's Table 3 by name (`general-rh`, `general-rw`,
     /// `general-wh`, `tpcc`, `rubis`, `twitter`): PolySI 5.1's parameters (25 sessions, 8
     /// operations a transaction, 10k keys), register histories, no client aborts. The general

@@ -131,10 +131,9 @@ struct Sim<'o> {
 /// is written as it is made instead of held whole.
 const PIECE: usize = 1 << 20;
 
-/// Whether the history has a write-ahead log: a register history in EDN (the others carry their
-/// version order themselves, or have none); the WAL is written only then.
+/// Whether the history has a write-ahead log ([`GenOptions::has_wal`]); the WAL is written only then.
 fn keeps_wal(o: &GenOptions) -> bool {
-    o.model == DataModel::RwRegister && o.output == Output::Edn
+    o.has_wal()
 }
 
 /// Retired keys gathered before their versions are looked at for dropping.

@@ -14,13 +14,18 @@ pub fn cycle_dot(c: &CycleReport) -> String {
         let _ = writeln!(s, "  T{} [label=\"T{}\\n{}\"];", step.from, step.from, escape(&step.from_op.op));
     }
     for step in &c.steps {
+        // A session or real-time step is on no key (its key is null): the type alone.
+        let label = match &step.key {
+            serde_json::Value::Null => step.ty.as_str().to_string(),
+            serde_json::Value::String(k) => format!("{} {k}", step.ty.as_str()),
+            k => format!("{} {k}", step.ty.as_str()),
+        };
         let _ = writeln!(
             s,
-            "  T{} -> T{} [label=\"{} {}\", color=\"{}\", fontcolor=\"{}\", tooltip=\"{}\"];",
+            "  T{} -> T{} [label=\"{}\", color=\"{}\", fontcolor=\"{}\", tooltip=\"{}\"];",
             step.from,
             step.to,
-            step.ty.as_str(),
-            escape(&step.key.to_string()),
+            escape(&label),
             palette::edge(step.ty),
             palette::edge(step.ty),
             escape(&step.why)

@@ -312,7 +312,7 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
                 escape(st.ty.as_str()),
                 escape(&key),
                 escape(&st.from_op.op),
-                escape(&st.to_op.op),
+                escape(&to_op_text(st)),
                 escape(&st.why)
             );
         }
@@ -329,10 +329,15 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
             sub.truncate(end);
             cut = "<p class=\"omitted\">The sub-history was cut at its size bound.</p>";
         }
+        let alone = if found.with_log {
+            "checked alone with the write-ahead log's order of its writes"
+        } else {
+            "checked alone"
+        };
         let title = match (found.reproduces, found.minimal) {
-            (true, true) => format!("Minimal sub-history ({} transactions; checked alone, it shows this cycle again, and leaving out any one of them loses it)", found.transactions.len()),
-            (true, false) => format!("Sub-history ({} transactions; checked alone, it shows this cycle again; reduced as far as the search budget allowed)", found.transactions.len()),
-            (false, _) => "The cycle's transactions (not a minimal sub-history: checked alone they do not show this cycle again, grail inferred it from more of the history)".to_string(),
+            (true, true) => format!("Minimal sub-history ({} transactions; {alone}, it shows this cycle again, and leaving out any one of them loses it)", found.transactions.len()),
+            (true, false) => format!("Sub-history ({} transactions; {alone}, it shows this cycle again; reduced as far as the search budget allowed)", found.transactions.len()),
+            (false, _) => format!("The cycle's transactions (not a minimal sub-history: {alone} they do not show this cycle again, grail inferred it from more of the history)"),
         };
         let _ = write!(s, "<p>{}:</p><pre class=\"subhistory\">{}</pre>{cut}", escape(&title), escape(&sub));
         let _ = writeln!(
@@ -399,4 +404,13 @@ fn stats_table(s: &mut String, r: &Report) {
         let _ = write!(s, "<tr><th>{k}</th><td class=\"mono\">{v}</td></tr>");
     }
     s.push_str("</tbody></table>\n");
+}
+
+/// A step's operation at its target; a weak level's `co` step ends at the read that forces it,
+/// another transaction's: named, so that the row does not give it to the target.
+fn to_op_text(st: &crate::explain::Step) -> String {
+    match st.to_op.txn == st.to {
+        true => st.to_op.op.clone(),
+        false => format!("T{}'s {}", st.to_op.txn, st.to_op.op),
+    }
 }

@@ -356,13 +356,16 @@ pub fn cycle_svg(h: &History, txns: &[u64], steps: &[crate::report::Step], capti
                 serde_json::Value::String(k) => format!(" {k}"),
                 k => format!(" {k}"),
             };
-            let rows = |o: &crate::report::OpRef| (!o.op.is_empty()).then_some(o.index as usize);
+            // A row of the box the arrow touches: a `co` step's `to_op` is another
+            // transaction's read, not a row of its target.
+            let rows = |o: &crate::report::OpRef, t: u64| (!o.op.is_empty() && o.txn == t).then_some(o.index as usize);
             Some(Arrow {
                 from,
                 to,
-                from_row: rows(&st.from_op),
-                to_row: rows(&st.to_op),
-                label: format!("{}{key}", edge_label(st.ty.as_str())),
+                from_row: rows(&st.from_op, st.from),
+                to_row: rows(&st.to_op, st.to),
+                // The report's own names (`so`, as its legend and steps say; Elle's plots say `p`).
+                label: format!("{}{key}", st.ty.as_str()),
                 color: palette::edge(st.ty),
                 dashed: st.certain == Some(false),
             })

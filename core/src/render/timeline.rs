@@ -317,11 +317,27 @@ fn timeline_axis(s: &mut String, f: &Frame) {
     let (lo, range, w, left) = (f.lo, f.range, f.w, f.left);
     let ay = f.top + f.chart_h + 14.0;
     let _ = write!(s, "<line x1=\"{left}\" y1=\"{ay:.1}\" x2=\"{:.1}\" y2=\"{ay:.1}\" stroke=\"#999\"/>", left + w);
+    if !f.timed {
+        // Positions are whole: ticks at whole positions, each where its position is drawn (once
+        // six evenly spaced ticks, labelled by truncating fractional positions: 0, 0, 1, 1, 2, 3).
+        let step = ((range / 5.0).ceil() as i64).max(1);
+        let mut p = lo;
+        while p as f64 <= lo as f64 + range {
+            let _ = write!(
+                s,
+                "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{p}</text>",
+                f.x(p),
+                ay + 14.0
+            );
+            p += step;
+        }
+        return;
+    }
     // Enough decimals that the ticks (a fifth of the range apart) differ.
     let decimals = (1.0 - (range / 5.0 / 1e9).log10().floor()).clamp(0.0, 9.0) as usize;
     for i in 0..=5 {
         let t = lo as f64 + range * i as f64 / 5.0;
-        let label = if f.timed { format!("{:.*}", decimals, t / 1e9) } else { format!("{}", t as i64) };
+        let label = format!("{:.*}", decimals, t / 1e9);
         let _ = write!(
             s,
             "<text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"middle\" fill=\"#555\">{label}</text>",
