@@ -293,8 +293,9 @@ pub enum Cmd {
         white_box: String,
     },
     /// Stream a history through the online checker, in completion order, printing each cycle
-    /// when the transaction that closes it arrives (list-append), or when the round of the
-    /// offline engine that finds it runs (registers without a version order; docs/analysis.md).
+    /// when the transaction that closes it arrives (list-append; its cycles through session or
+    /// real-time order at the end), or when the round of the offline engine that finds it runs
+    /// (registers without a version order; docs/analysis.md).
     /// `-` reads standard input as it is written; SIGINT or SIGTERM ends a live stream with its
     /// summary.
     Online {

@@ -227,7 +227,7 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
             let (e, untimed) = realtime_edges(h, &g.is_vertex);
             if untimed > 0 {
                 notes.push(format!(
-                    "{} no recorded invocation: nothing is known to precede {} in real-time order",
+                    "{} no recorded invocation (or no time for it, in a history with times): nothing is known to precede {} in real-time order",
                     crate::words::count(
                         untimed as u64,
                         "transaction in the graph has",

@@ -4,8 +4,9 @@
 //!
 //! One completion map a line: `{:index 2, :type :ok, :process 0, :value [[:r x [1]] [:append x
 //! 2]]}`, in the order the transactions were invoked, so each process's transactions keep their
-//! order. Times and invocations are not written: read back, the sub-history's real-time order is
-//! the order of its lines.
+//! order. Times and invocations are not written: read back, the sub-history records no real-time
+//! order (a completion is no invocation: strict-SER and strong-SI are unknown on it where they
+//! would hold); [`sub_history_events`] keeps it.
 
 use crate::history::{write_edn_str, write_edn_string, Arg, History, Op, OpKind, TxnId, Value};
 use std::fmt::Write;
@@ -80,7 +81,7 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
 
 /// The transactions `txns` (indices; out of range and repeated ones skipped), ascending, and
 /// their invocations and completions as (position, completion?, transaction) in the history's
-/// order: a transaction whose invocation's place is unknown is invoked at its completion.
+/// order: a transaction whose invocation is not recorded has its completion only.
 pub(crate) fn events_in_order(h: &History, txns: &[TxnId]) -> (Vec<TxnId>, Vec<(u64, bool, TxnId)>) {
     let mut order: Vec<TxnId> = txns.iter().copied().filter(|&t| (t as usize) < h.txns.len()).collect();
     crate::par::sort::sort_unstable(&mut order);

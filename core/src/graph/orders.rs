@@ -109,9 +109,9 @@ fn realtime_times(h: &History) -> impl Fn(&crate::history::Transaction) -> (Opti
 }
 
 /// The committed vertices real-time order cannot place: without an invocation or a completion
-/// (time, or position when the history records no time). One without an invocation takes no
-/// part; one without a completion precedes nothing: either way the order among them is not
-/// known, and a level with real-time order cannot be shown to hold.
+/// (time, or position when the history records no time). Nothing is known to precede one
+/// without an invocation; one without a completion precedes nothing: either way the order among
+/// them is not fully known, and a level with real-time order cannot be shown to hold.
 pub fn realtime_gaps(h: &History, is_vertex: &[bool]) -> usize {
     let times = realtime_times(h);
     h.txns
