@@ -142,7 +142,7 @@ pub fn reproducing_sub_history(
     let alone = if outside { "checked alone with the write-ahead log's order of its writes" } else { "checked alone" };
     let comment = if !reproduces {
         format!(
-            "The transactions of {what}. {} they do not show it again (grail inferred it from more of the history): not a minimal sub-history.",
+            "The transactions of {what}. {} they do not show it again: grail inferred it from more of the history.",
             if outside { "Checked alone with the write-ahead log's order of their writes," } else { "Checked alone," }
         )
     } else {

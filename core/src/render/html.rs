@@ -337,7 +337,9 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
         let title = match (found.reproduces, found.minimal) {
             (true, true) => format!("Minimal sub-history ({} transactions; {alone}, it shows this cycle again, and leaving out any one of them loses it)", found.transactions.len()),
             (true, false) => format!("Sub-history ({} transactions; {alone}, it shows this cycle again; reduced as far as the search budget allowed)", found.transactions.len()),
-            (false, _) => format!("The cycle's transactions (not a minimal sub-history: {alone} they do not show this cycle again, grail inferred it from more of the history)"),
+            // Not "not a minimal sub-history": beside a heading's "(minimal)" (no shorter cycle) it read
+            // as a contradiction.
+            (false, _) => format!("The cycle's transactions ({alone} they do not show this cycle again: grail inferred it from more of the history)"),
         };
         let _ = write!(s, "<p>{}:</p><pre class=\"subhistory\">{}</pre>{cut}", escape(&title), escape(&sub));
         let _ = writeln!(
