@@ -164,3 +164,17 @@ fn a_cycle_through_session_order_in_dot() {
     assert!(dot.contains("[label=\"so\",") && dot.contains("[label=\"ww x\","), "{dot}");
     assert!(!dot.contains("null") && !dot.contains("information"), "{dot}");
 }
+
+/// An elle-cli JSON sub-history writes an invocation's list reads as the input does, `null`
+/// (once `[]`, a read of the empty list no line of the input made).
+#[test]
+fn an_invocations_list_read_is_written_null() {
+    let text = "{\"type\":\"invoke\",\"f\":\"txn\",\"process\":0,\"value\":[[\"r\",2,null]]}\n\
+{\"type\":\"ok\",\"f\":\"txn\",\"process\":0,\"index\":1,\"value\":[[\"r\",2,[]]]}\n\
+{\"type\":\"invoke\",\"f\":\"txn\",\"process\":1,\"value\":[[\"append\",2,1]]}\n\
+{\"type\":\"ok\",\"f\":\"txn\",\"process\":1,\"index\":3,\"value\":[[\"append\",2,1]]}\n";
+    let h = grail_core::read(text.as_bytes(), grail_core::Format::Auto).unwrap();
+    let out = grail_core::export::elle_json::sub_history(&h, &[0, 1]);
+    assert!(out.contains(r#"[["r",2,null]]"#), "{out}");
+    assert!(out.contains(r#"[["r",2,[]]]"#), "the completion's empty list stays: {out}");
+}

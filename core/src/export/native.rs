@@ -106,7 +106,8 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
 pub(super) fn op_json(h: &History, op: &Op) -> Json {
     let key = h.value_json(h.key(op.key));
     match op.kind() {
-        OpKind::Read if h.model == crate::history::Model::ListAppend => {
+        // A read of nothing (an invocation's, or a completion's `nil`) stays `null`, not `[]`.
+        OpKind::Read if h.model == crate::history::Model::ListAppend && op.arg() != Arg::Nil => {
             let list: Vec<Json> = h.list(op).iter().map(|&v| h.value_json(v)).collect();
             json!(["r", key, list])
         }
