@@ -395,15 +395,7 @@ pub enum Premise {
 
 /// How `t3` had observed `t2` when it made the read `read_op`, judged on the weak graph `g`.
 pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: u32) -> Premise {
-    let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (t2, t3, EdgeType::Wr));
-    // t3's reads from t2: the graph's WR edges, and list reads after t3's own appends that saw
-    // t2's version before them ([`after_own_appends`], which the graph does not draw).
-    let mut reads: Vec<u32> = g.edges[i..]
-        .iter()
-        .take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr)
-        .map(|e| e.to_op)
-        .collect();
-    reads.extend(reads_before_own_appends_from(h, t2, t3));
+    let reads = reads_from(h, g, t2, t3);
     if reads.iter().any(|&o| o < read_op) {
         return Premise::EarlierRead;
     }
@@ -413,6 +405,19 @@ pub fn premise(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, read_op: 
         return Premise::Direct;
     }
     Premise::Causal
+}
+
+/// `t3`'s reads from `t2`: the graph's WR edges, and list reads after `t3`'s own appends that
+/// saw `t2`'s version before them ([`after_own_appends`], which the graph does not draw).
+fn reads_from(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId) -> Vec<u32> {
+    let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (t2, t3, EdgeType::Wr));
+    let mut reads: Vec<u32> = g.edges[i..]
+        .iter()
+        .take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr)
+        .map(|e| e.to_op)
+        .collect();
+    reads.extend(reads_before_own_appends_from(h, t2, t3));
+    reads
 }
 
 /// The anomaly a cycle of a weak graph shows (Plume's TAP names).
@@ -439,9 +444,7 @@ pub fn classify(h: &History, g: &DependencyGraph, cycle: &[Edge], txn_of: impl F
 pub fn initial_kind(h: &History, g: &DependencyGraph, r: &InitialRead, txn_of: impl Fn(u32) -> TxnId) -> AnomalyKind {
     let (t2, t3, key) = (txn_of(r.write_op), txn_of(r.read_op), h.ops[r.read_op as usize].key);
     premise_kind(premise(h, g, t2, t3, r.read_op), || {
-        let i = g.edges.partition_point(|e| (e.from, e.to, e.ty) < (t2, t3, EdgeType::Wr));
-        g.edges[i..].iter().take_while(|e| e.from == t2 && e.to == t3 && e.ty == EdgeType::Wr).any(|e| e.key == key)
-            || reads_before_own_appends_from(h, t2, t3).iter().any(|&o| h.ops[o as usize].key == key)
+        reads_from(h, g, t2, t3).iter().any(|&o| h.ops.get(o as usize).is_some_and(|op| op.key == key))
     })
 }
 

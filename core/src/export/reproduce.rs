@@ -62,21 +62,13 @@ fn shows(r: &Report, levels: &[Level], want: &(String, Vec<u64>)) -> bool {
 /// `h`'s version order (a write-ahead log's, or a native document's), restricted to the writes
 /// of `sub`, a sub-history of `h` read back, which does not have it: a log is not in the text.
 fn carry_order(h: &History, sub: &mut History) {
-    use crate::history::{Arg, OpKind, Value, VersionOrder};
+    use crate::history::{Value, VersionOrder};
     let (Some(vo), None) = (&h.version_order, &sub.version_order) else { return };
     let value = |v: Value| match v {
         Value::Int(i) => Some(Value::Int(i)),
         Value::Str(s) => sub.strings.lookup(h.strings.get(s)).map(Value::Str),
     };
-    let written: crate::hash::Set<(u32, Value)> = sub
-        .ops
-        .iter()
-        .filter(|o| o.kind() == OpKind::Write)
-        .filter_map(|o| match o.arg() {
-            Arg::Val(v) => Some((o.key, v)),
-            _ => None,
-        })
-        .collect();
+    let written = crate::read::written_pairs(sub);
     let mut order = VersionOrder::default();
     for (&k, vals) in &vo.per_key {
         let Some(key) = h.keys.get(k as usize).and_then(|&kv| value(kv)) else { continue };

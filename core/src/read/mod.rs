@@ -37,6 +37,7 @@ pub use kv::ABORTED_WRITES;
 pub use plume::read_plume;
 pub use timekiller::{read_timekiller, read_timekiller_with, TimeKillerOptions};
 pub(crate) use wal::available as wal_available;
+pub(crate) use wal::written as written_pairs;
 pub use wal::{read_wal, LogStream};
 
 use crate::error::{Error, ErrorKind};

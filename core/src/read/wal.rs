@@ -39,7 +39,7 @@ pub(crate) fn available() -> Result<(), Error> {
 }
 
 /// The (key, value) pairs `h`'s transactions write.
-fn written(h: &History) -> Set<(KeyId, Value)> {
+pub(crate) fn written(h: &History) -> Set<(KeyId, Value)> {
     let value = |o: &crate::history::Op| match o.arg() {
         crate::history::Arg::Val(v) if o.kind() == crate::history::OpKind::Write => Some((o.key, v)),
         _ => None,

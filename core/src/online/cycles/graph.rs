@@ -230,8 +230,8 @@ impl Window {
 
     /// Real-time order over the window (`graph::orders::realtime_pairs`, as offline with recorded
     /// times), or `None` unless every transaction of the window recorded both times: one
-    /// without takes no part in the order, so that a level could hold that it violates (offline
-    /// orders by input positions when none are recorded, which a stream does not keep).
+    /// without is not fully placed in the order, so that a level could hold that it violates
+    /// (offline orders by input positions when none are recorded, which a stream does not keep).
     pub fn realtime_edges(&self) -> Option<Vec<crate::graph::Edge>> {
         if !self.nodes.iter().all(|n| n.times.0.is_some() && n.times.1.is_some()) {
             return None;

@@ -53,7 +53,7 @@ use crate::analysis::{ClassifiedCycle, Tally, NO_LABEL};
 use crate::anomaly::AnomalyKind;
 use crate::error::Error;
 use crate::graph::EdgeType;
-use crate::history::{Model, Status};
+use crate::history::{History, Model, Status};
 use crate::level::Level;
 use crate::level::Order;
 use crate::read::Format;
@@ -247,6 +247,10 @@ pub struct OnlineChecker {
 /// half the window apart; and when asked ([`OnlineChecker::flush`]).
 const ROUND_MIN: usize = 1024;
 
+/// The levels a list-append stream leaves to the offline engine over its kept transactions
+/// (claimed timestamps in them are checked too, as offline).
+const WEAK: [Level; 3] = [Level::Cc, Level::Ra, Level::Rc];
+
 /// Read findings kept for a caller that does not take them (each is counted in the stats).
 const MAX_QUEUED: usize = 1024;
 
@@ -366,10 +370,12 @@ impl OnlineChecker {
             ));
             return Vec::new();
         }
-        let Some(c) = self.weak_levels(false) else { return Vec::new() };
+        // The whole stream as a history, once: RC, RA and CC, then the order cycles.
+        let Ok(h) = self.kept.history(false, self.wal.as_mut()) else { return Vec::new() };
+        let c = kept::check(&h, &WEAK);
         self.last = Some(c.levels.clone());
         let mut found = self.take_round(c, by, false, Found::End);
-        found.extend(self.order_cycles(by));
+        found.extend(self.order_cycles(&h, by));
         found
     }
 
@@ -377,13 +383,12 @@ impl OnlineChecker {
     /// transaction recorded both times), at its end: the search as transactions arrive draws
     /// dependency edges only, so these are found by the offline engine over the kept
     /// transactions, as `grail check` finds them. The levels' verdicts stay the window's search's.
-    fn order_cycles(&mut self, by: u64) -> Vec<OnlineAnomaly> {
+    fn order_cycles(&mut self, h: &History, by: u64) -> Vec<OnlineAnomaly> {
         let mut levels = vec![Level::StrongSessionSer, Level::StrongSessionSi];
         if self.kept.all_timed() {
             levels.extend([Level::StrictSer, Level::StrongSi]);
         }
-        let Ok(h) = self.kept.history(false, self.wal.as_mut()) else { return Vec::new() };
-        let mut c = kept::check(&h, &levels);
+        let mut c = kept::check(h, &levels);
         c.levels.clear();
         c.findings.clear();
         c.cycles.retain(|x| x.cycle.types.iter().any(|t| t == "so" || t == "rt"));
@@ -589,16 +594,11 @@ impl OnlineChecker {
             return Vec::new();
         }
         self.reported.since = 0;
-        let Some(mut c) = self.weak_levels(true) else { return Vec::new() };
+        // More may come: the kept transactions as a partial history.
+        let Ok(h) = self.kept.history(true, self.wal.as_mut()) else { return Vec::new() };
+        let mut c = kept::check(&h, &WEAK);
         c.cycles.clear();
         self.take_round(c, by, true, Found::Pause)
-    }
-
-    /// A list-append stream's RC, RA and CC by the offline engine over the kept transactions
-    /// (`partial`: more may come); claimed timestamps in them are checked too, as offline.
-    fn weak_levels(&mut self, partial: bool) -> Option<kept::Checked> {
-        let h = self.kept.history(partial, self.wal.as_mut()).ok()?;
-        Some(kept::check(&h, &[Level::Cc, Level::Ra, Level::Rc]))
     }
 
     /// A register transaction: kept, and a round when one is due.
