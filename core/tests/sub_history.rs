@@ -100,3 +100,36 @@ fn strings_labels_and_indeterminate_transactions() {
         "a register history's nil read and a native id"
     );
 }
+
+/// A sub-history with its invocations gives every record an `:index`, each its own: Elle's
+/// loader (`jepsen.history/history`) takes the first record's `:index` to say whether all have
+/// one and pairs records by them. A completion without a recorded invocation first, then an
+/// invocation whose input position is another record's index (a sparse history).
+#[test]
+fn a_sub_history_with_invocations_indexes_every_record_once() {
+    let edn = "{:index 3, :type :ok, :process 0, :value [[:append x 1]]}
+{:index 4, :type :invoke, :process 1, :value [[:r x nil]]}
+{:index 5, :type :ok, :process 1, :value [[:r x []]]}
+{:index 6, :type :invoke, :process 2, :value [[:append y 1]]}
+{:index 7, :type :ok, :process 2, :value [[:append y 1]]}
+";
+    let h = read(edn.as_bytes(), Format::Edn).unwrap();
+    let all: Vec<TxnId> = (0..h.txns.len() as TxnId).collect();
+    let text = grail_core::export::edn::sub_history_events(&h, &all, None);
+    let mut indices: Vec<u64> = text
+        .lines()
+        .map(|l| {
+            let at = l.find(":index ").unwrap_or_else(|| panic!("no :index in {l}\n{text}")) + 7;
+            l[at..].split(',').next().unwrap().parse().unwrap()
+        })
+        .collect();
+    // The invocations are the input's records 1 and 3 (from 0); 3 is also a completion's id, so
+    // the second invocation takes the next number past every index.
+    assert_eq!(indices, [3, 1, 5, 8, 7], "{text}");
+    indices.sort_unstable();
+    indices.dedup();
+    assert_eq!(indices.len(), 5, "{text}");
+    let back = read(text.as_bytes(), Format::Edn).unwrap_or_else(|e| panic!("{e}\n{text}"));
+    let ids: Vec<u64> = back.txns.iter().map(|t| t.id).collect();
+    assert_eq!(ids, [3, 5, 7], "{text}");
+}

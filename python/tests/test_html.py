@@ -36,7 +36,7 @@ def test_to_html_is_a_self_contained_page_with_the_counterexample_and_the_nemesi
     assert page.count('class="txn marked"') == 2  # and their bars on the timeline
     # The sub-history: the two transactions alone show the lost update (their appends' order is
     # open), with their invocation times.
-    assert "{:type :invoke, :process 0, :value [[:r x nil] [:append x 1]], :time 10}" in page
+    assert "{:index 0, :type :invoke, :process 0, :value [[:r x nil] [:append x 1]], :time 10}" in page
     assert "Minimal sub-history (2 transactions;" in page
     # The timeline: one bar per transaction, the nemesis operations and the partition's span.
     assert page.count('class="nemesis"') == 2

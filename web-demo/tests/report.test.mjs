@@ -113,7 +113,7 @@ test('the HTML report of a small history renders, self-contained', async () => {
     assert.equal(shown.steps, 2);
     // The two cycle transactions alone: their appends' order is open, and either closes the
     // same G-single (docs/levels.md, unobserved appends).
-    assert.match(shown.sub, /^; A sub-history of 2 transactions .*\(minimal\)\.\n\{:type :invoke, :process 0, :value \[\[:r x nil\] \[:append x 1\]\]\}/);
+    assert.match(shown.sub, /^; A sub-history of 2 transactions .*\(minimal\)\.\n\{:index 0, :type :invoke, :process 0, :value \[\[:r x nil\] \[:append x 1\]\]\}/);
     assert.equal(shown.stats, 10);
     assert.equal(shown.timeline, 3);
     assert.equal(shown.marked, 2);

@@ -29,9 +29,11 @@ pub fn sub_history(h: &History, txns: &[TxnId], comment: Option<&str>) -> String
 /// The transactions `txns` as a Jepsen history that keeps what checking them needs beyond their
 /// operations: each invocation (reads unknown) and completion in the history's order, with
 /// `:time`, `:start-ts` and `:commit-ts` when known, and the claimed commit order restricted to
-/// them. Read back, real-time and session order among them are the history's.
+/// them. Every record has its own `:index`, as Elle's loader needs. Read back, real-time and
+/// session order among them are the history's.
 pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) -> String {
     let (order, events) = events_in_order(h, txns);
+    let mut invoke_index = InvokeIndex::new(h, &order);
     let mut out = String::new();
     for line in comment.into_iter().flat_map(str::lines) {
         let _ = writeln!(out, "; {line}");
@@ -50,7 +52,7 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
             time(&mut out, txn.complete_time());
             out.push('}');
         } else {
-            let _ = write!(out, "{{:type :invoke");
+            let _ = write!(out, "{{:index {}, :type :invoke", invoke_index.next(txn.invoke_pos()));
             if let Some(p) = txn.process() {
                 let _ = write!(out, ", :process {p}");
             }
@@ -77,6 +79,39 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
         let _ = writeln!(out, "{{:commit-order [{}]}}", ids.join(" "));
     }
     out
+}
+
+/// The `:index` of each invocation written: Elle's loader (`jepsen.history/history`) takes the
+/// first record's `:index` to say whether every record has one, and pairs records by it, so an
+/// invocation without one beside completions with theirs breaks it. An invocation gets its
+/// position in the input (its `:index` in a dense Jepsen history) when no other record of the
+/// sub-history has that index, else the next number past every index used.
+struct InvokeIndex {
+    used: std::collections::HashSet<u64>,
+    next_free: u64,
+}
+
+impl InvokeIndex {
+    fn new(h: &History, order: &[TxnId]) -> InvokeIndex {
+        let used: std::collections::HashSet<u64> = order.iter().map(|&t| h.txns[t as usize].id).collect();
+        let next_free = used.iter().max().map_or(0, |m| m + 1);
+        InvokeIndex { used, next_free }
+    }
+
+    fn next(&mut self, pos: Option<u64>) -> u64 {
+        match pos {
+            Some(p) if self.used.insert(p) => {
+                self.next_free = self.next_free.max(p + 1);
+                p
+            }
+            _ => {
+                while !self.used.insert(self.next_free) {
+                    self.next_free += 1;
+                }
+                self.next_free
+            }
+        }
+    }
 }
 
 /// The transactions `txns` (indices; out of range and repeated ones skipped), ascending, and
