@@ -491,3 +491,25 @@ fn online_transactions_from_json_in_both_forms() {
     assert_eq!(v[0].kind, "snapshot-read");
     assert!(v[0].explanation.contains("T3 (start 5) read key x = nil"), "{}", v[0].explanation);
 }
+
+/// A stale list read's message counts the elements before the expected ones as they were when
+/// it was judged: transactions evicted after that (the expected ones' writers) do not add to
+/// the count (it said "end with [1 2] after 3 earlier elements" of a key with 3 appends).
+#[test]
+fn a_stale_list_read_counts_the_earlier_elements_it_was_judged_with() {
+    let mut c = TsOnlineChecker::new(TsOnlineOptions { window: 2, ..Default::default() });
+    let j = |s: &str| TsTxn::from_json(&serde_json::from_str(s).unwrap(), 0).unwrap();
+    let mut v = Vec::new();
+    v.extend(c.push(&j(r#"{"id": 0, "session": 0, "start_ts": 1, "commit_ts": 1, "ops": [["append", "x", 0]]}"#)));
+    v.extend(c.push(&j(r#"{"id": 1, "session": 1, "start_ts": 2, "commit_ts": 2, "ops": [["append", "x", 1]]}"#)));
+    v.extend(c.push(&j(r#"{"id": 2, "session": 2, "start_ts": 3, "commit_ts": 3, "ops": [["append", "x", 2]]}"#)));
+    v.extend(c.push(&j(r#"{"id": 3, "session": 3, "start_ts": 4, "commit_ts": 4, "ops": [["r", "x", [0, 1]]]}"#)));
+    v.extend(c.finish());
+    assert_eq!(v.len(), 1, "{v:?}");
+    assert_eq!(v[0].kind, "snapshot-read");
+    assert!(
+        v[0].explanation.ends_with("end with [1 2] after 1 earlier element"),
+        "T0 alone had left the window when T3 was judged: {}",
+        v[0].explanation
+    );
+}

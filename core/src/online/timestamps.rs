@@ -278,8 +278,9 @@ struct Pending {
     sts: Ts,
     cts: Ts,
     value: ReadValue,
-    /// The current verdict: the expected value when it fails.
-    failing: Option<ReadValue>,
+    /// The current verdict when it fails: the expected value, and how many elements before it
+    /// had left the window when it was evaluated (a list's; eviction grows the key's count).
+    failing: Option<(ReadValue, usize)>,
 }
 
 #[derive(Debug)]
@@ -486,9 +487,10 @@ impl TsOnlineChecker {
         }
     }
 
-    /// `Some(None)` when the read is right, `Some(Some(expected))` when not, `None` when what it
+    /// `Some(None)` when the read is right, `Some(Some((expected, earlier)))` when not (`earlier`:
+    /// the elements before a list's `expected` that had left the window), `None` when what it
     /// should have seen left the window.
-    fn evaluate(&self, key: &Atom, point: Ts, seq: u64, value: &ReadValue) -> Option<Option<ReadValue>> {
+    fn evaluate(&self, key: &Atom, point: Ts, seq: u64, value: &ReadValue) -> Option<Option<(ReadValue, usize)>> {
         let k = self.keys.get(key);
         let visible = |c: Ts, s: u64| match self.opts.level {
             TsLevel::Si => c <= point && s != seq,
@@ -503,13 +505,13 @@ impl TsOnlineChecker {
             return None;
         }
         let list = matches!(value, ReadValue::List(_)) || self.list == Some(true);
+        let base = k.map_or(0, |k| k.base_len);
         let expected = if list {
-            let base = k.map_or(0, |k| k.base_len);
             let window: Vec<Atom> = versions.iter().flat_map(|v| v.value.iter().cloned()).collect();
             let got = match value {
                 ReadValue::List(l) => l.as_slice(),
                 ReadValue::Register(None) => &[],
-                ReadValue::Register(Some(_)) => return Some(Some(ReadValue::List(window))),
+                ReadValue::Register(Some(_)) => return Some(Some((ReadValue::List(window), base))),
             };
             if got.len() == base + window.len() && got[base..] == window[..] {
                 return Some(None);
@@ -523,7 +525,7 @@ impl TsOnlineChecker {
             }
             ReadValue::Register(last)
         };
-        Some(Some(expected))
+        Some(Some((expected, base)))
     }
 
     /// The transaction with the smallest commit timestamp leaves; its failing reads are final.
@@ -534,8 +536,8 @@ impl TsOnlineChecker {
         self.watermark = Some(self.watermark.map_or(cts, |w| w.max(cts)));
         for (key, point) in &live.read {
             let Some(r) = self.keys.get_mut(key).and_then(|k| k.reads.remove(&(*point, seq))) else { continue };
-            if let Some(expected) = r.failing {
-                out.push(self.read_violation(key, &r.value, &expected, r.id, r.sts, r.cts));
+            if let Some((expected, earlier)) = r.failing {
+                out.push(self.read_violation(key, &r.value, &expected, earlier, r.id, r.sts, r.cts));
             }
         }
         for key in &live.wrote {
@@ -563,6 +565,7 @@ impl TsOnlineChecker {
         key: &Atom,
         got: &ReadValue,
         expected: &ReadValue,
+        base: usize,
         id: u64,
         sts: Ts,
         cts: Ts,
@@ -577,7 +580,6 @@ impl TsOnlineChecker {
             ReadValue::Register(Some(a)) => show(a),
             ReadValue::List(l) => format!("[{}]", l.iter().map(show).collect::<Vec<_>>().join(" ")),
         };
-        let base = self.keys.get(key).map_or(0, |k| k.base_len);
         let (kind, when, by) = match self.opts.level {
             TsLevel::Si => (Kind::SnapshotRead, format!("T{id} (start {sts})"), format!("by {sts}")),
             TsLevel::Ser => (Kind::CommitOrderRead, format!("T{id} (commit {cts})"), format!("before {cts}")),
@@ -585,8 +587,9 @@ impl TsOnlineChecker {
         let should = match expected {
             ReadValue::List(l) if base > 0 => {
                 format!(
-                    "the appends committed {by} end with {} after {base} earlier elements",
-                    text(&ReadValue::List(l.clone()))
+                    "the appends committed {by} end with {} after {base} earlier element{}",
+                    text(&ReadValue::List(l.clone())),
+                    if base == 1 { "" } else { "s" }
                 )
             }
             ReadValue::List(_) => format!("the appends committed {by} make it {}", text(expected)),
