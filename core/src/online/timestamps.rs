@@ -536,8 +536,8 @@ impl TsOnlineChecker {
         self.watermark = Some(self.watermark.map_or(cts, |w| w.max(cts)));
         for (key, point) in &live.read {
             let Some(r) = self.keys.get_mut(key).and_then(|k| k.reads.remove(&(*point, seq))) else { continue };
-            if let Some((expected, earlier)) = r.failing {
-                out.push(self.read_violation(key, &r.value, &expected, earlier, r.id, r.sts, r.cts));
+            if let Some((expected, earlier)) = &r.failing {
+                out.push(self.read_violation(key, &r, expected, *earlier));
             }
         }
         for key in &live.wrote {
@@ -560,16 +560,9 @@ impl TsOnlineChecker {
         }
     }
 
-    fn read_violation(
-        &self,
-        key: &Atom,
-        got: &ReadValue,
-        expected: &ReadValue,
-        base: usize,
-        id: u64,
-        sts: Ts,
-        cts: Ts,
-    ) -> TsViolation {
+    /// The violation of read `r` of `key`, which expected `expected` after `base` elements.
+    fn read_violation(&self, key: &Atom, r: &Pending, expected: &ReadValue, base: usize) -> TsViolation {
+        let (got, id, sts, cts) = (&r.value, r.id, r.sts, r.cts);
         let json = |v: &ReadValue| match v {
             ReadValue::Register(None) => serde_json::Value::Null,
             ReadValue::Register(Some(a)) => a.json(),
