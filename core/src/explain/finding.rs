@@ -22,7 +22,10 @@ pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
         AnomalyKind::Internal if future_read(f) => {
             format!("{last} read {} of key {key}, which already contains its own later {}: it read its own future write", op(1), op(0))
         }
-        AnomalyKind::Internal if f.txns.len() > 1 => format!("{last} read {} of key {key}, which disagrees with its own earlier {} and the writes it made since", op(1), op(0)),
+        AnomalyKind::Internal if f.txns.len() > 1 => {
+            let since = if wrote_between(h, f) { " and the writes it made to the key since" } else { "" };
+            format!("{last} read {} of key {key}, which disagrees with its own earlier {}{since}", op(1), op(0))
+        }
         AnomalyKind::Internal => format!("{last} read {} of key {key}, which disagrees with its own earlier writes", op(0)),
         AnomalyKind::GarbageRead if f.maybe_initial => format!("{} read {value} of key {key}, which no transaction wrote{more}: a thin-air read, unless {value} is the key's initial value, which the history leaves open", names.join(", ")),
         AnomalyKind::GarbageRead => format!("{} read {value} of key {key}, which no transaction wrote{more}", names.join(", ")),
@@ -49,6 +52,13 @@ pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
         cycle: None,
         explanation,
     }
+}
+
+/// Whether the transaction wrote the finding's key between its two operations.
+fn wrote_between(h: &History, f: &Finding) -> bool {
+    let (Some(&a), Some(&b), Some(key)) = (f.ops.first(), f.ops.get(1), f.key) else { return false };
+    let between = h.ops.get(a as usize + 1..b as usize).unwrap_or_default();
+    between.iter().any(|o| o.key == key && o.kind() != OpKind::Read)
 }
 
 /// Whether an internal finding is a read of the transaction's own later write.
