@@ -584,3 +584,17 @@ fn edges_of_choices_read_back_whole() {
     }
     assert!(checked > 100, "only {checked} RW edges of choices checked");
 }
+
+/// A polygraph's note says how many constraints pruning left open only where pruning ran: cut
+/// by the budget before it (or decided by the first guess), it says "not pruned" (it said "0
+/// after pruning (0 rounds)", as if nothing were left to decide, beside "not decided").
+#[test]
+fn a_note_counts_what_pruning_left_only_where_pruning_ran() {
+    let h = gen(Isolation::SnapshotIsolation, 4, 300, vec![]);
+    let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Si], max_steps: Some(50), ..Default::default() });
+    let note = r.notes.iter().find(|n| n.contains("SI was not decided on the generalized polygraph")).expect("a note");
+    assert!(note.contains("not pruned") && !note.contains("after pruning"), "{note}");
+    for n in &check(&h, &[Level::Ser, Level::Si]).notes {
+        assert!(!n.contains("0 after pruning (0 rounds)"), "{n}");
+    }
+}

@@ -139,8 +139,10 @@ fn append_orders(
                     Order::Realtime => ", real-time order included",
                 },
                 counted(st.constraints as u64, "pair"),
-                if decided {
+                if decided && st.pruned {
                     format!(", {} open after pruning, {}", st.after_pruning, counted(st.decisions, "guess"))
+                } else if decided {
+                    format!(", not pruned, {}", counted(st.decisions, "guess"))
                 } else {
                     String::new()
                 }

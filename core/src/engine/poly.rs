@@ -100,7 +100,7 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
             notes.push(PolyNote { level: l, decided: !matches!(verdict, Decision::Unknown(_)), text: format!(
-                "on the generalized polygraph (PolySI){}: {}, {} ({} before compaction), {} after pruning ({}){}, {}, learning from {}",
+                "on the generalized polygraph (PolySI){}: {}, {} ({} before compaction), {}{}, {}, learning from {}",
                 match (order, st.with_session) {
                     (Order::None, false) => "",
                     (Order::None, true) => " (it holds even with session order among the known edges)",
@@ -110,8 +110,11 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                 counted(st.known_edges as u64, "known edge"),
                 counted(st.constraints as u64, "constraint"),
                 count(st.version_pairs, "pair of versions", "pairs of versions"),
-                st.after_pruning,
-                counted(st.pruning_rounds, "round"),
+                if st.pruned {
+                    format!("{} after pruning ({})", st.after_pruning, counted(st.pruning_rounds, "round"))
+                } else {
+                    "not pruned".to_string()
+                },
                 if st.repair_rounds > 0 {
                     format!(
                         ", a first guess repaired in {} ({} of its choices freed and searched)",

@@ -80,7 +80,10 @@ pub struct PolyStats {
     pub version_pairs: u64,
     /// Pairs of chains of a key: the constraints after compaction (PolySI 4.2).
     pub constraints: usize,
-    /// Constraints pruning left open.
+    /// Whether pruning ran (the first guess, a repair, a cycle of known edges or the budget can
+    /// decide before it), and the constraints it left open.
+    #[serde(default)]
+    pub pruned: bool,
     pub after_pruning: usize,
     pub pruning_rounds: u32,
     /// Guesses the search made.
@@ -335,6 +338,7 @@ fn decide_from(
         );
         return (Decision::Unknown(why), stats);
     }
+    stats.pruned = true;
     stats.pruning_rounds = rounds;
     let open: Vec<u32> = resolved.iter().enumerate().filter(|(_, r)| r.is_none()).map(|(i, _)| i as u32).collect();
     stats.after_pruning = open.len();
