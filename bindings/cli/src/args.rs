@@ -310,7 +310,10 @@ pub enum Cmd {
         /// the transactions each round checks.
         #[arg(long, default_value_t = 100_000)]
         window: usize,
-        /// Report cycles of at most this many transactions.
+        /// Search a list-append stream's cycles of at most this many transactions as each
+        /// transaction arrives. The offline engine's cycles (a register stream's rounds, a
+        /// list-append stream's session and real-time cycles at its end) are reported whatever
+        /// their length.
         #[arg(long, default_value_t = 8)]
         max_length: usize,
         /// Print JSON lines: one per cycle, then the summary.

@@ -927,7 +927,9 @@ export interface OnlineLevel {
  */
 export interface OnlineOptions {
     /**
-     * Report cycles of at most this many transactions (2 to 255).
+     * Search list-append cycles of at most this many transactions as each arrives (2 to 255);
+     * the offline engine's cycles (register rounds, the end's order cycles) are reported
+     * whatever their length.
      */
     max_length?: number;
     /**

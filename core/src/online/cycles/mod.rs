@@ -72,7 +72,9 @@ type Seq = u64;
 pub struct OnlineOptions {
     /// How many committed transactions stay in memory.
     pub window: usize,
-    /// Report cycles of at most this many transactions (2 to 255).
+    /// Search list-append cycles of at most this many transactions as each arrives (2 to 255);
+    /// the offline engine's cycles (register rounds, the end's order cycles) are reported
+    /// whatever their length.
     pub max_length: usize,
     /// Bound on search steps per new pair of transactions (a search cut short is noted).
     pub max_steps: u64,
