@@ -53,7 +53,10 @@ fn a_small_report_has_verdicts_a_drawn_counterexample_and_a_timeline() {
     // them closes the same G-single (docs/levels.md, unobserved appends), so the reader that
     // orders x's versions is not needed.
     assert!(html.contains("Minimal sub-history (2 transactions;"), "{html}");
-    assert!(html.contains("\n{:index 0, :type :invoke, :process 0, :value [[:r x nil] [:append x 1]]}\n"), "each record indexed, for Elle's loader");
+    assert!(
+        html.contains("\n{:index 0, :type :invoke, :process 0, :value [[:r x nil] [:append x 1]]}\n"),
+        "each record indexed, for Elle's loader"
+    );
     assert!(html.contains(r#"<svg xmlns="http://www.w3.org/2000/svg" class="timeline""#));
     assert_eq!(html.matches(r#"class="txn marked""#).count(), 2);
     assert!(!html.contains("dasharray=\"6 4\""), "no chosen edge in a list-append cycle");

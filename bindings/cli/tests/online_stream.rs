@@ -368,7 +368,8 @@ fn a_stream_without_a_committed_transaction_ends_with_its_summary() {
     {
         let out = with_stdin(grail().args(["online", "-", "--json"]), input.as_bytes());
         let err = String::from_utf8_lossy(&out.stderr);
-        assert_eq!(out.status.code(), Some(0), "{input:?}: {err}");
+        // Exit 1, as grail check's on an empty capture: no level is decided.
+        assert_eq!(out.status.code(), Some(1), "{input:?}: {err}");
         let summary: serde_json::Value =
             serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().last().unwrap()).unwrap();
         assert_eq!(summary["stats"]["committed"], 0, "{input:?}");
@@ -508,5 +509,24 @@ fn a_claimed_order_is_refused_from_a_file_and_from_a_stream() {
         let err = String::from_utf8_lossy(&out.stderr);
         assert_eq!(out.status.code(), Some(2), "{name}: {err}");
         assert!(err.contains(what), "{name}: {err}");
+    }
+}
+
+/// The exit code is the verdicts', as grail check's: 0 only when every level holds. A window
+/// too small for the stream leaves levels unknown: 1 (it was 0 with every level unknown).
+#[test]
+fn the_exit_code_is_0_only_when_every_level_holds() {
+    let gen =
+        grail().args(["generate", "--txns", "100", "--sessions", "3", "--keys", "4", "--seed", "7"]).output().unwrap();
+    assert!(gen.status.success());
+    for (window, code, all) in [("1000", 0, "holds"), ("10", 1, "unknown")] {
+        let out = with_stdin(grail().args(["online", "-", "--json", "--window", window]), &gen.stdout);
+        assert_eq!(out.status.code(), Some(code), "window {window}: {}", String::from_utf8_lossy(&out.stderr));
+        let summary: serde_json::Value =
+            serde_json::from_str(String::from_utf8(out.stdout).unwrap().lines().last().unwrap()).unwrap();
+        assert_eq!(summary["stats"]["cycles"], 0);
+        for l in summary["levels"].as_array().unwrap() {
+            assert_eq!(l["verdict"], all, "window {window}: {l}");
+        }
     }
 }

@@ -200,12 +200,7 @@ impl Tally {
             }
         }
         for k in classify::ADYA {
-            out.push(row(
-                "adya",
-                k.name(),
-                self.adya.get(k.name()).copied().unwrap_or(0),
-                "Adya 1999; ../shared/LEVELS.md",
-            ));
+            out.push(row("adya", k.name(), self.adya.get(k.name()).copied().unwrap_or(0), "Adya 1999; docs/levels.md"));
         }
         // Cycles through session, real-time or commit order or through chosen versions (the
         // online checker's rounds) are in no class: counted under `none`, after each scheme's

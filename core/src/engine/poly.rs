@@ -99,7 +99,10 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                 crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
             });
             let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
-            notes.push(PolyNote { level: l, decided: !matches!(verdict, Decision::Unknown(_)), text: format!(
+            notes.push(PolyNote {
+                level: l,
+                decided: !matches!(verdict, Decision::Unknown(_)),
+                text: format!(
                 "on the generalized polygraph (PolySI){}: {}, {} ({} before compaction), {}{}, {}, learning from {}",
                 match (order, st.with_session) {
                     (Order::None, false) => "",
@@ -126,7 +129,8 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                 },
                 counted(st.decisions, "guess"),
                 counted(st.conflicts, "conflict")
-            ) });
+            ),
+            });
             let witness = match &verdict {
                 Decision::Violated(cx) => {
                     violated_here[slot] = true;
