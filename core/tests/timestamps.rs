@@ -513,3 +513,18 @@ fn a_stale_list_read_counts_the_earlier_elements_it_was_judged_with() {
         v[0].explanation
     );
 }
+
+/// The summary counts what the checker takes: committed transactions.
+#[test]
+fn the_summary_says_its_transactions_are_the_committed_ones() {
+    let mut c = TsOnlineChecker::new(TsOnlineOptions { window: 2, ..Default::default() });
+    let t = TsTxn::from_json(
+        &serde_json::from_str(r#"{"id": 1, "start_ts": 1, "commit_ts": 2, "ops": [["w", "x", 1]]}"#).unwrap(),
+        0,
+    )
+    .unwrap();
+    let _ = c.push(&t);
+    let _ = c.finish();
+    let text = grail_core::online::timestamps::render_stats(&c.stats());
+    assert!(text.starts_with("1 committed transaction, 0 reads checked") && text.contains(" 0 violations;"), "{text}");
+}

@@ -524,3 +524,19 @@ fn a_claimed_commit_order_gives_no_unrelated_transaction() {
     }
     claims_hold("claimed commit order", &h, &r);
 }
+
+/// A history without transactions gets no note that it "records no process for any
+/// transaction" (true of none, and read as a fact about the history's transactions).
+#[test]
+fn an_empty_history_has_no_note_on_its_processes() {
+    let h = grail_core::read(
+        b"{:type :invoke, :f :read, :value nil, :process 0}\n{:type :ok, :f :read, :value 3, :process 0}\n",
+        grail_core::Format::Edn,
+    )
+    .unwrap();
+    let r = grail_core::check(
+        &h,
+        &grail_core::CheckOptions { levels: grail_core::Level::ALL.to_vec(), ..Default::default() },
+    );
+    assert!(r.notes.iter().all(|n| !n.contains("records no process")), "{:?}", r.notes);
+}

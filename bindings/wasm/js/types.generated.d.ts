@@ -1195,6 +1195,9 @@ export interface TimestampOnlineStats {
      * Reads checked again because a later arrival changed their snapshot.
      */
     rechecks: number;
+    /**
+     * Committed transactions taken (the checker takes no others).
+     */
     transactions: number;
     /**
      * Reads whose snapshot had left the window when they arrived: not checked.

@@ -169,7 +169,7 @@ pub(super) fn saturated(cx: Check, budget: &mut Budget, out: &mut Found, notes: 
         }
         let graph = witness_edges(&wg.graph, &witnesses[found_from..], &initial[initial_from..], inf);
         let wg = weak::WeakGraph { graph, ..wg };
-        if !wg.sessions && !no_sessions_noted {
+        if !wg.sessions && !no_sessions_noted && !h.txns.is_empty() {
             no_sessions_noted = true;
             notes.push(
                 "the history records no process for any transaction: RC, RA and CC were checked without session order"
@@ -218,7 +218,7 @@ fn with_order(h: &History, inf: &Inference, order: Order, notes: &mut Vec<String
     let extra = match order {
         Order::Session => {
             let (e, any) = session_edges(h, &g.is_vertex);
-            if !any {
+            if !any && !h.txns.is_empty() {
                 notes.push("the history records no process for any transaction: strong-session levels were checked without session order".into());
             }
             e

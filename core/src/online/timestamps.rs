@@ -236,6 +236,7 @@ pub struct TsViolation {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 #[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 pub struct TsOnlineStats {
+    /// Committed transactions taken (the checker takes no others).
     pub transactions: u64,
     pub reads_checked: u64,
     /// Reads checked again because a later arrival changed their snapshot.
@@ -619,7 +620,17 @@ pub fn render_violation(v: &TsViolation) -> String {
 /// The counters as text.
 pub fn render_stats(s: &TsOnlineStats) -> String {
     format!(
-        "{} transactions, {} reads checked ({} rechecks, {} flips), {} violations; {} late, {} reads unchecked; window: peak {} live, {} evicted\n",
-        s.transactions, s.reads_checked, s.rechecks, s.flips, s.violations, s.late, s.unchecked_reads, s.peak_live, s.evicted
+        "{} committed transaction{}, {} reads checked ({} rechecks, {} flips), {} violation{}; {} late, {} reads unchecked; window: peak {} live, {} evicted\n",
+        s.transactions,
+        if s.transactions == 1 { "" } else { "s" },
+        s.reads_checked,
+        s.rechecks,
+        s.flips,
+        s.violations,
+        if s.violations == 1 { "" } else { "s" },
+        s.late,
+        s.unchecked_reads,
+        s.peak_live,
+        s.evicted
     )
 }
