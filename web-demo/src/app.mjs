@@ -105,6 +105,8 @@ function cycleText(c) {
 function findingText(f) {
     const reader = f.reader === null || f.reader === undefined ? 'a committed transaction' : `T${f.reader}`;
     if (f.anomaly === 'internal') return `${reader} read a key against its own earlier operations (internal)`;
+    // A value nobody wrote (a register stream's rounds) has no writer.
+    if (f.anomaly !== 'G1a' && f.anomaly !== 'G1b') return `${reader} read a value nobody wrote (${f.anomaly})`;
     return `${reader} read ${f.anomaly === 'G1a' ? 'an aborted' : 'an intermediate'} append (${f.anomaly}) of T${f.writer}`;
 }
 

@@ -530,3 +530,23 @@ fn the_exit_code_is_0_only_when_every_level_holds() {
         }
     }
 }
+
+/// A register stream's value that no transaction wrote has no writer (JSON `null`; it was the
+/// reader's own id), and its summary gives no count of keys (its rounds keep none: it said "0
+/// keys").
+#[test]
+fn a_register_streams_garbage_read_has_no_writer_and_its_summary_no_keys() {
+    let input =
+        "{:index 0, :type :ok, :process 0, :value [[:w x 1]]}\n{:index 1, :type :ok, :process 1, :value [[:r x 5]]}\n";
+    let out = with_stdin(grail().args(["online", "-", "--json"]), input.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    let finding: serde_json::Value = serde_json::from_str(text.lines().next().unwrap()).unwrap();
+    assert_eq!(finding["anomaly"], "garbage-read", "{text}");
+    assert_eq!(finding["reader"], 1);
+    assert!(finding["writer"].is_null(), "{finding}");
+    let out = with_stdin(grail().args(["online", "-"]), input.as_bytes());
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert!(text.contains("T1 read a value nobody wrote (garbage-read)"), "{text}");
+    let summary = text.lines().find(|l| l.contains("window peak")).unwrap();
+    assert!(!summary.contains("key"), "{summary}");
+}

@@ -891,9 +891,10 @@ export interface OnlineFinding {
      */
     reader: number | null;
     /**
-     * The transaction that appended it.
+     * The transaction that wrote it: the reader itself for `internal`, none for a value no
+     * transaction wrote (`garbage-read`, from a register stream's rounds).
      */
-    writer: number;
+    writer: number | null;
 }
 /**
  * One level's verdict online.
@@ -969,7 +970,7 @@ export interface OnlineStats {
      */
     indeterminate_reads: number;
     /**
-     * Keys in memory now, and at most.
+     * Keys in memory now, and at most (list-append streams; a register stream's rounds keep none).
      */
     keys: number;
     /**

@@ -228,7 +228,7 @@ fn value_of(b: &mut HistoryBuilder, a: &Atom) -> Value {
 pub(super) struct Checked {
     pub levels: Vec<Decided>,
     pub cycles: Vec<ClassifiedCycleAt>,
-    pub findings: Vec<(AnomalyKind, bool, Option<u64>, u64)>,
+    pub findings: Vec<(AnomalyKind, bool, Option<u64>, Option<u64>)>,
 }
 
 /// A cycle the engine found, with the levels it violates.
@@ -290,12 +290,14 @@ pub(super) fn check(h: &History, levels: &[Level]) -> Checked {
         .iter()
         .filter(|f| levels.iter().any(|l| l.forbids(f)))
         .filter_map(|f| {
+            let first = *f.txns.first()?;
             let (writer, reader) = match f.kind {
-                AnomalyKind::G1a | AnomalyKind::G1b => (*f.txns.first()?, f.txns.get(1).copied()),
+                AnomalyKind::G1a | AnomalyKind::G1b => (Some(first), f.txns.get(1).copied()),
                 // No other writer: the reader itself (internal), or none (a value nobody wrote).
-                _ => (*f.txns.first()?, f.txns.first().copied()),
+                AnomalyKind::GarbageRead => (None, Some(first)),
+                _ => (Some(first), Some(first)),
             };
-            Some((f.kind, f.reread, reader.map(id), id(writer)))
+            Some((f.kind, f.reread, reader.map(id), writer.map(id)))
         })
         .collect();
     Checked { levels: decided, cycles, findings }
@@ -424,7 +426,7 @@ fn classified(
 #[derive(Debug, Default)]
 pub(super) struct Reported {
     cycles: Set<Vec<(u64, u16)>>,
-    findings: Set<(String, Option<u64>, u64)>,
+    findings: Set<(String, Option<u64>, Option<u64>)>,
     /// Arrivals since the last round.
     pub since: usize,
 }
@@ -446,7 +448,7 @@ impl Reported {
         self.cycles.insert(k)
     }
 
-    pub fn new_finding(&mut self, anomaly: &str, reader: Option<u64>, writer: u64) -> bool {
+    pub fn new_finding(&mut self, anomaly: &str, reader: Option<u64>, writer: Option<u64>) -> bool {
         if self.findings.len() >= REMEMBERED {
             self.findings.clear();
         }

@@ -149,7 +149,7 @@ pub struct OnlineStats {
     pub truncated_searches: u64,
     /// Reads that were not a prefix of (or extension of) their key's order (no edges drawn).
     pub incompatible_reads: u64,
-    /// Keys in memory now, and at most.
+    /// Keys in memory now, and at most (list-append streams; a register stream's rounds keep none).
     pub keys: usize,
     pub peak_keys: usize,
     /// Reads of aborted (G1a) and intermediate (G1b) appends, each found when both its reader
@@ -177,8 +177,9 @@ pub struct OnlineFinding {
     pub anomaly: String,
     /// The committed transaction that read it (none when only a read after its own append did).
     pub reader: Option<u64>,
-    /// The transaction that appended it.
-    pub writer: u64,
+    /// The transaction that wrote it: the reader itself for `internal`, none for a value no
+    /// transaction wrote (`garbage-read`, from a register stream's rounds).
+    pub writer: Option<u64>,
     /// The transaction whose arrival revealed it.
     pub found_by: u64,
 }
@@ -482,10 +483,11 @@ impl OnlineChecker {
             };
             self.stats.read_findings += 1;
             // A round of the offline engine that finds it again does not report it twice.
-            self.reported.new_finding(f.kind.name(), reader, writer);
+            self.reported.new_finding(f.kind.name(), reader, Some(writer));
             let txns: Vec<u64> = reader.into_iter().filter(|&r| r != writer).chain([writer]).collect();
             self.watch.add_read(f.kind, f.reread, &txns);
             if self.findings.len() < MAX_QUEUED {
+                let writer = Some(writer);
                 self.findings.push(OnlineFinding { anomaly: f.kind.name().to_string(), reader, writer, found_by: by });
             }
         }

@@ -13,7 +13,8 @@ pub fn render_finding(f: &OnlineFinding) -> String {
         // A value nobody wrote (the engine's rounds over a register stream): no writer.
         other => return format!("{reader} read a value nobody wrote ({other}), found when T{} arrived", f.found_by),
     };
-    format!("{reader} read {what} ({}) of T{}, found when T{} arrived", f.anomaly, f.writer, f.found_by)
+    let writer = f.writer.map_or_else(|| "a transaction".to_string(), |w| format!("T{w}"));
+    format!("{reader} read {what} ({}) of {writer}, found when T{} arrived", f.anomaly, f.found_by)
 }
 
 /// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`,
@@ -58,12 +59,13 @@ pub fn render_summary(s: &OnlineSummary) -> String {
     let mut out = format!(
         // The cycles printed as they closed: the end's searches give a level its witness in the
         // table below without a line of its own ("0 cycles" beside a violated level misled).
-        "\n{} ({} committed); {} reported; window peak {}, {}; {} evicted\n",
+        "\n{} ({} committed); {} reported; window peak {}{}; {} evicted\n",
         crate::words::counted(st.transactions, "transaction"),
         st.committed,
         crate::words::counted(st.cycles, "cycle"),
         crate::words::counted(st.peak_live as u64, "transaction"),
-        crate::words::counted(st.peak_keys as u64, "key"),
+        // A register stream's rounds keep no keys of their own: no count to give.
+        if st.rounds > 0 { String::new() } else { format!(", {}", crate::words::counted(st.peak_keys as u64, "key")) },
         st.evicted
     );
     out.push_str(&crate::analysis::render_counts(&s.classes, &s.lengths, &s.patterns));
