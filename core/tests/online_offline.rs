@@ -90,6 +90,10 @@ fn compare(name: &str, h: &History, max_length: usize, t: &mut Tally) -> Vec<Str
         t.cells += 1;
         t.online_violations += (l.verdict == Verdict::Violated) as usize;
         match (l.verdict, off.verdict) {
+            (Verdict::Holds, Verdict::Holds) if l.set_aside != off.set_aside => fails.push(format!(
+                "{name}: {} holds with {:?} set aside online, {:?} offline",
+                l.level, l.set_aside, off.set_aside
+            )),
             (a, b) if a == b => {
                 t.equal += 1;
                 if classic && a == Verdict::Holds {

@@ -274,7 +274,9 @@ class OnlineChecker:
 
     def levels(self) -> Dict[str, Dict[str, Any]]:
         """Each level's verdict so far, by name: ``verdict`` (``holds`` only after the end of a
-        stream that fit the window), ``anomalies``, ``witness``, ``implied_by``, ``reason``."""
+        stream that fit the window), ``anomalies``, ``witness``, ``implied_by``, ``reason``, and
+        ``set_aside`` (when present: findings that break the model's assumptions that a level
+        that holds does not proscribe)."""
         return {lv["level"]: lv for lv in self.summary()["levels"]}
 
     @property

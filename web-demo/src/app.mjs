@@ -102,6 +102,14 @@ function cycleText(c) {
     return `${when} ${what} (${name}${c.provisional ? ', provisional' : ''}): ${steps} T${c.txns[0]}`;
 }
 
+/** What the replay's table says beside a level's verdict, as grail online's summary does. */
+function levelNote(l) {
+    if (l.anomalies.length) return l.anomalies.join(', ');
+    const aside = l.set_aside?.length ? `with ${l.set_aside.join(', ')} set aside` : '';
+    const as = l.implied_by ? `as ${l.implied_by} is` : '';
+    return [as, aside].filter(Boolean).join(', ') || (l.reason ?? '');
+}
+
 function findingText(f) {
     const reader = f.reader === null || f.reader === undefined ? 'a committed transaction' : `T${f.reader}`;
     if (f.anomaly === 'internal') return `${reader} read a key against its own earlier operations (internal)`;
@@ -140,7 +148,7 @@ function replayStream() {
             body.replaceChildren(
                 ...summary.levels.map((l) =>
                     h('tr', { class: `verdict-${l.verdict}` }, h('th', { scope: 'row' }, l.level), h('td', {}, l.verdict),
-                        h('td', {}, l.anomalies.length ? l.anomalies.join(', ') : l.implied_by ? `as ${l.implied_by} is` : l.reason ?? '')),
+                        h('td', {}, levelNote(l))),
                 ),
             );
             $('stream-levels').hidden = false;

@@ -532,8 +532,8 @@ fn the_exit_code_is_0_only_when_every_level_holds() {
 }
 
 /// A register stream's value that no transaction wrote has no writer (JSON `null`; it was the
-/// reader's own id), and its summary gives no count of keys (its rounds keep none: it said "0
-/// keys").
+/// reader's own id), PL-1 holds with it set aside, and the summary gives no count of keys (its
+/// rounds keep none: it said "0 keys").
 #[test]
 fn a_register_streams_garbage_read_has_no_writer_and_its_summary_no_keys() {
     let input =
@@ -544,9 +544,17 @@ fn a_register_streams_garbage_read_has_no_writer_and_its_summary_no_keys() {
     assert_eq!(finding["anomaly"], "garbage-read", "{text}");
     assert_eq!(finding["reader"], 1);
     assert!(finding["writer"].is_null(), "{finding}");
+    // PL-1 holds with the read set aside, as grail check says (it said "holds" alone).
+    let summary: serde_json::Value = serde_json::from_str(text.lines().last().unwrap()).unwrap();
+    let pl1 = summary["levels"].as_array().unwrap().iter().find(|l| l["level"] == "PL-1").unwrap();
+    assert_eq!(pl1["verdict"], "holds");
+    assert_eq!(pl1["set_aside"], serde_json::json!(["garbage-read"]), "{pl1}");
+    let pl2 = summary["levels"].as_array().unwrap().iter().find(|l| l["level"] == "PL-2").unwrap();
+    assert!(pl2.get("set_aside").is_none(), "violated: nothing set aside: {pl2}");
     let out = with_stdin(grail().args(["online", "-"]), input.as_bytes());
     let text = String::from_utf8(out.stdout).unwrap();
     assert!(text.contains("T1 read a value nobody wrote (garbage-read)"), "{text}");
     let summary = text.lines().find(|l| l.contains("window peak")).unwrap();
     assert!(!summary.contains("key"), "{summary}");
+    assert!(text.contains("  PL-1                 holds     (with garbage-read set aside)\n"), "{text}");
 }

@@ -917,6 +917,11 @@ export interface OnlineLevel {
      * Why an `unknown` is not decided.
      */
     reason: string | null;
+    /**
+     * For a level that holds, the findings that break the model's assumptions and that it
+     * does not proscribe (as `grail check`'s "holds (with garbage-read set aside)").
+     */
+    set_aside?: string[];
     verdict: Verdict;
     /**
      * The transactions of the first of them (a cycle's, or the reader and the writer).

@@ -248,6 +248,8 @@ pub(super) struct Decided {
     pub anomalies: Vec<String>,
     pub witness: Vec<u64>,
     pub reason: Option<String>,
+    /// Findings that break the model's assumptions and the level does not proscribe.
+    pub set_aside: Vec<AnomalyKind>,
 }
 
 /// Check `levels` of `h` with the offline engine.
@@ -282,6 +284,7 @@ pub(super) fn check(h: &History, levels: &[Level]) -> Checked {
                 },
             },
             reason: o.reason.clone(),
+            set_aside: o.set_aside.clone(),
         })
         .collect();
     let cycles = cycles(h, &inf, &out);

@@ -47,6 +47,10 @@ pub struct OnlineLevel {
     pub implied_by: Option<String>,
     /// Why an `unknown` is not decided.
     pub reason: Option<String>,
+    /// For a level that holds, the findings that break the model's assumptions and that it
+    /// does not proscribe (as `grail check`'s "holds (with garbage-read set aside)").
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub set_aside: Vec<String>,
 }
 
 /// An anomaly as first seen: its kind, the order its cycle needed (session order, or none),
@@ -247,11 +251,39 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
                 Some(d) if own.is_empty() && verdict == Verdict::Violated => (d.anomalies.clone(), d.witness.clone()),
                 _ => (names(&own), own.first().map_or(Vec::new(), |s| s.txns.clone())),
             };
-            OnlineLevel { level: l.name().to_string(), verdict, anomalies, witness, implied_by: None, reason }
+            OnlineLevel {
+                level: l.name().to_string(),
+                verdict,
+                anomalies,
+                witness,
+                implied_by: None,
+                reason,
+                set_aside: Vec::new(),
+            }
         })
         .collect();
     close(&mut out, complete.is_some() && committed > 0);
+    let seen = watch.seen.iter().filter(|s| s.level.is_none() && !s.reread).map(|s| s.kind);
+    let engine = complete.iter().flat_map(|c| c.engine.iter().flat_map(|d| d.set_aside.iter().copied()));
+    set_aside(&mut out, seen.chain(engine));
     out
+}
+
+/// Mark each level that holds with the findings seen that break the model's assumptions and
+/// that it does not proscribe, as the offline engine does (`engine::verdicts`).
+fn set_aside(out: &mut [OnlineLevel], found: impl Iterator<Item = AnomalyKind>) {
+    let mut breaking: Vec<AnomalyKind> = Vec::new();
+    for k in found.filter(|k| k.breaks_assumption()) {
+        if !breaking.contains(&k) {
+            breaking.push(k);
+        }
+    }
+    for l in Level::ALL {
+        let o = &mut out[l as usize];
+        if o.verdict == Verdict::Holds {
+            o.set_aside = breaking.iter().filter(|&&k| !l.proscribes(k)).map(|k| k.name().to_string()).collect();
+        }
+    }
 }
 
 /// The verdicts of a register stream: violated by what the rounds found; at the end of a stream
@@ -291,10 +323,20 @@ pub(super) fn from_engine(
             };
             let implied_by =
                 first.and_then(|s| s.level.as_ref()).filter(|(v, _)| *v != l).map(|(v, _)| v.name().to_string());
-            OnlineLevel { level: l.name().to_string(), verdict, anomalies, witness, implied_by, reason }
+            OnlineLevel {
+                level: l.name().to_string(),
+                verdict,
+                anomalies,
+                witness,
+                implied_by,
+                reason,
+                set_aside: Vec::new(),
+            }
         })
         .collect();
     close(&mut out, decided.is_some() && committed > 0);
+    let seen = watch.seen.iter().filter(|s| s.level.is_none() && !s.reread).map(|s| s.kind);
+    set_aside(&mut out, seen.chain(decided.unwrap_or_default().iter().flat_map(|d| d.set_aside.iter().copied())));
     out
 }
 

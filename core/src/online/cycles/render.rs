@@ -79,6 +79,9 @@ pub fn render_summary(s: &OnlineSummary) -> String {
         if let Some(w) = &l.implied_by {
             line.push_str(&format!(" as {w} is"));
         }
+        if !l.set_aside.is_empty() {
+            line.push_str(&format!(" (with {} set aside)", l.set_aside.join(", ")));
+        }
         out.push_str(line.trim_end());
         out.push('\n');
     }
