@@ -93,7 +93,8 @@ function streamEvent(line, text) {
 }
 
 function cycleText(c) {
-    const steps = c.txns.map((t, i) => `T${t} -${c.types[i]}->`).join(' ');
+    // A step whose order the polygraph chose (a register stream's round) is no dependency shown.
+    const steps = c.txns.map((t, i) => `T${t} -${c.types[i]}${c.chosen?.includes(i) ? ' (chosen)' : ''}->`).join(' ');
     // A cycle through session, real-time or commit order has no class (`none`): its anomaly names it.
     const [what, name] = c.zellag === 'none' ? ['a cycle', c.anomaly] : [c.zellag === 'other' ? 'a cycle of class other' : `a ${c.zellag}`, c.adya];
     // Found by a later check of the offline engine, not as closed_by arrived: it may have closed before.

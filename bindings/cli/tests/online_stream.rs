@@ -558,3 +558,36 @@ fn a_register_streams_garbage_read_has_no_writer_and_its_summary_no_keys() {
     assert!(!summary.contains("key"), "{summary}");
     assert!(text.contains("  PL-1                 holds     (with garbage-read set aside)\n"), "{text}");
 }
+
+/// A register round's cycle through version orders the polygraph chose marks those steps
+/// (JSON `chosen`, text `(chosen)`): they are orders the history leaves open, not dependencies
+/// it shows (the lines read as if every step were certain).
+#[test]
+fn a_round_marks_the_steps_the_polygraph_chose() {
+    let gen = grail()
+        .args(["generate", "--txns", "400", "--sessions", "4", "--keys", "5", "--model", "rw-register"])
+        .args([
+            "--isolation",
+            "snapshot-isolation",
+            "--inject",
+            "write-skew:2,aborted-read:1,lost-update:1",
+            "--seed",
+            "9",
+        ])
+        .output()
+        .unwrap();
+    assert!(gen.status.success());
+    let out = with_stdin(grail().args(["online", "-", "--json", "--window", "16"]), &gen.stdout);
+    let lines: Vec<serde_json::Value> =
+        String::from_utf8(out.stdout).unwrap().lines().map(|l| serde_json::from_str(l).unwrap()).collect();
+    let chosen: Vec<&serde_json::Value> = lines.iter().filter(|l| l.get("chosen").is_some()).collect();
+    assert!(!chosen.is_empty(), "no cycle through a chosen order");
+    for c in &chosen {
+        let n = c["txns"].as_array().unwrap().len();
+        assert!(c["chosen"].as_array().unwrap().iter().all(|i| (i.as_u64().unwrap() as usize) < n), "{c}");
+        assert_eq!(c["zellag"], "none", "a cycle through choices is in no class: {c}");
+    }
+    let out = with_stdin(grail().args(["online", "-", "--window", "16"]), &gen.stdout);
+    let text = String::from_utf8(out.stdout).unwrap();
+    assert_eq!(text.lines().filter(|l| l.contains(" (chosen)-> ")).count(), chosen.len(), "{text}");
+}

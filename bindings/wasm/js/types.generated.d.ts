@@ -840,6 +840,12 @@ export interface OnlineAnomaly {
      */
     anomaly: string;
     /**
+     * The steps (indices into `txns`, each to the next) whose order the polygraph chose, in a
+     * register stream's round: a version order among those the history leaves open, not a
+     * dependency it shows.
+     */
+    chosen?: number[];
+    /**
      * The transaction whose arrival closed the cycle (`found` is `arrival`), or the last to
      * arrive before the check that found it (a round, a pause, the end: it closed at or
      * before that arrival).

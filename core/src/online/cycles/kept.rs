@@ -234,6 +234,8 @@ pub(super) struct Checked {
 /// A cycle the engine found, with the levels it violates.
 pub(super) struct ClassifiedCycleAt {
     pub cycle: ClassifiedCycle,
+    /// The steps whose order the polygraph chose.
+    pub chosen: Vec<usize>,
     /// The engine's name of it (`Named::name`).
     pub anomaly: String,
     pub classes: Classes,
@@ -368,7 +370,8 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
             GraphId::Weak(_) => violated_by(w.named.kind),
             GraphId::Dependency(_) => violated_with(w.named.kind, w.named.order),
         };
-        v.push(classified(h, &w.cycle.txns, &w.cycle.types, keys, w.named.name(), false, with_stronger(ls, named)));
+        let c = classified(h, &w.cycle.txns, &w.cycle.types, keys, w.named.name(), false, with_stronger(ls, named));
+        v.push(c);
     }
     for (p, ls) in out.poly.iter().zip(&of_poly) {
         if ls.is_empty() {
@@ -386,9 +389,14 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
                 false => Vec::new(),
             })
             .collect();
-        let chosen = p.counterexample.cycle.iter().any(|(_, o)| matches!(o, Origin::Chosen { .. }));
+        let chosen: Vec<usize> = (p.counterexample.cycle.iter().enumerate())
+            .filter(|(_, (_, o))| matches!(o, Origin::Chosen { .. }))
+            .map(|(i, _)| i)
+            .collect();
         let named = violated_with(p.named.kind, p.named.order);
-        v.push(classified(h, &txns, &types, keys, p.named.name(), chosen, with_stronger(ls, named)));
+        let mut c = classified(h, &txns, &types, keys, p.named.name(), !chosen.is_empty(), with_stronger(ls, named));
+        c.chosen = chosen;
+        v.push(c);
     }
     v
 }
@@ -410,6 +418,7 @@ fn classified(
     let c = if chosen { Classes::UNCLASSED } else { classify(types, same) };
     ClassifiedCycleAt {
         anomaly,
+        chosen: Vec::new(),
         classes: c,
         cycle: ClassifiedCycle {
             txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),
@@ -461,5 +470,13 @@ impl Reported {
 
 /// A cycle of a round as the checker reports it, closed by the round's last arrival.
 pub(super) fn anomaly(c: ClassifiedCycleAt, closed_by: u64, found: super::Found) -> OnlineAnomaly {
-    OnlineAnomaly { cycle: c.cycle, anomaly: c.anomaly, closed_by, found, provisional: false, violates: c.violates }
+    OnlineAnomaly {
+        cycle: c.cycle,
+        anomaly: c.anomaly,
+        closed_by,
+        found,
+        provisional: false,
+        violates: c.violates,
+        chosen: c.chosen,
+    }
 }

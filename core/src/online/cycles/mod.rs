@@ -112,6 +112,11 @@ pub struct OnlineAnomaly {
     /// The levels whose anti-patterns this cycle matches as it closed, and the levels stronger
     /// than them: each is violated now, whatever comes later.
     pub violates: Vec<String>,
+    /// The steps (indices into `txns`, each to the next) whose order the polygraph chose, in a
+    /// register stream's round: a version order among those the history leaves open, not a
+    /// dependency it shows.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub chosen: Vec<usize>,
 }
 
 /// When an online cycle was found.
@@ -666,6 +671,7 @@ impl OnlineChecker {
             },
             closed_by: closer,
             provisional: shape.provisional,
+            chosen: Vec::new(),
         }
     }
 

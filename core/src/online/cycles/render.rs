@@ -19,7 +19,8 @@ pub fn render_finding(f: &OnlineFinding) -> String {
 
 /// One cycle as a line of text: `T9 closed a lost update (G-single, LU): T4 -rw x-> T9 -ww x-> T4`,
 /// or, found by a later check, `Found at the end of the stream (after T5): a cycle
-/// (G-single-process): T3 -rw x-> T1 -so-> T3`.
+/// (G-single-process): T3 -rw x-> T1 -so-> T3`; a step whose order the polygraph chose is
+/// marked: `T192 -ww 2 (chosen)-> T202`.
 pub fn render_anomaly(o: &OnlineAnomaly) -> String {
     let a = &o.cycle;
     let show = |v: &serde_json::Value| match v {
@@ -44,9 +45,10 @@ pub fn render_anomaly(o: &OnlineAnomaly) -> String {
     for (i, t) in a.txns.iter().enumerate() {
         let keys: Vec<String> = a.keys.get(i).map_or(Vec::new(), |ks| ks.iter().map(show).collect());
         let ty = a.types.get(i).map_or("", |x| x.as_str());
+        let chosen = if o.chosen.contains(&i) { " (chosen)" } else { "" };
         match keys.is_empty() {
-            true => s.push_str(&format!("T{t} -{ty}-> ")),
-            false => s.push_str(&format!("T{t} -{ty} {}-> ", keys.join(","))),
+            true => s.push_str(&format!("T{t} -{ty}{chosen}-> ")),
+            false => s.push_str(&format!("T{t} -{ty} {}{chosen}-> ", keys.join(","))),
         }
     }
     s.push_str(&format!("T{}", a.txns.first().copied().unwrap_or(0)));
