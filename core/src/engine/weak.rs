@@ -244,7 +244,9 @@ pub(crate) fn external_reads<'a>(h: &'a History, inf: &'a Inference, t: TxnId) -
     let mut out: Vec<ExtRead> = outside_reads(h, inf, t).collect();
     if h.model == crate::history::Model::ListAppend {
         out.extend(after_own_appends(h, inf, t));
-        out.sort_unstable_by_key(|r| r.op);
+        // One read per op (a read is before or after the transaction's own appends to the
+        // key), so the compact sort's order is the same.
+        crate::par::sort::sort_unstable_by_key(&mut out, |r| r.op);
     }
     out
 }

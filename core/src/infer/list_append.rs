@@ -421,7 +421,8 @@ fn key_edges(
             s.last_appends.push((w, v));
         }
     }
-    s.last_appends.sort_unstable_by_key(|w| w.0.op);
+    // One write per op (an append is of one value), so the compact sort's order is the same.
+    crate::par::sort::sort_unstable_by_key(&mut s.last_appends, |w| w.0.op);
     let writers = &s.writers;
     let writer = |i: usize| writers[i];
     s.observed.clear();

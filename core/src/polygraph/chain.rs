@@ -90,9 +90,11 @@ fn test(
     // The guessed order's edges, after the known ones (kept where they are).
     let mut edges: Vec<(Edge, Origin)> = Vec::new();
     for k in &pg.keys {
-        // Chains by where their first writer stands; a chain's versions stay together.
+        // Chains by where their first writer stands; a chain's versions stay together. The
+        // compact sort's order too: a key's versions are of distinct transactions, and `pos`
+        // is a permutation.
         let mut cs: Vec<u32> = (0..k.chain_ends.len() as u32).collect();
-        cs.sort_unstable_by_key(|&i| pos[(2 * k.chain(i)[0].txn + 1) as usize]);
+        crate::par::sort::sort_unstable_by_key(&mut cs, |&i| pos[(2 * k.chain(i)[0].txn + 1) as usize]);
         let vs: Vec<&super::constraints::Version> = cs.iter().flat_map(|&i| k.chain(i)).collect();
         for w in vs.windows(2) {
             let (a, b) = (w[0], w[1]);
