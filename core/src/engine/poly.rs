@@ -99,8 +99,8 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                 crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
             });
             let (mut verdict, st) = crate::polygraph::decide(pg, mode, budget);
-            // PL-2 and PL-1 need no search (docs/polygraph.md): when the budget cut the
-            // polygraph's short, a topological sort of the known edges decides them.
+            // PL-2 and PL-1 need no search (docs/polygraph.md): when the polygraph's did not
+            // decide them (the budget ran out), a topological sort of the known edges does.
             if let Decision::Unknown(why) = &verdict {
                 if let Some(v) = crate::polygraph::decide_without_search(pg, mode) {
                     notes.push(PolyNote {
@@ -181,7 +181,8 @@ fn record(
     Some(witnesses.len() - 1)
 }
 
-/// How PL-2 or PL-1 was decided without the search the budget cut short, after "was decided ".
+/// How PL-2 or PL-1 was decided without the search that left it undecided (the budget cut it
+/// short, or the constraints were over the memory budget), after "was decided ".
 fn without_search_text(v: &Decision, mode: Mode, why: &str, known: usize) -> String {
     let cycle = if mode == Mode::Pl1 { "cycle of WW edges" } else { "cycle without RW edges" };
     let how = match v {
@@ -191,7 +192,7 @@ fn without_search_text(v: &Decision, mode: Mode, why: &str, known: usize) -> Str
         _ => format!("they close a {cycle}, which every version order keeps"),
     };
     format!(
-        "without a search, on the generalized polygraph's {} (its search was cut short: {why}): {how}",
+        "without a search, on the generalized polygraph's {} (its search did not decide: {why}): {how}",
         counted(known as u64, "known edge")
     )
 }
