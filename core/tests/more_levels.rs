@@ -501,3 +501,29 @@ fn initial_value_after_an_observed_writer_violates_rc() {
     let report = check(&fine, &levels("RC,RA"));
     assert_eq!(report.levels.get(Level::Rc).map(|l| l.verdict), Some(grail_core::report::Verdict::Holds));
 }
+
+/// docs/levels.md: RA names a violation `non-repeatable-read` when `t3` read one key from two
+/// writers, whatever edges the cycle found has. Here T1 and T2 (one session) write key 1 in turn
+/// and T3 reads it from T1, then from T2: the cycle is `T1 -so-> T2 -co-> T1` (one commit-order
+/// step), which was named a fractured read while the report's `internal` finding called the same
+/// reads a non-repeatable read. Reads of two different keys stay a fractured read.
+#[test]
+fn a_key_read_from_two_writers_is_a_non_repeatable_read_whatever_the_cycle() {
+    let h = read(b"w(1,1,1,1)\nw(1,2,1,2)\nr(1,1,2,3)\nr(1,2,2,3)\n", Format::Auto).unwrap();
+    let report = check(&h, &levels("RA,CC"));
+    for l in [Level::Ra, Level::Cc] {
+        let lr = report.levels.get(l).unwrap_or_else(|| panic!("{l:?} missing"));
+        assert_eq!(lr.verdict, grail_core::report::Verdict::Violated, "{l:?}");
+        assert!(lr.anomalies.iter().any(|a| a == "non-repeatable-read"), "{l:?}: {:?}", lr.anomalies);
+        assert!(!lr.anomalies.iter().any(|a| a == "fractured-read"), "{l:?}: {:?}", lr.anomalies);
+        for c in &lr.cycles {
+            assert_eq!(c.anomaly, "non-repeatable-read", "{l:?}: {}", c.explanation);
+        }
+    }
+    // T3 reads key 1 from T1 and key 2 from T2, which wrote both after T1: a fractured read.
+    let h = read(b"w(1,1,1,1)\nw(1,2,1,2)\nw(2,2,1,2)\nr(1,1,2,3)\nr(2,2,2,3)\n", Format::Auto).unwrap();
+    let report = check(&h, &levels("RA"));
+    let lr = report.levels.get(Level::Ra).unwrap();
+    assert_eq!(lr.verdict, grail_core::report::Verdict::Violated);
+    assert_eq!(lr.anomalies, vec!["fractured-read".to_string()], "{:?}", lr.cycles);
+}

@@ -31,6 +31,7 @@ fn claims_hold(what: &str, h: &History, r: &Report) {
         }
         assert_eq!(lr.valid.is_none(), lr.reason.is_some(), "{what}: {} unknown without its reason", l.name());
     }
+    certain_cycles_decide(what, r);
     for n in &r.notes {
         for (l, lr) in &r.levels.0 {
             let decided = n.starts_with(&format!("{} was decided ", l.name()))
@@ -67,6 +68,43 @@ fn claims_hold(what: &str, h: &History, r: &Report) {
         }
     }
     every_named_transaction_is_given(what, r);
+}
+
+/// No level that forbids lost updates is left unknown beside a cycle the report shows for a
+/// dependency level whose every step is certain (not chosen from a version order, not claimed,
+/// not assumed) and an edge of that level's graph too (`so` only with session order, `rt` only
+/// with real-time order), of an anomaly that level forbids: that cycle violates it. (PL-2 and
+/// PL-1 are left out: a compacted polygraph's certain `ww` steps assume no lost update.)
+fn certain_cycles_decide(what: &str, r: &Report) {
+    use grail_core::graph::EdgeType;
+    let unknown = r.levels.0.iter().filter(|(l, lr)| {
+        lr.valid.is_none() && l.spec().weak.is_none() && l.proscribes(grail_core::anomaly::AnomalyKind::GSingle)
+    });
+    for (l, _) in unknown {
+        let order = l.spec().order;
+        for (v, vr) in r.levels.0.iter().filter(|(v, vr)| vr.valid == Some(false) && v.spec().weak.is_none()) {
+            for c in &vr.cycles {
+                let certain =
+                    c.steps.iter().all(|s| s.certain != Some(false) && s.claimed != Some(true) && s.assumed.is_none());
+                let fits = c.steps.iter().all(|s| match s.ty {
+                    EdgeType::So => order == Order::Session,
+                    EdgeType::Rt => order == Order::Realtime,
+                    EdgeType::Co => false,
+                    _ => true,
+                });
+                let types: Vec<EdgeType> = c.steps.iter().map(|s| s.ty).collect();
+                let kind = polygraph::name::anomaly_of(&types);
+                assert!(
+                    !(certain && fits && !types.is_empty() && l.proscribes(kind)),
+                    "{what}: {} unknown beside {}'s {} cycle of certain edges:\n{}",
+                    l.name(),
+                    v.name(),
+                    c.anomaly,
+                    c.explanation
+                );
+            }
+        }
+    }
 }
 
 /// Every transaction a cycle's explanation names is given under "Let:", and every one given
@@ -539,4 +577,103 @@ fn an_empty_history_has_no_note_on_its_processes() {
         &grail_core::CheckOptions { levels: grail_core::Level::ALL.to_vec(), ..Default::default() },
     );
     assert!(r.notes.iter().all(|n| !n.contains("records no process")), "{:?}", r.notes);
+}
+
+/// A generated history read without its write-ahead log: a register history is decided on the
+/// polygraph.
+fn without_log(o: &GenOptions) -> History {
+    grail_core::read(generate(o).history.as_bytes(), Format::Auto).unwrap()
+}
+
+/// The audit of 2026-11-29, point 1: AWDIT's read-committed-2000 under `--max-steps 100000`
+/// showed SI violated by a G-single of three certain edges (one rw from a read of the initial
+/// value, two wr) and PSI `unknown` (its polygraph search cut short), though PSI forbids
+/// G-single: the report proved a violation it did not report. PSI is now violated by that cycle,
+/// and says it is SI's; PL-2 and PL-1, which allow it, are not.
+#[test]
+fn a_cycle_of_certain_edges_violates_every_level_that_forbids_it() {
+    let Some(corpus) = common::corpus() else { return };
+    let h = common::load(&corpus.join("peers/awdit/plume/read-committed-2000.txt.gz"), None);
+    let r = grail_core::check(&h, &CheckOptions { max_steps: Some(100_000), ..CheckOptions::default() });
+    let (si, psi) = (&r.levels["SI"], &r.levels["PSI"]);
+    assert_eq!(si.verdict, "violated");
+    assert!(si.cycles[0].steps.iter().all(|s| s.certain == Some(true)), "{}", si.cycles[0].explanation);
+    assert_eq!(psi.verdict, "violated", "{:?}", psi.reason);
+    assert_eq!(psi.cycle_from, Some(Level::Si));
+    assert_eq!(psi.implied_by, None);
+    assert_eq!(psi.anomalies, vec!["G-single".to_string()]);
+    assert_eq!(psi.cycles, si.cycles[..1].to_vec());
+    for l in ["PL-2", "PL-1"] {
+        assert_ne!(r.levels[l].verdict, "violated", "{l}");
+    }
+    assert_eq!(r.weakest_violated, vec![Level::Psi]);
+    let table = grail_core::render::text::render(&r);
+    assert!(table.contains("PSI    violated  G-single (by SI's cycle, of certain edges only)\n"), "{table}");
+    claims_hold("read-committed-2000 at 100000 steps", &h, &r);
+}
+
+/// The same over every budget, on generated register histories without a version order whose
+/// isolation lets SI and PSI break: a cycle of certain edges one level found decides every
+/// undecided level that forbids it, whatever the point at which the budget ran out.
+#[test]
+fn no_budget_leaves_a_level_unknown_beside_a_cycle_of_certain_edges_it_forbids() {
+    let mut carried = 0;
+    for (seed, isolation) in [(1, Isolation::Causal), (2, Isolation::ReadCommitted), (3, Isolation::ReadCommitted)] {
+        let h = without_log(&GenOptions {
+            transactions: 150,
+            model: DataModel::RwRegister,
+            isolation,
+            seed,
+            ..GenOptions::default()
+        });
+        let mut steps = 1u64;
+        while steps < 2_000_000 {
+            let opts = CheckOptions { max_steps: Some(steps), levels: Level::ALL.to_vec(), ..CheckOptions::default() };
+            let r = grail_core::check(&h, &opts);
+            claims_hold(&format!("{isolation:?} seed {seed} at {steps} steps"), &h, &r);
+            carried += r.levels.0.iter().filter(|(_, lr)| lr.cycle_from.is_some()).count();
+            steps = steps * 3 / 2 + 1;
+        }
+    }
+    assert!(carried > 0, "no level was decided by another's cycle: the test tests nothing");
+}
+
+/// The audit of 2026-11-29, point 3: docs/polygraph.md says that without a version order PL-1
+/// always holds and PL-2 holds exactly when the known WR edges have no cycle, which needs no
+/// search; yet a step budget the other levels spent left both `unknown`. They are decided by a
+/// topological sort of the known edges, which spends no budget.
+#[test]
+fn pl2_and_pl1_without_a_version_order_need_no_budget() {
+    let h = without_log(&GenOptions {
+        transactions: 300,
+        model: DataModel::RwRegister,
+        isolation: Isolation::SnapshotIsolation,
+        seed: 4,
+        ..GenOptions::default()
+    });
+    assert!(h.version_order.is_none());
+    for levels in [Vec::new(), vec![Level::Pl2, Level::Pl1]] {
+        for steps in [0, 50] {
+            let r = grail_core::check(
+                &h,
+                &CheckOptions { max_steps: Some(steps), levels: levels.clone(), ..CheckOptions::default() },
+            );
+            for l in ["PL-2", "PL-1"] {
+                assert_eq!(r.levels[l].verdict, "holds", "{l} at {steps} steps: {:?}", r.levels[l].reason);
+            }
+            assert!(r.notes.iter().any(|n| n.starts_with("PL-2 was decided without a search")), "{:?}", r.notes);
+            claims_hold("generated register history", &h, &r);
+        }
+    }
+    // A cycle of reads (G1c) violates PL-2 at no budget; PL-1 holds.
+    let text = br#"{"transactions": [
+  {"id": 1, "session": 1, "ops": [["r", "y", 2], ["w", "x", 1]]},
+  {"id": 2, "session": 2, "ops": [["r", "x", 1], ["w", "y", 2]]}
+]}"#;
+    let h = grail_core::read(text, Format::Auto).unwrap();
+    let r = grail_core::check(&h, &CheckOptions { max_steps: Some(0), ..CheckOptions::default() });
+    assert_eq!(r.levels["PL-2"].verdict, "violated", "{:?}", r.levels["PL-2"].reason);
+    assert_eq!(r.levels["PL-2"].anomalies, vec!["G1c".to_string()]);
+    assert_eq!(r.levels["PL-1"].verdict, "holds");
+    claims_hold("a cycle of reads", &h, &r);
 }

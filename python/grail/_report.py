@@ -228,6 +228,10 @@ class LevelResult:
     #: The level this verdict follows from when it was not searched for: a stronger level that
     #: holds, or a weaker one that is violated (whose counterexample ``cycles`` gives).
     implied_by: Optional[str] = None
+    #: The level whose counterexample shows this one violated when this level's own check did
+    #: not decide it (its search was cut short): a cycle of certain edges only, which this level
+    #: forbids too (``cycles`` gives it).
+    cycle_from: Optional[str] = None
     #: Findings that break the model's assumptions which this level does not proscribe: its
     #: verdict was computed with them set aside.
     set_aside: Tuple[str, ...] = ()
@@ -242,6 +246,7 @@ class LevelResult:
             cycles=tuple(Cycle._from(c, native) for c in d["cycles"]),
             reason=d.get("reason"),
             implied_by=d.get("implied_by"),
+            cycle_from=d.get("cycle_from"),
             set_aside=tuple(d.get("set_aside", ())),
         )
 

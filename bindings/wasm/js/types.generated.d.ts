@@ -803,6 +803,12 @@ export interface LevelReport {
      */
     anomalies: AnomalyType[];
     /**
+     * The level whose counterexample shows this one violated, when this level's own check did
+     * not decide it (its search was cut short, say): a cycle of certain edges only, which this
+     * level forbids too (`cycles` gives it).
+     */
+    cycle_from?: Level;
+    /**
      * The shortest cycle proscribed by this level, per violating component.
      */
     cycles: Cycle[];

@@ -70,6 +70,7 @@ pub fn only(h: &History, levels: &[Level], max_cycles: usize) -> Outcome {
                 claims: Vec::new(),
                 evidence: Vec::new(),
                 implied_by: None,
+                cycle_from: None,
                 set_aside: Vec::new(),
             }
         })

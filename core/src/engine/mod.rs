@@ -285,6 +285,11 @@ pub struct LevelOutcome {
     pub evidence: Vec<Evidence>,
     /// The level this verdict follows from when it was not searched for.
     pub implied_by: Option<Level>,
+    /// The level whose counterexample shows this one violated although this level's own check
+    /// did not decide it: a cycle of certain edges only (none chosen from a version order), each
+    /// of them an edge of this level's graph too, that this level forbids
+    /// ([`verdicts::certain_cycles`]).
+    pub cycle_from: Option<Level>,
     /// Findings that break the model's assumptions and this level does not proscribe.
     pub set_aside: Vec<AnomalyKind>,
 }
@@ -414,6 +419,11 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
         }
     }
     lattice::close(&mut outcomes, &mut notes);
+    // A level still undecided that another level's cycle of certain edges violates; then the
+    // levels that imply it.
+    if verdicts::certain_cycles(&mut outcomes, &found.witnesses, &poly.witnesses, &graphs) {
+        lattice::close(&mut outcomes, &mut notes);
+    }
     verdicts::consistent_implied_by(&mut outcomes);
     verdicts::nothing_committed(h, &mut outcomes);
     let mut written = poly::poly_note_text(&poly.notes, &poly.levels, &outcomes);

@@ -98,7 +98,22 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
             let pg = pgs[slot].get_or_insert_with(|| {
                 crate::polygraph::build_for(h, inf, order, mode, crate::polygraph::MAX_CONSTRAINTS)
             });
-            let (verdict, st) = crate::polygraph::decide(pg, mode, budget);
+            let (mut verdict, st) = crate::polygraph::decide(pg, mode, budget);
+            // PL-2 and PL-1 need no search (docs/polygraph.md): when the polygraph's did not
+            // decide them (the budget ran out), a topological sort of the known edges does.
+            if let Decision::Unknown(why) = &verdict {
+                if let Some(v) = crate::polygraph::decide_without_search(pg, mode) {
+                    notes.push(PolyNote {
+                        level: l,
+                        decided: true,
+                        text: without_search_text(&v, mode, why, st.known_edges),
+                    });
+                    verdict = v;
+                    let witness = record(&verdict, l, slot, &mut violated_here, &mut slot_of, &mut witnesses);
+                    out.push(PolyLevel { level: l, verdict, witness, implied_by: None });
+                    continue;
+                }
+            }
             notes.push(PolyNote {
                 level: l,
                 decided: !matches!(verdict, Decision::Unknown(_)),
@@ -131,16 +146,7 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                 counted(st.conflicts, "conflict")
             ),
             });
-            let witness = match &verdict {
-                Decision::Violated(cx) => {
-                    violated_here[slot] = true;
-                    slot_of.push(slot);
-                    let (named, covered) = poly_named(cx, l);
-                    witnesses.push(PolyWitness { polygraph: slot, named, covered, counterexample: cx.clone() });
-                    Some(witnesses.len() - 1)
-                }
-                _ => None,
-            };
+            let witness = record(&verdict, l, slot, &mut violated_here, &mut slot_of, &mut witnesses);
             out.push(PolyLevel { level: l, verdict, witness, implied_by: None });
         }
         // Keep a polygraph only while a counterexample refers to it.
@@ -156,6 +162,39 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
         }
     }
     Poly { levels: out, witnesses, notes }
+}
+
+/// A violation's counterexample kept as a witness of polygraph `slot`: its index in `witnesses`.
+fn record(
+    verdict: &Decision,
+    l: Level,
+    slot: usize,
+    violated_here: &mut [bool; 2],
+    slot_of: &mut Vec<usize>,
+    witnesses: &mut Vec<PolyWitness>,
+) -> Option<usize> {
+    let Decision::Violated(cx) = verdict else { return None };
+    violated_here[slot] = true;
+    slot_of.push(slot);
+    let (named, covered) = poly_named(cx, l);
+    witnesses.push(PolyWitness { polygraph: slot, named, covered, counterexample: cx.clone() });
+    Some(witnesses.len() - 1)
+}
+
+/// How PL-2 or PL-1 was decided without the search that left it undecided (the budget cut it
+/// short, or the constraints were over the memory budget), after "was decided ".
+fn without_search_text(v: &Decision, mode: Mode, why: &str, known: usize) -> String {
+    let cycle = if mode == Mode::Pl1 { "cycle of WW edges" } else { "cycle without RW edges" };
+    let how = match v {
+        Decision::Holds => format!(
+            "they have no {cycle}, so a topological order of them, taken as every key's version order, gives a graph without one"
+        ),
+        _ => format!("they close a {cycle}, which every version order keeps"),
+    };
+    format!(
+        "without a search, on the generalized polygraph's {} (its search did not decide: {why}): {how}",
+        counted(known as u64, "known edge")
+    )
 }
 
 /// A polygraph counterexample's anomaly, named by all its cycles (`name::of_counterexample`).
@@ -213,7 +252,9 @@ pub(super) fn version_order_note(
     let (found, exact): (Vec<&PolyLevel>, Vec<&PolyLevel>) =
         decided.into_iter().partition(|p| held_then_violated(p.level, poly, outcomes));
     let found: Vec<Level> = found.iter().map(|p| p.level).collect();
-    let implied: Vec<Level> = implied.iter().map(|p| p.level).collect();
+    // Of those not decided there, the ones another level's cycle of certain edges violates.
+    let by_cycle = |l: Level| outcomes.iter().any(|o| o.level == l && o.cycle_from.is_some());
+    let (by_cycle, implied): (Vec<Level>, Vec<Level>) = implied.iter().map(|p| p.level).partition(|&l| by_cycle(l));
     let exact: Vec<Level> = exact.iter().map(|p| p.level).collect();
     let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !on_poly.contains(l)).collect();
     if !on_poly.is_empty() {
@@ -237,6 +278,12 @@ pub(super) fn version_order_note(
             parts.push(format!(
                 "{} not decided on the generalized polygraph, but following from another level's verdict (the table names it)",
                 names(&implied)
+            ));
+        }
+        if !by_cycle.is_empty() {
+            parts.push(format!(
+                "{} not decided on the generalized polygraph, but violated by another level's cycle of certain edges (the table names it)",
+                names(&by_cycle)
             ));
         }
         notes.push(format!(

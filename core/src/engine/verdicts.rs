@@ -105,6 +105,7 @@ pub(super) fn level_outcome(cx: Check, l: Level, found: &Found, poly: &Poly, pai
         anomalies: names,
         evidence: evidence.into_iter().map(|e| e.1).collect(),
         implied_by,
+        cycle_from: None,
         set_aside,
         claims: Vec::new(),
     }
@@ -208,4 +209,103 @@ pub(super) fn realtime_unknown(outcomes: &mut [LevelOutcome], gaps: usize) {
         o.leave_unknown(why.clone());
         o.implied_by = None;
     }
+}
+
+/// A level left `unknown` (its own search cut short, say) that another level's counterexample
+/// violates all the same: a cycle whose every step is certain, not chosen from a version order,
+/// and is an edge of this level's graph too, of an anomaly this level forbids. The level is then
+/// violated by that cycle, named as it is (`G-single`), and `cycle_from` names the level whose
+/// counterexample it is. Taken only from a level that decided its own verdict.
+///
+/// Certain in this level's graph: a session (`so`) step only for a level with session order, a
+/// real-time (`rt`) step only for one with real-time order; no weak level's cycle (its `co`
+/// steps are no dependency) nor a claimed order's; of a polygraph's known edges, those of a
+/// read-modify-write chain (compaction: `ww`, and `rw` from a read of a written value) only for
+/// a level that forbids lost updates, which is what makes them certain, and none that rests on
+/// an assumed order. Returns whether a level was decided so.
+pub(super) fn certain_cycles(
+    outcomes: &mut [LevelOutcome],
+    witnesses: &[super::Witness],
+    poly: &[super::PolyWitness],
+    graphs: &super::Graphs,
+) -> bool {
+    use crate::graph::EdgeType;
+    use crate::polygraph::name::{anomaly_of, order_of};
+    use crate::polygraph::Origin;
+    // The steps of a counterexample when each is certain in `target`'s graph.
+    let steps = |e: Evidence, target: Level| -> Option<Vec<EdgeType>> {
+        let types: Vec<EdgeType> = match e {
+            Evidence::Cycle(i) => {
+                let w = witnesses.get(i)?;
+                if !matches!(w.graph, GraphId::Dependency(_)) {
+                    return None;
+                }
+                w.cycle.types.clone()
+            }
+            Evidence::Poly(i) => {
+                let p = poly.get(i)?;
+                let pg = graphs.polygraphs.get(p.polygraph)?;
+                let cycle = &p.counterexample.cycle;
+                if cycle.iter().any(|(e, o)| *o != Origin::Certain || pg.assumption(e).is_some()) {
+                    return None;
+                }
+                let types: Vec<EdgeType> = cycle.iter().map(|(e, _)| e.ty).collect();
+                // A compacted polygraph's certain ww and rw edges may be a chain's, certain only
+                // where a lost update is forbidden; its other certain edges are wr, so, rt and rw
+                // from a read of the initial value.
+                if pg.compact
+                    && !target.proscribes(AnomalyKind::GSingle)
+                    && types.iter().any(|t| matches!(t, EdgeType::Ww | EdgeType::Rw))
+                {
+                    return None;
+                }
+                types
+            }
+            Evidence::Claimed(_) | Evidence::Pair(_) => return None,
+        };
+        let order = target.spec().order;
+        let fits = types.iter().all(|t| match t {
+            EdgeType::Ww | EdgeType::Wr | EdgeType::Rw => true,
+            EdgeType::So => order == Order::Session,
+            EdgeType::Rt => order == Order::Realtime,
+            EdgeType::Co => false,
+        });
+        (fits && !types.is_empty()).then_some(types)
+    };
+    let mut decided = false;
+    for i in 0..outcomes.len() {
+        let target = outcomes[i].level;
+        if outcomes[i].verdict != Verdict::Unknown || target.spec().weak.is_some() {
+            continue;
+        }
+        // The shortest such cycle, from the strongest level that found it.
+        let mut best: Option<(usize, Level, Evidence, Named)> = None;
+        for src in outcomes.iter().filter(|o| {
+            o.verdict == Verdict::Violated && o.implied_by.is_none() && o.cycle_from.is_none() && o.level != target
+        }) {
+            for &e in &src.evidence {
+                let Some(types) = steps(e, target) else { continue };
+                // A cycle of ww steps and order steps is a G0 (Elle's G0-process), as the
+                // dependency graph's searches name it.
+                let kind = match anomaly_of(&types) {
+                    AnomalyKind::G1c if !types.contains(&EdgeType::Wr) => AnomalyKind::G0,
+                    k => k,
+                };
+                let named = Named { kind, order: order_of(&types) };
+                if target.proscribes(named.kind) && best.as_ref().is_none_or(|b| types.len() < b.0) {
+                    best = Some((types.len(), src.level, e, named));
+                }
+            }
+        }
+        if let Some((_, from, e, named)) = best {
+            let o = &mut outcomes[i];
+            o.decide(Verdict::Violated);
+            o.anomalies = vec![named];
+            o.evidence = vec![e];
+            o.implied_by = None;
+            o.cycle_from = Some(from);
+            decided = true;
+        }
+    }
+    decided
 }

@@ -422,7 +422,10 @@ fn reads_from(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId) -> Vec<u32
     reads
 }
 
-/// The anomaly a cycle of a weak graph shows (Plume's TAP names).
+/// The anomaly a cycle of a weak graph shows (Plume's TAP names): by the weakest observation
+/// its commit-order steps need (an earlier read, a direct predecessor, a causal one); with a
+/// direct one, a non-repeatable read when each such step's reader read the step's key from both
+/// writers (`docs/levels.md`), else a fractured read.
 pub fn classify(h: &History, g: &DependencyGraph, cycle: &[Edge], txn_of: impl Fn(u32) -> TxnId + Copy) -> AnomalyKind {
     let cos: Vec<&Edge> = cycle.iter().filter(|e| e.ty == EdgeType::Co).collect();
     if cos.is_empty() {
@@ -434,10 +437,21 @@ pub fn classify(h: &History, g: &DependencyGraph, cycle: &[Edge], txn_of: impl F
             AnomalyKind::G1c
         };
     }
-    let worst = cos.iter().map(|e| premise(h, g, e.from, txn_of(e.to_op), e.to_op)).max();
-    premise_kind(worst.unwrap_or(Premise::EarlierRead), || {
-        cycle.len() == 2 && cos.len() == 2 && cos[0].key == cos[1].key && txn_of(cos[0].to_op) == txn_of(cos[1].to_op)
+    let premises: Vec<Premise> = cos.iter().map(|e| premise(h, g, e.from, txn_of(e.to_op), e.to_op)).collect();
+    let worst = premises.iter().copied().max().unwrap_or(Premise::EarlierRead);
+    // Each step that needs a direct observation: its reader read the step's key from both
+    // writers (the one it read and the one it observed by reading from it).
+    premise_kind(worst, || {
+        cos.iter()
+            .zip(&premises)
+            .filter(|(_, &p)| p == worst)
+            .all(|(e, _)| read_key_from(h, g, e.from, txn_of(e.to_op), e.key))
     })
+}
+
+/// Whether `t3` read `key` from `t2` ([`reads_from`]).
+fn read_key_from(h: &History, g: &DependencyGraph, t2: TxnId, t3: TxnId, key: KeyId) -> bool {
+    reads_from(h, g, t2, t3).iter().any(|&o| h.ops.get(o as usize).is_some_and(|op| op.key == key))
 }
 
 /// The anomaly of a read of the initial value after observing a writer of the key.
@@ -445,9 +459,7 @@ pub fn classify(h: &History, g: &DependencyGraph, cycle: &[Edge], txn_of: impl F
 /// initial value and that writer's): a non-repeatable read.
 pub fn initial_kind(h: &History, g: &DependencyGraph, r: &InitialRead, txn_of: impl Fn(u32) -> TxnId) -> AnomalyKind {
     let (t2, t3, key) = (txn_of(r.write_op), txn_of(r.read_op), h.ops[r.read_op as usize].key);
-    premise_kind(premise(h, g, t2, t3, r.read_op), || {
-        reads_from(h, g, t2, t3).iter().any(|&o| h.ops.get(o as usize).is_some_and(|op| op.key == key))
-    })
+    premise_kind(premise(h, g, t2, t3, r.read_op), || read_key_from(h, g, t2, t3, key))
 }
 
 fn premise_kind(worst: Premise, same_read_twice: impl Fn() -> bool) -> AnomalyKind {

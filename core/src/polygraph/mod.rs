@@ -66,7 +66,7 @@ pub const MAX_CONSTRAINTS: u64 = max_constraints(MEMORY_BUDGET);
 const EXPLAIN_STEPS: u64 = 50_000_000;
 
 use crate::graph::search::Budget;
-use crate::graph::Edge;
+use crate::graph::{Edge, EdgeType};
 use graph::{Closes, DynGraph};
 use prune::PruneOutcome;
 use serde::{Deserialize, Serialize};
@@ -153,6 +153,63 @@ pub enum SearchMode {
     /// Pruning, then CDCL modulo acyclicity (`sat`, feature `batsat`) only.
     #[cfg(feature = "batsat")]
     SatOnly,
+}
+
+/// PL-2 or PL-1 on a polygraph without compaction, with no search and no budget: the level
+/// holds exactly when the known edges its cycles may use (PL-2: all but RW, that is WR and any
+/// WW an assumed order gives; PL-1: WW) form no cycle, since a topological order of them, taken
+/// as every key's version order, draws each WW edge forward; else every version order keeps
+/// that cycle, and it is the counterexample (not the shortest). Linear in the known edges.
+/// `None` for another mode or a compacted polygraph (whose chains assume no lost update).
+pub fn decide_without_search(pg: &Polygraph, mode: Mode) -> Option<Decision> {
+    let used = |t: EdgeType| match mode {
+        Mode::Pl2 => t != EdgeType::Rw,
+        Mode::Pl1 => t == EdgeType::Ww,
+        _ => false,
+    };
+    if pg.compact || !matches!(mode, Mode::Pl2 | Mode::Pl1) {
+        return None;
+    }
+    let edges: Vec<&Edge> = pg.known.iter().filter(|e| used(e.ty)).collect();
+    let n = pg.n;
+    let mut indeg = vec![0u32; n];
+    let mut out: Vec<Vec<u32>> = vec![Vec::new(); n];
+    for (i, e) in edges.iter().enumerate() {
+        indeg[e.to as usize] += 1;
+        out[e.from as usize].push(i as u32);
+    }
+    let mut stack: Vec<usize> = (0..n).filter(|&v| indeg[v] == 0).collect();
+    let mut left = vec![true; n];
+    while let Some(v) = stack.pop() {
+        left[v] = false;
+        for &i in &out[v] {
+            let w = edges[i as usize].to as usize;
+            indeg[w] -= 1;
+            if indeg[w] == 0 {
+                stack.push(w);
+            }
+        }
+    }
+    let Some(start) = (0..n).find(|&v| left[v]) else { return Some(Decision::Holds) };
+    // Each vertex left has an edge in from another vertex left: walk them back to a repeat.
+    let mut into: Vec<Option<u32>> = vec![None; n];
+    for (i, e) in edges.iter().enumerate() {
+        if left[e.from as usize] && left[e.to as usize] {
+            into[e.to as usize] = Some(i as u32);
+        }
+    }
+    let mut at = vec![usize::MAX; n];
+    let mut path: Vec<u32> = Vec::new();
+    let mut v = start;
+    while at[v] == usize::MAX {
+        at[v] = path.len();
+        let i = into[v]?;
+        path.push(i);
+        v = edges[i as usize].from as usize;
+    }
+    let mut cycle: Vec<(Edge, Origin)> = path[at[v]..].iter().map(|&i| (*edges[i as usize], Origin::Certain)).collect();
+    cycle.reverse();
+    Some(Decision::Violated(Counterexample { cycle, other: None, reasons: Vec::new() }))
 }
 
 /// Decide `mode` for a polygraph.

@@ -231,6 +231,9 @@ fn verdict_table(s: &mut String, r: &Report) {
         if let Some(by) = lr.implied_by {
             note.push(format!("as {} {}", by.name(), if lr.valid == Some(true) { "holds" } else { "is violated" }));
         }
+        if let Some(from) = lr.cycle_from {
+            note.push(format!("by {}'s cycle, of certain edges only", from.name()));
+        }
         if !lr.set_aside.is_empty() {
             note.push(format!("with {} set aside", lr.set_aside.join(", ")));
         }

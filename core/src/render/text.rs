@@ -40,6 +40,9 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
             let _ =
                 write!(extra, " (as {} {})", by.name(), if lr.valid == Some(true) { "holds" } else { "is violated" });
         }
+        if let Some(from) = lr.cycle_from {
+            let _ = write!(extra, " (by {}'s cycle, of certain edges only)", from.name());
+        }
         if !lr.set_aside.is_empty() {
             let _ = write!(extra, " (with {} set aside)", lr.set_aside.join(", "));
         }

@@ -206,6 +206,7 @@ fn assemble(
                 cycles,
                 reason: lo.reason.clone(),
                 implied_by: lo.implied_by,
+                cycle_from: lo.cycle_from,
                 set_aside: lo.set_aside.iter().map(|k| k.name().to_string()).collect(),
             };
             (lo.level, report)

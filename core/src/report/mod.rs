@@ -32,6 +32,11 @@ pub struct LevelReport {
     /// that holds, or a weaker one that is violated (whose counterexample is given).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub implied_by: Option<Level>,
+    /// The level whose counterexample shows this one violated, when this level's own check did
+    /// not decide it (its search was cut short, say): a cycle of certain edges only, which this
+    /// level forbids too (`cycles` gives it).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cycle_from: Option<Level>,
     /// Findings that break the model's assumptions (thin-air reads, duplicate writes, ...)
     /// which this level does not proscribe: its verdict was computed with them set aside.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
