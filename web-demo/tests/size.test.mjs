@@ -23,11 +23,13 @@ const notBuilt = !existsSync(wasm) && 'web-demo/dist is not built (node web-demo
 // and online cycles, claimed orders refused online, real-time levels unknown without real-time
 // order) and wasm-opt's --converge; 953,648 and 406,337 as the core grew; 939,301 and 399,568
 // with three more sorts through core's compact sort, no stable sort for the HTML report's
-// marked transactions and the compact sort's short sorts on positions. The budget leaves 1% for
-// the core to grow; more than that is a regression to look at.
-const BUDGET = { raw: 949_000, gzip: 403_600 };
-// Issue 37's target: met at 399,713 gzipped before those fixes, then not until 399,568;
-// reported as a todo, not a pass, whenever it is not met.
+// marked transactions and the compact sort's short sorts on positions; 950,508 and 404,012 with
+// the trust fixes of 2026-11-29 (a cycle of certain edges deciding the levels that forbid it,
+// PL-2/PL-1 decided without a search, findings set aside and chosen steps online). The budget
+// leaves 1% for the core to grow; more than that is a regression to look at.
+const BUDGET = { raw: 960_000, gzip: 408_000 };
+// Issue 37's target: met at 399,713 gzipped, at 399,568, not since those fixes; reported as a
+// todo, not a pass, whenever it is not met.
 const TARGET = { raw: 1_000_000, gzip: 400_000 };
 const overTarget = (() => {
     if (notBuilt) return false;

@@ -87,25 +87,38 @@ pub fn sub_history_events(h: &History, txns: &[TxnId], comment: Option<&str>) ->
 /// position in the input (its `:index` in a dense Jepsen history) when no other record of the
 /// sub-history has that index, else the next number past every index used.
 struct InvokeIndex {
-    used: std::collections::HashSet<u64>,
+    /// Sorted: a sub-history is small, and a set type would grow the web demo's module.
+    used: Vec<u64>,
     next_free: u64,
 }
 
 impl InvokeIndex {
     fn new(h: &History, order: &[TxnId]) -> InvokeIndex {
-        let used: std::collections::HashSet<u64> = order.iter().map(|&t| h.txns[t as usize].id).collect();
-        let next_free = used.iter().max().map_or(0, |m| m + 1);
+        let mut used: Vec<u64> = order.iter().map(|&t| h.txns[t as usize].id).collect();
+        crate::par::sort::sort_unstable(&mut used);
+        let next_free = used.last().map_or(0, |m| m + 1);
         InvokeIndex { used, next_free }
+    }
+
+    /// Take `i` when no record has it yet.
+    fn take(&mut self, i: u64) -> bool {
+        match self.used.binary_search(&i) {
+            Ok(_) => false,
+            Err(at) => {
+                self.used.insert(at, i);
+                true
+            }
+        }
     }
 
     fn next(&mut self, pos: Option<u64>) -> u64 {
         match pos {
-            Some(p) if self.used.insert(p) => {
+            Some(p) if self.take(p) => {
                 self.next_free = self.next_free.max(p + 1);
                 p
             }
             _ => {
-                while !self.used.insert(self.next_free) {
+                while !self.take(self.next_free) {
                     self.next_free += 1;
                 }
                 self.next_free
