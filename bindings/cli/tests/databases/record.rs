@@ -67,8 +67,15 @@ fn postgres_read_committed_violates_si_and_names_it() {
     assert_eq!(count(&summary, "committed") + count(&summary, "aborted") + count(&summary, "indeterminate"), 2000);
     assert_eq!(summary["isolation"], "read committed");
     let text = std::fs::read_to_string(&file).unwrap();
-    // Each transaction's invocation and completion, with times.
-    assert_eq!(text.lines().filter(|l| l.starts_with("{:type :invoke")).count(), 2000, "{}", &text[..500]);
+    // Each transaction's invocation and completion, with times; every record its own :index
+    // (Elle's loader pairs records by them).
+    assert_eq!(text.lines().filter(|l| l.contains(", :type :invoke")).count(), 2000, "{}", &text[..500]);
+    let mut indices: Vec<&str> =
+        text.lines().filter(|l| l.starts_with("{:index ")).map(|l| l[8..].split(',').next().unwrap()).collect();
+    let records = indices.len();
+    indices.sort_unstable();
+    indices.dedup();
+    assert_eq!((records, indices.len()), (4000, 4000), "{}", &text[..500]);
     assert!(text.lines().filter(|l| l.contains(":type :ok")).all(|l| l.contains(":time ")));
     let report = check(&file, "SI,PL-2");
     assert_eq!(verdict(&report, "SI"), "violated");
