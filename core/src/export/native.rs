@@ -66,14 +66,7 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
     out.push(']');
     // The version order, restricted to these transactions' writes.
     if let Some(vo) = &h.version_order {
-        let mut written: crate::hash::Set<(u32, crate::history::Value)> = Default::default();
-        for &t in &order {
-            for op in h.ops_of(t).iter().filter(|o| o.kind() == crate::history::OpKind::Write) {
-                if let crate::history::Arg::Val(v) = op.arg() {
-                    written.insert((op.key, v));
-                }
-            }
-        }
+        let written = crate::read::written_pairs_by(order.iter().flat_map(|&t| h.ops_of(t)));
         let mut keys: Vec<u32> = vo.per_key.keys().copied().collect();
         crate::par::sort::sort_unstable(&mut keys);
         let mut obj = serde_json::Map::new();
@@ -81,11 +74,7 @@ pub fn sub_history(h: &History, txns: &[TxnId]) -> String {
             let vals: Vec<Json> =
                 vo.per_key[&k].iter().filter(|&&v| written.contains(&(k, v))).map(|&v| h.value_json(v)).collect();
             if !vals.is_empty() {
-                let name = match h.key(k) {
-                    crate::history::Value::Int(i) => i.to_string(),
-                    crate::history::Value::Str(s) => h.strings.get(s).to_string(),
-                };
-                obj.insert(name, Json::Array(vals));
+                obj.insert(h.plain(h.key(k)), Json::Array(vals));
             }
         }
         out.push_str(&format!(",\n\"version_order\": {}", Json::Object(obj)));

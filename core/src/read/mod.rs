@@ -37,8 +37,8 @@ pub use kv::ABORTED_WRITES;
 pub use plume::read_plume;
 pub use timekiller::{read_timekiller, read_timekiller_with, TimeKillerOptions};
 pub(crate) use wal::available as wal_available;
-pub(crate) use wal::written as written_pairs;
 pub use wal::{read_wal, LogStream};
+pub(crate) use wal::{written as written_pairs, written_by as written_pairs_by};
 
 use crate::error::{Error, ErrorKind};
 use crate::hash::Map;

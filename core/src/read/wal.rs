@@ -40,11 +40,16 @@ pub(crate) fn available() -> Result<(), Error> {
 
 /// The (key, value) pairs `h`'s transactions write.
 pub(crate) fn written(h: &History) -> Set<(KeyId, Value)> {
+    written_by(&h.ops)
+}
+
+/// The (key, value) pairs these operations write.
+pub(crate) fn written_by<'a>(ops: impl IntoIterator<Item = &'a crate::history::Op>) -> Set<(KeyId, Value)> {
     let value = |o: &crate::history::Op| match o.arg() {
         crate::history::Arg::Val(v) if o.kind() == crate::history::OpKind::Write => Some((o.key, v)),
         _ => None,
     };
-    h.ops.iter().filter_map(value).collect()
+    ops.into_iter().filter_map(value).collect()
 }
 
 /// A log record that bears on the version order.

@@ -15,10 +15,9 @@ pub fn cycle_dot(c: &CycleReport) -> String {
     }
     for step in &c.steps {
         // A session or real-time step is on no key (its key is null): the type alone.
-        let label = match &step.key {
-            serde_json::Value::Null => step.ty.as_str().to_string(),
-            serde_json::Value::String(k) => format!("{} {k}", step.ty.as_str()),
-            k => format!("{} {k}", step.ty.as_str()),
+        let label = match step.key.is_null() {
+            true => step.ty.as_str().to_string(),
+            false => format!("{} {}", step.ty.as_str(), super::key_text(&step.key)),
         };
         let _ = writeln!(
             s,

@@ -300,11 +300,7 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
                 Some(false) => "<span class=\"chosen\">chosen</span>",
                 None => "",
             };
-            let key = match &st.key {
-                serde_json::Value::Null => String::new(),
-                serde_json::Value::String(k) => k.clone(),
-                k => k.to_string(),
-            };
+            let key = super::key_text(&st.key);
             let _ = write!(
                 s,
                 "<tr><td>{}</td><td class=\"mono\"><span style=\"color: {}\">T{} &rarr; T{} ({})</span></td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td class=\"mono\">{}</td><td>{}</td><td>{certainty}</td></tr>",

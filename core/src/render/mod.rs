@@ -9,3 +9,13 @@ pub mod palette;
 pub mod svg;
 pub mod text;
 mod timeline;
+
+/// A step's key as the drawings and tables print it: bare when a string, JSON otherwise, empty
+/// for a step on no key (session or real-time order).
+pub(crate) fn key_text(key: &serde_json::Value) -> String {
+    match key {
+        serde_json::Value::Null => String::new(),
+        serde_json::Value::String(k) => k.clone(),
+        k => k.to_string(),
+    }
+}

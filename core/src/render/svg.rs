@@ -351,11 +351,7 @@ pub fn cycle_svg(h: &History, txns: &[u64], steps: &[crate::report::Step], capti
         .filter_map(|st| {
             let from = txns.iter().position(|&x| x == st.from)?;
             let to = txns.iter().position(|&x| x == st.to)?;
-            let key = match &st.key {
-                serde_json::Value::Null => String::new(),
-                serde_json::Value::String(k) => format!(" {k}"),
-                k => format!(" {k}"),
-            };
+            let key = if st.key.is_null() { String::new() } else { format!(" {}", super::key_text(&st.key)) };
             // A row of the box the arrow touches: a `co` step's `to_op` is another
             // transaction's read, not a row of its target.
             let rows = |o: &crate::report::OpRef, t: u64| (!o.op.is_empty() && o.txn == t).then_some(o.index as usize);

@@ -370,8 +370,15 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
             GraphId::Weak(_) => violated_by(w.named.kind),
             GraphId::Dependency(_) => violated_with(w.named.kind, w.named.order),
         };
-        let c = classified(h, &w.cycle.txns, &w.cycle.types, keys, w.named.name(), false, with_stronger(ls, named));
-        v.push(c);
+        v.push(classified(
+            h,
+            &w.cycle.txns,
+            &w.cycle.types,
+            keys,
+            w.named.name(),
+            Vec::new(),
+            with_stronger(ls, named),
+        ));
     }
     for (p, ls) in out.poly.iter().zip(&of_poly) {
         if ls.is_empty() {
@@ -394,9 +401,7 @@ fn cycles(h: &History, inf: &Inference, out: &Outcome) -> Vec<ClassifiedCycleAt>
             .map(|(i, _)| i)
             .collect();
         let named = violated_with(p.named.kind, p.named.order);
-        let mut c = classified(h, &txns, &types, keys, p.named.name(), !chosen.is_empty(), with_stronger(ls, named));
-        c.chosen = chosen;
-        v.push(c);
+        v.push(classified(h, &txns, &types, keys, p.named.name(), chosen, with_stronger(ls, named)));
     }
     v
 }
@@ -407,7 +412,7 @@ fn classified(
     types: &[EdgeType],
     keys: Vec<Vec<serde_json::Value>>,
     anomaly: String,
-    chosen: bool,
+    chosen: Vec<usize>,
     violates: Vec<Level>,
 ) -> ClassifiedCycleAt {
     let same = keys.first().is_some_and(|f| f.iter().any(|k| keys.iter().all(|ks| ks.contains(k))));
@@ -415,10 +420,10 @@ fn classified(
     // graph's (as `grail check --analyze` counts them): its word's class could name an anomaly
     // a weaker level that holds forbids (a G0 of forced choices while PL-1 holds). `anomaly`
     // names it.
-    let c = if chosen { Classes::UNCLASSED } else { classify(types, same) };
+    let c = if chosen.is_empty() { classify(types, same) } else { Classes::UNCLASSED };
     ClassifiedCycleAt {
         anomaly,
-        chosen: Vec::new(),
+        chosen,
         classes: c,
         cycle: ClassifiedCycle {
             txns: txns.iter().map(|&t| h.txns[t as usize].id).collect(),

@@ -263,17 +263,17 @@ pub(super) fn verdicts(watch: &Watch, complete: Option<&Complete>, lost: &str, c
         })
         .collect();
     close(&mut out, complete.is_some() && committed > 0);
-    let seen = watch.seen.iter().filter(|s| s.level.is_none() && !s.reread).map(|s| s.kind);
-    let engine = complete.iter().flat_map(|c| c.engine.iter().flat_map(|d| d.set_aside.iter().copied()));
-    set_aside(&mut out, seen.chain(engine));
+    set_aside(&mut out, watch, complete.map_or(&[][..], |c| &c.engine[..]));
     out
 }
 
-/// Mark each level that holds with the findings seen that break the model's assumptions and
-/// that it does not proscribe, as the offline engine does (`engine::verdicts`).
-fn set_aside(out: &mut [OnlineLevel], found: impl Iterator<Item = AnomalyKind>) {
+/// Mark each level that holds with the findings seen (by the watch, or set aside by the offline
+/// engine's `decided` levels) that break the model's assumptions and that it does not
+/// proscribe, as the offline engine does (`engine::verdicts`).
+fn set_aside(out: &mut [OnlineLevel], watch: &Watch, decided: &[Decided]) {
+    let seen = watch.seen.iter().filter(|s| s.level.is_none() && !s.reread).map(|s| s.kind);
     let mut breaking: Vec<AnomalyKind> = Vec::new();
-    for k in found.filter(|k| k.breaks_assumption()) {
+    for k in seen.chain(decided.iter().flat_map(|d| d.set_aside.iter().copied())).filter(|k| k.breaks_assumption()) {
         if !breaking.contains(&k) {
             breaking.push(k);
         }
@@ -335,8 +335,7 @@ pub(super) fn from_engine(
         })
         .collect();
     close(&mut out, decided.is_some() && committed > 0);
-    let seen = watch.seen.iter().filter(|s| s.level.is_none() && !s.reread).map(|s| s.kind);
-    set_aside(&mut out, seen.chain(decided.unwrap_or_default().iter().flat_map(|d| d.set_aside.iter().copied())));
+    set_aside(&mut out, watch, decided.unwrap_or_default());
     out
 }
 
