@@ -67,6 +67,13 @@ fn claims_hold(what: &str, h: &History, r: &Report) {
             }
         }
     }
+    // An anomaly lists the levels it shows violated: none the table leaves unknown.
+    for a in &r.anomalies {
+        for l in &a.levels {
+            let unknown = r.levels.get(*l).is_some_and(|lr| lr.verdict == "unknown");
+            assert!(!unknown, "{what}: {} lists {}, which the table leaves unknown", a.kind, l.name());
+        }
+    }
     every_named_transaction_is_given(what, r);
 }
 
@@ -676,4 +683,46 @@ fn pl2_and_pl1_without_a_version_order_need_no_budget() {
     assert_eq!(r.levels["PL-2"].anomalies, vec!["G1c".to_string()]);
     assert_eq!(r.levels["PL-1"].verdict, "holds");
     claims_hold("a cycle of reads", &h, &r);
+}
+
+/// A polygraph's note on a level with real-time order says how much of that order it had: none
+/// of a history that records no place in it (it said "real-time order included", true only of
+/// an empty set of edges), all of one whose every transaction has its invocation and completion.
+#[test]
+fn a_polygraph_note_says_what_real_time_order_it_had() {
+    let notes = |text: &str, format: Format| {
+        let h = grail_core::read(text.as_bytes(), format).unwrap();
+        let r = check_all(&h);
+        r.notes.into_iter().filter(|n| n.starts_with("strict-SER")).collect::<Vec<_>>()
+    };
+    let plume = notes("w(1,1,0,1)\nw(2,1,0,1)\nr(1,1,1,2)\nr(2,1,1,2)\n", Format::Plume);
+    assert_eq!(plume.len(), 1, "{plume:?}");
+    assert!(
+        plume[0]
+            .contains("with the real-time order the history records, which leaves out all 2 committed transactions"),
+        "{}",
+        plume[0]
+    );
+    let edn = notes(
+        "{:index 0, :type :invoke, :process 0, :value [[:w x 1]]}\n{:index 1, :type :ok, :process 0, :value [[:w x 1]]}\n{:index 2, :type :invoke, :process 1, :value [[:r x nil]]}\n{:index 3, :type :ok, :process 1, :value [[:r x 1]]}\n",
+        Format::Edn,
+    );
+    assert_eq!(edn.len(), 1, "{edn:?}");
+    assert!(edn[0].contains(", real-time order included:"), "{}", edn[0]);
+}
+
+/// A polygraph's counterexample through a chosen version order whose cycles cover both orders
+/// of the writes it chose (two lost updates: either order closes a cycle) proves its anomaly,
+/// so it lists every level that forbids it, PSI too when PSI was not checked.
+#[test]
+fn a_counterexample_covering_its_choices_lists_every_level_it_violates() {
+    let h = grail_core::read(b"r(1,0,1,1)\nw(1,1,1,1)\nr(1,0,2,2)\nw(1,2,2,2)\n", Format::Plume).unwrap();
+    let r = grail_core::check(&h, &CheckOptions { levels: vec![Level::Si], ..CheckOptions::default() });
+    let a: Vec<_> = r.anomalies.iter().filter(|a| a.kind == "G-single").collect();
+    assert_eq!(a.len(), 1, "{:?}", r.anomalies);
+    let steps = &a[0].cycle.as_ref().unwrap().steps;
+    assert!(steps.iter().any(|s| s.certain == Some(false)), "a step of a chosen order: {steps:?}");
+    for l in [Level::Si, Level::Psi, Level::Ser, Level::StrictSer] {
+        assert!(a[0].levels.contains(&l), "{}: {:?}", l.name(), a[0].levels);
+    }
 }

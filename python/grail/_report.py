@@ -304,14 +304,20 @@ class Stats:
     wr: int
     rw: int
     density: float
+    #: No dependency graph was inferred (white-box only): the edge counts describe nothing.
+    not_inferred: bool = False
 
     @classmethod
     def _from(cls, d: Dict[str, Any]) -> "Stats":
-        return cls(**{f.name: d[f.name] for f in fields(cls)})
+        return cls(**{f.name: d[f.name] for f in fields(cls) if f.name in d})
 
     def to_dict(self) -> Dict[str, Any]:
-        """The statistics as a dict, in the order of the report's JSON."""
-        return asdict(self)
+        """The statistics as a dict, in the order of the report's JSON (which has
+        ``not_inferred`` only when true)."""
+        d = asdict(self)
+        if not self.not_inferred:
+            del d["not_inferred"]
+        return d
 
     def _repr_html_(self) -> str:
         return _html.stats_table(self.to_dict())

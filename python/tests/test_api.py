@@ -298,7 +298,7 @@ def test_explain_and_reprs():
     assert repr(h) == "<grail.History: 3 transactions, list-append>"
     assert len(h) == 3
     t = h.transaction(5)
-    assert str(t) == "{:index 5, :type :ok, :process 2, :value [[:r x [2]]]} (line 6)"
+    assert str(t) == "{:index 5, :type :ok, :process 2, :value [[:r x [2]]]} (from line 6)"
     assert isinstance(t, grail.Transaction)
     assert (t.id, t.status, t.vertex, t.process, t.ops, t.line) == (5, "committed", True, 2, ("[:r x [2]]",), 6)
     assert t.keys == ("x",) and t.span is not None

@@ -272,12 +272,14 @@ pub enum Cmd {
         /// For --strategy dfs: the longest cycle searched, in transactions (GRAIL: 4).
         #[arg(long)]
         max_depth: Option<usize>,
-        /// Register histories, SER and SI: polygraph (exact, PolySI; the default when there is
-        /// no version order), sure-edges (only edges sure without a version order), or auto.
+        /// How register histories are checked at the levels of dependency cycles (SER, SI, PSI,
+        /// PL-2, ...): polygraph (exact, PolySI; the default when there is no version order),
+        /// sure-edges (only edges sure without a version order: a level they do not decide is
+        /// unknown), or auto.
         #[arg(long, default_value = "auto", value_parser = ["auto", "polygraph", "sure-edges"])]
         register_mode: String,
         /// Also classify and count cycles (Zellag & Kemme, LDBC, Adya classes; lengths; label
-        /// patterns; transactions on 0, 1, 2+ cycles) and find IMP/OTV/FR (docs/analysis.md).
+        /// patterns; transactions on 0, 1, 2+ cycles) and find IMP/PMP/OTV/FR (docs/analysis.md).
         #[arg(long)]
         analyze: bool,
         /// With --analyze: count cycles of at most this many transactions.
@@ -310,8 +312,9 @@ pub enum Cmd {
         /// the transactions each round checks.
         #[arg(long, default_value_t = 100_000)]
         window: usize,
-        /// Search a list-append stream's cycles of at most this many transactions as each
-        /// transaction arrives. The offline engine's cycles (a register stream's rounds, a
+        /// Search a list-append stream's cycles of at most this many transactions (from 2 to
+        /// 255: a smaller or larger value is taken as the nearest) as each transaction arrives.
+        /// The offline engine's cycles (a register stream's rounds, a
         /// list-append stream's session and real-time cycles at its end) are reported whatever
         /// their length.
         #[arg(long, default_value_t = 8)]
@@ -351,6 +354,7 @@ pub enum Cmd {
     Stats {
         #[command(flatten)]
         input: Input,
+        /// Print the statistics and anomalies as JSON.
         #[arg(long)]
         json: bool,
     },
@@ -364,8 +368,9 @@ pub enum Cmd {
         #[arg(long)]
         wal: Option<PathBuf>,
         /// Input format of the history (`--format` names the export format here).
-        #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json"])]
+        #[arg(long, default_value = "auto", value_parser = ["auto", "edn", "json", "plume", "polysi", "dbcop", "dbcop-bin", "cobra", "timekiller"])]
         input_format: String,
+        /// Print phase timings to standard error (shown anyway for large inputs on a terminal).
         #[arg(short, long)]
         verbose: bool,
         /// arangodb (txn.json, dep.json, AQL), neo4j (CSV, Cypher), graphml or dot.

@@ -81,6 +81,10 @@ fn append_orders(
     if todo.is_empty() {
         return;
     }
+    let realtime = match todo.iter().any(|t| t.2 == Order::Realtime) {
+        true => cx.realtime_included(),
+        false => String::new(),
+    };
     // One polygraph per graph (plain, with session order, with real-time order), on its own
     // components: a level's cycles may use its order's edges.
     let mut built: Vec<(Order, Option<usize>)> = Vec::new();
@@ -136,7 +140,7 @@ fn append_orders(
                 match order {
                     Order::None => "",
                     Order::Session => ", session order included",
-                    Order::Realtime => ", real-time order included",
+                    Order::Realtime => &realtime,
                 },
                 counted(st.constraints as u64, "pair"),
                 if decided && st.pruned {

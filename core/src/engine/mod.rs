@@ -361,6 +361,25 @@ struct Check<'a> {
     max_cycles: usize,
 }
 
+impl Check<'_> {
+    /// How a polygraph's note says real-time order is among its known edges: all of it, or
+    /// the part the history records, leaving out the committed transactions with no place in
+    /// it ([`crate::graph::orders::realtime_gaps`]; their levels are `unknown` for it).
+    fn realtime_included(&self) -> String {
+        let gaps = crate::graph::orders::realtime_gaps(self.h, &self.inf.graph.is_vertex);
+        if gaps == 0 {
+            return ", real-time order included".into();
+        }
+        let committed = self.h.txns.iter().zip(&self.inf.graph.is_vertex);
+        let committed = committed.filter(|(t, &v)| v && t.status == crate::history::Status::Committed).count();
+        let left_out = match gaps == committed {
+            true => format!("all {committed} committed transactions"),
+            false => crate::words::count(gaps as u64, "committed transaction", "committed transactions"),
+        };
+        format!(", with the real-time order the history records, which leaves out {left_out}")
+    }
+}
+
 /// Whether a check of `h` with `opts` reads no edge of the dependency graph beyond those of its
 /// counterexamples, so that the graph may keep only its adjacency ([`crate::infer::Needs::Search`]):
 /// SER, PL-2 and PL-1 (no order, no weak level, no polygraph; SI's and PSI's search over the

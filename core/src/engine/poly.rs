@@ -77,6 +77,10 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
     if !polygraph_applies(h, opts) {
         return Poly::default();
     }
+    let realtime = match levels.iter().any(|l| l.spec().order == Order::Realtime) {
+        true => cx.realtime_included(),
+        false => String::new(),
+    };
     for order in [Order::None, Order::Session, Order::Realtime] {
         // Two polygraphs: compacted for the levels without lost updates, plain for PL-2 and PL-1.
         let mut pgs: [Option<crate::polygraph::Polygraph>; 2] = [None, None];
@@ -123,7 +127,7 @@ pub(super) fn polygraph_levels(cx: Check, budget: &mut Budget, graphs: &mut Grap
                     (Order::None, false) => "",
                     (Order::None, true) => " (it holds even with session order among the known edges)",
                     (Order::Session, _) => ", session order included",
-                    (Order::Realtime, _) => ", real-time order included",
+                    (Order::Realtime, _) => &realtime,
                 },
                 counted(st.known_edges as u64, "known edge"),
                 counted(st.constraints as u64, "constraint"),
@@ -255,7 +259,10 @@ pub(super) fn version_order_note(
     // Of those not decided there, the ones another level's cycle of certain edges violates.
     let by_cycle = |l: Level| outcomes.iter().any(|o| o.level == l && o.cycle_from.is_some());
     let (by_cycle, implied): (Vec<Level>, Vec<Level>) = implied.iter().map(|p| p.level).partition(|&l| by_cycle(l));
-    let exact: Vec<Level> = exact.iter().map(|p| p.level).collect();
+    // Of those decided there, the ones whose verdict follows from another level's (the table
+    // says "as SI holds"): not searched themselves.
+    let follows = |l: &Level| outcomes.iter().any(|o| o.level == *l && o.implied_by.is_some());
+    let (follow, exact): (Vec<Level>, Vec<Level>) = exact.iter().map(|p| p.level).partition(follows);
     let sure: Vec<Level> = levels.iter().copied().filter(|l| l.spec().weak.is_none() && !on_poly.contains(l)).collect();
     if !on_poly.is_empty() {
         let mut parts = Vec::new();
@@ -264,6 +271,9 @@ pub(super) fn version_order_note(
                 "{} decided exactly on the generalized polygraph (PolySI), over every version order",
                 names(&exact)
             ));
+        }
+        if !follow.is_empty() {
+            parts.push(format!("{} following from another level's verdict there (the table names it)", names(&follow)));
         }
         if !found.is_empty() {
             parts.push(format!(
@@ -285,6 +295,10 @@ pub(super) fn version_order_note(
                 "{} not decided on the generalized polygraph, but violated by another level's cycle of certain edges (the table names it)",
                 names(&by_cycle)
             ));
+        }
+        // The search stops at its first contradiction: one counterexample a level.
+        if poly.iter().any(|p| p.implied_by.is_none() && matches!(p.verdict, Decision::Violated(_))) {
+            parts.push("a level violated there shows the one counterexample its search met, and there may be others (with a version order, from a write-ahead log, each strongly connected component shows its own)".into());
         }
         notes.push(format!(
             "no version order (write-ahead log) was given for this register history: {}",

@@ -17,6 +17,14 @@ pub fn finding_report(h: &History, idx: &Index, f: &Finding) -> AnomalyReport {
     let last = names.last().cloned().unwrap_or_default();
     let first = names.first().cloned().unwrap_or_default();
     let explanation = match f.kind {
+        // The writes a format lists outside any transaction, gathered by the reader: say so,
+        // or the id grail gave them reads as one the input has.
+        AnomalyKind::G1a if f.txns.first().is_some_and(|&t| h.aborted_writes == Some(t)) => format!(
+            "{} read {value} of key {key}, an aborted write, which the history gives no transaction of its own (grail gathers such writes into one aborted transaction, {first}){more}: {} then {}",
+            names[1..].join(", "),
+            op(0),
+            op(1)
+        ),
         AnomalyKind::G1a => format!("{} read {value} of key {key}, written by {first}, which aborted{more}: {} then {}", names[1..].join(", "), op(0), op(1)),
         AnomalyKind::G1b => format!("{} read {value} of key {key}, an intermediate value: {first} wrote it ({}) and later overwrote it in the same transaction{more}", names[1..].join(", "), op(0)),
         AnomalyKind::Internal if future_read(f) => {

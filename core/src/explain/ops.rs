@@ -156,13 +156,16 @@ pub fn txn_text(h: &History, t: TxnId) -> String {
         let _ = write!(s, ", :process {p}");
     }
     if let Some(l) = h.label(t) {
+        // Jepsen's `:f` is a keyword (`:f :deposit`); a label a symbol cannot write, a string.
         s.push_str(", :f ");
-        crate::history::write_edn_str(&mut s, l);
+        crate::history::write_edn_keyword(&mut s, l);
     }
     let ops: Vec<String> = (txn.ops_start..txn.ops_end).map(|o| op_text(h, o)).collect();
     let _ = write!(s, ", :value [{}]}}", ops.join(" "));
+    // Not the line's text: the transaction as grail read it from there (a completion's
+    // `:index` and `:type`, an invocation never completed as `:info`).
     if txn.line > 0 {
-        let _ = write!(s, " (line {})", txn.line);
+        let _ = write!(s, " (from line {})", txn.line);
     }
     s
 }
@@ -199,7 +202,7 @@ fn json_txn_text(h: &History, t: TxnId) -> String {
     let body: Vec<String> = fields.iter().map(|(k, v)| format!("\"{k}\": {v}")).collect();
     let mut s = format!("{{{}}}", body.join(", "));
     if txn.line > 0 {
-        let _ = write!(s, " (line {})", txn.line);
+        let _ = write!(s, " (from line {})", txn.line);
     }
     s
 }

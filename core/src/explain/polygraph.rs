@@ -122,8 +122,7 @@ fn why(h: &History, idx: &Index, pg: &Polygraph, e: &Edge, o: Origin, conflict: 
     let note = writers(&from);
     let choice = if note.is_empty() { String::new() } else { format!(" ({note})") };
     match e.ty {
-        EdgeType::So => format!("{from} and {to} ran in the same session, {from} first"),
-        EdgeType::Rt => format!("{from} completed before {to} was invoked (real-time order)"),
+        EdgeType::So | EdgeType::Rt => super::why::why_order(h, e.ty, e.from, e.to),
         EdgeType::Co => format!("{from} precedes {to}"), // weak levels only: never in a polygraph
         EdgeType::Wr => format!("{to} read key {k} = {}, written by {from}", written(h, e.from_op)),
         EdgeType::Ww if o == Origin::Certain => format!(

@@ -4,11 +4,11 @@ use super::ops::{key_text, op_text, read_text, txn_name};
 use crate::graph::{DependencyGraph, Edge, EdgeType};
 use crate::history::{History, Index, Model, TxnId};
 
-/// Why an order edge holds.
-fn why_order(h: &History, e: &Edge) -> String {
-    let (from, to) = (txn_name(h, e.from), txn_name(h, e.to));
-    let (a, b) = (&h.txns[e.from as usize], &h.txns[e.to as usize]);
-    match (e.ty, a.complete_time(), b.invoke_time()) {
+/// Why an order edge (session or real time) from `f` to `t` holds.
+pub(crate) fn why_order(h: &History, ty: EdgeType, f: TxnId, t: TxnId) -> String {
+    let (from, to) = (txn_name(h, f), txn_name(h, t));
+    let (a, b) = (&h.txns[f as usize], &h.txns[t as usize]);
+    match (ty, a.complete_time(), b.invoke_time()) {
         (EdgeType::So, ..) => {
             format!("{from} and {to} ran in process {}, {from} first", a.process().unwrap_or_default())
         }
@@ -58,7 +58,7 @@ pub fn why_in(h: &History, idx: &Index, g: Option<&DependencyGraph>, e: &Edge) -
         return super::why_claimed(h, e);
     }
     match (e.ty, g) {
-        (EdgeType::So | EdgeType::Rt, _) => return why_order(h, e),
+        (EdgeType::So | EdgeType::Rt, _) => return why_order(h, e.ty, e.from, e.to),
         (EdgeType::Co, Some(g)) => return why_co(h, idx, g, e),
         _ => {}
     }

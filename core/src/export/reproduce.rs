@@ -39,6 +39,20 @@ pub struct SubHistory {
     pub with_log: bool,
 }
 
+impl SubHistory {
+    /// How it was checked, as its comment and the HTML report say.
+    pub fn checked_alone(&self) -> &'static str {
+        checked_alone(self.with_log)
+    }
+}
+
+fn checked_alone(with_log: bool) -> &'static str {
+    match with_log {
+        true => "checked alone with the write-ahead log's order of its writes",
+        false => "checked alone",
+    }
+}
+
 /// Transactions `ts` in the input's notation: Jepsen EDN with each invocation (real-time order
 /// kept) after `comment`, or Plume's text, native JSON (times kept) or elle-cli's JSON (each
 /// invocation kept), which have no comments.
@@ -131,7 +145,7 @@ pub fn reproducing_sub_history(
     };
     // A write-ahead log's order is not in the text: the sub-history is checked with it.
     let outside = h.version_order.is_some() && h.notation != Notation::Native;
-    let alone = if outside { "checked alone with the write-ahead log's order of its writes" } else { "checked alone" };
+    let alone = checked_alone(outside);
     let comment = if !reproduces {
         format!(
             "The transactions of {what}. {} they do not show it again: grail inferred it from more of the history.",

@@ -127,6 +127,10 @@ pub struct Stats {
     pub rw: usize,
     /// Edges per vertex.
     pub density: f64,
+    /// No dependency graph was inferred (`--white-box only`: levels from the claims alone): the
+    /// counts of edges mean nothing, and `vertices` counts the transactions the claims cover.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub not_inferred: bool,
 }
 
 /// The dependency graph of a history's committed transactions.
@@ -351,6 +355,7 @@ impl DependencyGraph {
             wr,
             rw,
             density: if vertices == 0 { 0.0 } else { edges as f64 / vertices as f64 },
+            not_inferred: false,
         }
     }
 }

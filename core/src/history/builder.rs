@@ -112,6 +112,7 @@ impl HistoryBuilder {
                 op_span_finder: None,
                 commit_order: None,
                 initial_open: false,
+                aborted_writes: None,
                 notation: super::Notation::Jepsen,
             }),
             ..Default::default()

@@ -15,7 +15,7 @@ mod value;
 pub use builder::HistoryBuilder;
 pub use index::{Index, WriteInfo, Writes};
 pub use ts::Ts;
-pub use value::{write_edn_str, write_edn_string, Atom, Interner, Sym, Value};
+pub use value::{write_edn_keyword, write_edn_str, write_edn_string, Atom, Interner, Sym, Value};
 
 use serde::{Deserialize, Serialize};
 
@@ -492,6 +492,11 @@ pub struct History {
     /// `--initial_value`, where a value read that nobody wrote may be a key's initial version.
     /// Every other format fixes it (`nil`, `null`, or an initial transaction).
     pub initial_open: bool,
+    /// The aborted transaction into which the reader gathered the writes its format lists
+    /// outside any transaction (Plume's `txn = -1` lines, dbcop's events that did not succeed):
+    /// its id ([`crate::read::ABORTED_WRITES`]) is grail's, not the input's, so explanations say
+    /// what it is.
+    pub aborted_writes: Option<TxnId>,
     /// How the input wrote operations.
     pub notation: Notation,
     /// Where each operation is in the input (byte range, line and column), parallel to

@@ -89,6 +89,16 @@ pub fn write_edn_str(out: &mut String, s: &str) {
     }
 }
 
+/// `s` as an EDN keyword (`:deposit`, Jepsen's `:f`) when it can be one, else a string literal.
+pub fn write_edn_keyword(out: &mut String, s: &str) {
+    if bare(s) || matches!(s, "nil" | "true" | "false") {
+        out.push(':');
+        out.push_str(s);
+    } else {
+        write_edn_string(out, s);
+    }
+}
+
 /// A symbol the EDN reader takes as this same string.
 fn bare(s: &str) -> bool {
     let mut bytes = s.bytes();

@@ -202,11 +202,14 @@ pub(crate) fn read_fast(data: &[u8]) -> Option<History> {
         b.push_write(OpKind::Write, key, Value::Int(value), place);
         pushed += 1;
     }
+    let id = aborted_writes_id(|id| (1..=n).contains(&id));
     if pushed > 0 {
-        let id = aborted_writes_id(|id| (1..=n).contains(&id));
         b.finish_txn(Status::Aborted, TxnMeta { id: Some(id), process: None, line: 0, ..Default::default() });
     }
     let mut h = b.finish().ok()?;
+    if pushed > 0 {
+        super::kv::mark_aborted_writes(&mut h, id);
+    }
     if h.model == Model::Empty && !h.ops.is_empty() {
         h.model = Model::RwRegister;
     }

@@ -74,6 +74,9 @@ pub(crate) fn build(txns: Vec<Txn>, initial: Initial) -> Result<History, Error> 
         b.finish_txn(t.status, meta);
     }
     let mut h = b.finish()?;
+    if let Some(t) = txns.iter().find(|t| t.session.is_none() && t.status == Status::Aborted) {
+        mark_aborted_writes(&mut h, t.id);
+    }
     // Only register operations: a history of nil reads alone is still a register history.
     if h.model == crate::history::Model::Empty && !h.ops.is_empty() {
         h.model = crate::history::Model::RwRegister;
@@ -91,6 +94,13 @@ pub(crate) fn aborted_writes(events: Vec<Event>, line: u32, txns: &[Txn]) -> Opt
     let ids: Set<u64> = txns.iter().map(|t| t.id).collect();
     let id = aborted_writes_id(|id| ids.contains(&id));
     Some(Txn { id, session: None, status: Status::Aborted, events, line })
+}
+
+/// Note in the history which transaction holds the aborted writes (numbered `id`), so that
+/// explanations can say what it is ([`History::aborted_writes`]).
+pub(crate) fn mark_aborted_writes(h: &mut History, id: u64) {
+    let gathered = |t: &crate::history::Transaction| t.id == id && t.status == Status::Aborted && t.process().is_none();
+    h.aborted_writes = h.txns.iter().rposition(gathered).map(|t| t as crate::history::TxnId);
 }
 
 /// The id of the transaction of aborted writes, given which ids transactions have taken.

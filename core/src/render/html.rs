@@ -318,6 +318,7 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
         s.push_str("</tbody></table>");
         let level_list: Vec<Level> = levels.iter().filter_map(|l| Level::parse(l).ok()).collect();
         let found = reproducing_sub_history(h, c, &level_list, &CheckOptions::default(), o.max_subhistory_checks);
+        let alone = found.checked_alone();
         let mut sub = found.text;
         let mut cut = "";
         if sub.len() > o.max_subhistory_bytes {
@@ -328,11 +329,6 @@ fn counterexamples(s: &mut String, r: &Report, h: &History, o: &HtmlOptions) {
             sub.truncate(end);
             cut = "<p class=\"omitted\">The sub-history was cut at its size bound.</p>";
         }
-        let alone = if found.with_log {
-            "checked alone with the write-ahead log's order of its writes"
-        } else {
-            "checked alone"
-        };
         let title = match (found.reproduces, found.minimal) {
             (true, true) => format!("Minimal sub-history ({} transactions; {alone}, it shows this cycle again, and leaving out any one of them loses it)", found.transactions.len()),
             (true, false) => format!("Sub-history ({} transactions; {alone}, it shows this cycle again; reduced as far as the search budget allowed)", found.transactions.len()),
@@ -401,7 +397,9 @@ fn stats_table(s: &mut String, r: &Report) {
         ("rw", st.rw.to_string()),
         ("density (edges per vertex)", format!("{:.4}", st.density)),
     ];
-    for (k, v) in rows {
+    // No graph was inferred: its counts would describe nothing.
+    let shown = if st.not_inferred { &rows[..4] } else { &rows[..] };
+    for (k, v) in shown {
         let _ = write!(s, "<tr><th>{k}</th><td class=\"mono\">{v}</td></tr>");
     }
     s.push_str("</tbody></table>\n");

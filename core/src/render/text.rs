@@ -71,18 +71,24 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
         let _ = writeln!(s, "\nunknown: {}: {why}", ls.join(", "));
     }
     let st = &r.stats;
+    let graph = match st.not_inferred {
+        true => "no dependency graph inferred (white-box only)".to_string(),
+        false => format!(
+            "graph: {}, {} ({} ww, {} wr, {} rw)",
+            count(st.vertices as u64, "vertex", "vertices"),
+            counted(st.edges as u64, "edge"),
+            st.ww,
+            st.wr,
+            st.rw
+        ),
+    };
     let _ = writeln!(
         s,
-        "\n{} ({} committed, {} aborted, {} indeterminate); graph: {}, {} ({} ww, {} wr, {} rw)",
+        "\n{} ({} committed, {} aborted, {} indeterminate); {graph}",
         counted(st.transactions as u64, "transaction"),
         st.committed,
         st.aborted,
         st.indeterminate,
-        count(st.vertices as u64, "vertex", "vertices"),
-        counted(st.edges as u64, "edge"),
-        st.ww,
-        st.wr,
-        st.rw
     );
     let mut shown = std::collections::BTreeSet::new();
     for (l, lr) in &r.levels.0 {
@@ -91,6 +97,13 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
                 let _ = writeln!(s, "\n{} is violated by this {}:\n{}", l.name(), c.heading(), c.explanation);
             }
         }
+    }
+    // One cycle a level is shown: say how many more the report holds.
+    let all: std::collections::BTreeSet<_> =
+        r.levels.0.iter().flat_map(|(_, lr)| &lr.cycles).map(|c| (c.txns.clone(), c.anomaly.clone())).collect();
+    if all.len() > shown.len() {
+        let more = all.len() - shown.len();
+        let _ = writeln!(s, "\n({more} more {} in the JSON report)", if more == 1 { "cycle" } else { "cycles" });
     }
     // The findings, but the first few of the assumption breaks, shown at the top; at most
     // `per_kind` of a kind.

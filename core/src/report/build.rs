@@ -59,6 +59,7 @@ fn check_claims_only(h: &History, opts: &CheckOptions) -> Report {
         aborted,
         indeterminate,
         vertices: out.white_box.as_ref().map_or(0, |c| c.claims.subjects),
+        not_inferred: true,
         ..Default::default()
     };
     assemble(h, &out, &explained, anomalies, stats, white_box)
@@ -109,11 +110,33 @@ fn counterexamples(h: &History, inf: &Inference, out: &Outcome) -> Counterexampl
     Counterexamples { witnesses, poly, pairs, claimed: Vec::new() }
 }
 
-fn cycle_anomaly(kind: String, levels: Vec<crate::level::Level>, c: &CycleReport) -> AnomalyReport {
+/// A cycle's anomaly, listing the levels it shows violated: of those its kind violates, none
+/// this check left `unknown`. A polygraph's counterexample through chosen versions (a step not
+/// certain: it rests on a choice of version order) whose cycles do not cover every choice on
+/// them (`covered`: then its name is only the level's least specific anomaly,
+/// `polygraph::name::of_counterexample`) shows violated only the levels it is the evidence of,
+/// and those stronger: for them alone was every choice shown wrong (`evidence`: the polygraph
+/// counterexamples of this cycle, by their index in `Outcome::poly`).
+fn cycle_anomaly(
+    kind: String,
+    levels: Vec<crate::level::Level>,
+    c: &CycleReport,
+    out: &Outcome,
+    covered: bool,
+    evidence: &[Evidence],
+) -> AnomalyReport {
+    let chosen = c.steps.iter().any(|s| s.certain == Some(false));
+    let verdict = |l: crate::level::Level| out.levels.iter().find(|o| o.level == l).map(|o| o.verdict);
+    let of_it: Vec<crate::level::Level> =
+        out.levels.iter().filter(|o| o.evidence.iter().any(|e| evidence.contains(e))).map(|o| o.level).collect();
+    let shown = |l: &crate::level::Level| {
+        let proven = covered || !chosen || of_it.iter().any(|b| *b == *l || l.weaker().contains(b));
+        proven && verdict(*l) != Some(engine::Verdict::Unknown)
+    };
     AnomalyReport {
         kind,
         name: c.name.clone(),
-        levels,
+        levels: levels.into_iter().filter(shown).collect(),
         key: None,
         value: None,
         txns: c.txns.clone(),
@@ -137,14 +160,19 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
     for (p, c) in out.poly.iter().zip(&explained.poly) {
         if let Some(c) = c {
             if listed.insert(("dependency", c.txns.clone())) {
-                anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(p.named), c));
+                // Every level's polygraph whose counterexample is this cycle.
+                let same =
+                    explained.poly.iter().enumerate().filter(|(_, d)| d.as_ref().is_some_and(|d| d.txns == c.txns));
+                let evidence: Vec<Evidence> = same.map(|(j, _)| Evidence::Poly(j)).collect();
+                anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(p.named), c, out, p.covered, &evidence));
             }
         }
     }
     let lost_update = Named { kind: crate::anomaly::AnomalyKind::GSingle, order: crate::level::Order::None };
     for c in &explained.pairs {
         if listed.insert(("dependency", c.txns.clone())) {
-            anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(lost_update), c));
+            // Every order of the pair closes the cycle: a proof for every level it violates.
+            anomalies.push(cycle_anomaly(c.anomaly.clone(), violated(lost_update), c, out, true, &[]));
         }
     }
     for (w, c) in out.witnesses.iter().zip(&explained.witnesses) {
@@ -154,7 +182,7 @@ fn report(h: &History, inf: &Inference, out: &Outcome) -> Report {
             GraphId::Dependency(_) => ("dependency", violated(w.named)),
         };
         if listed.insert((group, c.txns.clone())) {
-            anomalies.push(cycle_anomaly(w.named.name(), levels, c));
+            anomalies.push(cycle_anomaly(w.named.name(), levels, c, out, true, &[]));
         }
     }
     let mut initial_listed = std::collections::HashSet::new();

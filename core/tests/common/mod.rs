@@ -110,6 +110,7 @@ pub fn assert_same_history(a: &History, b: &History, what: &str) {
     assert_eq!(a.commit_order, b.commit_order, "{what}: commit order");
     assert_eq!(a.predicate_reads, b.predicate_reads, "{what}: predicate reads");
     assert_eq!(a.initial_open, b.initial_open, "{what}: initial open");
+    assert_eq!(a.aborted_writes, b.aborted_writes, "{what}: aborted writes");
     assert_eq!(a.op_spans, b.op_spans, "{what}: operation spans");
     assert_eq!(a.txn_spans, b.txn_spans, "{what}: transaction spans");
     assert_eq!(a.ops_read_at, b.ops_read_at, "{what}: where operations were read");

@@ -107,6 +107,9 @@ pub fn read_plume_oracle(text: &[u8], spans: bool) -> Result<History, Error> {
     }
     let mut h = build(txns)?;
     h.notation = Notation::Plume;
+    // The aborted writes' transaction, the one aborted transaction in no session.
+    h.aborted_writes =
+        h.txns.iter().rposition(|t| t.status == Status::Aborted && t.process().is_none()).map(|t| t as u32);
     Ok(h)
 }
 

@@ -107,6 +107,7 @@ impl Stream {
         if let Some(t) = self.open.take() {
             t.finish(&mut self.b);
         }
+        let mut gathered = None;
         if let Some(first) = self.aborted.first() {
             if self.ids.grouped {
                 crate::par::sort::sort_unstable(&mut self.ids.rising);
@@ -118,9 +119,13 @@ impl Stream {
             if pushed > 0 {
                 self.b.ops_read_at(at, line, 0);
                 self.b.finish_txn(Status::Aborted, TxnMeta { id: Some(id), process: None, line, ..Default::default() });
+                gathered = Some(id);
             }
         }
         let mut h = self.b.finish()?;
+        if let Some(id) = gathered {
+            crate::read::kv::mark_aborted_writes(&mut h, id);
+        }
         // Only register operations: a history of reads of 0 alone is still a register history.
         if h.model == Model::Empty && !h.ops.is_empty() {
             h.model = Model::RwRegister;
