@@ -287,6 +287,19 @@ impl Level {
         self.spec().name
     }
 
+    /// The names of `levels` with `sep` between them, as `[&str]::join` writes them (without its
+    /// own copy in the web demo's module, whose other joins are of `String`s).
+    pub fn join_names(levels: &[Level], sep: &str) -> String {
+        let mut out = String::new();
+        for (i, l) in levels.iter().enumerate() {
+            if i > 0 {
+                out.push_str(sep);
+            }
+            out.push_str(l.name());
+        }
+        out
+    }
+
     /// A level by name or alias, ignoring case, `_` for `-`, and a `PL2`-style missing dash.
     pub fn parse(s: &str) -> Result<Level, Error> {
         let norm = |x: &str| x.trim().to_ascii_lowercase().replace('_', "-");
@@ -295,10 +308,12 @@ impl Level {
             .into_iter()
             .find(|l| norm(l.name()) == want || l.spec().aliases.iter().any(|a| norm(a) == want))
             .ok_or_else(|| {
-                let names: Vec<&str> = Level::ALL.iter().map(|l| l.name()).collect();
                 Error::new(
                     ErrorKind::Usage,
-                    format!("unknown level {s:?}: expected one of {}, or all or classic", names.join(", ")),
+                    format!(
+                        "unknown level {s:?}: expected one of {}, or all or classic",
+                        Level::join_names(&Level::ALL, ", ")
+                    ),
                 )
             })
     }

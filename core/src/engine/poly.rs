@@ -247,7 +247,7 @@ pub(super) fn version_order_note(
     if h.model != Model::RwRegister || h.version_order.is_some() {
         return notes;
     }
-    let names = |ls: &[Level]| ls.iter().map(|l| l.name()).collect::<Vec<_>>().join(", ");
+    let names = |ls: &[Level]| Level::join_names(ls, ", ");
     let on_poly: Vec<Level> = poly.iter().map(|p| p.level).collect();
     let unknown_now = |l: Level| outcomes.iter().any(|o| o.level == l && o.verdict == Verdict::Unknown);
     let left: Vec<Level> = on_poly.iter().copied().filter(|&l| unknown_now(l)).collect();

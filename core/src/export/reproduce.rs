@@ -155,7 +155,7 @@ pub fn reproducing_sub_history(
         format!(
             "A sub-history of {} transactions with {what}: {alone}, it violates {} with it{}.",
             ts.len(),
-            levels.iter().map(|l| l.name()).collect::<Vec<_>>().join(" or "),
+            Level::join_names(levels, " or "),
             if minimal {
                 ", and leaving out any one transaction loses it (minimal)"
             } else {

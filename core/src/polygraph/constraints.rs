@@ -208,7 +208,13 @@ fn assumed_edges(inf: &Inference, key_idx: &Map<KeyId, u32>, keys: &[KeyInfo]) -
             }));
         }
     }
+    // Which of two assumptions that draw one edge stays (and names it) is the standard library's
+    // unstable sort's choice. The web demo's module (feature `compact-sort`) never sorts here:
+    // only `grail elle` assumes orders, so its compact sort instead of a copy of that sort.
+    #[cfg(not(feature = "compact-sort"))]
     out.sort_unstable_by_key(|(e, _)| (e.from_op, e.to_op, e.ty as u8));
+    #[cfg(feature = "compact-sort")]
+    crate::par::sort::sort_by_key(&mut out, |(e, _)| (e.from_op, e.to_op, e.ty as u8));
     out.dedup_by_key(|(e, _)| (e.from_op, e.to_op, e.ty as u8));
     out
 }

@@ -9,6 +9,7 @@ pub mod palette;
 pub mod svg;
 pub mod text;
 mod timeline;
+mod trig;
 
 /// A step's key as the drawings and tables print it: bare when a string, JSON otherwise, empty
 /// for a step on no key (session or real-time order).

@@ -157,13 +157,14 @@ fn row_y(n: &Node, row: Option<usize>) -> f64 {
     }
 }
 
-/// Draw boxes on a circle and arrows between them; `caption` goes above.
-pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
-    let sizes: Vec<(f64, f64)> = nodes.iter().map(size).collect();
-    let n = nodes.len().max(1);
+/// Where the boxes of `sizes` (width, height) go on a circle, their top-left corners, and the
+/// drawing's width and height, with `top` left free above: `sin_cos` gives the angles' sine and
+/// cosine ([`super::trig::sin_cos`]; a test compares the standard library's).
+fn layout(sizes: &[(f64, f64)], top: f64, sin_cos: fn(f64) -> (f64, f64)) -> (Vec<(f64, f64)>, f64, f64) {
+    let n = sizes.len().max(1);
     let maxw = sizes.iter().map(|s| s.0).fold(40.0, f64::max);
     // Neighbours on the circle stand a box width and room for labelled arrows apart.
-    let half = (std::f64::consts::PI / n as f64).sin().max(1e-3);
+    let half = sin_cos(std::f64::consts::PI / n as f64).0.max(1e-3);
     let perimeter: f64 = sizes.iter().map(|(w, h)| w.max(*h) + 70.0).sum();
     let r = match n {
         1 => 0.0,
@@ -172,23 +173,30 @@ pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
     };
     // Two boxes side by side; more, clockwise from the top.
     let start = if n == 2 { std::f64::consts::PI } else { -std::f64::consts::FRAC_PI_2 };
-    let centres: Vec<(f64, f64)> = (0..nodes.len())
+    let centres: Vec<(f64, f64)> = (0..sizes.len())
         .map(|i| {
-            let a = start + std::f64::consts::TAU * i as f64 / n as f64;
-            (r * a.cos(), r * a.sin())
+            let (sin, cos) = sin_cos(start + std::f64::consts::TAU * i as f64 / n as f64);
+            (r * cos, r * sin)
         })
         .collect();
     // The drawing's extent: the boxes, and room for arrows bowing out between them.
     let margin = 40.0;
-    let top = if caption.is_some() { 26.0 } else { 0.0 };
-    let min_x = centres.iter().zip(&sizes).map(|(c, s)| c.0 - s.0 / 2.0).fold(f64::MAX, f64::min) - margin;
-    let min_y = centres.iter().zip(&sizes).map(|(c, s)| c.1 - s.1 / 2.0).fold(f64::MAX, f64::min) - margin;
-    let max_x = centres.iter().zip(&sizes).map(|(c, s)| c.0 + s.0 / 2.0).fold(f64::MIN, f64::max) + margin;
-    let max_y = centres.iter().zip(&sizes).map(|(c, s)| c.1 + s.1 / 2.0).fold(f64::MIN, f64::max) + margin;
+    let min_x = centres.iter().zip(sizes).map(|(c, s)| c.0 - s.0 / 2.0).fold(f64::MAX, f64::min) - margin;
+    let min_y = centres.iter().zip(sizes).map(|(c, s)| c.1 - s.1 / 2.0).fold(f64::MAX, f64::min) - margin;
+    let max_x = centres.iter().zip(sizes).map(|(c, s)| c.0 + s.0 / 2.0).fold(f64::MIN, f64::max) + margin;
+    let max_y = centres.iter().zip(sizes).map(|(c, s)| c.1 + s.1 / 2.0).fold(f64::MIN, f64::max) + margin;
     let pos: Vec<(f64, f64)> =
-        centres.iter().zip(&sizes).map(|(c, s)| (c.0 - s.0 / 2.0 - min_x, c.1 - s.1 / 2.0 - min_y + top)).collect();
+        centres.iter().zip(sizes).map(|(c, s)| (c.0 - s.0 / 2.0 - min_x, c.1 - s.1 / 2.0 - min_y + top)).collect();
     let width = (max_x - min_x).max(200.0);
     let height = max_y - min_y + top;
+    (pos, width, height)
+}
+
+/// Draw boxes on a circle and arrows between them; `caption` goes above.
+pub fn draw(nodes: &[Node], arrows: &[Arrow], caption: Option<&str>) -> String {
+    let sizes: Vec<(f64, f64)> = nodes.iter().map(size).collect();
+    let top = if caption.is_some() { 26.0 } else { 0.0 };
+    let (pos, width, height) = layout(&sizes, top, super::trig::sin_cos);
     let mut s = String::new();
     let _ = write!(
         s,
@@ -455,5 +463,57 @@ mod tests {
         let n = Node { title: "<&>".into(), rows: vec!["\"'".into()], color: "#000000", emphasis: false };
         let svg = draw(&[n], &[], Some("a < b"));
         assert!(svg.contains("&lt;&amp;&gt;") && svg.contains("&quot;&#39;") && svg.contains("a &lt; b"));
+    }
+
+    /// The layout with core's sine and cosine (`trig::sin_cos`, musl's) against the standard
+    /// library's (the platform's libm natively): for n = 1..=3000 boxes of a spread of sizes (so
+    /// of radii), how many corners differ in their bits and how many as the drawing prints them
+    /// (`{:.1}`, and `{:.0}` for the extent). Prints the counts; run with `--ignored --nocapture`.
+    #[test]
+    #[ignore = "a measurement (about 10 s): the drawings' coordinates with the platform's sin and cos"]
+    fn layout_with_core_trig_prints_as_with_std() {
+        fn std_sin_cos(x: f64) -> (f64, f64) {
+            (x.sin(), x.cos())
+        }
+        let box_size =
+            |chars: u64, rows: u64| ((chars as f64 * CHAR_W + 14.0).max(44.0), HEAD_H + rows as f64 * ROW_H + 5.0);
+        let mut state = 0x2545_f491_4f6c_dd1du64;
+        let mut next = move || {
+            state ^= state << 13;
+            state ^= state >> 7;
+            state ^= state << 17;
+            state
+        };
+        let (mut layouts, mut corners, mut bits, mut printed, mut extents) = (0u64, 0u64, 0u64, 0u64, 0u64);
+        for n in 1..=3000u64 {
+            let variants: [Vec<(f64, f64)>; 4] = [
+                vec![box_size(4, 0); n as usize],
+                vec![box_size(4 + n % 50, n % 16); n as usize],
+                (0..n).map(|_| box_size(4 + next() % 60, next() % 16)).collect(),
+                (0..n).map(|i| box_size(4 + (i * 7 + n) % 40, (i + n) % 15)).collect(),
+            ];
+            for (v, sizes) in variants.iter().enumerate() {
+                let top = if v % 2 == 0 { 0.0 } else { 26.0 };
+                let (a, aw, ah) = layout(sizes, top, std_sin_cos);
+                let (b, bw, bh) = layout(sizes, top, crate::render::trig::sin_cos);
+                layouts += 1;
+                for (p, q) in a.iter().zip(&b) {
+                    corners += 1;
+                    if p.0.to_bits() != q.0.to_bits() || p.1.to_bits() != q.1.to_bits() {
+                        bits += 1;
+                    }
+                    if format!("{:.1},{:.1}", p.0, p.1) != format!("{:.1},{:.1}", q.0, q.1) {
+                        printed += 1;
+                        eprintln!("n = {n}, variant {v}: {p:?} (std) printed unlike {q:?} (core)");
+                    }
+                }
+                if format!("{aw:.0} {ah:.0}") != format!("{bw:.0} {bh:.0}") {
+                    extents += 1;
+                }
+            }
+        }
+        eprintln!(
+            "{layouts} layouts, {corners} corners: {bits} differ in their bits, {printed} as printed; {extents} extents differ as printed"
+        );
     }
 }
