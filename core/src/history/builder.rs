@@ -94,6 +94,9 @@ pub struct HistoryBuilder {
 }
 
 impl HistoryBuilder {
+    // Not inlined: every reader calls it once, and its many fields would be copied into each
+    // (2 kB of the web demo's module).
+    #[inline(never)]
     pub fn new() -> Self {
         HistoryBuilder {
             h: Some(History {

@@ -99,8 +99,12 @@ pub fn render_capped(r: &Report, per_kind: usize) -> String {
         }
     }
     // One cycle a level is shown: say how many more the report holds.
-    let all: std::collections::BTreeSet<_> =
-        r.levels.0.iter().flat_map(|(_, lr)| &lr.cycles).map(|c| (c.txns.clone(), c.anomaly.clone())).collect();
+    // Inserted, not collected: collecting sorts them first (a stable sort the demo's module
+    // would carry for this type alone).
+    let mut all = std::collections::BTreeSet::new();
+    for c in r.levels.0.iter().flat_map(|(_, lr)| &lr.cycles) {
+        all.insert((c.txns.clone(), c.anomaly.clone()));
+    }
     if all.len() > shown.len() {
         let more = all.len() - shown.len();
         let _ = writeln!(s, "\n({more} more {} in the JSON report)", if more == 1 { "cycle" } else { "cycles" });
