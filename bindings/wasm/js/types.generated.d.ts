@@ -771,6 +771,11 @@ export interface Stats {
     edges: number;
     indeterminate: number;
     /**
+     * No dependency graph was inferred (`--white-box only`: levels from the claims alone): the
+     * counts of edges mean nothing, and `vertices` counts the transactions the claims cover.
+     */
+    not_inferred?: boolean;
+    /**
      * Distinct (from, to) pairs with an rw edge.
      */
     rw: number;
