@@ -359,6 +359,10 @@ struct Check<'a> {
     opts: &'a CheckOptions,
     levels: &'a [Level],
     max_cycles: usize,
+    /// Committed transactions with no place in real-time order
+    /// ([`crate::graph::orders::realtime_gaps`]), counted once when a level with real-time
+    /// order is asked for (0 otherwise).
+    realtime_gaps: usize,
 }
 
 impl Check<'_> {
@@ -366,7 +370,7 @@ impl Check<'_> {
     /// the part the history records, leaving out the committed transactions with no place in
     /// it ([`crate::graph::orders::realtime_gaps`]; their levels are `unknown` for it).
     fn realtime_included(&self) -> String {
-        let gaps = crate::graph::orders::realtime_gaps(self.h, &self.inf.graph.is_vertex);
+        let gaps = self.realtime_gaps;
         if gaps == 0 {
             return ", real-time order included".into();
         }
@@ -399,7 +403,11 @@ pub fn search_only(h: &History, opts: &CheckOptions) -> bool {
 /// Decide the levels `opts` asks for.
 pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budget) -> Outcome {
     let levels = opts.levels();
-    let cx = Check { h, inf, opts, levels: &levels, max_cycles: opts.max_cycles.max(1) };
+    let realtime_gaps = match levels.iter().any(|l| l.spec().order == Order::Realtime) {
+        true => crate::graph::orders::realtime_gaps(h, &inf.graph.is_vertex),
+        false => 0,
+    };
+    let cx = Check { h, inf, opts, levels: &levels, max_cycles: opts.max_cycles.max(1), realtime_gaps };
     let mut notes = inf.notes.clone();
     let mut graphs = Graphs::default();
     // Register histories without a version order: the levels that need one decided exactly on
@@ -431,11 +439,8 @@ pub fn run(h: &History, inf: &Inference, opts: &CheckOptions, budget: &mut Budge
     if let Some(why) = &maybe_initial {
         verdicts::maybe_initial_unknown(&mut outcomes, why);
     }
-    if levels.iter().any(|l| l.spec().order == Order::Realtime) {
-        let gaps = crate::graph::orders::realtime_gaps(h, &inf.graph.is_vertex);
-        if gaps > 0 {
-            verdicts::realtime_unknown(&mut outcomes, gaps);
-        }
+    if cx.realtime_gaps > 0 {
+        verdicts::realtime_unknown(&mut outcomes, cx.realtime_gaps);
     }
     lattice::close(&mut outcomes, &mut notes);
     // A level still undecided that another level's cycle of certain edges violates; then the
